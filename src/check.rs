@@ -1,0 +1,171 @@
+//! Offline checking of recorded traffic: NDJSON transcripts streamed through a protocol's
+//! checker with memory that does not grow with the input.
+
+use crate::ndjson::{self, Line};
+use crate::protocol::{Checker, Observed, Protocol};
+use crate::rules::Violation;
+use crate::transcript::{Direction, Entry};
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::BufRead;
+
+/// Findings kept in full; beyond this only the per-rule counts grow.
+pub const MAX_KEPT_FINDINGS: usize = 1000;
+
+/// Feeds one transcript entry to a checker.
+pub fn observe_entry(checker: &mut dyn Checker, entry: &Entry, out: &mut Vec<Violation>) {
+    checker.observe(entry.from, entry.at_ms, observed_of(&entry.frame), out);
+}
+
+/// What a transcript frame is: an event, or one of the `$`-tagged observations.
+pub fn observed_of(frame: &Value) -> Observed<'_> {
+    if let Value::Object(m) = frame {
+        if m.len() <= 2 {
+            if m.contains_key("$connect") {
+                return Observed::Connect;
+            }
+            if m.contains_key("$close") || m.contains_key("$error") || m.contains_key("$rejected") {
+                return Observed::Closed;
+            }
+            if m.contains_key("$binary") {
+                let len = m.get("len").and_then(Value::as_u64).unwrap_or(0);
+                return Observed::Binary(len as usize);
+            }
+            if let Some(text) = m.get("$text") {
+                return Observed::Garbage(text.as_str().unwrap_or(""));
+            }
+            if m.contains_key("$invalid_utf8_text") {
+                return Observed::Garbage("");
+            }
+        }
+    }
+    Observed::Event(frame)
+}
+
+/// One rule broken at one line.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    /// 1-based line number in the input.
+    pub line: u64,
+    pub from: Direction,
+    pub violation: Violation,
+}
+
+/// A line of the input that is not a transcript line.
+#[derive(Debug, Clone)]
+pub struct BadLine {
+    pub line: u64,
+    pub reason: String,
+}
+
+/// What a check found.
+#[derive(Debug, Default)]
+pub struct CheckSummary {
+    pub lines: u64,
+    pub events: u64,
+    /// The first [`MAX_KEPT_FINDINGS`] findings.
+    pub findings: Vec<Finding>,
+    /// Every violation, counted by rule.
+    pub per_rule: BTreeMap<&'static str, u64>,
+    pub bad_lines: Vec<BadLine>,
+    pub bad_line_count: u64,
+}
+
+#[derive(Deserialize)]
+struct TranscriptLine {
+    from: Direction,
+    #[serde(default)]
+    at_ms: u64,
+    #[serde(alias = "frame")]
+    event: Value,
+}
+
+/// Checks an NDJSON transcript. With `bare_from`, lines may also be bare events sent by that
+/// side (a captured stdout, say). `on_finding` sees every finding as it is made.
+pub fn check_stream<R: BufRead>(
+    protocol: &dyn Protocol,
+    mut reader: R,
+    bare_from: Option<Direction>,
+    mut on_finding: impl FnMut(&Finding),
+) -> std::io::Result<CheckSummary> {
+    let mut checker = protocol.checker();
+    let mut summary = CheckSummary::default();
+    let mut buf = Vec::new();
+    let mut out = Vec::new();
+    let bad = |summary: &mut CheckSummary, line: u64, reason: String| {
+        summary.bad_line_count += 1;
+        if summary.bad_lines.len() < MAX_KEPT_FINDINGS {
+            summary.bad_lines.push(BadLine { line, reason });
+        }
+    };
+    loop {
+        let read = ndjson::read_line(&mut reader, &mut buf, ndjson::DEFAULT_MAX_LINE)?;
+        let line_no = summary.lines + 1;
+        match read {
+            Line::Eof => break,
+            Line::TooLong(len) => {
+                summary.lines += 1;
+                bad(
+                    &mut summary,
+                    line_no,
+                    format!(
+                        "line of {len} bytes is over the {} limit",
+                        ndjson::DEFAULT_MAX_LINE
+                    ),
+                );
+                continue;
+            }
+            Line::Complete => summary.lines += 1,
+        }
+        if buf.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let (from, at_ms, frame) = match serde_json::from_slice::<TranscriptLine>(&buf) {
+            Ok(t) => (t.from, t.at_ms, t.event),
+            Err(e) => {
+                match bare_from {
+                    Some(side) => match serde_json::from_slice::<Value>(&buf) {
+                        Ok(v) => (side, 0, v),
+                        Err(_) => {
+                            let text = String::from_utf8_lossy(&buf);
+                            summary.events += 1;
+                            checker.observe(side, 0, Observed::Garbage(&text), &mut out);
+                            record(&mut summary, line_no, side, &mut out, &mut on_finding);
+                            continue;
+                        }
+                    },
+                    None => {
+                        bad(&mut summary, line_no, format!("not a transcript line ({e}); use --from client|server for bare events"));
+                        continue;
+                    }
+                }
+            }
+        };
+        summary.events += 1;
+        checker.observe(from, at_ms, observed_of(&frame), &mut out);
+        record(&mut summary, line_no, from, &mut out, &mut on_finding);
+    }
+    Ok(summary)
+}
+
+fn record(
+    summary: &mut CheckSummary,
+    line: u64,
+    from: Direction,
+    out: &mut Vec<Violation>,
+    on_finding: &mut impl FnMut(&Finding),
+) {
+    for violation in out.drain(..) {
+        *summary.per_rule.entry(violation.rule).or_default() += 1;
+        let finding = Finding {
+            line,
+            from,
+            violation,
+        };
+        on_finding(&finding);
+        if summary.findings.len() < MAX_KEPT_FINDINGS {
+            summary.findings.push(finding);
+        }
+    }
+}

@@ -1,0 +1,188 @@
+//! JSON subset patterns: what `expect` steps match received events against.
+//!
+//! A pattern matches a value when every key of a pattern object is present and matches,
+//! arrays match element by element (same length), and scalars are equal (numbers by value).
+//! Special strings: `"$any"` (present, any value), `"$absent"` (the key must be missing),
+//! `"$capture:NAME"` (matches anything and binds it). `"${NAME}"` (or `"${NAME.path.0}"`)
+//! is substituted before matching; a whole-string reference keeps the captured JSON type.
+
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+/// Captured values, by name.
+pub type Vars = BTreeMap<String, Value>;
+
+/// A `${NAME}` reference to a variable that was never captured.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown variable ${{{0}}} (captured nowhere before this step)")]
+pub struct UnknownVariable(pub String);
+
+/// Replaces every `${NAME}` in `pattern` with its value from `vars`.
+pub fn substitute(pattern: &Value, vars: &Vars) -> Result<Value, UnknownVariable> {
+    Ok(match pattern {
+        Value::String(s) => substitute_str(s, vars)?,
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|v| substitute(v, vars))
+                .collect::<Result<_, _>>()?,
+        ),
+        Value::Object(map) => {
+            let mut out = Map::with_capacity(map.len());
+            for (k, v) in map {
+                out.insert(k.clone(), substitute(v, vars)?);
+            }
+            Value::Object(out)
+        }
+        other => other.clone(),
+    })
+}
+
+fn substitute_str(s: &str, vars: &Vars) -> Result<Value, UnknownVariable> {
+    if !s.contains("${") {
+        return Ok(Value::String(s.to_owned()));
+    }
+    // A string that is exactly one reference keeps the value's JSON type.
+    if let Some(name) = s.strip_prefix("${").and_then(|r| r.strip_suffix('}')) {
+        if !name.contains("${") && !name.contains('}') {
+            return lookup(name, vars);
+        }
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            out.push_str(&rest[start..]);
+            rest = "";
+            break;
+        };
+        match lookup(&after[..end], vars)? {
+            Value::String(v) => out.push_str(&v),
+            other => out.push_str(&other.to_string()),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(Value::String(out))
+}
+
+/// Looks up `name` or `name.path.to.field` (array indices as numbers).
+pub fn lookup(path: &str, vars: &Vars) -> Result<Value, UnknownVariable> {
+    let mut parts = path.split('.');
+    let head = parts.next().unwrap_or_default();
+    let mut current = vars
+        .get(head)
+        .ok_or_else(|| UnknownVariable(path.to_owned()))?;
+    for part in parts {
+        current = match current {
+            Value::Object(map) => map.get(part),
+            Value::Array(items) => part.parse::<usize>().ok().and_then(|i| items.get(i)),
+            _ => None,
+        }
+        .ok_or_else(|| UnknownVariable(path.to_owned()))?;
+    }
+    Ok(current.clone())
+}
+
+/// True when `actual` matches `pattern`; captures are added to `captures` only on success.
+pub fn matches(pattern: &Value, actual: &Value, captures: &mut Vars) -> bool {
+    let mut found = Vars::new();
+    if match_into(pattern, Some(actual), &mut found) {
+        captures.extend(found);
+        true
+    } else {
+        false
+    }
+}
+
+fn match_into(pattern: &Value, actual: Option<&Value>, found: &mut Vars) -> bool {
+    if let Value::String(p) = pattern {
+        if p == "$absent" {
+            return actual.is_none();
+        }
+        if p == "$any" {
+            return actual.is_some();
+        }
+        if let Some(name) = p.strip_prefix("$capture:") {
+            return match actual {
+                Some(v) => {
+                    found.insert(name.to_owned(), v.clone());
+                    true
+                }
+                None => false,
+            };
+        }
+    }
+    let Some(actual) = actual else {
+        return false;
+    };
+    match (pattern, actual) {
+        (Value::Object(p), Value::Object(a)) => {
+            p.iter().all(|(k, pv)| match_into(pv, a.get(k), found))
+        }
+        (Value::Array(p), Value::Array(a)) => {
+            p.len() == a.len()
+                && p.iter()
+                    .zip(a)
+                    .all(|(pv, av)| match_into(pv, Some(av), found))
+        }
+        (Value::Number(p), Value::Number(a)) => match (p.as_f64(), a.as_f64()) {
+            (Some(x), Some(y)) => x == y,
+            _ => p == a,
+        },
+        (p, a) => p == a,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn subset_capture_and_substitute() {
+        let mut vars = Vars::new();
+        let event = json!({"type": "PONG", "seq": "3", "payload": {"nonce": "n1", "x": 1}});
+        assert!(matches(
+            &json!({"type": "PONG", "seq": "$capture:s"}),
+            &event,
+            &mut vars
+        ));
+        assert_eq!(vars["s"], json!("3"));
+        assert!(!matches(&json!({"type": "PING"}), &event, &mut vars));
+        assert!(matches(
+            &json!({"payload": {"y": "$absent", "x": 1.0}}),
+            &event,
+            &mut vars
+        ));
+        assert!(!matches(
+            &json!({"payload": {"x": "$absent"}}),
+            &event,
+            &mut vars
+        ));
+        let p = substitute(
+            &json!({"seq": "${s}", "n": "a-${s}-b", "deep": "${e.payload.nonce}"}),
+            &{
+                let mut v = vars.clone();
+                v.insert("e".into(), event.clone());
+                v
+            },
+        )
+        .unwrap();
+        assert_eq!(p, json!({"seq": "3", "n": "a-3-b", "deep": "n1"}));
+        assert!(substitute(&json!("${nope}"), &vars).is_err());
+    }
+
+    #[test]
+    fn failed_match_captures_nothing() {
+        let mut vars = Vars::new();
+        assert!(!matches(
+            &json!({"a": "$capture:x", "b": 2}),
+            &json!({"a": 1, "b": 3}),
+            &mut vars
+        ));
+        assert!(vars.is_empty());
+    }
+}

@@ -1,0 +1,82 @@
+//! HAIP — Human-Agent Interaction Protocol v1.1.2 (`001_1704fd641f081645.txt`).
+//!
+//! wireprobe plays the UI client; the target is a HAIP agent server over WebSocket.
+
+pub mod checker;
+pub mod model;
+pub mod rules;
+pub mod schema;
+pub mod session;
+
+use super::{Checker, Protocol, Session, TokenPlacement, TransportKind};
+use crate::rules::Rule;
+
+/// The HAIP profile.
+pub struct Haip;
+
+/// The spec file every HAIP rule cites.
+pub const SPEC_FILE: &str = "001_1704fd641f081645.txt";
+
+static SUITE: &[(&str, &str)] = &[
+    (
+        "handshake.toml",
+        include_str!("../../../suites/haip/handshake.toml"),
+    ),
+    (
+        "envelope.toml",
+        include_str!("../../../suites/haip/envelope.toml"),
+    ),
+    (
+        "sequencing.toml",
+        include_str!("../../../suites/haip/sequencing.toml"),
+    ),
+    ("runs.toml", include_str!("../../../suites/haip/runs.toml")),
+    (
+        "tools.toml",
+        include_str!("../../../suites/haip/tools.toml"),
+    ),
+    ("flow.toml", include_str!("../../../suites/haip/flow.toml")),
+    (
+        "media.toml",
+        include_str!("../../../suites/haip/media.toml"),
+    ),
+    ("auth.toml", include_str!("../../../suites/haip/auth.toml")),
+];
+
+impl Protocol for Haip {
+    fn id(&self) -> &'static str {
+        "haip"
+    }
+
+    fn title(&self) -> &'static str {
+        "HAIP v1.1.2"
+    }
+
+    fn spec_file(&self) -> &'static str {
+        SPEC_FILE
+    }
+
+    fn rules(&self) -> &'static [Rule] {
+        rules::RULES
+    }
+
+    fn transport(&self) -> TransportKind {
+        TransportKind::WebSocket
+    }
+
+    fn token_placement(&self) -> TokenPlacement {
+        TokenPlacement::Query
+    }
+
+    fn bundled_suite(&self) -> &'static [(&'static str, &'static str)] {
+        SUITE
+    }
+
+    fn session(&self) -> Box<dyn Session> {
+        Box::new(session::HaipSession::new())
+    }
+
+    fn checker(&self) -> Box<dyn Checker> {
+        Box::new(checker::HaipChecker::new())
+    }
+}

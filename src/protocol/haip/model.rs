@@ -1,0 +1,120 @@
+//! HAIP event vocabulary shared by the session, the checker and the reference target.
+
+use serde_json::Value;
+
+/// The version this profile implements.
+pub const HAIP_VERSION: &str = "1.1.2";
+
+/// Every event type of the catalogue, in the spec's order.
+pub const EVENT_TYPES: [&str; 22] = [
+    "HAI",
+    "RUN_STARTED",
+    "RUN_FINISHED",
+    "RUN_CANCEL",
+    "RUN_ERROR",
+    "PING",
+    "PONG",
+    "REPLAY_REQUEST",
+    "TEXT_MESSAGE_START",
+    "TEXT_MESSAGE_PART",
+    "TEXT_MESSAGE_END",
+    "AUDIO_CHUNK",
+    "TOOL_CALL",
+    "TOOL_UPDATE",
+    "TOOL_DONE",
+    "TOOL_CANCEL",
+    "TOOL_LIST",
+    "TOOL_SCHEMA",
+    "ERROR",
+    "FLOW_UPDATE",
+    "PAUSE_CHANNEL",
+    "RESUME_CHANNEL",
+];
+
+/// Error codes the spec names (its "common codes" plus the two named elsewhere).
+pub const KNOWN_ERROR_CODES: [&str; 8] = [
+    "PROTOCOL_VIOLATION",
+    "SEQ_VIOLATION",
+    "FLOW_CONTROL_VIOLATION",
+    "VERSION_INCOMPATIBLE",
+    "RUN_LIMIT_EXCEEDED",
+    "REPLAY_TOO_OLD",
+    "UNSUPPORTED_TYPE",
+    "RESUME_FAILED",
+];
+
+/// True for events that consume flow-control credit. Handshake, liveness, replay, error and
+/// flow-control events are exempt, or flow control could deadlock itself (see ERRATA.md).
+pub fn consumes_credit(ty: &str) -> bool {
+    !matches!(
+        ty,
+        "HAI"
+            | "PING"
+            | "PONG"
+            | "REPLAY_REQUEST"
+            | "ERROR"
+            | "FLOW_UPDATE"
+            | "PAUSE_CHANNEL"
+            | "RESUME_CHANNEL"
+    )
+}
+
+/// The channel control events go on unless a case says otherwise.
+pub const SYSTEM_CHANNEL: &str = "SYSTEM";
+/// The channel the client's user content goes on unless a case says otherwise.
+pub const USER_CHANNEL: &str = "USER";
+
+/// Parses a `uint64str` (1 to 20 decimal digits); `None` when malformed or over `u64`.
+pub fn parse_seq(value: &Value) -> Option<u64> {
+    let s = value.as_str()?;
+    if s.is_empty() || s.len() > 20 || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// The event's `type`, if it is a string.
+pub fn event_type(event: &Value) -> Option<&str> {
+    event.get("type").and_then(Value::as_str)
+}
+
+/// A string field of the payload.
+pub fn payload_str<'a>(event: &'a Value, field: &str) -> Option<&'a str> {
+    event.get("payload")?.get(field)?.as_str()
+}
+
+/// The code of an `ERROR` event.
+pub fn error_code(event: &Value) -> Option<&str> {
+    if event_type(event) == Some("ERROR") {
+        payload_str(event, "code")
+    } else {
+        None
+    }
+}
+
+/// True when `s` is `MAJOR.MINOR.PATCH` in decimal numbers.
+pub fn is_version_triplet(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('.').collect();
+    parts.len() == 3
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// A capability from a HAI payload: `capabilities.NAME`, or `NAME` on the payload itself
+/// (the schema puts `binary_frames` and `max_concurrent_runs` there; the prose puts them in
+/// `capabilities` — ERRATA.md).
+pub fn hai_capability<'a>(hai: &'a Value, name: &str) -> Option<&'a Value> {
+    let payload = hai.get("payload")?;
+    payload
+        .get("capabilities")
+        .and_then(|c| c.get(name))
+        .or_else(|| payload.get(name))
+}
+
+/// Initial credit a HAI advertises: `(messages, bytes)`, each optional.
+pub fn initial_credit(hai: &Value) -> (Option<u64>, Option<u64>) {
+    let fc = hai_capability(hai, "flow_control");
+    let get = |k: &str| fc.and_then(|f| f.get(k)).and_then(Value::as_u64);
+    (get("initial_credit_messages"), get("initial_credit_bytes"))
+}

@@ -1,0 +1,226 @@
+//! The spec's draft-07 envelope schema, compiled once, and the mapping from a schema error to
+//! the rule it breaks.
+
+use crate::rules::Violation;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+/// The schema as the spec gives it, with its `/* */` comments removed.
+pub const SCHEMA_TEXT: &str = include_str!("envelope.schema.json");
+
+/// Error messages longer than this are cut: a hostile frame must not bloat a report.
+const MAX_MESSAGE: usize = 300;
+
+/// The compiled schema plus the field lists derived from it.
+pub struct Schema {
+    validator: jsonschema::Validator,
+    envelope_fields: HashSet<String>,
+    /// Per event type: the payload's known fields, `None` when any field is allowed.
+    payload_fields: HashMap<String, Option<HashSet<String>>>,
+    /// Known fields of each TOOL_LIST entry.
+    tool_entry_fields: HashSet<String>,
+}
+
+/// The compiled schema (the bundled file is checked by a unit test, so it always compiles).
+pub fn schema() -> &'static Schema {
+    static SCHEMA: OnceLock<Schema> = OnceLock::new();
+    SCHEMA.get_or_init(|| Schema::compile(SCHEMA_TEXT).expect("bundled HAIP schema is valid"))
+}
+
+impl Schema {
+    fn compile(text: &str) -> Result<Schema, String> {
+        let doc: Value = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        let validator = jsonschema::draft7::new(&doc).map_err(|e| e.to_string())?;
+        let defs = &doc["definitions"];
+        // Follows local `$ref`s (RunError -> ErrorEvt, Pong -> Ping, ...).
+        fn resolve<'a>(defs: &'a Value, mut def: &'a Value) -> &'a Value {
+            while let Some(r) = def.get("$ref").and_then(Value::as_str) {
+                def = &defs[r.trim_start_matches("#/definitions/")];
+            }
+            def
+        }
+        let keys = |def: &Value| -> HashSet<String> {
+            def.get("properties")
+                .and_then(Value::as_object)
+                .map(|p| p.keys().cloned().collect())
+                .unwrap_or_default()
+        };
+        let envelope_fields = keys(&doc);
+        let mut payload_fields = HashMap::new();
+        for branch in doc["allOf"].as_array().into_iter().flatten() {
+            let Some(ty) = branch
+                .pointer("/if/properties/type/const")
+                .and_then(Value::as_str)
+            else {
+                continue;
+            };
+            let def = resolve(defs, &branch["then"]["properties"]["payload"]);
+            let closed = def.get("additionalProperties") == Some(&Value::Bool(false));
+            payload_fields.insert(ty.to_owned(), closed.then(|| keys(def)));
+        }
+        let tool_entry_fields = keys(&defs["ToolList"]["properties"]["tools"]["items"]);
+        Ok(Schema {
+            validator,
+            envelope_fields,
+            payload_fields,
+            tool_entry_fields,
+        })
+    }
+
+    /// Adds a violation for every way `event` breaks the schema.
+    pub fn check(&self, event: &Value, out: &mut Vec<Violation>) {
+        if self.validator.is_valid(event) {
+            return;
+        }
+        let ty = event.get("type").and_then(Value::as_str).unwrap_or("");
+        for error in self.validator.iter_errors(event) {
+            let path = error.instance_path().as_str().to_owned();
+            let rule = if error.kind().keyword() == "additionalProperties" {
+                "HAIP-ENV-005"
+            } else {
+                rule_for_path(&path, ty)
+            };
+            let mut message = format!("{}: {}", if path.is_empty() { "/" } else { &path }, error);
+            truncate(&mut message, MAX_MESSAGE);
+            out.push(Violation::new(rule, message));
+        }
+    }
+
+    /// Fields of `event` the schema does not define, as `field` or `payload.field`.
+    pub fn unknown_fields(&self, event: &Value) -> Vec<String> {
+        let mut unknown = Vec::new();
+        let Some(obj) = event.as_object() else {
+            return unknown;
+        };
+        for key in obj.keys() {
+            if !self.envelope_fields.contains(key) {
+                unknown.push(key.clone());
+            }
+        }
+        let ty = obj.get("type").and_then(Value::as_str).unwrap_or("");
+        if let (Some(Some(known)), Some(Value::Object(payload))) =
+            (self.payload_fields.get(ty), obj.get("payload"))
+        {
+            for key in payload.keys() {
+                if !known.contains(key) {
+                    unknown.push(format!("payload.{key}"));
+                }
+            }
+            if ty == "TOOL_LIST" {
+                for (i, tool) in payload
+                    .get("tools")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .enumerate()
+                {
+                    for key in tool.as_object().into_iter().flat_map(|t| t.keys()) {
+                        if !self.tool_entry_fields.contains(key) {
+                            unknown.push(format!("payload.tools.{i}.{key}"));
+                        }
+                    }
+                }
+            }
+        }
+        unknown
+    }
+
+    /// True when `ty` is an event type of the catalogue.
+    pub fn is_event_type(&self, ty: &str) -> bool {
+        self.payload_fields.contains_key(ty)
+    }
+}
+
+/// The rule a schema error at `path` (a JSON pointer) breaks, for an event of type `ty`.
+fn rule_for_path(path: &str, ty: &str) -> &'static str {
+    let top = path.trim_start_matches('/').split('/').next().unwrap_or("");
+    match top {
+        "" => "HAIP-ENV-001",
+        "id" | "session" | "run_id" => "HAIP-ENV-002",
+        "seq" | "ack" | "ts" => "HAIP-ENV-003",
+        "channel" | "thread_id" => "HAIP-ENV-004",
+        "type" => "HAIP-ENV-006",
+        "pv" | "crit" | "bin_len" | "bin_mime" => "HAIP-ENV-007",
+        "payload" if path == "/payload" => "HAIP-ENV-001",
+        "payload" => payload_rule(ty),
+        _ => "HAIP-ENV-005",
+    }
+}
+
+/// The rule that owns the payload schema of each event type.
+pub fn payload_rule(ty: &str) -> &'static str {
+    match ty {
+        "HAI" => "HAIP-HS-002",
+        "RUN_STARTED" | "RUN_FINISHED" | "RUN_CANCEL" => "HAIP-RUN-007",
+        "RUN_ERROR" | "ERROR" => "HAIP-ERR-002",
+        "TEXT_MESSAGE_START" | "TEXT_MESSAGE_PART" | "TEXT_MESSAGE_END" => "HAIP-TEXT-002",
+        "AUDIO_CHUNK" => "HAIP-MEDIA-004",
+        "TOOL_CALL" | "TOOL_UPDATE" | "TOOL_DONE" | "TOOL_CANCEL" | "TOOL_LIST" | "TOOL_SCHEMA" => {
+            "HAIP-TOOL-004"
+        }
+        "FLOW_UPDATE" | "PAUSE_CHANNEL" | "RESUME_CHANNEL" => "HAIP-FLOW-005",
+        _ => "HAIP-ENV-009",
+    }
+}
+
+fn truncate(s: &mut String, max: usize) {
+    if s.len() > max {
+        let mut cut = max;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+        s.push('…');
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn ping() -> Value {
+        json!({"id": "123e4567-e89b-42d3-a456-426614174000", "session": "223e4567-e89b-42d3-a456-426614174001",
+               "seq": "1", "ts": "1690000000000", "channel": "SYSTEM", "type": "PING", "payload": {"nonce": "x"}})
+    }
+
+    fn rules_of(event: &Value) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        schema().check(event, &mut out);
+        out.into_iter().map(|v| v.rule).collect()
+    }
+
+    #[test]
+    fn bundled_schema_compiles_and_knows_every_type() {
+        let s = schema();
+        assert_eq!(s.payload_fields.len(), 22);
+        assert!(s.payload_fields["RUN_STARTED"].is_none());
+        assert!(s.payload_fields["PONG"].as_ref().unwrap().contains("nonce"));
+        assert!(s.envelope_fields.contains("thread_id"));
+    }
+
+    #[test]
+    fn errors_map_to_rules() {
+        assert!(rules_of(&ping()).is_empty());
+        let mut e = ping();
+        e["seq"] = json!("01x");
+        assert_eq!(rules_of(&e), ["HAIP-ENV-003"]);
+        let mut e = ping();
+        e["id"] = json!("not-a-uuid");
+        assert_eq!(rules_of(&e), ["HAIP-ENV-002"]);
+        let mut e = ping();
+        e["extra"] = json!(1);
+        assert_eq!(rules_of(&e), ["HAIP-ENV-005"]);
+        assert_eq!(schema().unknown_fields(&e), ["extra"]);
+        let mut e = ping();
+        e["payload"]["nonce"] = json!(5);
+        assert_eq!(rules_of(&e), ["HAIP-ENV-009"]);
+        let mut e = ping();
+        e.as_object_mut().unwrap().remove("ts");
+        assert_eq!(rules_of(&e), ["HAIP-ENV-001"]);
+        let mut e = ping();
+        e["type"] = json!("PINGG");
+        assert!(rules_of(&e).contains(&"HAIP-ENV-006"));
+    }
+}

@@ -1,0 +1,154 @@
+//! The client side of a HAIP session: handshake, envelope filling, acknowledgement state.
+
+use super::model::{self, EVENT_TYPES, HAIP_VERSION, SYSTEM_CHANNEL, USER_CHANNEL};
+use crate::protocol::{merge, Decoded, ProtocolError, Session};
+use crate::transport::Frame;
+use serde_json::{json, Map, Value};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Credit we advertise by default: large enough never to hold a target back.
+const DEFAULT_CREDIT_MESSAGES: u64 = 1_000_000;
+const DEFAULT_CREDIT_BYTES: u64 = 1 << 40;
+
+/// Client-side HAIP state for one session (it survives reconnects, as the spec's session does).
+#[derive(Debug)]
+pub struct HaipSession {
+    session_id: String,
+    /// The seq the next automatically numbered message gets.
+    next_seq: u64,
+    /// Highest seq received from the target with no gap before it (our cumulative ack).
+    delivered: Option<u64>,
+}
+
+impl Default for HaipSession {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl HaipSession {
+    pub fn new() -> Self {
+        HaipSession {
+            session_id: uuid::Uuid::new_v4().to_string(),
+            next_seq: 1,
+            delivered: None,
+        }
+    }
+
+    /// The session UUID every envelope carries.
+    pub fn session_id(&self) -> &str {
+        &self.session_id
+    }
+}
+
+/// Milliseconds since the Unix epoch, as HAIP's `ts` wants it.
+pub fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// The default channel for an event type: control on SYSTEM, content on USER.
+fn default_channel(ty: &str) -> &'static str {
+    if model::consumes_credit(ty) {
+        USER_CHANNEL
+    } else {
+        SYSTEM_CHANNEL
+    }
+}
+
+impl Session for HaipSession {
+    fn handshake(
+        &mut self,
+        with: Option<&Value>,
+        resume: bool,
+    ) -> Result<Vec<Frame>, ProtocolError> {
+        let mut payload = json!({
+            "haip_version": HAIP_VERSION,
+            "accept_major": [1],
+            "accept_events": EVENT_TYPES,
+            "capabilities": {
+                "binary_frames": true,
+                "flow_control": {
+                    "initial_credit_messages": DEFAULT_CREDIT_MESSAGES,
+                    "initial_credit_bytes": DEFAULT_CREDIT_BYTES,
+                }
+            }
+        });
+        if resume {
+            if let Some(last) = self.delivered {
+                payload["last_rx_seq"] = json!(last.to_string());
+            }
+        }
+        let mut hai = json!({ "type": "HAI", "payload": payload });
+        if let Some(with) = with {
+            merge(&mut hai, with);
+        }
+        Ok(vec![self.encode(&hai)?])
+    }
+
+    fn is_handshake_reply(&self, event: &Value) -> bool {
+        model::event_type(event) == Some("HAI")
+    }
+
+    fn encode(&mut self, event: &Value) -> Result<Frame, ProtocolError> {
+        let Value::Object(fields) = event else {
+            return Err(ProtocolError::InvalidEvent(
+                "a sent event must be a table/object".into(),
+            ));
+        };
+        let ty = fields.get("type").and_then(Value::as_str).unwrap_or("");
+        let auto_seq = self.next_seq;
+        let mut envelope = Map::new();
+        envelope.insert("id".into(), json!(uuid::Uuid::new_v4().to_string()));
+        envelope.insert("session".into(), json!(self.session_id));
+        envelope.insert("seq".into(), json!(auto_seq.to_string()));
+        if let Some(ack) = self.delivered {
+            envelope.insert("ack".into(), json!(ack.to_string()));
+        }
+        envelope.insert("ts".into(), json!(now_ms().to_string()));
+        envelope.insert("channel".into(), json!(default_channel(ty)));
+        envelope.insert("type".into(), json!(ty));
+        envelope.insert("payload".into(), json!({}));
+        let mut envelope = Value::Object(envelope);
+        merge(&mut envelope, event);
+        // An explicit seq moves the counter forward only (a duplicate must not rewind it).
+        match envelope.get("seq").and_then(model::parse_seq) {
+            Some(seq) if seq >= auto_seq => self.next_seq = seq + 1,
+            _ => {}
+        }
+        serde_json::to_string(&envelope)
+            .map(Frame::Text)
+            .map_err(|e| ProtocolError::InvalidEvent(e.to_string()))
+    }
+
+    fn decode(&mut self, frame: &Frame) -> Decoded {
+        let text = match frame {
+            Frame::Text(t) => t.as_str(),
+            Frame::Binary(b) => return Decoded::Binary(b.len()),
+            Frame::RawText(b) => return Decoded::Garbage(String::from_utf8_lossy(b).into_owned()),
+        };
+        match serde_json::from_str::<Value>(text) {
+            Ok(event) => {
+                if let Some(seq) = event.get("seq").and_then(model::parse_seq) {
+                    if seq == self.delivered.map_or(1, |d| d + 1) {
+                        self.delivered = Some(seq);
+                    }
+                }
+                Decoded::Event(event)
+            }
+            Err(_) => Decoded::Garbage(text.to_owned()),
+        }
+    }
+
+    fn error_code(&self, event: &Value) -> Option<String> {
+        // An ERROR without a code is still an error: the runner reports it as the wrong reason.
+        (model::event_type(event) == Some("ERROR"))
+            .then(|| model::error_code(event).unwrap_or("(no code)").to_owned())
+    }
+
+    fn capability(&self, reply: &Value, name: &str) -> Option<Value> {
+        model::hai_capability(reply, name).cloned()
+    }
+}

@@ -1,0 +1,146 @@
+//! Protocol profiles: one module per protocol, each behind the [`Protocol`] trait.
+//!
+//! A profile owns its event model, rule catalogue, validator, lifecycle checker and the
+//! client-side session logic (envelope filling, handshakes). It never opens a socket: the
+//! runner moves the frames a profile produces over the transport the profile names.
+
+pub mod haip;
+
+use crate::rules::{Rule, Violation};
+use crate::transcript::Direction;
+use crate::transport::Frame;
+use serde_json::Value;
+
+/// The transport a protocol's targets speak.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TransportKind {
+    WebSocket,
+}
+
+/// Where a bearer token goes on a connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TokenPlacement {
+    /// `?token=...` on the URL.
+    Query,
+    /// An entry of `Sec-WebSocket-Protocol`.
+    Subprotocol,
+    /// `Authorization: Bearer ...`.
+    Header,
+}
+
+/// A protocol profile.
+pub trait Protocol: Send + Sync + 'static {
+    /// The short id used on the command line (`haip`).
+    fn id(&self) -> &'static str;
+    /// Human name with version (`HAIP v1.1.2`).
+    fn title(&self) -> &'static str;
+    /// The spec file every rule cites.
+    fn spec_file(&self) -> &'static str;
+    /// The rule catalogue.
+    fn rules(&self) -> &'static [Rule];
+    fn transport(&self) -> TransportKind;
+    /// Where bearer tokens go unless a case says otherwise.
+    fn token_placement(&self) -> TokenPlacement;
+    /// The suite compiled into the binary: `(file name, TOML text)`.
+    fn bundled_suite(&self) -> &'static [(&'static str, &'static str)];
+    /// A fresh client-side session (it spans reconnects within one case).
+    fn session(&self) -> Box<dyn Session>;
+    /// A fresh transcript checker (validator plus lifecycle).
+    fn checker(&self) -> Box<dyn Checker>;
+}
+
+/// Why the profile could not produce a frame.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProtocolError {
+    #[error("cannot build the event: {0}")]
+    InvalidEvent(String),
+}
+
+/// A received frame as the profile understands it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decoded {
+    /// A protocol event (JSON).
+    Event(Value),
+    /// A binary frame (payload of a two-frame message, or garbage).
+    Binary(usize),
+    /// Text that is not an event of this protocol.
+    Garbage(String),
+}
+
+/// Client-side state of one logical session with the target.
+pub trait Session: Send {
+    /// Frames that open a connection (the handshake), with `with` deep-merged into the
+    /// protocol's default handshake payload. `resume` is true on a reconnect.
+    fn handshake(
+        &mut self,
+        with: Option<&Value>,
+        resume: bool,
+    ) -> Result<Vec<Frame>, ProtocolError>;
+    /// True when `event` answers the handshake.
+    fn is_handshake_reply(&self, event: &Value) -> bool;
+    /// Fills the envelope of an outgoing event (ids, sequence numbers, timestamps) unless the
+    /// event sets those fields itself, and encodes it.
+    fn encode(&mut self, event: &Value) -> Result<Frame, ProtocolError>;
+    /// Decodes a received frame, updating acknowledgement state.
+    fn decode(&mut self, frame: &Frame) -> Decoded;
+    /// The error code when `event` is the protocol's error event.
+    fn error_code(&self, event: &Value) -> Option<String>;
+    /// A capability the target declared in its handshake reply.
+    fn capability(&self, reply: &Value, name: &str) -> Option<Value>;
+}
+
+/// One thing a checker observes in a transcript.
+#[derive(Debug, Clone, Copy)]
+pub enum Observed<'a> {
+    /// A new connection opened.
+    Connect,
+    Event(&'a Value),
+    Binary(usize),
+    /// Text that is not JSON.
+    Garbage(&'a str),
+    Closed,
+}
+
+/// Validator plus lifecycle state machine over a whole transcript.
+pub trait Checker: Send {
+    /// Checks one observation made `at_ms` into the transcript; violations are blamed on `from`.
+    fn observe(
+        &mut self,
+        from: Direction,
+        at_ms: u64,
+        item: Observed<'_>,
+        out: &mut Vec<Violation>,
+    );
+}
+
+/// Every protocol wireprobe knows.
+pub fn all() -> &'static [&'static dyn Protocol] {
+    static ALL: [&dyn Protocol; 1] = [&haip::Haip];
+    &ALL
+}
+
+/// The protocol with this id.
+pub fn get(id: &str) -> Option<&'static dyn Protocol> {
+    all().iter().copied().find(|p| p.id() == id)
+}
+
+/// The string that, in a patch, removes a field (TOML has no `null`).
+pub const OMIT: &str = "$omit";
+
+/// Deep-merges `patch` into `base`: objects merge key by key, the string `"$omit"` removes a
+/// key, anything else replaces.
+pub fn merge(base: &mut Value, patch: &Value) {
+    match (base, patch) {
+        (Value::Object(b), Value::Object(p)) => {
+            for (k, v) in p {
+                if v.as_str() == Some(OMIT) {
+                    b.remove(k);
+                } else {
+                    merge(b.entry(k.clone()).or_insert(Value::Null), v);
+                }
+            }
+        }
+        (b, p) => *b = p.clone(),
+    }
+}

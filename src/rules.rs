@@ -1,0 +1,58 @@
+//! Rules: one normative statement of a spec each, with its level and source.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// How binding a rule is. `Info` marks behaviour the spec leaves open: recorded, never judged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Info,
+    May,
+    Should,
+    Must,
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Level::Must => "must",
+            Level::Should => "should",
+            Level::May => "may",
+            Level::Info => "info",
+        })
+    }
+}
+
+/// One normative statement of a spec.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// `PROTOCOL-AREA-NNN`, e.g. `HAIP-SEQ-003`.
+    pub id: &'static str,
+    pub level: Level,
+    /// Our paraphrase of the statement.
+    pub text: &'static str,
+    /// Spec file name and section heading, e.g. `001_1704fd641f081645.txt §Sequencing and Replay`.
+    pub source: &'static str,
+}
+
+/// A rule broken by one observed frame or by a transcript as a whole.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Violation {
+    pub rule: &'static str,
+    pub message: String,
+}
+
+impl Violation {
+    pub fn new(rule: &'static str, message: impl Into<String>) -> Self {
+        Violation {
+            rule,
+            message: message.into(),
+        }
+    }
+}
+
+/// Looks a rule up by id in a catalogue.
+pub fn find<'a>(catalogue: &'a [Rule], id: &str) -> Option<&'a Rule> {
+    catalogue.iter().find(|r| r.id == id)
+}

@@ -1,0 +1,10 @@
+//! Declarative suites: the case model, the TOML loader, case filters and the runner.
+
+pub mod filter;
+pub mod loader;
+pub mod model;
+pub mod runner;
+mod steps;
+
+pub use loader::{load_bundled, load_path, SuiteError};
+pub use model::{Case, Suite};

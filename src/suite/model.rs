@@ -1,0 +1,150 @@
+//! What a suite says: cases made of steps.
+
+use crate::protocol::TokenPlacement;
+use serde_json::Value;
+
+/// All cases of one protocol's suite, in file order.
+#[derive(Debug, Clone, Default)]
+pub struct Suite {
+    pub cases: Vec<Case>,
+}
+
+/// One case: connect, optionally shake hands, run steps.
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub id: String,
+    pub title: String,
+    /// Rule ids this case exercises; its verdict speaks for them.
+    pub rules: Vec<String>,
+    pub requires: Vec<Requirement>,
+    pub handshake: HandshakeMode,
+    /// Deep-merged into the protocol's default handshake event.
+    pub handshake_with: Option<Value>,
+    pub connect: ConnectSpec,
+    /// Overrides `--timeout-ms` for this case's steps.
+    pub timeout_ms: Option<u64>,
+    pub steps: Vec<Step>,
+    /// The file the case came from, for error messages.
+    pub origin: String,
+}
+
+/// Something a case needs from the run or the target; without it the case is skipped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Requirement {
+    /// `--token` or `--jwt-secret` was given (the target requires authentication).
+    Credentials,
+    /// `--jwt-secret` was given (wireprobe can mint tokens).
+    JwtSecret,
+    /// A capability the target declares in its handshake reply.
+    Capability(String),
+}
+
+/// What happens when a connection opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HandshakeMode {
+    /// Send the handshake and wait for the target's answer.
+    Full,
+    /// Send the handshake; the steps judge the answer.
+    SendOnly,
+    /// Send nothing.
+    None,
+}
+
+/// How the case presents credentials.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ConnectSpec {
+    pub token: TokenKind,
+    /// Where the token goes (default: the protocol's placement).
+    pub token_in: Option<TokenPlacement>,
+}
+
+/// Which token a connection presents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TokenKind {
+    /// `--token`, or one minted with `--jwt-secret`, or none when neither was given.
+    #[default]
+    Valid,
+    Absent,
+    /// Not a JWT at all.
+    Malformed,
+    /// A valid token with its signature altered.
+    Tampered,
+    /// The valid token's claims with `alg: none` and no signature.
+    AlgNone,
+    /// Signed with a key that is not the target's.
+    WrongKey,
+    /// Signed with the right key, `exp` in the past (needs `--jwt-secret`).
+    Expired,
+    /// Signed with the right key, `iat` and `nbf` an hour ahead (needs `--jwt-secret`).
+    NotYetValid,
+}
+
+/// How many times a send step repeats.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Times {
+    Fixed(u64),
+    /// `"${NAME}"` plus a constant, resolved when the step runs.
+    FromVar {
+        name: String,
+        delta: i64,
+    },
+}
+
+/// A frame given byte for byte.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RawFrame {
+    Text(String),
+    Binary(Vec<u8>),
+    /// A text frame whose bytes need not be UTF-8.
+    TextBytes(Vec<u8>),
+}
+
+/// One step of a case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    pub action: Action,
+    /// The rule a failure of this step breaks (default: the case's strictest rule).
+    pub rule: Option<String>,
+}
+
+/// What a step does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    Send {
+        event: Value,
+        times: Times,
+    },
+    SendRaw {
+        frame: RawFrame,
+        times: Times,
+    },
+    Expect {
+        pattern: Value,
+        within_ms: Option<u64>,
+        scenario: bool,
+    },
+    ExpectError {
+        code: Option<String>,
+        unless: Option<Value>,
+        within_ms: Option<u64>,
+    },
+    ExpectClose {
+        code: Option<u16>,
+        within_ms: Option<u64>,
+    },
+    ExpectSilence {
+        ms: u64,
+        matching: Option<Value>,
+    },
+    ExpectRefused {
+        within_ms: Option<u64>,
+    },
+    Wait {
+        ms: u64,
+    },
+    Reconnect {
+        handshake: HandshakeMode,
+        handshake_with: Option<Value>,
+    },
+    Restart,
+}

@@ -1,0 +1,733 @@
+//! Executes one case's steps over a live connection.
+
+use super::model::*;
+use super::runner::{Credentials, RunConfig};
+use crate::matcher::{self, Vars};
+use crate::protocol::{Decoded, Protocol, Session, TokenPlacement, TransportKind};
+use crate::transcript::{Direction, Transcript};
+use crate::transport::{websocket, Connection, Frame, Received, TransportError};
+use serde_json::{json, Value};
+use std::collections::VecDeque;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// Why a case stopped before its last step.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// The target broke a rule (`rule`: the step's rule, if it named one).
+    Fail {
+        rule: Option<String>,
+        message: String,
+    },
+    Skip(String),
+    Error(String),
+}
+
+fn fail(message: impl Into<String>) -> Outcome {
+    Outcome::Fail {
+        rule: None,
+        message: message.into(),
+    }
+}
+
+/// Something received, as the profile decoded it.
+#[derive(Debug, Clone)]
+enum Item {
+    Event(Value),
+    Binary(usize),
+    Garbage(String),
+    /// The connection ended (close frame, drop or transport failure).
+    Ended(String),
+}
+
+#[derive(Debug, Clone)]
+struct Arrival {
+    at_ms: u64,
+    item: Item,
+}
+
+/// What a watcher decides about one arrival.
+enum Watch<T> {
+    /// Consume it and finish with `T`.
+    Take(T),
+    /// Keep it for later steps and finish with `T`.
+    Stop(T),
+    /// Keep it for later steps and go on.
+    Keep,
+}
+
+/// The connection side of a running case: what was sent and received, and what is kept.
+struct Link {
+    session: Box<dyn Session>,
+    conn: Option<Connection>,
+    /// Why the last connection attempt was refused, when it was.
+    refused: Option<String>,
+    /// How the connection ended, once it has.
+    ended: Option<String>,
+    transcript: Transcript,
+    /// Arrivals no step has consumed yet (order the spec leaves open is tolerated).
+    pending: VecDeque<Arrival>,
+    last_send_ms: u64,
+}
+
+/// The state of one running case.
+pub struct CaseRun<'a> {
+    protocol: &'a dyn Protocol,
+    cfg: &'a RunConfig,
+    case: &'a Case,
+    link: Link,
+    vars: Vars,
+}
+
+impl<'a> CaseRun<'a> {
+    pub fn new(protocol: &'a dyn Protocol, cfg: &'a RunConfig, case: &'a Case) -> Self {
+        CaseRun {
+            protocol,
+            cfg,
+            case,
+            link: Link {
+                session: protocol.session(),
+                conn: None,
+                refused: None,
+                ended: None,
+                transcript: Transcript::new(),
+                pending: VecDeque::new(),
+                last_send_ms: 0,
+            },
+            vars: Vars::new(),
+        }
+    }
+
+    fn timeout(&self, within_ms: Option<u64>) -> Duration {
+        Duration::from_millis(
+            within_ms
+                .or(self.case.timeout_ms)
+                .unwrap_or(self.cfg.step_timeout.as_millis() as u64),
+        )
+    }
+
+    /// Runs the whole case; `Ok` when every step held.
+    pub async fn execute(&mut self) -> Result<(), Outcome> {
+        let token = token_for(self.case.connect.token, &self.cfg.credentials)?;
+        let expects_refusal = self
+            .case
+            .steps
+            .iter()
+            .any(|s| matches!(s.action, Action::ExpectRefused { .. }));
+        self.open(token.as_deref(), expects_refusal).await?;
+        let handshake_with = self.case.handshake_with.clone();
+        self.handshake(self.case.handshake, handshake_with.as_ref(), false)
+            .await?;
+        self.check_capabilities()?;
+        for step in &self.case.steps {
+            self.step(&step.action).await.map_err(|o| match o {
+                Outcome::Fail {
+                    rule: None,
+                    message,
+                } => Outcome::Fail {
+                    rule: step.rule.clone(),
+                    message,
+                },
+                other => other,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The transcript so far.
+    pub fn into_transcript(self) -> Vec<crate::transcript::Entry> {
+        self.link.transcript.into_entries()
+    }
+
+    /// Closes the connection politely.
+    pub async fn finish(&mut self) {
+        if let Some(conn) = self.link.conn.take() {
+            if !conn.is_finished() {
+                self.link.transcript.push(
+                    Direction::Client,
+                    json!({"$close": {"code": 1000, "reason": "case finished"}}),
+                );
+            }
+            conn.close().await;
+        }
+    }
+
+    async fn open(&mut self, token: Option<&str>, expects_refusal: bool) -> Result<(), Outcome> {
+        self.link.pending.clear();
+        self.link.ended = None;
+        self.link.refused = None;
+        let placement = self
+            .case
+            .connect
+            .token_in
+            .unwrap_or(self.protocol.token_placement());
+        let result = match self.protocol.transport() {
+            TransportKind::WebSocket => {
+                let mut opts = websocket::WsOptions::new(self.cfg.target_url.clone());
+                opts.headers = self.cfg.headers.clone();
+                opts.max_frame = self.cfg.max_frame;
+                opts.connect_timeout = self.timeout(None);
+                if let Some(token) = token {
+                    match placement {
+                        TokenPlacement::Query => opts.url = with_query_token(&opts.url, token),
+                        TokenPlacement::Subprotocol => opts.subprotocols.push(token.to_owned()),
+                        TokenPlacement::Header => opts
+                            .headers
+                            .push(("Authorization".into(), format!("Bearer {token}"))),
+                    }
+                }
+                self.link
+                    .transcript
+                    .push(Direction::Client, json!({"$connect": self.cfg.target_url}));
+                websocket::connect(&opts).await
+            }
+        };
+        match result {
+            Ok(conn) => {
+                self.link.conn = Some(conn);
+                Ok(())
+            }
+            Err(TransportError::Rejected { status }) if expects_refusal => {
+                self.link
+                    .transcript
+                    .push(Direction::Server, json!({"$rejected": {"status": status}}));
+                self.link.refused = Some(format!("HTTP {status} on the WebSocket upgrade"));
+                Ok(())
+            }
+            Err(e) => {
+                self.link
+                    .transcript
+                    .push(Direction::Server, json!({"$error": e.to_string()}));
+                Err(Outcome::Error(format!("could not connect: {e}")))
+            }
+        }
+    }
+
+    async fn handshake(
+        &mut self,
+        mode: HandshakeMode,
+        with: Option<&Value>,
+        resume: bool,
+    ) -> Result<(), Outcome> {
+        if mode == HandshakeMode::None || self.link.conn.is_none() {
+            return Ok(());
+        }
+        let frames = self
+            .link
+            .session
+            .handshake(with, resume)
+            .map_err(|e| Outcome::Error(format!("cannot build the handshake: {e}")))?;
+        for frame in frames {
+            self.link
+                .send_frame(frame, Instant::now() + self.timeout(None))
+                .await?;
+        }
+        if mode == HandshakeMode::SendOnly {
+            return Ok(());
+        }
+        let deadline = Instant::now() + self.timeout(None);
+        let found = self
+            .link
+            .watch(deadline, false, |a, session| match &a.item {
+                Item::Event(e) if session.is_handshake_reply(e) => Watch::Take(Ok(e.clone())),
+                Item::Event(e) => match session.error_code(e) {
+                    Some(code) => Watch::Stop(Err(format!(
+                        "the target answered the handshake with an error ({code})"
+                    ))),
+                    None => Watch::Keep,
+                },
+                Item::Ended(how) => Watch::Stop(Err(format!(
+                    "the connection ended during the handshake ({how})"
+                ))),
+                _ => Watch::Keep,
+            })
+            .await;
+        match found {
+            Some(Ok(reply)) => {
+                self.vars.insert("handshake".into(), reply);
+                Ok(())
+            }
+            Some(Err(why)) => Err(Outcome::Error(why)),
+            None => Err(Outcome::Error(format!(
+                "no handshake reply within {} ms",
+                self.timeout(None).as_millis()
+            ))),
+        }
+    }
+
+    fn check_capabilities(&self) -> Result<(), Outcome> {
+        for req in &self.case.requires {
+            let Requirement::Capability(name) = req else {
+                continue;
+            };
+            let Some(reply) = self.vars.get("handshake") else {
+                return Err(Outcome::Error(format!(
+                    "the case requires capability `{name}` but performs no full handshake"
+                )));
+            };
+            let declared = self.link.session.capability(reply, name);
+            if matches!(
+                declared,
+                None | Some(Value::Null) | Some(Value::Bool(false))
+            ) {
+                return Err(Outcome::Skip(format!(
+                    "the target does not declare capability `{name}`"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    fn times(&self, times: &Times) -> Result<u64, Outcome> {
+        match times {
+            Times::Fixed(n) => Ok(*n),
+            Times::FromVar { name, delta } => {
+                let v =
+                    matcher::lookup(name, &self.vars).map_err(|e| Outcome::Error(e.to_string()))?;
+                let base = v
+                    .as_i64()
+                    .or_else(|| v.as_str().and_then(|s| s.parse().ok()))
+                    .ok_or_else(|| {
+                        Outcome::Error(format!("`times`: ${{{name}}} is {v}, not a number"))
+                    })?;
+                let n = base.saturating_add(*delta);
+                if !(0..=super::loader::MAX_TIMES as i64).contains(&n) {
+                    return Err(Outcome::Skip(format!(
+                        "`times` resolves to {n}, outside 0..={}",
+                        super::loader::MAX_TIMES
+                    )));
+                }
+                Ok(n as u64)
+            }
+        }
+    }
+
+    async fn step(&mut self, action: &Action) -> Result<(), Outcome> {
+        match action {
+            Action::Send { event, times } => {
+                let n = self.times(times)?;
+                for i in 0..n {
+                    self.vars.insert("i".into(), json!(i));
+                    let event = self.substitute(event)?;
+                    let frame = self
+                        .link
+                        .session
+                        .encode(&event)
+                        .map_err(|e| Outcome::Error(e.to_string()))?;
+                    self.link
+                        .send_frame(frame, Instant::now() + self.timeout(None))
+                        .await?;
+                }
+                Ok(())
+            }
+            Action::SendRaw { frame, times } => {
+                let n = self.times(times)?;
+                let frame = match frame {
+                    RawFrame::Text(t) => Frame::Text(t.clone()),
+                    RawFrame::Binary(b) => Frame::Binary(b.clone()),
+                    RawFrame::TextBytes(b) => Frame::RawText(b.clone()),
+                };
+                for _ in 0..n {
+                    self.link
+                        .send_frame(frame.clone(), Instant::now() + self.timeout(None))
+                        .await?;
+                }
+                Ok(())
+            }
+            Action::Expect {
+                pattern,
+                within_ms,
+                scenario,
+            } => self.expect(pattern, *within_ms, *scenario).await,
+            Action::ExpectError {
+                code,
+                unless,
+                within_ms,
+            } => {
+                self.expect_error(code.as_deref(), unless.as_ref(), *within_ms)
+                    .await
+            }
+            Action::ExpectClose { code, within_ms } => self.expect_close(*code, *within_ms).await,
+            Action::ExpectSilence { ms, matching } => {
+                self.expect_silence(*ms, matching.as_ref()).await
+            }
+            Action::ExpectRefused { within_ms } => self.expect_refused(*within_ms).await,
+            Action::Wait { ms } => {
+                tokio::time::sleep(Duration::from_millis(*ms)).await;
+                Ok(())
+            }
+            Action::Reconnect {
+                handshake,
+                handshake_with,
+            } => {
+                if let Some(conn) = self.link.conn.take() {
+                    self.link.transcript.push(
+                        Direction::Client,
+                        json!({"$close": {"code": 1000, "reason": "reconnect"}}),
+                    );
+                    conn.close().await;
+                }
+                let token = token_for(self.case.connect.token, &self.cfg.credentials)?;
+                self.open(token.as_deref(), false).await?;
+                self.handshake(*handshake, handshake_with.as_ref(), true)
+                    .await
+            }
+            Action::Restart => Err(Outcome::Error(
+                "`restart` needs a process transport (stdio); this protocol runs over WebSocket"
+                    .into(),
+            )),
+        }
+    }
+
+    fn substitute(&self, v: &Value) -> Result<Value, Outcome> {
+        matcher::substitute(v, &self.vars).map_err(|e| Outcome::Error(e.to_string()))
+    }
+
+    async fn expect(
+        &mut self,
+        pattern: &Value,
+        within_ms: Option<u64>,
+        scenario: bool,
+    ) -> Result<(), Outcome> {
+        let pattern = self.substitute(pattern)?;
+        let timeout = self.timeout(within_ms);
+        let deadline = Instant::now() + timeout;
+        let mut captured = Vars::new();
+        let found = self
+            .link
+            .watch(deadline, true, |a, _| match &a.item {
+                Item::Event(e) if matcher::matches(&pattern, e, &mut captured) => Watch::Take(()),
+                _ => Watch::Keep,
+            })
+            .await;
+        if found.is_some() {
+            self.vars.extend(captured);
+            return Ok(());
+        }
+        let why = match &self.link.ended {
+            Some(how) => {
+                format!("the connection ended ({how}) before an event matching {pattern} arrived")
+            }
+            None => format!(
+                "no event matching {pattern} within {} ms",
+                timeout.as_millis()
+            ),
+        };
+        let message = format!("{why}; {}", self.link.unmatched_summary());
+        Err(if scenario {
+            Outcome::Skip(format!("scenario not reached: {message}"))
+        } else {
+            fail(message)
+        })
+    }
+
+    async fn expect_error(
+        &mut self,
+        code: Option<&str>,
+        unless: Option<&Value>,
+        within_ms: Option<u64>,
+    ) -> Result<(), Outcome> {
+        let unless = unless.map(|u| self.substitute(u)).transpose()?;
+        let timeout = self.timeout(within_ms);
+        let deadline = Instant::now() + timeout;
+        let mut wrong: Option<String> = None;
+        let found = self
+            .link
+            .watch(deadline, true, |a, session| {
+                let Item::Event(e) = &a.item else {
+                    return Watch::Keep;
+                };
+                if let Some(u) = &unless {
+                    if matcher::matches(u, e, &mut Vars::new()) {
+                        return Watch::Stop(Err(describe_event(e)));
+                    }
+                }
+                match session.error_code(e) {
+                    Some(got) if code.is_none_or(|want| want == got) => Watch::Take(Ok(())),
+                    Some(got) => {
+                        wrong.get_or_insert(got);
+                        Watch::Keep
+                    }
+                    None => Watch::Keep,
+                }
+            })
+            .await;
+        let want = code.unwrap_or("an error");
+        match found {
+            Some(Ok(())) => Ok(()),
+            Some(Err(seen)) => Err(Outcome::Skip(format!(
+                "the target sent {seen}, so the condition for {want} no longer held"
+            ))),
+            None => Err(fail(match (wrong, &self.link.ended) {
+                (Some(got), _) => {
+                    format!("rejected for the wrong reason: expected {want}, got {got}")
+                }
+                (None, Some(how)) => {
+                    format!("expected {want}, but the connection ended ({how}) with no error event")
+                }
+                (None, None) => format!(
+                    "expected {want} within {} ms; {}",
+                    timeout.as_millis(),
+                    self.link.unmatched_summary()
+                ),
+            })),
+        }
+    }
+
+    async fn expect_close(
+        &mut self,
+        code: Option<u16>,
+        within_ms: Option<u64>,
+    ) -> Result<(), Outcome> {
+        let timeout = self.timeout(within_ms);
+        let deadline = Instant::now() + timeout;
+        let found = self
+            .link
+            .watch(deadline, true, |a, _| match &a.item {
+                Item::Ended(how) => Watch::Take(how.clone()),
+                _ => Watch::Keep,
+            })
+            .await;
+        match (found, code) {
+            (None, _) => Err(fail(format!(
+                "the connection was still open {} ms later",
+                timeout.as_millis()
+            ))),
+            (Some(how), Some(want)) if !how.contains(&format!("code {want}")) => Err(fail(
+                format!("expected close code {want}, but the connection ended ({how})"),
+            )),
+            (Some(_), _) => Ok(()),
+        }
+    }
+
+    async fn expect_silence(&mut self, ms: u64, matching: Option<&Value>) -> Result<(), Outcome> {
+        let matching = matching.map(|m| self.substitute(m)).transpose()?;
+        let deadline = Instant::now() + Duration::from_millis(ms);
+        let since = self.link.last_send_ms;
+        let found = self
+            .link
+            .watch(deadline, true, |a, _| {
+                if a.at_ms < since {
+                    return Watch::Keep;
+                }
+                match (&a.item, &matching) {
+                    (Item::Ended(how), _) => Watch::Stop(format!("the connection ended ({how})")),
+                    (Item::Event(e), Some(m)) if !matcher::matches(m, e, &mut Vars::new()) => {
+                        Watch::Keep
+                    }
+                    (Item::Event(e), _) => Watch::Stop(describe_event(e)),
+                    (_, Some(_)) => Watch::Keep,
+                    (Item::Binary(n), None) => Watch::Stop(format!("a binary frame of {n} bytes")),
+                    (Item::Garbage(t), None) => Watch::Stop(format!(
+                        "non-JSON text {:?}",
+                        t.chars().take(40).collect::<String>()
+                    )),
+                }
+            })
+            .await;
+        match found {
+            None => Ok(()),
+            Some(what) => Err(fail(format!(
+                "expected silence for {ms} ms, but received {what}"
+            ))),
+        }
+    }
+
+    async fn expect_refused(&mut self, within_ms: Option<u64>) -> Result<(), Outcome> {
+        if self.link.refused.is_some() {
+            return Ok(());
+        }
+        let timeout = self.timeout(within_ms);
+        let deadline = Instant::now() + timeout;
+        let found = self
+            .link
+            .watch(deadline, true, |a, session| match &a.item {
+                Item::Event(e) if session.is_handshake_reply(e) => Watch::Stop(false),
+                Item::Event(e) if session.error_code(e).is_some() => Watch::Take(true),
+                Item::Ended(_) => Watch::Take(true),
+                _ => Watch::Keep,
+            })
+            .await;
+        match found {
+            Some(true) => Ok(()),
+            Some(false) => Err(fail(
+                "the target accepted the connection: it answered the handshake",
+            )),
+            None => Err(fail(format!(
+                "the target neither refused nor answered within {} ms",
+                timeout.as_millis()
+            ))),
+        }
+    }
+}
+
+impl Link {
+    /// Looks through kept arrivals (when `scan_pending`) and then new ones until `judge`
+    /// decides, the connection ends, or `deadline` passes (`None`).
+    async fn watch<T>(
+        &mut self,
+        deadline: Instant,
+        scan_pending: bool,
+        mut judge: impl FnMut(&Arrival, &dyn Session) -> Watch<T>,
+    ) -> Option<T> {
+        if scan_pending {
+            for i in 0..self.pending.len() {
+                match judge(&self.pending[i], &*self.session) {
+                    Watch::Take(t) => {
+                        self.pending.remove(i);
+                        return Some(t);
+                    }
+                    Watch::Stop(t) => return Some(t),
+                    Watch::Keep => {}
+                }
+            }
+        }
+        loop {
+            let conn = self.conn.as_mut()?;
+            if conn.is_finished() {
+                return None;
+            }
+            let received = conn.recv(deadline).await?;
+            self.transcript.record_received(&received);
+            let item = match received {
+                Received::Frame(frame) => match self.session.decode(&frame) {
+                    Decoded::Event(v) => Item::Event(v),
+                    Decoded::Binary(n) => Item::Binary(n),
+                    Decoded::Garbage(t) => Item::Garbage(t),
+                },
+                Received::Closed { code, reason } => Item::Ended(match code {
+                    Some(c) if reason.is_empty() => format!("close code {c}"),
+                    Some(c) => format!("close code {c} {reason:?}"),
+                    None => reason,
+                }),
+                Received::Failed(e) => Item::Ended(e.to_string()),
+            };
+            if let Item::Ended(how) = &item {
+                self.ended = Some(how.clone());
+            }
+            let arrival = Arrival {
+                at_ms: self.transcript.elapsed_ms(),
+                item,
+            };
+            match judge(&arrival, &*self.session) {
+                Watch::Take(t) => return Some(t),
+                Watch::Stop(t) => {
+                    self.pending.push_back(arrival);
+                    return Some(t);
+                }
+                Watch::Keep => self.pending.push_back(arrival),
+            }
+        }
+    }
+
+    async fn send_frame(&mut self, frame: Frame, deadline: Instant) -> Result<(), Outcome> {
+        let Some(conn) = self.conn.as_mut() else {
+            return Err(Outcome::Error(
+                "no connection to send on (it was refused)".into(),
+            ));
+        };
+        self.transcript.record_sent(&frame);
+        self.last_send_ms = self.transcript.elapsed_ms();
+        conn.send(frame, deadline).await.map_err(|e| match e {
+            TransportError::Timeout(_) => {
+                Outcome::Error("the target stopped reading: a send timed out".into())
+            }
+            other => Outcome::Error(format!("could not send: {other}")),
+        })
+    }
+
+    /// A short list of what arrived but matched nothing, for failure messages.
+    fn unmatched_summary(&self) -> String {
+        let mut seen: Vec<String> = self
+            .pending
+            .iter()
+            .rev()
+            .take(8)
+            .map(|a| match &a.item {
+                Item::Event(e) => describe_event(e),
+                Item::Binary(n) => format!("binary({n} bytes)"),
+                Item::Garbage(t) => {
+                    format!("non-JSON text {:?}", t.chars().take(40).collect::<String>())
+                }
+                Item::Ended(how) => format!("end of connection ({how})"),
+            })
+            .collect();
+        seen.reverse();
+        if seen.is_empty() {
+            "nothing arrived".into()
+        } else {
+            format!("received: {}", seen.join(", "))
+        }
+    }
+}
+
+fn describe_event(e: &Value) -> String {
+    let s = e.to_string();
+    if s.len() > 160 {
+        format!(
+            "{}…",
+            &s[..s.char_indices().nth(160).map_or(s.len(), |(i, _)| i)]
+        )
+    } else {
+        s
+    }
+}
+
+/// The URL with `token` added as a `token` query parameter.
+fn with_query_token(url: &str, token: &str) -> String {
+    let encoded: String = token
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            other => format!("%{other:02X}"),
+        })
+        .collect();
+    let sep = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{sep}token={encoded}")
+}
+
+/// The token a connection presents for `kind`, or why the case cannot run.
+fn token_for(kind: TokenKind, creds: &Credentials) -> Result<Option<String>, Outcome> {
+    use crate::auth;
+    let secret = creds.jwt_secret.as_deref().map(str::as_bytes);
+    let template = creds.token.as_deref().and_then(auth::peek_claims);
+    let valid = || -> Option<String> {
+        creds
+            .token
+            .clone()
+            .or_else(|| secret.map(|s| auth::mint_hs256(s, &auth::fresh_claims(template.as_ref()))))
+    };
+    let needs_secret = || Outcome::Skip("needs --jwt-secret to mint this token".into());
+    let needs_any = || Outcome::Skip("needs --token or --jwt-secret".into());
+    let now = auth::now_secs();
+    let with_times = |iat: i64, exp: i64, nbf: Option<i64>| {
+        let mut claims = auth::fresh_claims(template.as_ref());
+        claims["iat"] = json!(iat);
+        claims["exp"] = json!(exp);
+        if let Some(nbf) = nbf {
+            claims["nbf"] = json!(nbf);
+        }
+        claims
+    };
+    Ok(match kind {
+        TokenKind::Valid => valid(),
+        TokenKind::Absent => None,
+        TokenKind::Malformed => Some("not-a-jwt".into()),
+        TokenKind::Tampered => Some(auth::tamper(&valid().ok_or_else(needs_any)?)),
+        TokenKind::AlgNone => Some(auth::alg_none(&valid().ok_or_else(needs_any)?)),
+        TokenKind::WrongKey => Some(auth::mint_hs256(
+            b"wireprobe-not-the-target-key",
+            &auth::fresh_claims(template.as_ref()),
+        )),
+        TokenKind::Expired => Some(auth::mint_hs256(
+            secret.ok_or_else(needs_secret)?,
+            &with_times(now - 7200, now - 3600, None),
+        )),
+        TokenKind::NotYetValid => Some(auth::mint_hs256(
+            secret.ok_or_else(needs_secret)?,
+            &with_times(now + 3600, now + 7200, Some(now + 3600)),
+        )),
+    })
+}

@@ -1,0 +1,135 @@
+//! Transcripts: every frame sent and received during a case, with direction and time.
+
+use crate::transport::{Frame, Received};
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::time::Instant;
+
+/// Which side of the conversation produced an entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Client,
+    Server,
+}
+
+/// One transcript line: `{"from": "client", "at_ms": 0, "frame": {...}}`.
+///
+/// `frame` is the event itself when the frame was JSON text. Anything else is a one-key
+/// object whose key starts with `$`: `$text` (non-JSON text), `$binary` (Base64 bytes with
+/// `len`), `$close`, `$connect`, `$rejected`, `$error` (a transport failure).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Entry {
+    pub from: Direction,
+    pub at_ms: u64,
+    pub frame: Value,
+}
+
+/// Frames larger than this are stored truncated, so a flood cannot grow a report without bound.
+const MAX_STORED_FRAME: usize = 64 * 1024;
+/// Entries beyond this are counted but not stored.
+const MAX_ENTRIES: usize = 20_000;
+
+/// A case's transcript, timed from the case's start.
+#[derive(Debug)]
+pub struct Transcript {
+    started: Instant,
+    entries: Vec<Entry>,
+    dropped: usize,
+}
+
+impl Default for Transcript {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Transcript {
+    pub fn new() -> Self {
+        Transcript {
+            started: Instant::now(),
+            entries: Vec::new(),
+            dropped: 0,
+        }
+    }
+
+    /// Milliseconds since the case started.
+    pub fn elapsed_ms(&self) -> u64 {
+        self.started.elapsed().as_millis() as u64
+    }
+
+    pub fn push(&mut self, from: Direction, frame: Value) {
+        if self.entries.len() >= MAX_ENTRIES {
+            self.dropped += 1;
+            return;
+        }
+        let at_ms = self.elapsed_ms();
+        self.entries.push(Entry { from, at_ms, frame });
+    }
+
+    pub fn record_sent(&mut self, frame: &Frame) {
+        self.push(Direction::Client, frame_to_value(frame));
+    }
+
+    pub fn record_received(&mut self, received: &Received) {
+        self.push(Direction::Server, received_to_value(received));
+    }
+
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// How many entries were not stored because the transcript was full.
+    pub fn dropped(&self) -> usize {
+        self.dropped
+    }
+
+    pub fn into_entries(self) -> Vec<Entry> {
+        self.entries
+    }
+}
+
+/// The transcript form of a frame: its JSON when it is JSON text, else a `$`-tagged object.
+pub fn frame_to_value(frame: &Frame) -> Value {
+    match frame {
+        Frame::Text(text) => text_to_value(text),
+        Frame::Binary(bytes) => binary_value(bytes),
+        Frame::RawText(bytes) => match std::str::from_utf8(bytes) {
+            Ok(text) => text_to_value(text),
+            Err(_) => json!({ "$invalid_utf8_text": encode_truncated(bytes), "len": bytes.len() }),
+        },
+    }
+}
+
+fn received_to_value(received: &Received) -> Value {
+    match received {
+        Received::Frame(frame) => frame_to_value(frame),
+        Received::Closed { code, reason } => {
+            json!({ "$close": { "code": code, "reason": reason } })
+        }
+        Received::Failed(err) => json!({ "$error": err.to_string() }),
+    }
+}
+
+fn text_to_value(text: &str) -> Value {
+    match serde_json::from_str::<Value>(text) {
+        Ok(v) if text.len() <= MAX_STORED_FRAME => v,
+        Ok(_) | Err(_) => {
+            let mut shown: String = text.chars().take(MAX_STORED_FRAME).collect();
+            if shown.len() < text.len() {
+                shown.push_str("…(truncated)");
+            }
+            json!({ "$text": shown, "len": text.len() })
+        }
+    }
+}
+
+fn binary_value(bytes: &[u8]) -> Value {
+    json!({ "$binary": encode_truncated(bytes), "len": bytes.len() })
+}
+
+fn encode_truncated(bytes: &[u8]) -> String {
+    let shown = &bytes[..bytes.len().min(MAX_STORED_FRAME)];
+    base64::engine::general_purpose::STANDARD.encode(shown)
+}

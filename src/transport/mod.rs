@@ -1,0 +1,232 @@
+//! Transports move frames and nothing else.
+//!
+//! Every transport hands the runner the same [`Connection`]: a background task owns the socket
+//! (or process) and talks to the runner over two channels, so the runner never needs to know
+//! which transport is underneath, and protocol-level keep-alives (Engine.IO pings, say) can be
+//! answered by the transport task at any moment.
+
+pub mod websocket;
+
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+/// Default cap on one received frame: a hostile target cannot make us buffer more.
+pub const DEFAULT_MAX_FRAME: usize = 16 * 1024 * 1024;
+/// Cap on bytes received but not yet consumed by the runner, across all queued frames.
+const MAX_QUEUED_BYTES: usize = 64 * 1024 * 1024;
+/// Cap on frames received but not yet consumed by the runner.
+const MAX_QUEUED_FRAMES: usize = 4096;
+
+/// One frame on the wire.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Frame {
+    /// A text frame (valid UTF-8).
+    Text(String),
+    /// A binary frame.
+    Binary(Vec<u8>),
+    /// A text frame with arbitrary bytes, for sending invalid UTF-8 on purpose.
+    RawText(Vec<u8>),
+}
+
+impl Frame {
+    pub fn len(&self) -> usize {
+        match self {
+            Frame::Text(t) => t.len(),
+            Frame::Binary(b) | Frame::RawText(b) => b.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// What a connection observed.
+#[derive(Debug)]
+pub enum Received {
+    Frame(Frame),
+    /// The target closed the connection (`code` is `None` when it dropped without a close frame).
+    Closed {
+        code: Option<u16>,
+        reason: String,
+    },
+    /// The connection failed: an oversized or malformed frame, an I/O error.
+    Failed(TransportError),
+}
+
+/// Why a transport operation failed.
+#[derive(Debug, Clone, thiserror::Error, PartialEq, Eq)]
+pub enum TransportError {
+    #[error("cannot reach {target}: {reason}")]
+    Unreachable { target: String, reason: String },
+    #[error("the target refused the connection with HTTP {status}")]
+    Rejected { status: u16 },
+    #[error("received a frame of {size} bytes, over the {limit}-byte limit")]
+    FrameTooLarge { size: usize, limit: usize },
+    #[error("the connection is closed")]
+    Closed,
+    #[error("timed out after {0} ms")]
+    Timeout(u64),
+    #[error("invalid target {target:?}: {reason}")]
+    BadTarget { target: String, reason: String },
+    #[error("{0}")]
+    Protocol(String),
+}
+
+impl TransportError {
+    /// True when the target could not be reached at all (no listener, no route, no DNS).
+    pub fn is_unreachable(&self) -> bool {
+        matches!(
+            self,
+            TransportError::Unreachable { .. } | TransportError::BadTarget { .. }
+        )
+    }
+}
+
+/// What the runner asks the transport task to do.
+#[derive(Debug)]
+pub(crate) enum Command {
+    Send(Frame, oneshot::Sender<Result<(), TransportError>>),
+    Close,
+}
+
+/// A received item plus its share of the byte budget, released when the runner consumes it.
+struct Queued {
+    received: Received,
+    _permit: Option<OwnedSemaphorePermit>,
+}
+
+/// The transport task's end of a connection: where it pushes what it observes.
+pub(crate) struct Inbox {
+    tx: mpsc::Sender<Queued>,
+    budget: Arc<Semaphore>,
+}
+
+impl Inbox {
+    /// Queues an observation, waiting while the runner is behind (bounded memory).
+    /// Returns false once the runner has dropped the connection.
+    pub(crate) async fn push(&self, received: Received) -> bool {
+        let size = match &received {
+            Received::Frame(f) => f.len().min(MAX_QUEUED_BYTES),
+            _ => 0,
+        };
+        let permit = if size > 0 {
+            match self.budget.clone().acquire_many_owned(size as u32).await {
+                Ok(p) => Some(p),
+                Err(_) => return false,
+            }
+        } else {
+            None
+        };
+        self.tx
+            .send(Queued {
+                received,
+                _permit: permit,
+            })
+            .await
+            .is_ok()
+    }
+}
+
+/// A live connection to a target, whatever the transport.
+pub struct Connection {
+    commands: mpsc::Sender<Command>,
+    incoming: mpsc::Receiver<Queued>,
+    task: JoinHandle<()>,
+    finished: bool,
+}
+
+impl Connection {
+    /// Creates the channel pair; the transport spawns `task` with the returned ends.
+    pub(crate) fn channels() -> (Inbox, mpsc::Receiver<Command>, ConnectionParts) {
+        let (in_tx, in_rx) = mpsc::channel(MAX_QUEUED_FRAMES);
+        let (cmd_tx, cmd_rx) = mpsc::channel(64);
+        let inbox = Inbox {
+            tx: in_tx,
+            budget: Arc::new(Semaphore::new(MAX_QUEUED_BYTES)),
+        };
+        (
+            inbox,
+            cmd_rx,
+            ConnectionParts {
+                commands: cmd_tx,
+                incoming: in_rx,
+            },
+        )
+    }
+
+    pub(crate) fn from_parts(parts: ConnectionParts, task: JoinHandle<()>) -> Self {
+        Connection {
+            commands: parts.commands,
+            incoming: parts.incoming,
+            task,
+            finished: false,
+        }
+    }
+
+    /// Sends one frame, giving up at `deadline` (a target that stops reading cannot hang us).
+    pub async fn send(&mut self, frame: Frame, deadline: Instant) -> Result<(), TransportError> {
+        let (done_tx, done_rx) = oneshot::channel();
+        let work = async {
+            self.commands
+                .send(Command::Send(frame, done_tx))
+                .await
+                .map_err(|_| TransportError::Closed)?;
+            done_rx.await.map_err(|_| TransportError::Closed)?
+        };
+        match tokio::time::timeout_at(deadline, work).await {
+            Ok(result) => result,
+            Err(_) => Err(TransportError::Timeout(0)),
+        }
+    }
+
+    /// The next observation, or `None` when `deadline` passes first.
+    /// After the connection ends this keeps answering `Closed` without waiting.
+    pub async fn recv(&mut self, deadline: Instant) -> Option<Received> {
+        if self.finished {
+            return None;
+        }
+        match tokio::time::timeout_at(deadline, self.incoming.recv()).await {
+            Ok(Some(q)) => {
+                if !matches!(q.received, Received::Frame(_)) {
+                    self.finished = true;
+                }
+                Some(q.received)
+            }
+            Ok(None) => {
+                self.finished = true;
+                Some(Received::Closed {
+                    code: None,
+                    reason: "connection ended".into(),
+                })
+            }
+            Err(_) => None,
+        }
+    }
+
+    /// True once the connection has closed or failed.
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
+    /// Closes politely, waiting briefly for the transport to finish.
+    pub async fn close(mut self) {
+        let _ = self.commands.try_send(Command::Close);
+        let _ = tokio::time::timeout(Duration::from_millis(500), &mut self.task).await;
+    }
+}
+
+impl Drop for Connection {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// The runner-side halves of a connection's channels.
+pub(crate) struct ConnectionParts {
+    commands: mpsc::Sender<Command>,
+    incoming: mpsc::Receiver<Queued>,
+}

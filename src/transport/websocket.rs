@@ -1,0 +1,197 @@
+//! WebSocket transport on tokio-tungstenite: text and binary frames, deliberately malformed
+//! frames, close codes, HTTP rejections, and a cap on received frame size.
+
+use super::{Command, Connection, Frame, Inbox, Received, TransportError, DEFAULT_MAX_FRAME};
+use futures_util::{SinkExt, StreamExt};
+use std::time::Duration;
+use tokio::net::TcpStream;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
+use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
+use tokio_tungstenite::tungstenite::protocol::frame::Frame as WsFrame;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::{error::CapacityError, Error as WsError, Message};
+
+/// How to open a WebSocket connection.
+#[derive(Clone, Debug)]
+pub struct WsOptions {
+    /// `ws://host:port/path?query`.
+    pub url: String,
+    /// Extra request headers (`--header "K: V"`).
+    pub headers: Vec<(String, String)>,
+    /// Values offered in `Sec-WebSocket-Protocol`.
+    pub subprotocols: Vec<String>,
+    /// Largest frame or message accepted from the target.
+    pub max_frame: usize,
+    /// Budget for TCP connect plus the opening handshake.
+    pub connect_timeout: Duration,
+}
+
+impl WsOptions {
+    pub fn new(url: impl Into<String>) -> Self {
+        WsOptions {
+            url: url.into(),
+            headers: Vec::new(),
+            subprotocols: Vec::new(),
+            max_frame: DEFAULT_MAX_FRAME,
+            connect_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Connects and returns a live [`Connection`].
+///
+/// A failure to open TCP is [`TransportError::Unreachable`]; a target that accepts TCP but
+/// answers the upgrade with an HTTP status is [`TransportError::Rejected`]; one that never
+/// completes the upgrade is [`TransportError::Timeout`].
+pub async fn connect(opts: &WsOptions) -> Result<Connection, TransportError> {
+    let bad = |reason: String| TransportError::BadTarget {
+        target: opts.url.clone(),
+        reason,
+    };
+    let mut request = opts
+        .url
+        .as_str()
+        .into_client_request()
+        .map_err(|e| bad(e.to_string()))?;
+    let uri = request.uri().clone();
+    match uri.scheme_str() {
+        Some("ws") => {}
+        Some("wss") => return Err(bad("wss:// (TLS) is not supported yet; use ws://".into())),
+        other => return Err(bad(format!("unsupported scheme {other:?}; use ws://"))),
+    }
+    let host = uri.host().ok_or_else(|| bad("no host".into()))?.to_string();
+    let port = uri.port_u16().unwrap_or(80);
+    for (name, value) in &opts.headers {
+        let name = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|e| bad(format!("header name {name:?}: {e}")))?;
+        let value = HeaderValue::from_str(value)
+            .map_err(|e| bad(format!("header value {value:?}: {e}")))?;
+        request.headers_mut().append(name, value);
+    }
+    if !opts.subprotocols.is_empty() {
+        let joined = opts.subprotocols.join(", ");
+        let value = HeaderValue::from_str(&joined)
+            .map_err(|e| bad(format!("Sec-WebSocket-Protocol {joined:?}: {e}")))?;
+        request
+            .headers_mut()
+            .insert("sec-websocket-protocol", value);
+    }
+
+    let budget_ms = opts.connect_timeout.as_millis() as u64;
+    let tcp = tokio::time::timeout(
+        opts.connect_timeout,
+        TcpStream::connect((host.as_str(), port)),
+    )
+    .await
+    .map_err(|_| TransportError::Unreachable {
+        target: opts.url.clone(),
+        reason: format!("TCP connect timed out after {budget_ms} ms"),
+    })?
+    .map_err(|e| TransportError::Unreachable {
+        target: opts.url.clone(),
+        reason: e.to_string(),
+    })?;
+    let _ = tcp.set_nodelay(true);
+
+    let config = WebSocketConfig::default()
+        .max_message_size(Some(opts.max_frame))
+        .max_frame_size(Some(opts.max_frame));
+    let (ws, _response) = tokio::time::timeout(
+        opts.connect_timeout,
+        tokio_tungstenite::client_async_with_config(request, tcp, Some(config)),
+    )
+    .await
+    .map_err(|_| TransportError::Timeout(budget_ms))?
+    .map_err(|e| match e {
+        WsError::Http(response) => TransportError::Rejected {
+            status: response.status().as_u16(),
+        },
+        other => TransportError::Protocol(format!("WebSocket upgrade failed: {other}")),
+    })?;
+
+    let (inbox, commands, parts) = Connection::channels();
+    let task = tokio::spawn(pump(ws, inbox, commands, opts.max_frame));
+    Ok(Connection::from_parts(parts, task))
+}
+
+/// Runs the socket: reads into the inbox and writes what the runner commands, concurrently, so
+/// a target that stops reading cannot stop us from seeing what it sends.
+async fn pump<S>(
+    ws: tokio_tungstenite::WebSocketStream<S>,
+    inbox: Inbox,
+    mut commands: tokio::sync::mpsc::Receiver<Command>,
+    limit: usize,
+) where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (mut sink, mut stream) = ws.split();
+    let reader = async {
+        loop {
+            let observed = match stream.next().await {
+                Some(Ok(Message::Text(text))) => Received::Frame(Frame::Text(text.to_string())),
+                Some(Ok(Message::Binary(bytes))) => Received::Frame(Frame::Binary(bytes.to_vec())),
+                Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => continue,
+                Some(Ok(Message::Close(frame))) => Received::Closed {
+                    code: frame.as_ref().map(|f| u16::from(f.code)),
+                    reason: frame.map(|f| f.reason.to_string()).unwrap_or_default(),
+                },
+                Some(Err(e)) => Received::Failed(map_read_error(e, limit)),
+                None => Received::Closed {
+                    code: None,
+                    reason: "connection dropped without a close frame".into(),
+                },
+            };
+            let last = !matches!(observed, Received::Frame(_));
+            if !inbox.push(observed).await || last {
+                return;
+            }
+        }
+    };
+    let writer = async {
+        while let Some(command) = commands.recv().await {
+            match command {
+                Command::Send(frame, done) => {
+                    let result = sink
+                        .send(to_message(frame))
+                        .await
+                        .map_err(|e| TransportError::Protocol(format!("send failed: {e}")));
+                    let _ = done.send(result);
+                }
+                Command::Close => {
+                    let _ = sink.send(Message::Close(None)).await;
+                    break;
+                }
+            }
+        }
+        // Keep the reader running until the target answers the close or the runner drops us.
+        std::future::pending::<()>().await;
+    };
+    tokio::select! {
+        _ = reader => {}
+        _ = writer => {}
+    }
+}
+
+fn to_message(frame: Frame) -> Message {
+    match frame {
+        Frame::Text(text) => Message::text(text),
+        Frame::Binary(bytes) => Message::binary(bytes),
+        Frame::RawText(bytes) => {
+            Message::Frame(WsFrame::message(bytes, OpCode::Data(Data::Text), true))
+        }
+    }
+}
+
+fn map_read_error(e: WsError, limit: usize) -> TransportError {
+    match e {
+        WsError::Capacity(CapacityError::MessageTooLong { size, .. }) => {
+            TransportError::FrameTooLarge { size, limit }
+        }
+        WsError::Utf8(detail) => TransportError::Protocol(format!(
+            "the target sent invalid UTF-8 in a text frame: {detail}"
+        )),
+        WsError::ConnectionClosed | WsError::AlreadyClosed => TransportError::Closed,
+        other => TransportError::Protocol(other.to_string()),
+    }
+}

@@ -1,0 +1,71 @@
+//! Case verdicts and how they combine.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The outcome of one case (or, aggregated, of one rule).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Pass,
+    /// A must-level rule was broken.
+    Fail,
+    /// A should-level rule was broken ("non-strict").
+    Warn,
+    /// Behaviour recorded, not judged.
+    Info,
+    /// The target lacks a capability, a scenario was not reached, or the case was filtered out.
+    Skip,
+    /// The harness could not complete the case.
+    Error,
+}
+
+impl Verdict {
+    /// Severity used to combine verdicts: the worst one wins.
+    fn severity(self) -> u8 {
+        match self {
+            Verdict::Skip => 0,
+            Verdict::Pass => 1,
+            Verdict::Info => 2,
+            Verdict::Warn => 3,
+            Verdict::Error => 4,
+            Verdict::Fail => 5,
+        }
+    }
+
+    /// The worse of two verdicts.
+    pub fn worst(self, other: Verdict) -> Verdict {
+        if other.severity() > self.severity() {
+            other
+        } else {
+            self
+        }
+    }
+
+    /// True when this verdict makes the run exit 1 (`warn` only under `--strict`).
+    pub fn is_failing(self, strict: bool) -> bool {
+        matches!(self, Verdict::Fail | Verdict::Error) || (strict && self == Verdict::Warn)
+    }
+
+    pub const ALL: [Verdict; 6] = [
+        Verdict::Pass,
+        Verdict::Fail,
+        Verdict::Warn,
+        Verdict::Info,
+        Verdict::Skip,
+        Verdict::Error,
+    ];
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Verdict::Pass => "pass",
+            Verdict::Fail => "fail",
+            Verdict::Warn => "warn",
+            Verdict::Info => "info",
+            Verdict::Skip => "skip",
+            Verdict::Error => "error",
+        })
+    }
+}
