@@ -91,11 +91,11 @@ pub enum TokenError {
 pub const LEEWAY_SECS: i64 = 60;
 
 /// Checks an HS256 token: structure, algorithm, signature, `exp` (required), `iat`, `nbf`.
+/// The error names the first defect found, in that order.
 pub fn verify_hs256(
     token: &str,
     secret: &[u8],
     now: i64,
-    check_expiry: bool,
 ) -> Result<Map<String, Value>, TokenError> {
     let mut parts = token.split('.');
     let (Some(h), Some(b), Some(s), None) =
@@ -120,11 +120,9 @@ pub fn verify_hs256(
     mac.verify_slice(&given)
         .map_err(|_| TokenError::Signature)?;
     let num = |k: &str| claims.get(k).and_then(Value::as_i64);
-    if check_expiry {
-        match num("exp") {
-            Some(exp) if exp + LEEWAY_SECS >= now => {}
-            _ => return Err(TokenError::Expired),
-        }
+    match num("exp") {
+        Some(exp) if exp + LEEWAY_SECS >= now => {}
+        _ => return Err(TokenError::Expired),
     }
     if num("iat").is_some_and(|iat| iat > now + LEEWAY_SECS)
         || num("nbf").is_some_and(|nbf| nbf > now + LEEWAY_SECS)
@@ -142,35 +140,28 @@ mod tests {
     fn minted_tokens_verify_and_bad_ones_do_not() {
         let now = now_secs();
         let good = mint_hs256(b"k", &fresh_claims(None));
-        assert!(verify_hs256(&good, b"k", now, true).is_ok());
+        assert!(verify_hs256(&good, b"k", now).is_ok());
         assert_eq!(
-            verify_hs256(&tamper(&good), b"k", now, true),
+            verify_hs256(&tamper(&good), b"k", now),
             Err(TokenError::Signature)
         );
         assert_eq!(
-            verify_hs256(&good, b"other", now, true),
+            verify_hs256(&good, b"other", now),
             Err(TokenError::Signature)
         );
         assert!(matches!(
-            verify_hs256(&alg_none(&good), b"k", now, true),
+            verify_hs256(&alg_none(&good), b"k", now),
             Err(TokenError::Algorithm(_))
         ));
-        assert_eq!(
-            verify_hs256("abc", b"k", now, true),
-            Err(TokenError::Malformed)
-        );
+        assert_eq!(verify_hs256("abc", b"k", now), Err(TokenError::Malformed));
         let expired = mint_hs256(b"k", &json!({"iat": now - 7200, "exp": now - 3600}));
-        assert_eq!(
-            verify_hs256(&expired, b"k", now, true),
-            Err(TokenError::Expired)
-        );
-        assert!(verify_hs256(&expired, b"k", now, false).is_ok());
+        assert_eq!(verify_hs256(&expired, b"k", now), Err(TokenError::Expired));
         let future = mint_hs256(
             b"k",
             &json!({"iat": now + 3600, "nbf": now + 3600, "exp": now + 7200}),
         );
         assert_eq!(
-            verify_hs256(&future, b"k", now, true),
+            verify_hs256(&future, b"k", now),
             Err(TokenError::NotYetValid)
         );
     }

@@ -3,8 +3,10 @@
 //! A pattern matches a value when every key of a pattern object is present and matches,
 //! arrays match element by element (same length), and scalars are equal (numbers by value).
 //! Special strings: `"$any"` (present, any value), `"$absent"` (the key must be missing),
-//! `"$capture:NAME"` (matches anything and binds it). `"${NAME}"` (or `"${NAME.path.0}"`)
-//! is substituted before matching; a whole-string reference keeps the captured JSON type.
+//! `"$capture:NAME"` (matches anything and binds it). An object `{"$contains": P}` matches an
+//! array with at least one element matching `P`. `"${NAME}"` (or `"${NAME.path.0}"`) is
+//! substituted before matching; a whole-string reference keeps the captured JSON type.
+//! `"${uuid}"` is a fresh UUID at every use; `"${uuid:NAME}"` is one UUID per NAME per case.
 
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -68,8 +70,30 @@ fn substitute_str(s: &str, vars: &Vars) -> Result<Value, UnknownVariable> {
     Ok(Value::String(out))
 }
 
+/// Binds a fresh UUID to every `${uuid:NAME}` in `v` that has none yet.
+pub fn bind_uuids(v: &Value, vars: &mut Vars) {
+    match v {
+        Value::String(s) => {
+            let mut rest = s.as_str();
+            while let Some(start) = rest.find("${uuid:") {
+                let after = &rest[start + 2..];
+                let Some(end) = after.find('}') else { break };
+                vars.entry(after[..end].to_owned())
+                    .or_insert_with(|| Value::String(uuid::Uuid::new_v4().to_string()));
+                rest = &after[end..];
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|i| bind_uuids(i, vars)),
+        Value::Object(map) => map.values().for_each(|i| bind_uuids(i, vars)),
+        _ => {}
+    }
+}
+
 /// Looks up `name` or `name.path.to.field` (array indices as numbers).
 pub fn lookup(path: &str, vars: &Vars) -> Result<Value, UnknownVariable> {
+    if path == "uuid" {
+        return Ok(Value::String(uuid::Uuid::new_v4().to_string()));
+    }
     let mut parts = path.split('.');
     let head = parts.next().unwrap_or_default();
     let mut current = vars
@@ -119,6 +143,17 @@ fn match_into(pattern: &Value, actual: Option<&Value>, found: &mut Vars) -> bool
         return false;
     };
     match (pattern, actual) {
+        (Value::Object(p), Value::Array(items)) if p.len() == 1 && p.contains_key("$contains") => {
+            let want = &p["$contains"];
+            items.iter().any(|item| {
+                let mut trial = found.clone();
+                let ok = match_into(want, Some(item), &mut trial);
+                if ok {
+                    *found = trial;
+                }
+                ok
+            })
+        }
         (Value::Object(p), Value::Object(a)) => {
             p.iter().all(|(k, pv)| match_into(pv, a.get(k), found))
         }
@@ -173,6 +208,28 @@ mod tests {
         .unwrap();
         assert_eq!(p, json!({"seq": "3", "n": "a-3-b", "deep": "n1"}));
         assert!(substitute(&json!("${nope}"), &vars).is_err());
+    }
+
+    #[test]
+    fn contains_and_uuids() {
+        let mut vars = Vars::new();
+        let tools = json!({"tools": [{"name": "a"}, {"name": "b", "x": 1}]});
+        assert!(matches(
+            &json!({"tools": {"$contains": {"name": "b"}}}),
+            &tools,
+            &mut vars
+        ));
+        assert!(!matches(
+            &json!({"tools": {"$contains": {"name": "c"}}}),
+            &tools,
+            &mut vars
+        ));
+        let p = json!({"a": "${uuid:m}", "b": "${uuid:m}", "c": "${uuid}"});
+        bind_uuids(&p, &mut vars);
+        let v = substitute(&p, &vars).unwrap();
+        assert_eq!(v["a"], v["b"]);
+        assert_ne!(v["a"], v["c"]);
+        assert_eq!(v["c"].as_str().map(str::len), Some(36));
     }
 
     #[test]

@@ -60,20 +60,30 @@ impl Transcript {
     }
 
     pub fn push(&mut self, from: Direction, frame: Value) {
+        self.push_at(from, Instant::now(), frame);
+    }
+
+    /// Records something observed at `at` (a transport's receive time).
+    pub fn push_at(&mut self, from: Direction, at: Instant, frame: Value) {
         if self.entries.len() >= MAX_ENTRIES {
             self.dropped += 1;
             return;
         }
-        let at_ms = self.elapsed_ms();
+        let at_ms = at.saturating_duration_since(self.started).as_millis() as u64;
         self.entries.push(Entry { from, at_ms, frame });
+    }
+
+    /// Milliseconds from the case's start to `at`.
+    pub fn ms_at(&self, at: Instant) -> u64 {
+        at.saturating_duration_since(self.started).as_millis() as u64
     }
 
     pub fn record_sent(&mut self, frame: &Frame) {
         self.push(Direction::Client, frame_to_value(frame));
     }
 
-    pub fn record_received(&mut self, received: &Received) {
-        self.push(Direction::Server, received_to_value(received));
+    pub fn record_received(&mut self, received: &Received, at: Instant) {
+        self.push_at(Direction::Server, at, received_to_value(received));
     }
 
     pub fn entries(&self) -> &[Entry] {

@@ -1,1 +1,140 @@
-//! Reference targets.
+//! Reference targets: a correct implementation of the target side of each protocol, with a
+//! deterministic scripted agent and named faults that each break one rule on purpose.
+
+pub mod haip;
+
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// A deliberate deviation a reference target can be started with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Fault {
+    pub name: &'static str,
+    /// The rules this fault breaks.
+    pub breaks: &'static [&'static str],
+    pub description: &'static str,
+}
+
+/// The faults a target was started with (validated against its catalogue).
+#[derive(Debug, Clone, Default)]
+pub struct Faults(BTreeSet<&'static str>);
+
+impl Faults {
+    /// Resolves fault names against `catalogue`.
+    pub fn parse(catalogue: &'static [Fault], names: &[String]) -> Result<Faults, ServeError> {
+        let mut set = BTreeSet::new();
+        for name in names {
+            let fault = catalogue.iter().find(|f| f.name == name).ok_or_else(|| {
+                ServeError::UnknownFault {
+                    name: name.clone(),
+                    known: catalogue
+                        .iter()
+                        .map(|f| f.name)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                }
+            })?;
+            set.insert(fault.name);
+        }
+        Ok(Faults(set))
+    }
+
+    /// True when the fault named `name` is on.
+    pub fn has(&self, name: &str) -> bool {
+        self.0.contains(name)
+    }
+}
+
+/// Why a reference target could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("unknown fault {name:?}; known faults: {known}")]
+    UnknownFault { name: String, known: String },
+    #[error("no reference target for protocol {0:?}")]
+    UnknownProtocol(String),
+    #[error("cannot listen on {addr}: {source}")]
+    Listen {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+}
+
+/// How to start a reference target.
+#[derive(Debug, Clone, Default)]
+pub struct ServeOptions {
+    pub faults: Vec<String>,
+    /// When set, clients must present an HS256 token signed with it.
+    pub jwt_secret: Option<String>,
+}
+
+/// A reference target running in this process; dropping it stops it.
+pub struct RunningTarget {
+    /// Where clients connect (`ws://127.0.0.1:PORT/`).
+    pub url: String,
+    pub addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<()>,
+}
+
+impl RunningTarget {
+    /// Runs until the process is interrupted.
+    pub async fn wait(mut self) {
+        let _ = (&mut self.task).await;
+    }
+}
+
+impl Drop for RunningTarget {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        self.task.abort();
+    }
+}
+
+/// The fault catalogue of a protocol's reference target.
+pub fn faults(protocol: &str) -> Option<&'static [Fault]> {
+    match protocol {
+        "haip" => Some(haip::faults::FAULTS),
+        _ => None,
+    }
+}
+
+/// Starts the reference target of `protocol` on `addr` (port 0 picks a free port).
+pub async fn start(
+    protocol: &str,
+    addr: SocketAddr,
+    opts: &ServeOptions,
+) -> Result<RunningTarget, ServeError> {
+    match protocol {
+        "haip" => haip::start(addr, opts).await,
+        other => Err(ServeError::UnknownProtocol(other.to_owned())),
+    }
+}
+
+/// Binds, then runs `serve` until stopped.
+pub(crate) async fn spawn_listener<F, Fut>(
+    addr: SocketAddr,
+    serve: F,
+) -> Result<RunningTarget, ServeError>
+where
+    F: FnOnce(tokio::net::TcpListener, oneshot::Receiver<()>) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServeError::Listen { addr, source })?;
+    let addr = listener
+        .local_addr()
+        .map_err(|source| ServeError::Listen { addr, source })?;
+    let (stop_tx, stop_rx) = oneshot::channel();
+    let task = tokio::spawn(serve(listener, stop_rx));
+    Ok(RunningTarget {
+        url: format!("ws://{addr}/"),
+        addr,
+        stop: Some(stop_tx),
+        task,
+    })
+}

@@ -1,1 +1,258 @@
-//! Report writers.
+//! Reports: the run's results in the schema ARCHITECTURE.md fixes, and writers for each format.
+//! Nothing here knows a protocol's details; rules come in as the catalogue.
+
+pub mod console;
+pub mod json;
+pub mod junit;
+pub mod markdown;
+
+use crate::rules::{Level, Rule};
+use crate::suite::runner::CaseResult;
+use crate::transcript::Entry;
+use crate::verdict::Verdict;
+use serde::Serialize;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Counts of each verdict.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct Summary {
+    pub total: usize,
+    pub pass: usize,
+    pub fail: usize,
+    pub warn: usize,
+    pub info: usize,
+    pub skip: usize,
+    pub error: usize,
+}
+
+impl Summary {
+    pub fn of<'a>(verdicts: impl IntoIterator<Item = Verdict>) -> Summary {
+        let mut s = Summary::default();
+        for v in verdicts {
+            s.total += 1;
+            *match v {
+                Verdict::Pass => &mut s.pass,
+                Verdict::Fail => &mut s.fail,
+                Verdict::Warn => &mut s.warn,
+                Verdict::Info => &mut s.info,
+                Verdict::Skip => &mut s.skip,
+                Verdict::Error => &mut s.error,
+            } += 1;
+        }
+        s
+    }
+}
+
+/// One case in a report.
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseReport {
+    pub id: String,
+    pub title: String,
+    pub rules: Vec<String>,
+    pub level: Level,
+    pub verdict: Verdict,
+    pub message: String,
+    pub duration_ms: u64,
+    pub transcript: Vec<Entry>,
+}
+
+/// One rule in a report, with the verdict of the cases that exercise it.
+#[derive(Debug, Clone, Serialize)]
+pub struct RuleReport {
+    pub id: String,
+    pub level: Level,
+    pub text: String,
+    pub source: String,
+    pub cases: Vec<String>,
+    pub verdict: Verdict,
+}
+
+/// A whole run.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub wireprobe: String,
+    pub protocol: String,
+    pub target: String,
+    pub started_at: String,
+    pub duration_ms: u64,
+    pub summary: Summary,
+    pub cases: Vec<CaseReport>,
+    pub rules: Vec<RuleReport>,
+}
+
+impl Report {
+    pub fn new(
+        protocol: &str,
+        target: &str,
+        started_at: std::time::SystemTime,
+        duration_ms: u64,
+        catalogue: &[Rule],
+        results: Vec<CaseResult>,
+    ) -> Report {
+        let cases: Vec<CaseReport> = results
+            .into_iter()
+            .map(|r| CaseReport {
+                id: r.id,
+                title: r.title,
+                rules: r.rules,
+                level: r.level,
+                verdict: r.verdict,
+                message: r.message,
+                duration_ms: r.duration_ms,
+                transcript: r.transcript,
+            })
+            .collect();
+        let rules = catalogue
+            .iter()
+            .map(|rule| {
+                let mine: Vec<&CaseReport> = cases
+                    .iter()
+                    .filter(|c| c.rules.iter().any(|r| r == rule.id))
+                    .collect();
+                let verdict = mine
+                    .iter()
+                    .map(|c| c.verdict)
+                    .reduce(Verdict::worst)
+                    .unwrap_or(Verdict::Skip);
+                RuleReport {
+                    id: rule.id.to_owned(),
+                    level: rule.level,
+                    text: rule.text.to_owned(),
+                    source: rule.source.to_owned(),
+                    cases: mine.iter().map(|c| c.id.clone()).collect(),
+                    verdict,
+                }
+            })
+            .collect();
+        Report {
+            wireprobe: crate::VERSION.to_owned(),
+            protocol: protocol.to_owned(),
+            target: target.to_owned(),
+            started_at: humantime::format_rfc3339_seconds(started_at).to_string(),
+            duration_ms,
+            summary: Summary::of(cases.iter().map(|c| c.verdict)),
+            cases,
+            rules,
+        }
+    }
+}
+
+/// A report format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Junit,
+    Markdown,
+}
+
+impl std::str::FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "json" => Ok(Format::Json),
+            "junit" => Ok(Format::Junit),
+            "markdown" | "md" => Ok(Format::Markdown),
+            "html" | "sarif" => Err(format!(
+                "report format {s:?} is not implemented yet (json, junit, markdown are)"
+            )),
+            other => Err(format!(
+                "unknown report format {other:?} (json, junit, markdown)"
+            )),
+        }
+    }
+}
+
+/// `FORMAT=PATH` from the command line; `-` as the path is standard output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportTarget {
+    pub format: Format,
+    pub path: Option<PathBuf>,
+}
+
+impl std::str::FromStr for ReportTarget {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (format, path) = s
+            .split_once('=')
+            .ok_or_else(|| format!("--report takes FORMAT=PATH, got {s:?}"))?;
+        Ok(ReportTarget {
+            format: format.parse()?,
+            path: (path != "-").then(|| PathBuf::from(path)),
+        })
+    }
+}
+
+/// Renders `report` in `format`.
+pub fn render(report: &Report, format: Format, strict: bool) -> String {
+    match format {
+        Format::Json => json::render(report),
+        Format::Junit => junit::render(report, strict),
+        Format::Markdown => markdown::render(report),
+    }
+}
+
+/// Writes `report` to every target; the first failure is returned after trying them all.
+pub fn write_all(report: &Report, targets: &[ReportTarget], strict: bool) -> std::io::Result<()> {
+    let mut first_error = None;
+    for t in targets {
+        let text = render(report, t.format, strict);
+        let result = match &t.path {
+            None => {
+                use std::io::Write;
+                std::io::stdout().write_all(text.as_bytes())
+            }
+            Some(path) => write_file(path, &text),
+        };
+        if let Err(e) = result {
+            first_error.get_or_insert(std::io::Error::new(
+                e.kind(),
+                format!(
+                    "{}: {e}",
+                    t.path.as_deref().unwrap_or(Path::new("-")).display()
+                ),
+            ));
+        }
+    }
+    first_error.map_or(Ok(()), Err)
+}
+
+fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    std::fs::write(path, text)
+}
+
+/// The outcome of comparing results with a `--known-failing` baseline.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Gate {
+    /// Failing cases not in the baseline.
+    pub new_failures: Vec<String>,
+    /// Baseline cases that no longer fail (the baseline is stale).
+    pub stale: Vec<String>,
+}
+
+impl Gate {
+    pub fn evaluate(cases: &[CaseReport], strict: bool, known_failing: &BTreeSet<String>) -> Gate {
+        let mut gate = Gate::default();
+        for c in cases {
+            let failing = c.verdict.is_failing(strict);
+            match (failing, known_failing.contains(&c.id)) {
+                (true, false) => gate.new_failures.push(c.id.clone()),
+                (false, true) if c.verdict != Verdict::Skip => gate.stale.push(c.id.clone()),
+                _ => {}
+            }
+        }
+        gate
+    }
+
+    /// The process exit code: 0 clean, 1 failures or a stale baseline.
+    pub fn exit_code(&self) -> i32 {
+        if self.new_failures.is_empty() && self.stale.is_empty() {
+            0
+        } else {
+            1
+        }
+    }
+}

@@ -264,14 +264,23 @@ fn parse_connect(v: Option<Value>) -> Result<ConnectSpec, String> {
             ))
         }
     };
+    let refusal_fails = match take_str(&mut m, "refusal")?.as_deref() {
+        None | Some("error") => false,
+        Some("fail") => true,
+        Some(other) => return Err(format!("`connect.refusal` is error or fail, not {other:?}")),
+    };
     if let Some(key) = m.keys().next() {
         return Err(format!("unknown key `connect.{key}`"));
     }
-    Ok(ConnectSpec { token, token_in })
+    Ok(ConnectSpec {
+        token,
+        token_in,
+        refusal_fails,
+    })
 }
 
 /// The step's action names; exactly one must appear in each step table.
-const ACTIONS: [&str; 10] = [
+const ACTIONS: [&str; 11] = [
     "send",
     "send_raw",
     "expect",
@@ -280,6 +289,7 @@ const ACTIONS: [&str; 10] = [
     "expect_silence",
     "expect_refused",
     "wait",
+    "discard",
     "reconnect",
     "restart",
 ];
@@ -331,15 +341,23 @@ fn parse_step(protocol: &dyn Protocol, v: Value) -> Result<Step, String> {
             times: parse_times(m.remove("times"))?,
         },
         "expect" => {
-            if !body.is_object() {
-                return Err("`expect` takes a pattern table".into());
+            let patterns = patterns(body, "expect")?;
+            if patterns.is_empty() {
+                return Err("`expect` takes a pattern table or a list of them".into());
             }
             let within_ms = take_u64(&mut m, "within_ms")?;
             let scenario = take_bool(&mut m, "scenario")?.unwrap_or(false);
+            let probe = take_bool(&mut m, "probe")?.unwrap_or(false);
+            let unanswered = match (scenario, probe) {
+                (true, true) => return Err("an expect is a scenario or a probe, not both".into()),
+                (true, false) => Unanswered::ScenarioNotReached,
+                (false, true) => Unanswered::ProbeUnanswered,
+                (false, false) => Unanswered::Fails,
+            };
             Action::Expect {
-                pattern: body,
+                patterns,
                 within_ms,
-                scenario,
+                unanswered,
             }
         }
         "expect_error" => {
@@ -366,7 +384,10 @@ fn parse_step(protocol: &dyn Protocol, v: Value) -> Result<Step, String> {
         "expect_silence" => {
             let mut b = as_table(body, name)?;
             let ms = take_u64(&mut b, "ms")?.ok_or("`expect_silence` needs `ms`")?;
-            let matching = take_object(&mut b, "matching")?;
+            let matching = match b.remove("matching") {
+                None => Vec::new(),
+                Some(v) => patterns(v, "expect_silence.matching")?,
+            };
             no_more(&b, name)?;
             Action::ExpectSilence { ms, matching }
         }
@@ -381,6 +402,10 @@ fn parse_step(protocol: &dyn Protocol, v: Value) -> Result<Step, String> {
             let ms = take_u64(&mut b, "ms")?.ok_or("`wait` needs `ms`")?;
             no_more(&b, name)?;
             Action::Wait { ms }
+        }
+        "discard" => {
+            no_more(&as_table(body, name)?, name)?;
+            Action::Discard
         }
         "reconnect" => {
             let mut b = as_table(body, name)?;
@@ -458,6 +483,17 @@ fn parse_raw(body: Value) -> Result<RawFrame, String> {
     };
     no_more(&b, "send_raw")?;
     Ok(frame)
+}
+
+/// A pattern table, or a list of them (alternatives).
+fn patterns(v: Value, name: &str) -> Result<Vec<Value>, String> {
+    match v {
+        Value::Object(_) => Ok(vec![v]),
+        Value::Array(items) if items.iter().all(Value::is_object) => Ok(items),
+        other => Err(format!(
+            "`{name}` takes a pattern table or a list of them, not {other}"
+        )),
+    }
 }
 
 fn as_table(v: Value, name: &str) -> Result<Map<String, Value>, String> {

@@ -56,6 +56,9 @@ pub struct ConnectSpec {
     pub token: TokenKind,
     /// Where the token goes (default: the protocol's placement).
     pub token_in: Option<TokenPlacement>,
+    /// A refused connection fails the case (`refusal = "fail"`) instead of being an error:
+    /// for cases whose point is that the connection is accepted.
+    pub refusal_fails: bool,
 }
 
 /// Which token a connection presents.
@@ -99,6 +102,18 @@ pub enum RawFrame {
     TextBytes(Vec<u8>),
 }
 
+/// What an `expect` that sees no match means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unanswered {
+    /// The target broke the case's rule.
+    Fails,
+    /// `scenario = true`: the target did not obey a scenario directive; skip.
+    ScenarioNotReached,
+    /// `probe = true`: a liveness probe another case judges went unanswered, so this case
+    /// cannot observe what it needs; skip.
+    ProbeUnanswered,
+}
+
 /// One step of a case.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Step {
@@ -118,10 +133,12 @@ pub enum Action {
         frame: RawFrame,
         times: Times,
     },
+    /// Waits for an event matching any of `patterns`.
     Expect {
-        pattern: Value,
+        patterns: Vec<Value>,
         within_ms: Option<u64>,
-        scenario: bool,
+        /// Without an answer the case is skipped, not failed (see [`Unanswered`]).
+        unanswered: Unanswered,
     },
     ExpectError {
         code: Option<String>,
@@ -132,9 +149,10 @@ pub enum Action {
         code: Option<u16>,
         within_ms: Option<u64>,
     },
+    /// Nothing (or nothing matching any of `matching`) arrives for `ms`.
     ExpectSilence {
         ms: u64,
-        matching: Option<Value>,
+        matching: Vec<Value>,
     },
     ExpectRefused {
         within_ms: Option<u64>,
@@ -142,6 +160,8 @@ pub enum Action {
     Wait {
         ms: u64,
     },
+    /// Forgets every arrival no step consumed (they stay in the transcript).
+    Discard,
     Reconnect {
         handshake: HandshakeMode,
         handshake_with: Option<Value>,

@@ -46,6 +46,12 @@ struct Arrival {
     item: Item,
 }
 
+/// Most arrivals kept unconsumed.
+const MAX_PENDING: usize = 10_000;
+
+/// Most arrivals taken in by one drain before a send.
+const MAX_DRAIN: usize = 4096;
+
 /// What a watcher decides about one arrival.
 enum Watch<T> {
     /// Consume it and finish with `T`.
@@ -115,7 +121,12 @@ impl<'a> CaseRun<'a> {
             .iter()
             .any(|s| matches!(s.action, Action::ExpectRefused { .. }));
         self.open(token.as_deref(), expects_refusal).await?;
-        let handshake_with = self.case.handshake_with.clone();
+        let handshake_with = self
+            .case
+            .handshake_with
+            .as_ref()
+            .map(|w| self.substitute(w))
+            .transpose()?;
         self.handshake(self.case.handshake, handshake_with.as_ref(), false)
             .await?;
         self.check_capabilities()?;
@@ -198,7 +209,12 @@ impl<'a> CaseRun<'a> {
                 self.link
                     .transcript
                     .push(Direction::Server, json!({"$error": e.to_string()}));
-                Err(Outcome::Error(format!("could not connect: {e}")))
+                Err(match e {
+                    TransportError::Rejected { status } if self.case.connect.refusal_fails => fail(
+                        format!("the target refused the connection with HTTP {status}"),
+                    ),
+                    other => Outcome::Error(format!("could not connect: {other}")),
+                })
             }
         }
     }
@@ -255,7 +271,10 @@ impl<'a> CaseRun<'a> {
         }
     }
 
-    fn check_capabilities(&self) -> Result<(), Outcome> {
+    /// Skips the case when the target lacks a required capability; binds the declared values
+    /// as `${capability.NAME}`.
+    fn check_capabilities(&mut self) -> Result<(), Outcome> {
+        let mut declared_caps = serde_json::Map::new();
         for req in &self.case.requires {
             let Requirement::Capability(name) = req else {
                 continue;
@@ -274,7 +293,12 @@ impl<'a> CaseRun<'a> {
                     "the target does not declare capability `{name}`"
                 )));
             }
+            if let Some(value) = declared {
+                declared_caps.insert(name.clone(), value);
+            }
         }
+        self.vars
+            .insert("capability".into(), Value::Object(declared_caps));
         Ok(())
     }
 
@@ -335,10 +359,10 @@ impl<'a> CaseRun<'a> {
                 Ok(())
             }
             Action::Expect {
-                pattern,
+                patterns,
                 within_ms,
-                scenario,
-            } => self.expect(pattern, *within_ms, *scenario).await,
+                unanswered,
+            } => self.expect(patterns, *within_ms, *unanswered).await,
             Action::ExpectError {
                 code,
                 unless,
@@ -348,12 +372,16 @@ impl<'a> CaseRun<'a> {
                     .await
             }
             Action::ExpectClose { code, within_ms } => self.expect_close(*code, *within_ms).await,
-            Action::ExpectSilence { ms, matching } => {
-                self.expect_silence(*ms, matching.as_ref()).await
-            }
+            Action::ExpectSilence { ms, matching } => self.expect_silence(*ms, matching).await,
             Action::ExpectRefused { within_ms } => self.expect_refused(*within_ms).await,
             Action::Wait { ms } => {
                 tokio::time::sleep(Duration::from_millis(*ms)).await;
+                Ok(())
+            }
+            Action::Discard => {
+                // Take in what already arrived, then forget all of it.
+                self.link.drain();
+                self.link.pending.clear();
                 Ok(())
             }
             Action::Reconnect {
@@ -367,6 +395,10 @@ impl<'a> CaseRun<'a> {
                     );
                     conn.close().await;
                 }
+                let handshake_with = handshake_with
+                    .as_ref()
+                    .map(|w| self.substitute(w))
+                    .transpose()?;
                 let token = token_for(self.case.connect.token, &self.cfg.credentials)?;
                 self.open(token.as_deref(), false).await?;
                 self.handshake(*handshake, handshake_with.as_ref(), true)
@@ -379,27 +411,43 @@ impl<'a> CaseRun<'a> {
         }
     }
 
-    fn substitute(&self, v: &Value) -> Result<Value, Outcome> {
+    fn substitute(&mut self, v: &Value) -> Result<Value, Outcome> {
+        matcher::bind_uuids(v, &mut self.vars);
         matcher::substitute(v, &self.vars).map_err(|e| Outcome::Error(e.to_string()))
+    }
+
+    fn substitute_all(&mut self, patterns: &[Value]) -> Result<Vec<Value>, Outcome> {
+        patterns.iter().map(|p| self.substitute(p)).collect()
     }
 
     async fn expect(
         &mut self,
-        pattern: &Value,
+        patterns: &[Value],
         within_ms: Option<u64>,
-        scenario: bool,
+        unanswered: Unanswered,
     ) -> Result<(), Outcome> {
-        let pattern = self.substitute(pattern)?;
+        let patterns = self.substitute_all(patterns)?;
         let timeout = self.timeout(within_ms);
         let deadline = Instant::now() + timeout;
         let mut captured = Vars::new();
         let found = self
             .link
             .watch(deadline, true, |a, _| match &a.item {
-                Item::Event(e) if matcher::matches(&pattern, e, &mut captured) => Watch::Take(()),
+                Item::Event(e)
+                    if patterns
+                        .iter()
+                        .any(|p| matcher::matches(p, e, &mut captured)) =>
+                {
+                    Watch::Take(())
+                }
                 _ => Watch::Keep,
             })
             .await;
+        let pattern = if patterns.len() == 1 {
+            patterns[0].to_string()
+        } else {
+            format!("any of {}", Value::Array(patterns.clone()))
+        };
         if found.is_some() {
             self.vars.extend(captured);
             return Ok(());
@@ -414,10 +462,12 @@ impl<'a> CaseRun<'a> {
             ),
         };
         let message = format!("{why}; {}", self.link.unmatched_summary());
-        Err(if scenario {
-            Outcome::Skip(format!("scenario not reached: {message}"))
-        } else {
-            fail(message)
+        Err(match unanswered {
+            Unanswered::Fails => fail(message),
+            Unanswered::ScenarioNotReached => Outcome::Skip(format!("scenario not reached: {message}")),
+            Unanswered::ProbeUnanswered => Outcome::Skip(format!(
+                "cannot judge: a liveness probe went unanswered (its own case judges that): {message}"
+            )),
         })
     }
 
@@ -427,7 +477,10 @@ impl<'a> CaseRun<'a> {
         unless: Option<&Value>,
         within_ms: Option<u64>,
     ) -> Result<(), Outcome> {
-        let unless = unless.map(|u| self.substitute(u)).transpose()?;
+        let unless = match unless {
+            Some(u) => Some(self.substitute(u)?),
+            None => None,
+        };
         let timeout = self.timeout(within_ms);
         let deadline = Instant::now() + timeout;
         let mut wrong: Option<String> = None;
@@ -500,8 +553,14 @@ impl<'a> CaseRun<'a> {
         }
     }
 
-    async fn expect_silence(&mut self, ms: u64, matching: Option<&Value>) -> Result<(), Outcome> {
-        let matching = matching.map(|m| self.substitute(m)).transpose()?;
+    async fn expect_silence(&mut self, ms: u64, matching: &[Value]) -> Result<(), Outcome> {
+        let matching = self.substitute_all(matching)?;
+        let relevant = |e: &Value| {
+            matching.is_empty()
+                || matching
+                    .iter()
+                    .any(|m| matcher::matches(m, e, &mut Vars::new()))
+        };
         let deadline = Instant::now() + Duration::from_millis(ms);
         let since = self.link.last_send_ms;
         let found = self
@@ -510,15 +569,13 @@ impl<'a> CaseRun<'a> {
                 if a.at_ms < since {
                     return Watch::Keep;
                 }
-                match (&a.item, &matching) {
-                    (Item::Ended(how), _) => Watch::Stop(format!("the connection ended ({how})")),
-                    (Item::Event(e), Some(m)) if !matcher::matches(m, e, &mut Vars::new()) => {
-                        Watch::Keep
-                    }
-                    (Item::Event(e), _) => Watch::Stop(describe_event(e)),
-                    (_, Some(_)) => Watch::Keep,
-                    (Item::Binary(n), None) => Watch::Stop(format!("a binary frame of {n} bytes")),
-                    (Item::Garbage(t), None) => Watch::Stop(format!(
+                match &a.item {
+                    Item::Ended(how) => Watch::Stop(format!("the connection ended ({how})")),
+                    Item::Event(e) if relevant(e) => Watch::Stop(describe_event(e)),
+                    Item::Event(_) => Watch::Keep,
+                    _ if !matching.is_empty() => Watch::Keep,
+                    Item::Binary(n) => Watch::Stop(format!("a binary frame of {n} bytes")),
+                    Item::Garbage(t) => Watch::Stop(format!(
                         "non-JSON text {:?}",
                         t.chars().take(40).collect::<String>()
                     )),
@@ -562,6 +619,52 @@ impl<'a> CaseRun<'a> {
 }
 
 impl Link {
+    /// Records and decodes one observation.
+    fn arrive(&mut self, received: Received, at: std::time::Instant) -> Arrival {
+        self.transcript.record_received(&received, at);
+        let item = match received {
+            Received::Frame(frame) => match self.session.decode(&frame) {
+                Decoded::Event(v) => Item::Event(v),
+                Decoded::Binary(n) => Item::Binary(n),
+                Decoded::Garbage(t) => Item::Garbage(t),
+            },
+            Received::Closed { code, reason } => Item::Ended(match code {
+                Some(c) if reason.is_empty() => format!("close code {c}"),
+                Some(c) => format!("close code {c} {reason:?}"),
+                None => reason,
+            }),
+            Received::Failed(e) => Item::Ended(e.to_string()),
+        };
+        if let Item::Ended(how) = &item {
+            self.ended = Some(how.clone());
+        }
+        Arrival {
+            at_ms: self.transcript.ms_at(at),
+            item,
+        }
+    }
+
+    /// Keeps an arrival for later steps; past the cap the oldest is forgotten (it stays in the
+    /// transcript), so a flooding target cannot grow memory without bound.
+    fn keep(&mut self, arrival: Arrival) {
+        if self.pending.len() >= MAX_PENDING {
+            self.pending.pop_front();
+        }
+        self.pending.push_back(arrival);
+    }
+
+    /// Moves everything already received into `pending`, without waiting (bounded, so a
+    /// flood cannot hold us here).
+    fn drain(&mut self) {
+        for _ in 0..MAX_DRAIN {
+            let Some((received, at)) = self.conn.as_mut().and_then(Connection::try_recv) else {
+                return;
+            };
+            let arrival = self.arrive(received, at);
+            self.keep(arrival);
+        }
+    }
+
     /// Looks through kept arrivals (when `scan_pending`) and then new ones until `judge`
     /// decides, the connection ends, or `deadline` passes (`None`).
     async fn watch<T>(
@@ -583,44 +686,27 @@ impl Link {
             }
         }
         loop {
-            let conn = self.conn.as_mut()?;
-            if conn.is_finished() {
+            // A flood must not keep us past the deadline: every wait is bounded.
+            if Instant::now() >= deadline {
                 return None;
             }
-            let received = conn.recv(deadline).await?;
-            self.transcript.record_received(&received);
-            let item = match received {
-                Received::Frame(frame) => match self.session.decode(&frame) {
-                    Decoded::Event(v) => Item::Event(v),
-                    Decoded::Binary(n) => Item::Binary(n),
-                    Decoded::Garbage(t) => Item::Garbage(t),
-                },
-                Received::Closed { code, reason } => Item::Ended(match code {
-                    Some(c) if reason.is_empty() => format!("close code {c}"),
-                    Some(c) => format!("close code {c} {reason:?}"),
-                    None => reason,
-                }),
-                Received::Failed(e) => Item::Ended(e.to_string()),
-            };
-            if let Item::Ended(how) = &item {
-                self.ended = Some(how.clone());
-            }
-            let arrival = Arrival {
-                at_ms: self.transcript.elapsed_ms(),
-                item,
-            };
+            let conn = self.conn.as_mut()?;
+            let (received, at) = conn.recv(deadline).await?;
+            let arrival = self.arrive(received, at);
             match judge(&arrival, &*self.session) {
                 Watch::Take(t) => return Some(t),
                 Watch::Stop(t) => {
-                    self.pending.push_back(arrival);
+                    self.keep(arrival);
                     return Some(t);
                 }
-                Watch::Keep => self.pending.push_back(arrival),
+                Watch::Keep => self.keep(arrival),
             }
         }
     }
 
     async fn send_frame(&mut self, frame: Frame, deadline: Instant) -> Result<(), Outcome> {
+        // Take in what already arrived first, so the transcript keeps the wire's order.
+        self.drain();
         let Some(conn) = self.conn.as_mut() else {
             return Err(Outcome::Error(
                 "no connection to send on (it was refused)".into(),

@@ -96,6 +96,8 @@ pub(crate) enum Command {
 /// A received item plus its share of the byte budget, released when the runner consumes it.
 struct Queued {
     received: Received,
+    /// When the transport took it off the wire (the runner may read it much later).
+    at: std::time::Instant,
     _permit: Option<OwnedSemaphorePermit>,
 }
 
@@ -109,6 +111,7 @@ impl Inbox {
     /// Queues an observation, waiting while the runner is behind (bounded memory).
     /// Returns false once the runner has dropped the connection.
     pub(crate) async fn push(&self, received: Received) -> bool {
+        let at = std::time::Instant::now();
         let size = match &received {
             Received::Frame(f) => f.len().min(MAX_QUEUED_BYTES),
             _ => 0,
@@ -124,6 +127,7 @@ impl Inbox {
         self.tx
             .send(Queued {
                 received,
+                at,
                 _permit: permit,
             })
             .await
@@ -183,9 +187,9 @@ impl Connection {
         }
     }
 
-    /// The next observation, or `None` when `deadline` passes first.
-    /// After the connection ends this keeps answering `Closed` without waiting.
-    pub async fn recv(&mut self, deadline: Instant) -> Option<Received> {
+    /// The next observation and when it came off the wire, or `None` when `deadline` passes
+    /// first or the connection has already ended.
+    pub async fn recv(&mut self, deadline: Instant) -> Option<(Received, std::time::Instant)> {
         if self.finished {
             return None;
         }
@@ -194,17 +198,30 @@ impl Connection {
                 if !matches!(q.received, Received::Frame(_)) {
                     self.finished = true;
                 }
-                Some(q.received)
+                Some((q.received, q.at))
             }
             Ok(None) => {
                 self.finished = true;
-                Some(Received::Closed {
+                let ended = Received::Closed {
                     code: None,
                     reason: "connection ended".into(),
-                })
+                };
+                Some((ended, std::time::Instant::now()))
             }
             Err(_) => None,
         }
+    }
+
+    /// An observation that is already waiting, without blocking.
+    pub fn try_recv(&mut self) -> Option<(Received, std::time::Instant)> {
+        if self.finished {
+            return None;
+        }
+        let q = self.incoming.try_recv().ok()?;
+        if !matches!(q.received, Received::Frame(_)) {
+            self.finished = true;
+        }
+        Some((q.received, q.at))
     }
 
     /// True once the connection has closed or failed.

@@ -6,7 +6,6 @@ use super::schema::schema;
 use crate::protocol::{Checker, Observed};
 use crate::rules::Violation;
 use crate::transcript::Direction;
-use base64::Engine;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -78,6 +77,8 @@ struct Shared {
 pub struct HaipChecker {
     senders: [Sender; 2],
     shared: Shared,
+    /// The client's latest HAI asked to resume: the server may continue its old numbering.
+    resuming: bool,
     /// Time of the current observation, in ms (from the transcript).
     now_ms: u64,
 }
@@ -130,11 +131,14 @@ impl HaipChecker {
                 format!("the first message on the connection is {ty}, not HAI"),
             ));
         }
-        if ty == "HAI" {
-            if from == Direction::Client && event.pointer("/payload/last_rx_seq").is_none() {
+        if ty == "HAI" && from == Direction::Client {
+            self.resuming = event.pointer("/payload/last_rx_seq").is_some();
+            if !self.resuming {
                 self.new_session();
                 self.senders[me].sent_on_connection = 1;
             }
+        }
+        if ty == "HAI" {
             self.on_hai(from, event, out);
         }
 
@@ -144,9 +148,9 @@ impl HaipChecker {
         if let Some(seq) = seq {
             let sender = &mut self.senders[me];
             match sender.max_seq {
-                None if seq != 1 && ty == "HAI" && from == Direction::Server => {
-                    // A server answering a resume continues its old numbering; only a fresh
-                    // session must start at 1, which the client's HAI tells us.
+                None if seq != 1 && from == Direction::Server && self.resuming => {
+                    // A server answering a resume continues numbering we never saw; only a
+                    // fresh session must start at 1, which the client's HAI tells us.
                     sender.max_seq = Some(seq);
                 }
                 None if seq != 1 => out.push(Violation::new(
@@ -263,31 +267,12 @@ impl HaipChecker {
                     "a Base64-mode message (payload.data) carries bin_mime",
                 ));
             }
-            if let Some(text) = data.as_str() {
-                if base64::engine::general_purpose::STANDARD
-                    .decode(text)
-                    .is_err()
-                {
-                    out.push(Violation::new(
-                        "HAIP-MEDIA-002",
-                        "payload.data is not valid Base64",
-                    ));
-                }
+            if data.is_string() && model::media_bytes(event).is_none() {
+                out.push(Violation::new(
+                    "HAIP-MEDIA-002",
+                    "payload.data is not valid Base64",
+                ));
             }
-        }
-    }
-
-    /// Bytes a media message moves, for byte credit: bin_len, or the decoded Base64 length.
-    fn media_bytes(event: &Value) -> u64 {
-        if let Some(len) = event.get("bin_len").and_then(Value::as_u64) {
-            return len;
-        }
-        match event.pointer("/payload/data").and_then(Value::as_str) {
-            Some(data) => {
-                let trimmed = data.trim_end_matches('=');
-                (trimmed.len() as u64 * 3) / 4
-            }
-            None => 0,
         }
     }
 
@@ -350,7 +335,7 @@ impl HaipChecker {
             }
         }
         let bytes = if ty == "AUDIO_CHUNK" {
-            Self::media_bytes(event)
+            model::media_bytes(event).unwrap_or(0)
         } else {
             0
         };

@@ -1,5 +1,6 @@
 //! HAIP event vocabulary shared by the session, the checker and the reference target.
 
+use base64::Engine;
 use serde_json::Value;
 
 /// The version this profile implements.
@@ -117,4 +118,19 @@ pub fn initial_credit(hai: &Value) -> (Option<u64>, Option<u64>) {
     let fc = hai_capability(hai, "flow_control");
     let get = |k: &str| fc.and_then(|f| f.get(k)).and_then(Value::as_u64);
     (get("initial_credit_messages"), get("initial_credit_bytes"))
+}
+
+/// Bytes a media message moves, for byte credit: `bin_len` in binary mode, else the decoded
+/// length of `payload.data` (0 without either); `None` when `data` is not valid Base64.
+pub fn media_bytes(event: &Value) -> Option<u64> {
+    if let Some(len) = event.get("bin_len").and_then(Value::as_u64) {
+        return Some(len);
+    }
+    match event.pointer("/payload/data").and_then(Value::as_str) {
+        Some(data) => base64::engine::general_purpose::STANDARD
+            .decode(data)
+            .ok()
+            .map(|b| b.len() as u64),
+        None => Some(0),
+    }
 }

@@ -76,10 +76,11 @@ impl Schema {
         let ty = event.get("type").and_then(Value::as_str).unwrap_or("");
         for error in self.validator.iter_errors(event) {
             let path = error.instance_path().as_str().to_owned();
-            let rule = if error.kind().keyword() == "additionalProperties" {
+            let keyword = error.kind().keyword();
+            let rule = if keyword == "additionalProperties" {
                 "HAIP-ENV-005"
             } else {
-                rule_for_path(&path, ty)
+                rule_for_path(&path, keyword, ty)
             };
             let mut message = format!("{}: {}", if path.is_empty() { "/" } else { &path }, error);
             truncate(&mut message, MAX_MESSAGE);
@@ -132,8 +133,10 @@ impl Schema {
     }
 }
 
-/// The rule a schema error at `path` (a JSON pointer) breaks, for an event of type `ty`.
-fn rule_for_path(path: &str, ty: &str) -> &'static str {
+/// The rule a schema error (`keyword` failing at JSON pointer `path`) breaks, for an event of
+/// type `ty`. A payload that is not an object is an envelope error; a payload missing one of
+/// its type's fields breaks that type's rule.
+fn rule_for_path(path: &str, keyword: &str, ty: &str) -> &'static str {
     let top = path.trim_start_matches('/').split('/').next().unwrap_or("");
     match top {
         "" => "HAIP-ENV-001",
@@ -142,7 +145,7 @@ fn rule_for_path(path: &str, ty: &str) -> &'static str {
         "channel" | "thread_id" => "HAIP-ENV-004",
         "type" => "HAIP-ENV-006",
         "pv" | "crit" | "bin_len" | "bin_mime" => "HAIP-ENV-007",
-        "payload" if path == "/payload" => "HAIP-ENV-001",
+        "payload" if path == "/payload" && keyword == "type" => "HAIP-ENV-001",
         "payload" => payload_rule(ty),
         _ => "HAIP-ENV-005",
     }
@@ -218,6 +221,13 @@ mod tests {
         assert_eq!(rules_of(&e), ["HAIP-ENV-009"]);
         let mut e = ping();
         e.as_object_mut().unwrap().remove("ts");
+        assert_eq!(rules_of(&e), ["HAIP-ENV-001"]);
+        let mut e = ping();
+        e["type"] = json!("ERROR");
+        e["payload"] = json!({"code": "X"});
+        assert_eq!(rules_of(&e), ["HAIP-ERR-002"]);
+        let mut e = ping();
+        e["payload"] = json!([]);
         assert_eq!(rules_of(&e), ["HAIP-ENV-001"]);
         let mut e = ping();
         e["type"] = json!("PINGG");

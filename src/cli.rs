@@ -1,0 +1,134 @@
+//! Command-line definitions (the contract in ARCHITECTURE.md).
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use wireprobe::report::ReportTarget;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "wireprobe",
+    version,
+    about = "Conformance suites and fuzzing for agent<->UI event protocols"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// List protocols, or a protocol's rules, cases or reference faults.
+    List {
+        protocol: Option<String>,
+        #[arg(long)]
+        rules: bool,
+        #[arg(long)]
+        cases: bool,
+        #[arg(long)]
+        faults: bool,
+    },
+    /// Run a protocol's suite against a live target.
+    Run(RunArgs),
+    /// Fuzz a live target with generated event sequences.
+    Fuzz {
+        protocol: String,
+        #[arg(long)]
+        target: Option<String>,
+        #[arg(long)]
+        exec: Option<String>,
+        #[arg(long)]
+        seed: Option<u64>,
+        #[arg(long)]
+        runs: Option<u64>,
+        #[arg(long)]
+        duration: Option<u64>,
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Emit generated events as NDJSON on stdout.
+    Gen {
+        protocol: String,
+        #[arg(long)]
+        kind: Option<String>,
+        #[arg(long)]
+        count: Option<u64>,
+        #[arg(long)]
+        seed: Option<u64>,
+    },
+    /// Validate a recorded transcript offline (NDJSON; `-` or no file reads stdin).
+    Check {
+        protocol: String,
+        file: Option<PathBuf>,
+        /// Also accept bare event lines, as sent by this side.
+        #[arg(long, value_parser = ["client", "server"])]
+        from: Option<String>,
+        #[arg(long = "report", value_name = "FORMAT=PATH")]
+        reports: Vec<ReportTarget>,
+        /// Should-level violations fail too.
+        #[arg(long)]
+        strict: bool,
+    },
+    /// Run a protocol's reference target.
+    Serve {
+        protocol: String,
+        #[arg(long, value_name = "ADDR")]
+        listen: Option<String>,
+        #[arg(long)]
+        stdio: bool,
+        /// Break one rule on purpose (repeatable); `wireprobe list PROTOCOL --faults` lists them.
+        #[arg(long = "fault", value_name = "NAME")]
+        faults: Vec<String>,
+        /// Require HS256 bearer tokens signed with this secret.
+        #[arg(long)]
+        jwt_secret: Option<String>,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    pub protocol: String,
+    /// The target's URL, or `builtin` for the reference target.
+    #[arg(long, value_name = "URL", required_unless_present = "exec")]
+    pub target: Option<String>,
+    /// Spawn the target as a child process (stdio protocols).
+    #[arg(long, value_name = "CMD", conflicts_with = "target")]
+    pub exec: Option<String>,
+    /// A suite file or directory (default: the suite built into wireprobe).
+    #[arg(long)]
+    pub suite: Option<PathBuf>,
+    /// Run only cases whose id matches (repeatable).
+    #[arg(long = "case", value_name = "GLOB")]
+    pub cases: Vec<String>,
+    /// Skip cases whose id matches (repeatable).
+    #[arg(long = "skip", value_name = "GLOB")]
+    pub skips: Vec<String>,
+    /// Should-level failures (warn) fail the run too.
+    #[arg(long)]
+    pub strict: bool,
+    /// Budget of each waiting step, in milliseconds.
+    #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    pub timeout_ms: u64,
+    /// Cases run at once, each on its own connection.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub jobs: u64,
+    /// Case ids expected to fail, one per line; a listed case that passes is reported as stale.
+    #[arg(long, value_name = "FILE")]
+    pub known_failing: Option<PathBuf>,
+    #[arg(long = "report", value_name = "FORMAT=PATH")]
+    pub reports: Vec<ReportTarget>,
+    /// A valid bearer token for the target.
+    #[arg(long)]
+    pub token: Option<String>,
+    /// The target's HS256 secret: wireprobe mints valid, expired and not-yet-valid tokens.
+    #[arg(long)]
+    pub jwt_secret: Option<String>,
+    /// An extra request header, `"Name: value"` (repeatable).
+    #[arg(long = "header", value_name = "K: V")]
+    pub headers: Vec<String>,
+    /// Largest frame accepted from the target, in bytes.
+    #[arg(long, default_value_t = wireprobe::transport::DEFAULT_MAX_FRAME)]
+    pub max_frame_bytes: usize,
+    /// With `--target builtin`: start the reference target with this fault (repeatable).
+    #[arg(long = "fault", value_name = "NAME")]
+    pub faults: Vec<String>,
+}

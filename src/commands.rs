@@ -1,0 +1,382 @@
+//! What each subcommand does; errors become one clear line and an exit code.
+
+use crate::cli::{Command, RunArgs};
+use anyhow::{anyhow, bail, Context, Result};
+use std::collections::BTreeSet;
+use std::io::BufRead;
+use std::net::SocketAddr;
+use std::time::{Duration, Instant, SystemTime};
+use wireprobe::check::{self, CheckSummary};
+use wireprobe::protocol::{self, Protocol};
+use wireprobe::reference::{self, ServeOptions};
+use wireprobe::report::{self, console, Gate, Report};
+use wireprobe::rules::Level;
+use wireprobe::suite::filter::{read_known_failing, CaseFilter};
+use wireprobe::suite::runner::{self, CaseResult, Credentials, RunConfig, RunError};
+use wireprobe::suite::{self as suites, Suite};
+use wireprobe::transcript::Direction;
+use wireprobe::verdict::Verdict;
+
+/// Exit codes of the CLI contract.
+pub const EXIT_OK: u8 = 0;
+pub const EXIT_USAGE: u8 = 2;
+pub const EXIT_UNREACHABLE: u8 = 3;
+
+/// A failure with the exit code it deserves.
+struct Failure {
+    code: u8,
+    error: anyhow::Error,
+}
+
+fn usage(error: anyhow::Error) -> Failure {
+    Failure {
+        code: EXIT_USAGE,
+        error,
+    }
+}
+
+pub async fn dispatch(command: Command) -> u8 {
+    let result = match command {
+        Command::List {
+            protocol,
+            rules,
+            cases,
+            faults,
+        } => list(protocol.as_deref(), rules, cases, faults).map_err(usage),
+        Command::Run(args) => run(args).await,
+        Command::Check {
+            protocol,
+            file,
+            from,
+            reports,
+            strict,
+        } => check(&protocol, file, from.as_deref(), &reports, strict),
+        Command::Serve {
+            protocol,
+            listen,
+            stdio,
+            faults,
+            jwt_secret,
+        } => serve(&protocol, listen, stdio, faults, jwt_secret)
+            .await
+            .map_err(usage),
+        Command::Fuzz { protocol, .. } | Command::Gen { protocol, .. } => Err(usage(anyhow!(
+            "`fuzz` and `gen` are not implemented yet for {protocol} (planned: issue 5)"
+        ))),
+    };
+    match result {
+        Ok(code) => code,
+        Err(Failure { code, error }) => {
+            eprintln!("wireprobe: {error:#}");
+            code
+        }
+    }
+}
+
+fn protocol_named(id: &str) -> Result<&'static dyn Protocol> {
+    protocol::get(id).ok_or_else(|| {
+        let known: Vec<&str> = protocol::all().iter().map(|p| p.id()).collect();
+        anyhow!("unknown protocol {id:?}; known: {}", known.join(", "))
+    })
+}
+
+fn list(protocol: Option<&str>, rules: bool, cases: bool, faults: bool) -> Result<u8> {
+    let Some(id) = protocol else {
+        for p in protocol::all() {
+            println!(
+                "{:<6} {}  ({} rules, spec {})",
+                p.id(),
+                p.title(),
+                p.rules().len(),
+                p.spec_file()
+            );
+        }
+        return Ok(EXIT_OK);
+    };
+    let p = protocol_named(id)?;
+    let all = !rules && !cases && !faults;
+    if rules || all {
+        for r in p.rules() {
+            println!(
+                "{:<15} {:<6} {}\n{:<22} source: {}",
+                r.id,
+                r.level.to_string(),
+                r.text,
+                "",
+                r.source
+            );
+        }
+    }
+    if cases || all {
+        let suite = suites::load_bundled(p)?;
+        for c in &suite.cases {
+            println!("{:<44} [{}] {}", c.id, c.rules.join(", "), c.title);
+        }
+    }
+    if faults {
+        for f in reference::faults(p.id()).unwrap_or_default() {
+            println!(
+                "{:<28} breaks {:<32} {}",
+                f.name,
+                f.breaks.join(","),
+                f.description
+            );
+        }
+    }
+    Ok(EXIT_OK)
+}
+
+fn parse_headers(raw: &[String]) -> Result<Vec<(String, String)>> {
+    raw.iter()
+        .map(|h| {
+            let (k, v) = h
+                .split_once(':')
+                .ok_or_else(|| anyhow!("--header takes \"Name: value\", got {h:?}"))?;
+            Ok((k.trim().to_owned(), v.trim().to_owned()))
+        })
+        .collect()
+}
+
+fn load_suite(p: &dyn Protocol, path: Option<&std::path::Path>) -> Result<Suite> {
+    Ok(match path {
+        Some(path) => suites::load_path(p, path)?,
+        None => suites::load_bundled(p)?,
+    })
+}
+
+async fn run(args: RunArgs) -> Result<u8, Failure> {
+    let p = protocol_named(&args.protocol).map_err(usage)?;
+    if args.exec.is_some() {
+        return Err(usage(anyhow!("{} targets are WebSocket servers: use --target ws://HOST:PORT/PATH or --target builtin", p.id())));
+    }
+    let suite = load_suite(p, args.suite.as_deref()).map_err(usage)?;
+    let known_failing = match &args.known_failing {
+        Some(path) => read_known_failing(path)
+            .with_context(|| format!("--known-failing {}", path.display()))
+            .map_err(usage)?,
+        None => BTreeSet::new(),
+    };
+    let filter = CaseFilter::new(&args.cases, &args.skips).map_err(|e| usage(e.into()))?;
+    let target = args.target.clone().unwrap_or_default();
+    let mut credentials = Credentials {
+        token: args.token.clone(),
+        jwt_secret: args.jwt_secret.clone(),
+    };
+
+    // `--target builtin` starts the reference target here; it needs tokens unless told otherwise,
+    // so the auth cases run in the demo too.
+    let _builtin;
+    let url = if target == "builtin" {
+        if !credentials.any() {
+            credentials.jwt_secret = Some(format!("wireprobe-demo-{}", uuid::Uuid::new_v4()));
+        }
+        let opts = ServeOptions {
+            faults: args.faults.clone(),
+            jwt_secret: credentials.jwt_secret.clone(),
+        };
+        let running = reference::start(p.id(), SocketAddr::from(([127, 0, 0, 1], 0)), &opts)
+            .await
+            .map_err(|e| usage(e.into()))?;
+        let url = running.url.clone();
+        _builtin = Some(running);
+        url
+    } else {
+        if !args.faults.is_empty() {
+            return Err(usage(anyhow!("--fault applies only to --target builtin")));
+        }
+        target.clone()
+    };
+
+    let config = RunConfig {
+        target_url: url.clone(),
+        step_timeout: Duration::from_millis(args.timeout_ms),
+        jobs: args.jobs as usize,
+        filter,
+        credentials,
+        headers: parse_headers(&args.headers).map_err(usage)?,
+        max_frame: args.max_frame_bytes,
+    };
+    let started_at = SystemTime::now();
+    let started = Instant::now();
+    let print = |r: &CaseResult| eprintln!("{}", console::case_line(r));
+    let results = match runner::run_suite(p, &suite, &config, &print).await {
+        Ok(r) => r,
+        Err(RunError::Unreachable(e)) => {
+            return Err(Failure {
+                code: EXIT_UNREACHABLE,
+                error: anyhow!("target unreachable: {e}"),
+            });
+        }
+    };
+    let shown_target = if target == "builtin" {
+        format!("builtin ({url})")
+    } else {
+        url
+    };
+    let report = Report::new(
+        p.id(),
+        &shown_target,
+        started_at,
+        started.elapsed().as_millis() as u64,
+        p.rules(),
+        results,
+    );
+    let gate = Gate::evaluate(&report.cases, args.strict, &known_failing);
+    eprint!("{}", console::summary(&report, &gate));
+    report::write_all(&report, &args.reports, args.strict)
+        .context("writing a report")
+        .map_err(usage)?;
+    Ok(gate.exit_code() as u8)
+}
+
+fn check(
+    id: &str,
+    file: Option<std::path::PathBuf>,
+    from: Option<&str>,
+    reports: &[report::ReportTarget],
+    strict: bool,
+) -> Result<u8, Failure> {
+    let p = protocol_named(id).map_err(usage)?;
+    let bare_from = from.map(|f| {
+        if f == "client" {
+            Direction::Client
+        } else {
+            Direction::Server
+        }
+    });
+    let started_at = SystemTime::now();
+    let started = Instant::now();
+    let shown = file
+        .as_ref()
+        .map_or("-".to_owned(), |f| f.display().to_string());
+    let reader: Box<dyn BufRead> = match file.as_deref() {
+        None => Box::new(std::io::stdin().lock()),
+        Some(path) if path.as_os_str() == "-" => Box::new(std::io::stdin().lock()),
+        Some(path) => Box::new(std::io::BufReader::with_capacity(
+            256 * 1024,
+            std::fs::File::open(path)
+                .with_context(|| format!("cannot open {}", path.display()))
+                .map_err(usage)?,
+        )),
+    };
+    let mut printed = 0usize;
+    let summary = check::check_stream(p, reader, bare_from, |f| {
+        if printed < 50 {
+            let from = if f.from == Direction::Client {
+                "client"
+            } else {
+                "server"
+            };
+            println!(
+                "line {} ({from}): {} {}",
+                f.line, f.violation.rule, f.violation.message
+            );
+        }
+        printed += 1;
+    })
+    .with_context(|| format!("reading {shown}"))
+    .map_err(usage)?;
+    if printed > 50 {
+        println!("… and {} more findings", printed - 50);
+    }
+    for bad in summary.bad_lines.iter().take(20) {
+        eprintln!("line {}: {}", bad.line, bad.reason);
+    }
+    let report = check_report(
+        p,
+        &shown,
+        started_at,
+        started.elapsed().as_millis() as u64,
+        &summary,
+    );
+    let gate = Gate::evaluate(&report.cases, strict, &BTreeSet::new());
+    eprintln!(
+        "{}: {} lines, {} events, {} findings, {} unreadable lines",
+        shown,
+        summary.lines,
+        summary.events,
+        summary.per_rule.values().sum::<u64>(),
+        summary.bad_line_count
+    );
+    report::write_all(&report, reports, strict)
+        .context("writing a report")
+        .map_err(usage)?;
+    if summary.bad_line_count > 0 && summary.events == 0 {
+        return Err(usage(anyhow!("{shown} holds no transcript lines")));
+    }
+    Ok(gate.exit_code() as u8)
+}
+
+/// A check's findings as a report: one entry per rule, failed when the transcript breaks it.
+fn check_report(
+    p: &dyn Protocol,
+    input: &str,
+    started_at: SystemTime,
+    duration_ms: u64,
+    summary: &CheckSummary,
+) -> Report {
+    let results = p
+        .rules()
+        .iter()
+        .map(|rule| {
+            let count = summary.per_rule.get(rule.id).copied().unwrap_or(0);
+            let first = summary
+                .findings
+                .iter()
+                .find(|f| f.violation.rule == rule.id);
+            let verdict = match (count, rule.level) {
+                (0, _) => Verdict::Pass,
+                (_, Level::Must) => Verdict::Fail,
+                (_, Level::Should | Level::May) => Verdict::Warn,
+                (_, Level::Info) => Verdict::Info,
+            };
+            let message = first.map_or(String::new(), |f| {
+                format!(
+                    "{count} violation(s); first at line {}: {}",
+                    f.line, f.violation.message
+                )
+            });
+            CaseResult {
+                id: format!("check.{}", rule.id),
+                title: rule.text.to_owned(),
+                rules: vec![rule.id.to_owned()],
+                level: rule.level,
+                verdict,
+                message,
+                duration_ms: 0,
+                transcript: Vec::new(),
+            }
+        })
+        .collect();
+    Report::new(p.id(), input, started_at, duration_ms, p.rules(), results)
+}
+
+async fn serve(
+    id: &str,
+    listen: Option<String>,
+    stdio: bool,
+    faults: Vec<String>,
+    jwt_secret: Option<String>,
+) -> Result<u8> {
+    let p = protocol_named(id)?;
+    if stdio {
+        bail!("{} is served over WebSocket: use --listen ADDR", p.id());
+    }
+    let listen =
+        listen.ok_or_else(|| anyhow!("serve needs --listen ADDR (e.g. 127.0.0.1:9000)"))?;
+    let addr: SocketAddr = listen
+        .parse()
+        .with_context(|| format!("--listen {listen:?} is not HOST:PORT"))?;
+    let opts = ServeOptions { faults, jwt_secret };
+    let running = reference::start(p.id(), addr, &opts).await?;
+    println!(
+        "wireprobe: {} reference target listening on {}",
+        p.title(),
+        running.url
+    );
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = running.wait() => {}
+    }
+    Ok(EXIT_OK)
+}

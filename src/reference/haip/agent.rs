@@ -1,0 +1,289 @@
+//! The scripted agent: what the reference target does for `wireprobe:` directives in user
+//! text, and its two tools. Runs and tool calls are tasks that emit through the connection.
+
+use super::outbox::{Outgoing, AGENT_CHANNEL};
+use crate::reference::Faults;
+use base64::Engine;
+use serde_json::{json, Value};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+
+/// What a user message asks the agent to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Directive {
+    /// `wireprobe: say TEXT` — stream TEXT, a word per part.
+    Say(String),
+    /// `wireprobe: slow MS` — a run that streams a part every 100 ms for MS.
+    Slow(u64),
+    /// `wireprobe: fail` — the run ends with RUN_ERROR.
+    Fail,
+    /// `wireprobe: audio N` — an AUDIO_CHUNK of N bytes.
+    Audio(usize),
+}
+
+/// Longest `slow` run and largest audio chunk the reference agrees to.
+const MAX_SLOW_MS: u64 = 600_000;
+const MAX_AUDIO: usize = 1 << 20;
+
+impl Directive {
+    /// Reads a user message; anything that is not a directive is echoed.
+    pub fn parse(text: &str) -> Directive {
+        let Some(rest) = text.trim().strip_prefix("wireprobe:") else {
+            return Directive::Say(format!("You said: {text}"));
+        };
+        let rest = rest.trim();
+        let (word, arg) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        let arg = arg.trim();
+        match word {
+            "say" => Directive::Say(arg.to_owned()),
+            "slow" => Directive::Slow(arg.parse::<u64>().unwrap_or(1000).min(MAX_SLOW_MS)),
+            "fail" => Directive::Fail,
+            "audio" => Directive::Audio(arg.parse::<usize>().unwrap_or(1024).min(MAX_AUDIO)),
+            _ => Directive::Say(format!("unknown directive: {rest}")),
+        }
+    }
+}
+
+/// What run and tool tasks tell the connection.
+#[derive(Debug)]
+pub enum Internal {
+    Emit(Outgoing),
+    RunEnded(String),
+    ToolEnded(String),
+}
+
+/// Everything a run task needs.
+pub struct RunSpec {
+    pub run_id: String,
+    /// Send RUN_STARTED (false when the client opened the run).
+    pub announce: bool,
+    pub directive: Directive,
+    /// The client accepts two-frame binary messages.
+    pub binary_ok: bool,
+    pub faults: Faults,
+}
+
+struct Emitter {
+    tx: mpsc::Sender<Internal>,
+    run_id: Option<String>,
+}
+
+impl Emitter {
+    async fn emit(&self, ty: &str, payload: Value) -> bool {
+        let o = Outgoing::new(ty, AGENT_CHANNEL, payload).in_run(self.run_id.as_deref());
+        self.tx.send(Internal::Emit(o)).await.is_ok()
+    }
+}
+
+/// Runs one agent run to its end (or its cancellation).
+pub async fn run(spec: RunSpec, tx: mpsc::Sender<Internal>, mut cancel: oneshot::Receiver<()>) {
+    let f = &spec.faults;
+    let out = Emitter {
+        tx: tx.clone(),
+        run_id: Some(spec.run_id.clone()),
+    };
+    if spec.announce {
+        out.emit("RUN_STARTED", json!({})).await;
+    }
+    if f.has("unknown-event-type") {
+        out.emit("THINKING", json!({})).await;
+    }
+    let message_id = if f.has("bad-message-id") {
+        "message-1".to_owned()
+    } else {
+        uuid::Uuid::new_v4().to_string()
+    };
+    let mut cancelled = false;
+    match &spec.directive {
+        Directive::Say(text) => {
+            if f.has("text-part-before-start") {
+                out.emit(
+                    "TEXT_MESSAGE_PART",
+                    json!({"message_id": message_id, "text": ""}),
+                )
+                .await;
+            }
+            out.emit(
+                "TEXT_MESSAGE_START",
+                json!({"message_id": message_id, "author": "agent"}),
+            )
+            .await;
+            for word in text.split_inclusive(' ') {
+                if cancel.try_recv().is_ok() {
+                    cancelled = true;
+                    break;
+                }
+                out.emit(
+                    "TEXT_MESSAGE_PART",
+                    json!({"message_id": message_id, "text": word}),
+                )
+                .await;
+            }
+            out.emit("TEXT_MESSAGE_END", json!({"message_id": message_id}))
+                .await;
+        }
+        Directive::Slow(ms) => {
+            out.emit(
+                "TEXT_MESSAGE_START",
+                json!({"message_id": message_id, "author": "agent"}),
+            )
+            .await;
+            let deadline = tokio::time::Instant::now() + Duration::from_millis(*ms);
+            let mut tick = tokio::time::interval(Duration::from_millis(100));
+            loop {
+                tokio::select! {
+                    _ = &mut cancel => { cancelled = true; break; }
+                    _ = tokio::time::sleep_until(deadline) => break,
+                    _ = tick.tick() => {
+                        out.emit("TEXT_MESSAGE_PART", json!({"message_id": message_id, "text": "."})).await;
+                    }
+                }
+            }
+            out.emit("TEXT_MESSAGE_END", json!({"message_id": message_id}))
+                .await;
+        }
+        Directive::Fail => {
+            let error = Outgoing::new(
+                "RUN_ERROR",
+                AGENT_CHANNEL,
+                json!({"code": "AGENT_ERROR", "message": "scripted failure (wireprobe: fail)"}),
+            );
+            let run_id = (!f.has("run-error-without-run-id")).then_some(spec.run_id.as_str());
+            let _ = tx.send(Internal::Emit(error.in_run(run_id))).await;
+            let _ = tx.send(Internal::RunEnded(spec.run_id)).await;
+            return;
+        }
+        Directive::Audio(n) => {
+            let bytes: Vec<u8> = (0..*n).map(|i| (i % 251) as u8).collect();
+            let mime = "audio/opus";
+            let audio_id = uuid::Uuid::new_v4().to_string();
+            let mut payload = json!({"message_id": audio_id, "duration_ms": "20"});
+            if !f.has("audio-without-mime") {
+                payload["mime"] = json!(mime);
+            }
+            let mut chunk = Outgoing::new("AUDIO_CHUNK", AGENT_CHANNEL, payload.clone())
+                .in_run(Some(&spec.run_id));
+            if spec.binary_ok || f.has("binary-to-non-binary-peer") {
+                chunk.binary = Some((bytes, mime.to_owned()));
+            } else {
+                chunk.payload["data"] =
+                    json!(base64::engine::general_purpose::STANDARD.encode(&bytes));
+                if f.has("base64-with-bin-mime") {
+                    chunk.envelope_extra.insert("bin_mime".into(), json!(mime));
+                }
+            }
+            let _ = tx.send(Internal::Emit(chunk)).await;
+        }
+    }
+    let status = match (cancelled, f.has("bad-run-status")) {
+        (true, _) => "CANCELLED",
+        (false, true) => "DONE",
+        (false, false) => "OK",
+    };
+    out.emit("RUN_FINISHED", json!({"status": status})).await;
+    if f.has("run-finished-twice") {
+        out.emit("RUN_FINISHED", json!({"status": status})).await;
+    }
+    let _ = tx.send(Internal::RunEnded(spec.run_id)).await;
+}
+
+/// The tools the reference agent advertises.
+pub fn tool_list() -> Value {
+    json!({"tools": [
+        {"name": "wireprobe.echo", "description": "Completes at once with its params as the result."},
+        {"name": "wireprobe.slow", "description": "Reports progress for params.ms milliseconds (default 3000), then completes; cancellable."},
+    ]})
+}
+
+/// The schema of each advertised tool's params.
+pub fn tool_schemas() -> [Value; 2] {
+    [
+        json!({"tool": "wireprobe.echo", "schema": {"type": "object"}}),
+        json!({"tool": "wireprobe.slow", "schema": {"type": "object", "properties": {"ms": {"type": "integer", "minimum": 0}}}}),
+    ]
+}
+
+/// Runs one tool call to TOOL_DONE (or its cancellation).
+pub async fn call_tool(
+    call_id: String,
+    tool: String,
+    params: Value,
+    faults: Faults,
+    tx: mpsc::Sender<Internal>,
+    mut cancel: oneshot::Receiver<()>,
+) {
+    let out = Emitter {
+        tx: tx.clone(),
+        run_id: None,
+    };
+    let progress = |p: u64| {
+        if faults.has("bad-tool-progress") {
+            150
+        } else {
+            p
+        }
+    };
+    match tool.as_str() {
+        "wireprobe.echo" => {
+            out.emit(
+                "TOOL_UPDATE",
+                json!({"call_id": call_id, "status": "RUNNING", "progress": progress(50)}),
+            )
+            .await;
+            if !faults.has("no-tool-done") {
+                out.emit(
+                    "TOOL_DONE",
+                    json!({"call_id": call_id, "status": "OK", "result": params}),
+                )
+                .await;
+                if faults.has("tool-update-after-done") {
+                    out.emit(
+                        "TOOL_UPDATE",
+                        json!({"call_id": call_id, "status": "RUNNING"}),
+                    )
+                    .await;
+                }
+            }
+        }
+        "wireprobe.slow" => {
+            let ms = params
+                .get("ms")
+                .and_then(Value::as_u64)
+                .unwrap_or(3000)
+                .min(MAX_SLOW_MS);
+            out.emit(
+                "TOOL_UPDATE",
+                json!({"call_id": call_id, "status": "QUEUED", "progress": 0}),
+            )
+            .await;
+            let started = tokio::time::Instant::now();
+            let deadline = started + Duration::from_millis(ms);
+            let mut tick = tokio::time::interval(Duration::from_millis(100));
+            let ignore_cancel = faults.has("ignores-tool-cancel");
+            loop {
+                tokio::select! {
+                    _ = &mut cancel, if !ignore_cancel => {
+                        out.emit("TOOL_UPDATE", json!({"call_id": call_id, "status": "CANCELLING"})).await;
+                        out.emit("TOOL_DONE", json!({"call_id": call_id, "status": "CANCELLED"})).await;
+                        let _ = tx.send(Internal::ToolEnded(call_id)).await;
+                        return;
+                    }
+                    _ = tokio::time::sleep_until(deadline) => break,
+                    _ = tick.tick() => {
+                        let done = started.elapsed().as_millis() as u64 * 100 / ms.max(1);
+                        out.emit("TOOL_UPDATE", json!({"call_id": call_id, "status": "RUNNING", "progress": progress(done.min(99))})).await;
+                    }
+                }
+            }
+            out.emit(
+                "TOOL_DONE",
+                json!({"call_id": call_id, "status": "OK", "result": {"slept_ms": ms}}),
+            )
+            .await;
+        }
+        other => {
+            out.emit("TOOL_DONE", json!({"call_id": call_id, "status": "ERROR", "result": {"error": format!("unknown tool {other:?}")}})).await;
+        }
+    }
+    let _ = tx.send(Internal::ToolEnded(call_id)).await;
+}

@@ -1,0 +1,278 @@
+//! The HAIP reference target's faults: each breaks one rule area on purpose.
+
+use crate::reference::Fault;
+
+macro_rules! fault {
+    ($name:literal, [$($rule:literal),+], $description:literal) => {
+        Fault { name: $name, breaks: &[$($rule),+], description: $description }
+    };
+}
+
+pub static FAULTS: &[Fault] = &[
+    // Handshake and versions.
+    fault!(
+        "hai-not-first",
+        ["HAIP-HS-001"],
+        "sends TOOL_LIST before its HAI"
+    ),
+    fault!(
+        "hai-missing-accept-events",
+        ["HAIP-HS-002"],
+        "its HAI omits accept_events"
+    ),
+    fault!(
+        "no-version-check",
+        ["HAIP-VER-001"],
+        "accepts a HAI that shares no MAJOR version"
+    ),
+    fault!(
+        "wrong-error-code",
+        ["HAIP-VER-001"],
+        "answers a MAJOR mismatch with PROTOCOL_VIOLATION instead of VERSION_INCOMPATIBLE"
+    ),
+    fault!(
+        "no-close-on-version",
+        ["HAIP-VER-001"],
+        "sends VERSION_INCOMPATIBLE but keeps the connection open"
+    ),
+    fault!(
+        "ignores-accept-events",
+        ["HAIP-VER-002"],
+        "sends event types the client's accept_events leaves out"
+    ),
+    fault!(
+        "bad-version-string",
+        ["HAIP-VER-004"],
+        "announces haip_version \"1.1\""
+    ),
+    // Envelope.
+    fault!("bad-uuid", ["HAIP-ENV-002"], "message ids are not UUIDs"),
+    fault!(
+        "numeric-seq",
+        ["HAIP-ENV-003"],
+        "sends seq as a JSON number"
+    ),
+    fault!(
+        "bad-channel",
+        ["HAIP-ENV-004"],
+        "sends on a channel with a space in its name"
+    ),
+    fault!(
+        "extra-envelope-field",
+        ["HAIP-ENV-005"],
+        "adds an x_debug field to every envelope"
+    ),
+    fault!(
+        "unknown-event-type",
+        ["HAIP-ENV-006", "HAIP-VER-002"],
+        "sends a THINKING event before answering a user message"
+    ),
+    fault!("bad-pv", ["HAIP-ENV-007"], "sends pv 300"),
+    fault!(
+        "crit-ignored",
+        ["HAIP-ENV-008"],
+        "ignores unknown fields even when crit is true"
+    ),
+    fault!(
+        "bad-ping-payload",
+        ["HAIP-ENV-009"],
+        "answers PING with a PONG whose nonce is a number"
+    ),
+    // Media.
+    fault!(
+        "binary-len-mismatch",
+        ["HAIP-MEDIA-001"],
+        "the binary frame after an AUDIO_CHUNK is one byte short of bin_len"
+    ),
+    fault!(
+        "base64-with-bin-mime",
+        ["HAIP-MEDIA-002"],
+        "Base64-mode AUDIO_CHUNKs also carry bin_mime"
+    ),
+    fault!(
+        "binary-to-non-binary-peer",
+        ["HAIP-MEDIA-003"],
+        "uses binary frames even when the client did not advertise binary_frames"
+    ),
+    fault!(
+        "audio-without-mime",
+        ["HAIP-MEDIA-004"],
+        "AUDIO_CHUNK payloads lack mime"
+    ),
+    // Sequencing and replay.
+    fault!(
+        "seq-starts-at-0",
+        ["HAIP-SEQ-001"],
+        "numbers its messages from 0"
+    ),
+    fault!("seq-skips", ["HAIP-SEQ-001"], "increments seq by 2"),
+    fault!(
+        "ack-beyond",
+        ["HAIP-SEQ-002"],
+        "acks 5 beyond what the client sent"
+    ),
+    fault!(
+        "no-replay-request",
+        ["HAIP-SEQ-003"],
+        "never asks for missing messages"
+    ),
+    fault!(
+        "eager-replay-request",
+        ["HAIP-SEQ-004"],
+        "asks for missing messages at once instead of waiting 500 ms"
+    ),
+    fault!(
+        "no-duplicate-drop",
+        ["HAIP-SEQ-005"],
+        "processes duplicate messages again"
+    ),
+    fault!(
+        "small-replay-window",
+        ["HAIP-SEQ-006"],
+        "keeps only the last 100 messages for replay"
+    ),
+    fault!(
+        "silent-replay-too-old",
+        ["HAIP-SEQ-007"],
+        "ignores replay requests it can no longer serve"
+    ),
+    fault!(
+        "no-resume",
+        ["HAIP-SEQ-008"],
+        "treats a resuming HAI as a new session"
+    ),
+    fault!(
+        "resume-unknown-accepted",
+        ["HAIP-SEQ-009"],
+        "accepts a resume of a session it never had"
+    ),
+    // Runs.
+    fault!(
+        "run-finished-twice",
+        ["HAIP-RUN-001"],
+        "sends RUN_FINISHED twice"
+    ),
+    fault!(
+        "run-id-reuse",
+        ["HAIP-RUN-002"],
+        "gives every run it starts the same run_id"
+    ),
+    fault!(
+        "run-error-without-run-id",
+        ["HAIP-RUN-003"],
+        "sends RUN_ERROR without run_id"
+    ),
+    fault!(
+        "ignores-run-cancel",
+        ["HAIP-RUN-004"],
+        "keeps running after RUN_CANCEL"
+    ),
+    fault!(
+        "no-run-limit",
+        ["HAIP-RUN-005"],
+        "opens runs beyond max_concurrent_runs"
+    ),
+    fault!(
+        "bad-run-status",
+        ["HAIP-RUN-007"],
+        "ends runs with status DONE"
+    ),
+    // Liveness.
+    fault!("no-pong", ["HAIP-PING-001"], "does not answer PING"),
+    fault!(
+        "pong-nonce",
+        ["HAIP-PING-002"],
+        "answers PING with a different nonce"
+    ),
+    // Text.
+    fault!(
+        "text-part-before-start",
+        ["HAIP-TEXT-001"],
+        "sends the first TEXT_MESSAGE_PART before TEXT_MESSAGE_START"
+    ),
+    fault!(
+        "bad-message-id",
+        ["HAIP-TEXT-002"],
+        "text message_ids are not UUIDs"
+    ),
+    // Tools.
+    fault!(
+        "tool-update-after-done",
+        ["HAIP-TOOL-001"],
+        "sends a TOOL_UPDATE after TOOL_DONE"
+    ),
+    fault!(
+        "no-tool-done",
+        ["HAIP-TOOL-002"],
+        "never completes wireprobe.echo"
+    ),
+    fault!(
+        "ignores-tool-cancel",
+        ["HAIP-TOOL-003"],
+        "lets a cancelled tool call run to completion"
+    ),
+    fault!(
+        "bad-tool-progress",
+        ["HAIP-TOOL-004"],
+        "reports progress 150"
+    ),
+    // Flow control.
+    fault!(
+        "ignores-client-credit",
+        ["HAIP-FLOW-001"],
+        "sends beyond the credit the client granted"
+    ),
+    fault!(
+        "no-flow-enforcement",
+        ["HAIP-FLOW-002"],
+        "accepts messages beyond the credit it granted"
+    ),
+    fault!(
+        "ignores-pause",
+        ["HAIP-FLOW-003"],
+        "keeps sending on a paused channel"
+    ),
+    fault!(
+        "zero-credit-grant",
+        ["HAIP-FLOW-005"],
+        "grants credit with add_messages 0"
+    ),
+    // Errors.
+    fault!(
+        "lenient-envelope",
+        ["HAIP-ERR-001"],
+        "accepts messages that break the schema without an ERROR"
+    ),
+    fault!(
+        "error-without-message",
+        ["HAIP-ERR-002"],
+        "sends ERROR payloads without message"
+    ),
+    // Authentication (only with --jwt-secret).
+    fault!(
+        "auth-optional",
+        ["HAIP-AUTH-001"],
+        "lets clients in without a token"
+    ),
+    fault!(
+        "auth-accepts-garbage",
+        ["HAIP-AUTH-002"],
+        "accepts tokens that are not JWTs"
+    ),
+    fault!(
+        "auth-ignores-signature",
+        ["HAIP-AUTH-003"],
+        "does not verify token signatures"
+    ),
+    fault!("token-expiry", ["HAIP-AUTH-004"], "accepts expired tokens"),
+    fault!(
+        "auth-ignores-iat",
+        ["HAIP-AUTH-005"],
+        "accepts tokens issued in the future"
+    ),
+    fault!(
+        "auth-query-ignored",
+        ["HAIP-AUTH-006"],
+        "reads tokens only from Sec-WebSocket-Protocol, not ?token="
+    ),
+];

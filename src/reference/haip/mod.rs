@@ -1,0 +1,162 @@
+//! The HAIP reference target: a correct HAIP agent server over WebSocket with a scripted
+//! agent (`wireprobe:` directives) and the faults in [`faults::FAULTS`].
+
+mod agent;
+mod conn;
+pub mod faults;
+mod outbox;
+
+use super::{spawn_listener, Faults, RunningTarget, ServeError, ServeOptions};
+use crate::auth::{self, TokenError};
+use outbox::SessionStore;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
+use tokio_tungstenite::tungstenite::http::{HeaderValue, StatusCode};
+
+/// Tunables of the reference target. Timings the spec fixes are parameters so tests can
+/// scale them.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub faults: Faults,
+    pub jwt_secret: Option<String>,
+    /// Messages kept for replay (the spec's minimum is 1000).
+    pub replay_window: usize,
+    /// How long a gap may stay open before REPLAY_REQUEST (the spec's 500 ms).
+    pub gap_wait: Duration,
+    pub max_concurrent_runs: usize,
+    /// Credit granted to the client on each channel.
+    pub initial_credit_messages: u64,
+    pub initial_credit_bytes: u64,
+    /// A channel idle this long with half its credit used gets a FLOW_UPDATE.
+    pub credit_refill_idle: Duration,
+}
+
+impl Config {
+    pub fn new(opts: &ServeOptions) -> Result<Config, ServeError> {
+        let faults = Faults::parse(faults::FAULTS, &opts.faults)?;
+        let replay_window = if faults.has("small-replay-window") {
+            100
+        } else {
+            1000
+        };
+        Ok(Config {
+            faults,
+            jwt_secret: opts.jwt_secret.clone(),
+            replay_window,
+            gap_wait: Duration::from_millis(500),
+            max_concurrent_runs: 2,
+            initial_credit_messages: 64,
+            initial_credit_bytes: 1 << 20,
+            credit_refill_idle: Duration::from_millis(300),
+        })
+    }
+}
+
+/// Starts the target on `addr`.
+pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {
+    let config = Arc::new(Config::new(opts)?);
+    spawn_listener(addr, move |listener, mut stop| async move {
+        let store = SessionStore::default();
+        loop {
+            tokio::select! {
+                _ = &mut stop => break,
+                accepted = listener.accept() => {
+                    let Ok((stream, _)) = accepted else { continue };
+                    let _ = stream.set_nodelay(true);
+                    let config = config.clone();
+                    let store = store.clone();
+                    tokio::spawn(async move {
+                        let auth_config = config.clone();
+                        let callback = move |req: &Request, resp: Response| authorize(&auth_config, req, resp);
+                        if let Ok(ws) = tokio_tungstenite::accept_hdr_async(stream, callback).await {
+                            conn::Conn::new(config, store, ws).run().await;
+                        }
+                    });
+                }
+            }
+        }
+    })
+    .await
+}
+
+/// Checks the bearer token at the WebSocket upgrade; a refusal is an HTTP 401.
+fn authorize(
+    config: &Config,
+    req: &Request,
+    mut resp: Response,
+) -> Result<Response, ErrorResponse> {
+    let offered: Vec<String> = req
+        .headers()
+        .get_all("sec-websocket-protocol")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(',').map(|s| s.trim().to_owned()))
+        .filter(|s| !s.is_empty())
+        .collect();
+    // A client that offers a subprotocol must get one back, or its upgrade fails.
+    if let Some(first) = offered.first() {
+        if let Ok(v) = HeaderValue::from_str(first) {
+            resp.headers_mut().insert("sec-websocket-protocol", v);
+        }
+    }
+    let Some(secret) = config.jwt_secret.as_deref() else {
+        return Ok(resp);
+    };
+    let f = &config.faults;
+    let query_token = (!f.has("auth-query-ignored"))
+        .then(|| req.uri().query().and_then(token_from_query))
+        .flatten();
+    let bearer = req
+        .headers()
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::to_owned);
+    let token = query_token.or(bearer).or_else(|| offered.first().cloned());
+    let verdict = match token {
+        None => Err(TokenError::Missing),
+        Some(t) => auth::verify_hs256(&t, secret.as_bytes(), auth::now_secs()).map(|_| ()),
+    };
+    let allowed = match verdict {
+        Ok(()) => true,
+        Err(TokenError::Missing) => f.has("auth-optional"),
+        Err(TokenError::Malformed) => f.has("auth-accepts-garbage"),
+        Err(TokenError::Signature | TokenError::Algorithm(_)) => f.has("auth-ignores-signature"),
+        Err(TokenError::Expired) => f.has("token-expiry"),
+        Err(TokenError::NotYetValid) => f.has("auth-ignores-iat"),
+    };
+    if allowed {
+        Ok(resp)
+    } else {
+        let mut refusal = ErrorResponse::new(Some("invalid or missing bearer token".into()));
+        *refusal.status_mut() = StatusCode::UNAUTHORIZED;
+        Err(refusal)
+    }
+}
+
+fn token_from_query(query: &str) -> Option<String> {
+    query.split('&').find_map(|pair| {
+        let value = pair.strip_prefix("token=")?;
+        Some(percent_decode(value))
+    })
+}
+
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let Ok(b) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}

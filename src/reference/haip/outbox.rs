@@ -1,0 +1,369 @@
+//! Everything the reference target sends goes through the outbox: sequence numbers, the
+//! replay log, the client's accept_events, credit and pauses, and the envelope faults.
+
+use super::Config;
+use crate::protocol::haip::model::{self, HAIP_VERSION};
+use crate::protocol::haip::session::now_ms;
+use serde_json::{json, Map, Value};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Mutex};
+use tokio_tungstenite::tungstenite::Message;
+
+/// Channel for run, text and tool traffic.
+pub const AGENT_CHANNEL: &str = "AGENT";
+
+/// One message sent earlier, kept for replay.
+#[derive(Debug, Clone)]
+struct Logged {
+    seq: u64,
+    frames: Vec<Message>,
+}
+
+/// Session state that survives reconnects.
+#[derive(Debug, Default)]
+pub struct SessionState {
+    /// The seq our next message gets.
+    pub next_seq: u64,
+    /// The client seq we expect next.
+    pub expected_client_seq: u64,
+    /// Every run_id seen in this session (run ids are unique per session).
+    pub run_ids: HashSet<String>,
+    log: VecDeque<Logged>,
+}
+
+impl SessionState {
+    /// Highest seq sent so far.
+    pub fn last_sent(&self) -> Option<u64> {
+        self.log.back().map(|l| l.seq)
+    }
+
+    /// Lowest seq still kept for replay.
+    pub fn oldest_kept(&self) -> Option<u64> {
+        self.log.front().map(|l| l.seq)
+    }
+}
+
+pub type SharedState = Arc<Mutex<SessionState>>;
+
+/// Sessions by id. The mutexes are never held across an await.
+#[derive(Debug, Clone, Default)]
+pub struct SessionStore(Arc<Mutex<HashMap<String, SharedState>>>);
+
+/// Sessions kept before the oldest are forgotten (a reference target, not a database).
+const MAX_SESSIONS: usize = 10_000;
+
+impl SessionStore {
+    pub fn get(&self, id: &str) -> Option<SharedState> {
+        self.0.lock().ok()?.get(id).cloned()
+    }
+
+    /// A fresh session under `id`, replacing any earlier one.
+    pub fn create(&self, id: &str, config: &Config) -> SharedState {
+        let state = fresh_state(config);
+        if let Ok(mut map) = self.0.lock() {
+            if map.len() >= MAX_SESSIONS {
+                map.clear();
+            }
+            map.insert(id.to_owned(), state.clone());
+        }
+        state
+    }
+}
+
+/// A session state not registered anywhere (for errors before a handshake).
+pub fn fresh_state(config: &Config) -> SharedState {
+    let first = if config.faults.has("seq-starts-at-0") {
+        0
+    } else {
+        1
+    };
+    Arc::new(Mutex::new(SessionState {
+        next_seq: first,
+        expected_client_seq: 1,
+        ..SessionState::default()
+    }))
+}
+
+/// An event the target wants to send.
+#[derive(Debug, Clone)]
+pub struct Outgoing {
+    pub ty: String,
+    pub channel: String,
+    pub payload: Value,
+    pub run_id: Option<String>,
+    /// Binary two-frame mode: the bytes after the envelope (the envelope gets bin_len).
+    pub binary: Option<(Vec<u8>, String)>,
+    /// Further envelope fields (faults use this to add what the spec forbids).
+    pub envelope_extra: Map<String, Value>,
+}
+
+impl Outgoing {
+    pub fn new(ty: &str, channel: &str, payload: Value) -> Self {
+        Outgoing {
+            ty: ty.to_owned(),
+            channel: channel.to_owned(),
+            payload,
+            run_id: None,
+            binary: None,
+            envelope_extra: Map::new(),
+        }
+    }
+
+    pub fn in_run(mut self, run_id: Option<&str>) -> Self {
+        self.run_id = run_id.map(str::to_owned);
+        self
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Credit {
+    messages: Option<i64>,
+    bytes: Option<i64>,
+}
+
+/// What the client announced in its HAI.
+#[derive(Debug, Clone, Default)]
+pub struct ClientPrefs {
+    pub accept_events: Option<HashSet<String>>,
+    pub binary_frames: bool,
+    pub credit_messages: Option<u64>,
+    pub credit_bytes: Option<u64>,
+}
+
+impl ClientPrefs {
+    pub fn from_hai(hai: &Value) -> Self {
+        let (credit_messages, credit_bytes) = model::initial_credit(hai);
+        ClientPrefs {
+            accept_events: hai
+                .pointer("/payload/accept_events")
+                .and_then(Value::as_array)
+                .map(|l| {
+                    l.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                }),
+            binary_frames: model::hai_capability(hai, "binary_frames") == Some(&Value::Bool(true)),
+            credit_messages,
+            credit_bytes,
+        }
+    }
+}
+
+/// The sending side of one connection.
+pub struct Outbox {
+    config: Arc<Config>,
+    session_id: String,
+    pub state: SharedState,
+    pub client: ClientPrefs,
+    credit: HashMap<String, Credit>,
+    paused: HashSet<String>,
+    held: VecDeque<Outgoing>,
+}
+
+impl Outbox {
+    pub fn new(
+        config: Arc<Config>,
+        session_id: String,
+        state: SharedState,
+        client: ClientPrefs,
+    ) -> Self {
+        Outbox {
+            config,
+            session_id,
+            state,
+            client,
+            credit: HashMap::new(),
+            paused: HashSet::new(),
+            held: VecDeque::new(),
+        }
+    }
+
+    pub fn queue(&mut self, mut o: Outgoing) {
+        if self.config.faults.has("bad-channel") {
+            o.channel.push_str(" OUT");
+        }
+        self.held.push_back(o);
+    }
+
+    /// More credit from the client's FLOW_UPDATE.
+    pub fn grant(&mut self, channel: &str, messages: Option<i64>, bytes: Option<i64>) {
+        let c = self.credit_of(channel);
+        if let (Some(m), Some(add)) = (c.messages.as_mut(), messages) {
+            *m = m.saturating_add(add);
+        }
+        if let (Some(b), Some(add)) = (c.bytes.as_mut(), bytes) {
+            *b = b.saturating_add(add);
+        }
+    }
+
+    pub fn pause(&mut self, channel: &str) {
+        self.paused.insert(channel.to_owned());
+    }
+
+    pub fn resume(&mut self, channel: &str) {
+        self.paused.remove(channel);
+    }
+
+    fn credit_of(&mut self, channel: &str) -> &mut Credit {
+        let (m, b) = (self.client.credit_messages, self.client.credit_bytes);
+        self.credit.entry(channel.to_owned()).or_insert(Credit {
+            messages: m.map(|v| v.min(i64::MAX as u64) as i64),
+            bytes: b.map(|v| v.min(i64::MAX as u64) as i64),
+        })
+    }
+
+    /// Pops every held message that may go now and returns its frames, in order.
+    pub fn ready(&mut self) -> Vec<Message> {
+        let faults = self.config.faults.clone();
+        let mut frames = Vec::new();
+        let mut blocked: HashSet<String> = HashSet::new();
+        let mut kept = VecDeque::new();
+        while let Some(o) = self.held.pop_front() {
+            // Types outside the catalogue only exist under the unknown-event-type fault, whose
+            // point is that they get sent.
+            let accepted = o.ty == "HAI"
+                || !model::EVENT_TYPES.contains(&o.ty.as_str())
+                || faults.has("ignores-accept-events")
+                || self
+                    .client
+                    .accept_events
+                    .as_ref()
+                    .is_none_or(|a| a.contains(&o.ty));
+            if !accepted {
+                continue;
+            }
+            if model::consumes_credit(&o.ty) {
+                let bytes = o.binary.as_ref().map_or(0, |(b, _)| b.len() as i64);
+                let paused = self.paused.contains(&o.channel) && !faults.has("ignores-pause");
+                let ignore_credit = faults.has("ignores-client-credit");
+                let c = *self.credit_of(&o.channel);
+                let short = !ignore_credit
+                    && (c.messages.is_some_and(|m| m < 1) || c.bytes.is_some_and(|b| b < bytes));
+                if blocked.contains(&o.channel) || paused || short {
+                    blocked.insert(o.channel.clone());
+                    kept.push_back(o);
+                    continue;
+                }
+                let c = self.credit_of(&o.channel);
+                if let Some(m) = c.messages.as_mut() {
+                    *m -= 1;
+                }
+                if let Some(b) = c.bytes.as_mut() {
+                    *b -= bytes;
+                }
+            }
+            frames.extend(self.seal(o));
+        }
+        self.held = kept;
+        frames
+    }
+
+    /// Numbers, logs and encodes one message.
+    fn seal(&mut self, o: Outgoing) -> Vec<Message> {
+        let faults = &self.config.faults;
+        let Ok(mut state) = self.state.lock() else {
+            return Vec::new();
+        };
+        let seq = state.next_seq;
+        state.next_seq += if faults.has("seq-skips") { 2 } else { 1 };
+        let mut ack = state.expected_client_seq.saturating_sub(1);
+        if faults.has("ack-beyond") {
+            ack += 5;
+        }
+        let mut env = Map::new();
+        let id = if faults.has("bad-uuid") {
+            format!("msg-{seq}")
+        } else {
+            uuid::Uuid::new_v4().to_string()
+        };
+        env.insert("id".into(), json!(id));
+        env.insert("session".into(), json!(self.session_id));
+        env.insert(
+            "seq".into(),
+            if faults.has("numeric-seq") {
+                json!(seq)
+            } else {
+                json!(seq.to_string())
+            },
+        );
+        if ack > 0 {
+            env.insert("ack".into(), json!(ack.to_string()));
+        }
+        env.insert("ts".into(), json!(now_ms().to_string()));
+        env.insert("channel".into(), json!(o.channel));
+        env.insert("type".into(), json!(o.ty));
+        env.insert("payload".into(), o.payload);
+        env.insert(
+            "pv".into(),
+            json!(if faults.has("bad-pv") { 300 } else { 1 }),
+        );
+        if let Some(run_id) = o.run_id {
+            env.insert("run_id".into(), json!(run_id));
+        }
+        env.extend(o.envelope_extra);
+        if faults.has("extra-envelope-field") {
+            env.insert("x_debug".into(), json!(true));
+        }
+        let mut frames = Vec::with_capacity(2);
+        if let Some((bytes, mime)) = o.binary {
+            let mut bytes = bytes;
+            env.insert("bin_len".into(), json!(bytes.len()));
+            env.insert("bin_mime".into(), json!(mime));
+            if faults.has("binary-len-mismatch") {
+                bytes.pop();
+            }
+            frames.push(Message::text(Value::Object(env).to_string()));
+            frames.push(Message::binary(bytes));
+        } else {
+            frames.push(Message::text(Value::Object(env).to_string()));
+        }
+        state.log.push_back(Logged {
+            seq,
+            frames: frames.clone(),
+        });
+        while state.log.len() > self.config.replay_window {
+            state.log.pop_front();
+        }
+        frames
+    }
+
+    /// The frames of messages `from..=to` for a replay, or `Err` when `from` is no longer kept.
+    pub fn replay(&self, from: u64, to: u64) -> Result<Vec<Message>, ()> {
+        let state = self.state.lock().map_err(|_| ())?;
+        match (state.oldest_kept(), state.last_sent()) {
+            (_, Some(last)) if from > last => Ok(Vec::new()),
+            (Some(oldest), _) if from >= oldest => Ok(state
+                .log
+                .iter()
+                .filter(|l| l.seq >= from && l.seq <= to)
+                .flat_map(|l| l.frames.iter().cloned())
+                .collect()),
+            (None, None) => Ok(Vec::new()),
+            _ => Err(()),
+        }
+    }
+}
+
+/// The reference target's HAI payload.
+pub fn hai_payload(config: &Config) -> Value {
+    let mut payload = json!({
+        "haip_version": if config.faults.has("bad-version-string") { "1.1" } else { HAIP_VERSION },
+        "accept_major": [1],
+        "accept_events": model::EVENT_TYPES,
+        "capabilities": {
+            "binary_frames": true,
+            "max_concurrent_runs": config.max_concurrent_runs,
+            "flow_control": {
+                "initial_credit_messages": config.initial_credit_messages,
+                "initial_credit_bytes": config.initial_credit_bytes,
+            }
+        }
+    });
+    if config.faults.has("hai-missing-accept-events") {
+        if let Some(p) = payload.as_object_mut() {
+            p.remove("accept_events");
+        }
+    }
+    payload
+}
