@@ -25,5 +25,7 @@ fn main() -> ExitCode {
         }
     };
     let code = runtime.block_on(commands::dispatch(cli.command));
+    // Connections still closing must not keep the process alive.
+    runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     ExitCode::from(code)
 }

@@ -280,7 +280,7 @@ fn parse_connect(v: Option<Value>) -> Result<ConnectSpec, String> {
 }
 
 /// The step's action names; exactly one must appear in each step table.
-const ACTIONS: [&str; 11] = [
+const ACTIONS: [&str; 12] = [
     "send",
     "send_raw",
     "expect",
@@ -290,6 +290,7 @@ const ACTIONS: [&str; 11] = [
     "expect_refused",
     "wait",
     "discard",
+    "check",
     "reconnect",
     "restart",
 ];
@@ -354,8 +355,13 @@ fn parse_step(protocol: &dyn Protocol, v: Value) -> Result<Step, String> {
                 (false, true) => Unanswered::ProbeUnanswered,
                 (false, false) => Unanswered::Fails,
             };
+            let count = match parse_times(m.remove("times"))? {
+                Times::Fixed(n) if n >= 1 => n,
+                _ => return Err("`times` on an expect is a whole number of at least 1".into()),
+            };
             Action::Expect {
                 patterns,
+                count,
                 within_ms,
                 unanswered,
             }
@@ -402,6 +408,15 @@ fn parse_step(protocol: &dyn Protocol, v: Value) -> Result<Step, String> {
             let ms = take_u64(&mut b, "ms")?.ok_or("`wait` needs `ms`")?;
             no_more(&b, name)?;
             Action::Wait { ms }
+        }
+        "check" => {
+            let mut b = as_table(body, name)?;
+            let value = b
+                .remove("value")
+                .ok_or("`check` needs `value` (a \"${NAME}\" template)")?;
+            let pattern = b.remove("pattern").ok_or("`check` needs `pattern`")?;
+            no_more(&b, name)?;
+            Action::Check { value, pattern }
         }
         "discard" => {
             no_more(&as_table(body, name)?, name)?;

@@ -136,6 +136,8 @@ pub enum Action {
     /// Waits for an event matching any of `patterns`.
     Expect {
         patterns: Vec<Value>,
+        /// How many matching events to consume, in arrival order.
+        count: u64,
         within_ms: Option<u64>,
         /// Without an answer the case is skipped, not failed (see [`Unanswered`]).
         unanswered: Unanswered,
@@ -162,6 +164,11 @@ pub enum Action {
     },
     /// Forgets every arrival no step consumed (they stay in the transcript).
     Discard,
+    /// Matches a captured value (a `${NAME}` template) against a pattern.
+    Check {
+        value: Value,
+        pattern: Value,
+    },
     Reconnect {
         handshake: HandshakeMode,
         handshake_with: Option<Value>,

@@ -166,8 +166,17 @@ pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> 
     }
 
     let mut run = CaseRun::new(protocol, cfg, case);
-    let outcome = run.execute().await;
-    run.finish().await;
+    // Every step is bounded on its own; the watchdog is the backstop that turns a harness bug
+    // into an `error` verdict instead of a hung run.
+    let budget = case_budget(case, cfg);
+    let outcome = match tokio::time::timeout(budget, run.execute()).await {
+        Ok(outcome) => outcome,
+        Err(_) => Err(Outcome::Error(format!(
+            "the case overran its {} ms budget (a wireprobe bug: please report it with this transcript)",
+            budget.as_millis()
+        ))),
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(2), run.finish()).await;
     let transcript = run.into_transcript();
 
     let (mut verdict, mut message) = match outcome {
@@ -210,6 +219,34 @@ pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> 
     result.duration_ms = started.elapsed().as_millis() as u64;
     result.transcript = transcript;
     result
+}
+
+/// Generous upper bound on a case's run time: every step's own limit, plus slack.
+fn case_budget(case: &Case, cfg: &RunConfig) -> Duration {
+    use super::model::Action;
+    let step_ms = case
+        .timeout_ms
+        .unwrap_or(cfg.step_timeout.as_millis() as u64);
+    let steps: u64 = case
+        .steps
+        .iter()
+        .map(|s| match &s.action {
+            Action::Wait { ms } | Action::ExpectSilence { ms, .. } => *ms,
+            Action::Expect {
+                within_ms, count, ..
+            } => within_ms.unwrap_or(step_ms) * count,
+            Action::ExpectError { within_ms, .. }
+            | Action::ExpectClose { within_ms, .. }
+            | Action::ExpectRefused { within_ms } => within_ms.unwrap_or(step_ms),
+            // Sends are bounded per frame; repeated sends get one budget per 100 frames.
+            Action::Send { times, .. } | Action::SendRaw { times, .. } => match times {
+                super::model::Times::Fixed(n) => step_ms * (1 + n / 100),
+                super::model::Times::FromVar { .. } => step_ms * 10,
+            },
+            _ => step_ms,
+        })
+        .sum();
+    Duration::from_millis(step_ms * 3 + steps * 2 + 5_000)
 }
 
 fn unmet_run_requirement(case: &Case, cfg: &RunConfig) -> Option<String> {

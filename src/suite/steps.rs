@@ -40,12 +40,6 @@ enum Item {
     Ended(String),
 }
 
-#[derive(Debug, Clone)]
-struct Arrival {
-    at_ms: u64,
-    item: Item,
-}
-
 /// Most arrivals kept unconsumed.
 const MAX_PENDING: usize = 10_000;
 
@@ -71,9 +65,8 @@ struct Link {
     /// How the connection ended, once it has.
     ended: Option<String>,
     transcript: Transcript,
-    /// Arrivals no step has consumed yet (order the spec leaves open is tolerated).
-    pending: VecDeque<Arrival>,
-    last_send_ms: u64,
+    /// Items no step has consumed yet (order the spec leaves open is tolerated).
+    pending: VecDeque<Item>,
 }
 
 /// The state of one running case.
@@ -98,7 +91,6 @@ impl<'a> CaseRun<'a> {
                 ended: None,
                 transcript: Transcript::new(),
                 pending: VecDeque::new(),
-                last_send_ms: 0,
             },
             vars: Vars::new(),
         }
@@ -244,7 +236,7 @@ impl<'a> CaseRun<'a> {
         let deadline = Instant::now() + self.timeout(None);
         let found = self
             .link
-            .watch(deadline, false, |a, session| match &a.item {
+            .watch(deadline, false, |a, session| match a {
                 Item::Event(e) if session.is_handshake_reply(e) => Watch::Take(Ok(e.clone())),
                 Item::Event(e) => match session.error_code(e) {
                     Some(code) => Watch::Stop(Err(format!(
@@ -360,9 +352,15 @@ impl<'a> CaseRun<'a> {
             }
             Action::Expect {
                 patterns,
+                count,
                 within_ms,
                 unanswered,
-            } => self.expect(patterns, *within_ms, *unanswered).await,
+            } => {
+                for _ in 0..*count {
+                    self.expect(patterns, *within_ms, *unanswered).await?;
+                }
+                Ok(())
+            }
             Action::ExpectError {
                 code,
                 unless,
@@ -377,6 +375,15 @@ impl<'a> CaseRun<'a> {
             Action::Wait { ms } => {
                 tokio::time::sleep(Duration::from_millis(*ms)).await;
                 Ok(())
+            }
+            Action::Check { value, pattern } => {
+                let value = self.substitute(value)?;
+                let pattern = self.substitute(pattern)?;
+                if matcher::matches(&pattern, &value, &mut self.vars) {
+                    Ok(())
+                } else {
+                    Err(fail(format!("{value} does not match {pattern}")))
+                }
             }
             Action::Discard => {
                 // Take in what already arrived, then forget all of it.
@@ -432,7 +439,7 @@ impl<'a> CaseRun<'a> {
         let mut captured = Vars::new();
         let found = self
             .link
-            .watch(deadline, true, |a, _| match &a.item {
+            .watch(deadline, true, |a, _| match a {
                 Item::Event(e)
                     if patterns
                         .iter()
@@ -487,7 +494,7 @@ impl<'a> CaseRun<'a> {
         let found = self
             .link
             .watch(deadline, true, |a, session| {
-                let Item::Event(e) = &a.item else {
+                let Item::Event(e) = a else {
                     return Watch::Keep;
                 };
                 if let Some(u) = &unless {
@@ -536,7 +543,7 @@ impl<'a> CaseRun<'a> {
         let deadline = Instant::now() + timeout;
         let found = self
             .link
-            .watch(deadline, true, |a, _| match &a.item {
+            .watch(deadline, true, |a, _| match a {
                 Item::Ended(how) => Watch::Take(how.clone()),
                 _ => Watch::Keep,
             })
@@ -562,24 +569,18 @@ impl<'a> CaseRun<'a> {
                     .any(|m| matcher::matches(m, e, &mut Vars::new()))
         };
         let deadline = Instant::now() + Duration::from_millis(ms);
-        let since = self.link.last_send_ms;
         let found = self
             .link
-            .watch(deadline, true, |a, _| {
-                if a.at_ms < since {
-                    return Watch::Keep;
-                }
-                match &a.item {
-                    Item::Ended(how) => Watch::Stop(format!("the connection ended ({how})")),
-                    Item::Event(e) if relevant(e) => Watch::Stop(describe_event(e)),
-                    Item::Event(_) => Watch::Keep,
-                    _ if !matching.is_empty() => Watch::Keep,
-                    Item::Binary(n) => Watch::Stop(format!("a binary frame of {n} bytes")),
-                    Item::Garbage(t) => Watch::Stop(format!(
-                        "non-JSON text {:?}",
-                        t.chars().take(40).collect::<String>()
-                    )),
-                }
+            .watch(deadline, true, |a, _| match a {
+                Item::Ended(how) => Watch::Stop(format!("the connection ended ({how})")),
+                Item::Event(e) if relevant(e) => Watch::Stop(describe_event(e)),
+                Item::Event(_) => Watch::Keep,
+                _ if !matching.is_empty() => Watch::Keep,
+                Item::Binary(n) => Watch::Stop(format!("a binary frame of {n} bytes")),
+                Item::Garbage(t) => Watch::Stop(format!(
+                    "non-JSON text {:?}",
+                    t.chars().take(40).collect::<String>()
+                )),
             })
             .await;
         match found {
@@ -598,7 +599,7 @@ impl<'a> CaseRun<'a> {
         let deadline = Instant::now() + timeout;
         let found = self
             .link
-            .watch(deadline, true, |a, session| match &a.item {
+            .watch(deadline, true, |a, session| match a {
                 Item::Event(e) if session.is_handshake_reply(e) => Watch::Stop(false),
                 Item::Event(e) if session.error_code(e).is_some() => Watch::Take(true),
                 Item::Ended(_) => Watch::Take(true),
@@ -620,7 +621,7 @@ impl<'a> CaseRun<'a> {
 
 impl Link {
     /// Records and decodes one observation.
-    fn arrive(&mut self, received: Received, at: std::time::Instant) -> Arrival {
+    fn arrive(&mut self, received: Received, at: std::time::Instant) -> Item {
         self.transcript.record_received(&received, at);
         let item = match received {
             Received::Frame(frame) => match self.session.decode(&frame) {
@@ -638,15 +639,12 @@ impl Link {
         if let Item::Ended(how) = &item {
             self.ended = Some(how.clone());
         }
-        Arrival {
-            at_ms: self.transcript.ms_at(at),
-            item,
-        }
+        item
     }
 
     /// Keeps an arrival for later steps; past the cap the oldest is forgotten (it stays in the
     /// transcript), so a flooding target cannot grow memory without bound.
-    fn keep(&mut self, arrival: Arrival) {
+    fn keep(&mut self, arrival: Item) {
         if self.pending.len() >= MAX_PENDING {
             self.pending.pop_front();
         }
@@ -671,7 +669,7 @@ impl Link {
         &mut self,
         deadline: Instant,
         scan_pending: bool,
-        mut judge: impl FnMut(&Arrival, &dyn Session) -> Watch<T>,
+        mut judge: impl FnMut(&Item, &dyn Session) -> Watch<T>,
     ) -> Option<T> {
         if scan_pending {
             for i in 0..self.pending.len() {
@@ -713,7 +711,6 @@ impl Link {
             ));
         };
         self.transcript.record_sent(&frame);
-        self.last_send_ms = self.transcript.elapsed_ms();
         conn.send(frame, deadline).await.map_err(|e| match e {
             TransportError::Timeout(_) => {
                 Outcome::Error("the target stopped reading: a send timed out".into())
@@ -729,7 +726,7 @@ impl Link {
             .iter()
             .rev()
             .take(8)
-            .map(|a| match &a.item {
+            .map(|a| match a {
                 Item::Event(e) => describe_event(e),
                 Item::Binary(n) => format!("binary({n} bytes)"),
                 Item::Garbage(t) => {

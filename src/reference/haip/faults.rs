@@ -46,11 +46,16 @@ pub static FAULTS: &[Fault] = &[
         "announces haip_version \"1.1\""
     ),
     // Envelope.
+    fault!(
+        "no-timestamp",
+        ["HAIP-ENV-001"],
+        "sends envelopes without ts"
+    ),
     fault!("bad-uuid", ["HAIP-ENV-002"], "message ids are not UUIDs"),
     fault!(
         "numeric-seq",
-        ["HAIP-ENV-003"],
-        "sends seq as a JSON number"
+        ["HAIP-ENV-003", "HAIP-SEQ-006", "HAIP-SEQ-007"],
+        "sends seq as a JSON number (so a REPLAY_REQUEST naming it cannot be valid either)"
     ),
     fault!(
         "bad-channel",
@@ -75,8 +80,8 @@ pub static FAULTS: &[Fault] = &[
     ),
     fault!(
         "bad-ping-payload",
-        ["HAIP-ENV-009"],
-        "answers PING with a PONG whose nonce is a number"
+        ["HAIP-ENV-009", "HAIP-PING-002"],
+        "answers PING with a PONG whose nonce is a number (so it echoes no nonce either)"
     ),
     // Media.
     fault!(

@@ -290,7 +290,9 @@ impl Outbox {
         if ack > 0 {
             env.insert("ack".into(), json!(ack.to_string()));
         }
-        env.insert("ts".into(), json!(now_ms().to_string()));
+        if !faults.has("no-timestamp") {
+            env.insert("ts".into(), json!(now_ms().to_string()));
+        }
         env.insert("channel".into(), json!(o.channel));
         env.insert("type".into(), json!(o.ty));
         env.insert("payload".into(), o.payload);
