@@ -303,7 +303,8 @@ async fn correct_reference_passes_every_case() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_fault_fails_exactly_its_cases() {
     use futures_util::StreamExt;
-    let results: Vec<(&str, Verdicts, &[(&str, Verdict)])> = futures_util::stream::iter(EXPECTED)
+    type Observed = (&'static str, Verdicts, &'static [(&'static str, Verdict)]);
+    let results: Vec<Observed> = futures_util::stream::iter(EXPECTED)
         .map(|(fault, filter, expected)| async move {
             (*fault, run_builtin(&[fault], *filter).await, *expected)
         })

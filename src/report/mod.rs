@@ -27,7 +27,7 @@ pub struct Summary {
 }
 
 impl Summary {
-    pub fn of<'a>(verdicts: impl IntoIterator<Item = Verdict>) -> Summary {
+    pub fn of(verdicts: impl IntoIterator<Item = Verdict>) -> Summary {
         let mut s = Summary::default();
         for v in verdicts {
             s.total += 1;

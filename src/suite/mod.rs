@@ -1,10 +1,12 @@
 //! Declarative suites: the case model, the TOML loader, case filters and the runner.
 
 pub mod filter;
+mod link;
 pub mod loader;
 pub mod model;
 pub mod runner;
 mod steps;
+mod tokens;
 
 pub use loader::{load_bundled, load_path, SuiteError};
 pub use model::{Case, Suite};

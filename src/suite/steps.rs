@@ -1,11 +1,13 @@
 //! Executes one case's steps over a live connection.
 
+use super::link::{describe_event, Item, Link, Watch};
 use super::model::*;
-use super::runner::{Credentials, RunConfig};
+use super::runner::RunConfig;
+use super::tokens::{token_for, with_query_token};
 use crate::matcher::{self, Vars};
-use crate::protocol::{Decoded, Protocol, Session, TokenPlacement, TransportKind};
+use crate::protocol::{Protocol, TokenPlacement, TransportKind};
 use crate::transcript::{Direction, Transcript};
-use crate::transport::{websocket, Connection, Frame, Received, TransportError};
+use crate::transport::{websocket, Frame, TransportError};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -23,50 +25,11 @@ pub enum Outcome {
     Error(String),
 }
 
-fn fail(message: impl Into<String>) -> Outcome {
+pub(super) fn fail(message: impl Into<String>) -> Outcome {
     Outcome::Fail {
         rule: None,
         message: message.into(),
     }
-}
-
-/// Something received, as the profile decoded it.
-#[derive(Debug, Clone)]
-enum Item {
-    Event(Value),
-    Binary(usize),
-    Garbage(String),
-    /// The connection ended (close frame, drop or transport failure).
-    Ended(String),
-}
-
-/// Most arrivals kept unconsumed.
-const MAX_PENDING: usize = 10_000;
-
-/// Most arrivals taken in by one drain before a send.
-const MAX_DRAIN: usize = 4096;
-
-/// What a watcher decides about one arrival.
-enum Watch<T> {
-    /// Consume it and finish with `T`.
-    Take(T),
-    /// Keep it for later steps and finish with `T`.
-    Stop(T),
-    /// Keep it for later steps and go on.
-    Keep,
-}
-
-/// The connection side of a running case: what was sent and received, and what is kept.
-struct Link {
-    session: Box<dyn Session>,
-    conn: Option<Connection>,
-    /// Why the last connection attempt was refused, when it was.
-    refused: Option<String>,
-    /// How the connection ended, once it has.
-    ended: Option<String>,
-    transcript: Transcript,
-    /// Items no step has consumed yet (order the spec leaves open is tolerated).
-    pending: VecDeque<Item>,
 }
 
 /// The state of one running case.
@@ -617,200 +580,4 @@ impl<'a> CaseRun<'a> {
             ))),
         }
     }
-}
-
-impl Link {
-    /// Records and decodes one observation.
-    fn arrive(&mut self, received: Received, at: std::time::Instant) -> Item {
-        self.transcript.record_received(&received, at);
-        let item = match received {
-            Received::Frame(frame) => match self.session.decode(&frame) {
-                Decoded::Event(v) => Item::Event(v),
-                Decoded::Binary(n) => Item::Binary(n),
-                Decoded::Garbage(t) => Item::Garbage(t),
-            },
-            Received::Closed { code, reason } => Item::Ended(match code {
-                Some(c) if reason.is_empty() => format!("close code {c}"),
-                Some(c) => format!("close code {c} {reason:?}"),
-                None => reason,
-            }),
-            Received::Failed(e) => Item::Ended(e.to_string()),
-        };
-        if let Item::Ended(how) = &item {
-            self.ended = Some(how.clone());
-        }
-        item
-    }
-
-    /// Keeps an arrival for later steps; past the cap the oldest is forgotten (it stays in the
-    /// transcript), so a flooding target cannot grow memory without bound.
-    fn keep(&mut self, arrival: Item) {
-        if self.pending.len() >= MAX_PENDING {
-            self.pending.pop_front();
-        }
-        self.pending.push_back(arrival);
-    }
-
-    /// Moves everything already received into `pending`, without waiting (bounded, so a
-    /// flood cannot hold us here).
-    fn drain(&mut self) {
-        for _ in 0..MAX_DRAIN {
-            let Some((received, at)) = self.conn.as_mut().and_then(Connection::try_recv) else {
-                return;
-            };
-            let arrival = self.arrive(received, at);
-            self.keep(arrival);
-        }
-    }
-
-    /// Looks through kept arrivals (when `scan_pending`) and then new ones until `judge`
-    /// decides, the connection ends, or `deadline` passes (`None`).
-    async fn watch<T>(
-        &mut self,
-        deadline: Instant,
-        scan_pending: bool,
-        mut judge: impl FnMut(&Item, &dyn Session) -> Watch<T>,
-    ) -> Option<T> {
-        if scan_pending {
-            for i in 0..self.pending.len() {
-                match judge(&self.pending[i], &*self.session) {
-                    Watch::Take(t) => {
-                        self.pending.remove(i);
-                        return Some(t);
-                    }
-                    Watch::Stop(t) => return Some(t),
-                    Watch::Keep => {}
-                }
-            }
-        }
-        loop {
-            // A flood must not keep us past the deadline: every wait is bounded.
-            if Instant::now() >= deadline {
-                return None;
-            }
-            let conn = self.conn.as_mut()?;
-            let (received, at) = conn.recv(deadline).await?;
-            let arrival = self.arrive(received, at);
-            match judge(&arrival, &*self.session) {
-                Watch::Take(t) => return Some(t),
-                Watch::Stop(t) => {
-                    self.keep(arrival);
-                    return Some(t);
-                }
-                Watch::Keep => self.keep(arrival),
-            }
-        }
-    }
-
-    async fn send_frame(&mut self, frame: Frame, deadline: Instant) -> Result<(), Outcome> {
-        // Take in what already arrived first, so the transcript keeps the wire's order.
-        self.drain();
-        let Some(conn) = self.conn.as_mut() else {
-            return Err(Outcome::Error(
-                "no connection to send on (it was refused)".into(),
-            ));
-        };
-        self.transcript.record_sent(&frame);
-        conn.send(frame, deadline).await.map_err(|e| match e {
-            TransportError::Timeout(_) => {
-                Outcome::Error("the target stopped reading: a send timed out".into())
-            }
-            other => Outcome::Error(format!("could not send: {other}")),
-        })
-    }
-
-    /// A short list of what arrived but matched nothing, for failure messages.
-    fn unmatched_summary(&self) -> String {
-        let mut seen: Vec<String> = self
-            .pending
-            .iter()
-            .rev()
-            .take(8)
-            .map(|a| match a {
-                Item::Event(e) => describe_event(e),
-                Item::Binary(n) => format!("binary({n} bytes)"),
-                Item::Garbage(t) => {
-                    format!("non-JSON text {:?}", t.chars().take(40).collect::<String>())
-                }
-                Item::Ended(how) => format!("end of connection ({how})"),
-            })
-            .collect();
-        seen.reverse();
-        if seen.is_empty() {
-            "nothing arrived".into()
-        } else {
-            format!("received: {}", seen.join(", "))
-        }
-    }
-}
-
-fn describe_event(e: &Value) -> String {
-    let s = e.to_string();
-    if s.len() > 160 {
-        format!(
-            "{}…",
-            &s[..s.char_indices().nth(160).map_or(s.len(), |(i, _)| i)]
-        )
-    } else {
-        s
-    }
-}
-
-/// The URL with `token` added as a `token` query parameter.
-fn with_query_token(url: &str, token: &str) -> String {
-    let encoded: String = token
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                (b as char).to_string()
-            }
-            other => format!("%{other:02X}"),
-        })
-        .collect();
-    let sep = if url.contains('?') { '&' } else { '?' };
-    format!("{url}{sep}token={encoded}")
-}
-
-/// The token a connection presents for `kind`, or why the case cannot run.
-fn token_for(kind: TokenKind, creds: &Credentials) -> Result<Option<String>, Outcome> {
-    use crate::auth;
-    let secret = creds.jwt_secret.as_deref().map(str::as_bytes);
-    let template = creds.token.as_deref().and_then(auth::peek_claims);
-    let valid = || -> Option<String> {
-        creds
-            .token
-            .clone()
-            .or_else(|| secret.map(|s| auth::mint_hs256(s, &auth::fresh_claims(template.as_ref()))))
-    };
-    let needs_secret = || Outcome::Skip("needs --jwt-secret to mint this token".into());
-    let needs_any = || Outcome::Skip("needs --token or --jwt-secret".into());
-    let now = auth::now_secs();
-    let with_times = |iat: i64, exp: i64, nbf: Option<i64>| {
-        let mut claims = auth::fresh_claims(template.as_ref());
-        claims["iat"] = json!(iat);
-        claims["exp"] = json!(exp);
-        if let Some(nbf) = nbf {
-            claims["nbf"] = json!(nbf);
-        }
-        claims
-    };
-    Ok(match kind {
-        TokenKind::Valid => valid(),
-        TokenKind::Absent => None,
-        TokenKind::Malformed => Some("not-a-jwt".into()),
-        TokenKind::Tampered => Some(auth::tamper(&valid().ok_or_else(needs_any)?)),
-        TokenKind::AlgNone => Some(auth::alg_none(&valid().ok_or_else(needs_any)?)),
-        TokenKind::WrongKey => Some(auth::mint_hs256(
-            b"wireprobe-not-the-target-key",
-            &auth::fresh_claims(template.as_ref()),
-        )),
-        TokenKind::Expired => Some(auth::mint_hs256(
-            secret.ok_or_else(needs_secret)?,
-            &with_times(now - 7200, now - 3600, None),
-        )),
-        TokenKind::NotYetValid => Some(auth::mint_hs256(
-            secret.ok_or_else(needs_secret)?,
-            &with_times(now + 3600, now + 7200, Some(now + 3600)),
-        )),
-    })
 }

@@ -399,14 +399,11 @@ impl HaipChecker {
                 )),
             },
             "RUN_FINISHED" | "RUN_ERROR" => match run_id {
-                Some(id) => {
-                    if !runs.runs_open.remove(id) {
-                        out.push(Violation::new(
-                            "HAIP-RUN-001",
-                            format!("{ty} names run {id}, which is not open"),
-                        ));
-                    }
-                }
+                Some(id) if !runs.runs_open.remove(id) => out.push(Violation::new(
+                    "HAIP-RUN-001",
+                    format!("{ty} names run {id}, which is not open"),
+                )),
+                Some(_) => {}
                 None if ty == "RUN_ERROR" => out.push(Violation::new(
                     "HAIP-RUN-003",
                     "RUN_ERROR carries no envelope run_id",

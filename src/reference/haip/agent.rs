@@ -47,7 +47,7 @@ impl Directive {
 /// What run and tool tasks tell the connection.
 #[derive(Debug)]
 pub enum Internal {
-    Emit(Outgoing),
+    Emit(Box<Outgoing>),
     RunEnded(String),
     ToolEnded(String),
 }
@@ -71,7 +71,7 @@ struct Emitter {
 impl Emitter {
     async fn emit(&self, ty: &str, payload: Value) -> bool {
         let o = Outgoing::new(ty, AGENT_CHANNEL, payload).in_run(self.run_id.as_deref());
-        self.tx.send(Internal::Emit(o)).await.is_ok()
+        self.tx.send(Internal::Emit(Box::new(o))).await.is_ok()
     }
 }
 
@@ -149,7 +149,9 @@ pub async fn run(spec: RunSpec, tx: mpsc::Sender<Internal>, mut cancel: oneshot:
                 json!({"code": "AGENT_ERROR", "message": "scripted failure (wireprobe: fail)"}),
             );
             let run_id = (!f.has("run-error-without-run-id")).then_some(spec.run_id.as_str());
-            let _ = tx.send(Internal::Emit(error.in_run(run_id))).await;
+            let _ = tx
+                .send(Internal::Emit(Box::new(error.in_run(run_id))))
+                .await;
             let _ = tx.send(Internal::RunEnded(spec.run_id)).await;
             return;
         }
@@ -172,7 +174,7 @@ pub async fn run(spec: RunSpec, tx: mpsc::Sender<Internal>, mut cancel: oneshot:
                     chunk.envelope_extra.insert("bin_mime".into(), json!(mime));
                 }
             }
-            let _ = tx.send(Internal::Emit(chunk)).await;
+            let _ = tx.send(Internal::Emit(Box::new(chunk))).await;
         }
     }
     let status = match (cancelled, f.has("bad-run-status")) {

@@ -69,6 +69,7 @@ pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarge
                     let store = store.clone();
                     tokio::spawn(async move {
                         let auth_config = config.clone();
+                        #[allow(clippy::result_large_err)]
                         let callback = move |req: &Request, resp: Response| authorize(&auth_config, req, resp);
                         if let Ok(ws) = tokio_tungstenite::accept_hdr_async(stream, callback).await {
                             conn::Conn::new(config, store, ws).run().await;
@@ -82,6 +83,8 @@ pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarge
 }
 
 /// Checks the bearer token at the WebSocket upgrade; a refusal is an HTTP 401.
+/// (The large error type is tungstenite's callback contract, not ours.)
+#[allow(clippy::result_large_err)]
 fn authorize(
     config: &Config,
     req: &Request,

@@ -1,0 +1,190 @@
+//! The connection side of a running case: sending, receiving with deadlines, and the
+//! arrivals no step has consumed yet.
+
+use super::steps::Outcome;
+use crate::protocol::{Decoded, Session};
+use crate::transcript::Transcript;
+use crate::transport::{Connection, Frame, Received, TransportError};
+use serde_json::Value;
+use std::collections::VecDeque;
+use tokio::time::Instant;
+
+/// Something received, as the profile decoded it.
+#[derive(Debug, Clone)]
+pub(super) enum Item {
+    Event(Value),
+    Binary(usize),
+    Garbage(String),
+    /// The connection ended (close frame, drop or transport failure).
+    Ended(String),
+}
+
+/// Most arrivals kept unconsumed.
+const MAX_PENDING: usize = 10_000;
+
+/// Most arrivals taken in by one drain before a send.
+const MAX_DRAIN: usize = 4096;
+
+/// What a watcher decides about one arrival.
+pub(super) enum Watch<T> {
+    /// Consume it and finish with `T`.
+    Take(T),
+    /// Keep it for later steps and finish with `T`.
+    Stop(T),
+    /// Keep it for later steps and go on.
+    Keep,
+}
+
+/// The connection side of a running case: what was sent and received, and what is kept.
+pub(super) struct Link {
+    pub(super) session: Box<dyn Session>,
+    pub(super) conn: Option<Connection>,
+    /// Why the last connection attempt was refused, when it was.
+    pub(super) refused: Option<String>,
+    /// How the connection ended, once it has.
+    pub(super) ended: Option<String>,
+    pub(super) transcript: Transcript,
+    /// Items no step has consumed yet (order the spec leaves open is tolerated).
+    pub(super) pending: VecDeque<Item>,
+}
+
+impl Link {
+    /// Records and decodes one observation.
+    pub(super) fn arrive(&mut self, received: Received, at: std::time::Instant) -> Item {
+        self.transcript.record_received(&received, at);
+        let item = match received {
+            Received::Frame(frame) => match self.session.decode(&frame) {
+                Decoded::Event(v) => Item::Event(v),
+                Decoded::Binary(n) => Item::Binary(n),
+                Decoded::Garbage(t) => Item::Garbage(t),
+            },
+            Received::Closed { code, reason } => Item::Ended(match code {
+                Some(c) if reason.is_empty() => format!("close code {c}"),
+                Some(c) => format!("close code {c} {reason:?}"),
+                None => reason,
+            }),
+            Received::Failed(e) => Item::Ended(e.to_string()),
+        };
+        if let Item::Ended(how) = &item {
+            self.ended = Some(how.clone());
+        }
+        item
+    }
+
+    /// Keeps an arrival for later steps; past the cap the oldest is forgotten (it stays in the
+    /// transcript), so a flooding target cannot grow memory without bound.
+    pub(super) fn keep(&mut self, arrival: Item) {
+        if self.pending.len() >= MAX_PENDING {
+            self.pending.pop_front();
+        }
+        self.pending.push_back(arrival);
+    }
+
+    /// Moves everything already received into `pending`, without waiting (bounded, so a
+    /// flood cannot hold us here).
+    pub(super) fn drain(&mut self) {
+        for _ in 0..MAX_DRAIN {
+            let Some((received, at)) = self.conn.as_mut().and_then(Connection::try_recv) else {
+                return;
+            };
+            let arrival = self.arrive(received, at);
+            self.keep(arrival);
+        }
+    }
+
+    /// Looks through kept arrivals (when `scan_pending`) and then new ones until `judge`
+    /// decides, the connection ends, or `deadline` passes (`None`).
+    pub(super) async fn watch<T>(
+        &mut self,
+        deadline: Instant,
+        scan_pending: bool,
+        mut judge: impl FnMut(&Item, &dyn Session) -> Watch<T>,
+    ) -> Option<T> {
+        if scan_pending {
+            for i in 0..self.pending.len() {
+                match judge(&self.pending[i], &*self.session) {
+                    Watch::Take(t) => {
+                        self.pending.remove(i);
+                        return Some(t);
+                    }
+                    Watch::Stop(t) => return Some(t),
+                    Watch::Keep => {}
+                }
+            }
+        }
+        loop {
+            // A flood must not keep us past the deadline: every wait is bounded.
+            if Instant::now() >= deadline {
+                return None;
+            }
+            let conn = self.conn.as_mut()?;
+            let (received, at) = conn.recv(deadline).await?;
+            let arrival = self.arrive(received, at);
+            match judge(&arrival, &*self.session) {
+                Watch::Take(t) => return Some(t),
+                Watch::Stop(t) => {
+                    self.keep(arrival);
+                    return Some(t);
+                }
+                Watch::Keep => self.keep(arrival),
+            }
+        }
+    }
+
+    pub(super) async fn send_frame(
+        &mut self,
+        frame: Frame,
+        deadline: Instant,
+    ) -> Result<(), Outcome> {
+        // Take in what already arrived first, so the transcript keeps the wire's order.
+        self.drain();
+        let Some(conn) = self.conn.as_mut() else {
+            return Err(Outcome::Error(
+                "no connection to send on (it was refused)".into(),
+            ));
+        };
+        self.transcript.record_sent(&frame);
+        conn.send(frame, deadline).await.map_err(|e| match e {
+            TransportError::Timeout(_) => {
+                Outcome::Error("the target stopped reading: a send timed out".into())
+            }
+            other => Outcome::Error(format!("could not send: {other}")),
+        })
+    }
+
+    /// A short list of what arrived but matched nothing, for failure messages.
+    pub(super) fn unmatched_summary(&self) -> String {
+        let mut seen: Vec<String> = self
+            .pending
+            .iter()
+            .rev()
+            .take(8)
+            .map(|a| match a {
+                Item::Event(e) => describe_event(e),
+                Item::Binary(n) => format!("binary({n} bytes)"),
+                Item::Garbage(t) => {
+                    format!("non-JSON text {:?}", t.chars().take(40).collect::<String>())
+                }
+                Item::Ended(how) => format!("end of connection ({how})"),
+            })
+            .collect();
+        seen.reverse();
+        if seen.is_empty() {
+            "nothing arrived".into()
+        } else {
+            format!("received: {}", seen.join(", "))
+        }
+    }
+}
+
+pub(super) fn describe_event(e: &Value) -> String {
+    let s = e.to_string();
+    if s.len() > 160 {
+        format!(
+            "{}…",
+            &s[..s.char_indices().nth(160).map_or(s.len(), |(i, _)| i)]
+        )
+    } else {
+        s
+    }
+}

@@ -1,0 +1,65 @@
+//! Which bearer token a case presents, and where.
+
+use super::model::TokenKind;
+use super::runner::Credentials;
+use super::steps::Outcome;
+use crate::auth;
+use serde_json::json;
+
+/// The URL with `token` added as a `token` query parameter.
+pub(super) fn with_query_token(url: &str, token: &str) -> String {
+    let encoded: String = token
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            other => format!("%{other:02X}"),
+        })
+        .collect();
+    let sep = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{sep}token={encoded}")
+}
+
+/// The token a connection presents for `kind`, or why the case cannot run.
+pub(super) fn token_for(kind: TokenKind, creds: &Credentials) -> Result<Option<String>, Outcome> {
+    let secret = creds.jwt_secret.as_deref().map(str::as_bytes);
+    let template = creds.token.as_deref().and_then(auth::peek_claims);
+    let valid = || -> Option<String> {
+        creds
+            .token
+            .clone()
+            .or_else(|| secret.map(|s| auth::mint_hs256(s, &auth::fresh_claims(template.as_ref()))))
+    };
+    let needs_secret = || Outcome::Skip("needs --jwt-secret to mint this token".into());
+    let needs_any = || Outcome::Skip("needs --token or --jwt-secret".into());
+    let now = auth::now_secs();
+    let with_times = |iat: i64, exp: i64, nbf: Option<i64>| {
+        let mut claims = auth::fresh_claims(template.as_ref());
+        claims["iat"] = json!(iat);
+        claims["exp"] = json!(exp);
+        if let Some(nbf) = nbf {
+            claims["nbf"] = json!(nbf);
+        }
+        claims
+    };
+    Ok(match kind {
+        TokenKind::Valid => valid(),
+        TokenKind::Absent => None,
+        TokenKind::Malformed => Some("not-a-jwt".into()),
+        TokenKind::Tampered => Some(auth::tamper(&valid().ok_or_else(needs_any)?)),
+        TokenKind::AlgNone => Some(auth::alg_none(&valid().ok_or_else(needs_any)?)),
+        TokenKind::WrongKey => Some(auth::mint_hs256(
+            b"wireprobe-not-the-target-key",
+            &auth::fresh_claims(template.as_ref()),
+        )),
+        TokenKind::Expired => Some(auth::mint_hs256(
+            secret.ok_or_else(needs_secret)?,
+            &with_times(now - 7200, now - 3600, None),
+        )),
+        TokenKind::NotYetValid => Some(auth::mint_hs256(
+            secret.ok_or_else(needs_secret)?,
+            &with_times(now + 3600, now + 7200, Some(now + 3600)),
+        )),
+    })
+}
