@@ -37,7 +37,7 @@ pub struct Rule {
 }
 
 /// A rule broken by one observed frame or by a transcript as a whole.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Violation {
     pub rule: &'static str,
     pub message: String,

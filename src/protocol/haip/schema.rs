@@ -74,6 +74,7 @@ impl Schema {
             return;
         }
         let ty = event.get("type").and_then(Value::as_str).unwrap_or("");
+        let first = out.len();
         for error in self.validator.iter_errors(event) {
             let path = error.instance_path().as_str().to_owned();
             let keyword = error.kind().keyword();
@@ -86,6 +87,13 @@ impl Schema {
             truncate(&mut message, MAX_MESSAGE);
             out.push(Violation::new(rule, message));
         }
+        // The envelope's type check and an allOf branch can report the same fault twice.
+        let mut seen = std::collections::HashSet::new();
+        let fresh: Vec<Violation> = out
+            .drain(first..)
+            .filter(|v| seen.insert(v.clone()))
+            .collect();
+        out.extend(fresh);
     }
 
     /// Fields of `event` the schema does not define, as `field` or `payload.field`.
