@@ -18,14 +18,18 @@ pub fn observe_entry(checker: &mut dyn Checker, entry: &Entry, out: &mut Vec<Vio
     checker.observe(entry.from, entry.at_ms, observed_of(&entry.frame), out);
 }
 
-/// What a transcript frame is: an event, or one of the `$`-tagged observations.
+/// What a transcript frame is: an event, or one of the `$`-tagged observations (`$truncated`
+/// marks where a capped transcript stopped storing; nothing after it is judged).
 pub fn observed_of(frame: &Value) -> Observed<'_> {
     if let Value::Object(m) = frame {
         if m.len() <= 2 {
             if m.contains_key("$connect") {
                 return Observed::Connect;
             }
-            if m.contains_key("$close") || m.contains_key("$error") || m.contains_key("$rejected") {
+            if ["$close", "$error", "$rejected", "$truncated"]
+                .iter()
+                .any(|k| m.contains_key(*k))
+            {
                 return Observed::Closed;
             }
             if m.contains_key("$binary") {

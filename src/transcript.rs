@@ -28,14 +28,17 @@ pub struct Entry {
 
 /// Frames larger than this are stored truncated, so a flood cannot grow a report without bound.
 const MAX_STORED_FRAME: usize = 64 * 1024;
-/// Entries beyond this are counted but not stored.
-const MAX_ENTRIES: usize = 20_000;
+/// Entries beyond this are counted but not stored (a replay-window case needs about 2,400).
+const MAX_ENTRIES: usize = 5_000;
+/// Stored frame bytes beyond this are counted but not stored.
+const MAX_STORED_BYTES: usize = 1024 * 1024;
 
 /// A case's transcript, timed from the case's start.
 #[derive(Debug)]
 pub struct Transcript {
     started: Instant,
     entries: Vec<Entry>,
+    stored_bytes: usize,
     dropped: usize,
 }
 
@@ -50,6 +53,7 @@ impl Transcript {
         Transcript {
             started: Instant::now(),
             entries: Vec::new(),
+            stored_bytes: 0,
             dropped: 0,
         }
     }
@@ -60,15 +64,18 @@ impl Transcript {
     }
 
     pub fn push(&mut self, from: Direction, frame: Value) {
-        self.push_at(from, Instant::now(), frame);
+        self.push_at(from, Instant::now(), frame, 0);
     }
 
-    /// Records something observed at `at` (a transport's receive time).
-    pub fn push_at(&mut self, from: Direction, at: Instant, frame: Value) {
-        if self.entries.len() >= MAX_ENTRIES {
+    /// Records something observed at `at` (a transport's receive time); `size` is the frame's
+    /// length on the wire, for the byte budget.
+    pub fn push_at(&mut self, from: Direction, at: Instant, frame: Value, size: usize) {
+        let size = size.min(MAX_STORED_FRAME);
+        if self.entries.len() >= MAX_ENTRIES || self.stored_bytes + size > MAX_STORED_BYTES {
             self.dropped += 1;
             return;
         }
+        self.stored_bytes += size;
         let at_ms = at.saturating_duration_since(self.started).as_millis() as u64;
         self.entries.push(Entry { from, at_ms, frame });
     }
@@ -79,11 +86,20 @@ impl Transcript {
     }
 
     pub fn record_sent(&mut self, frame: &Frame) {
-        self.push(Direction::Client, frame_to_value(frame));
+        self.push_at(
+            Direction::Client,
+            Instant::now(),
+            frame_to_value(frame),
+            frame.len(),
+        );
     }
 
     pub fn record_received(&mut self, received: &Received, at: Instant) {
-        self.push_at(Direction::Server, at, received_to_value(received));
+        let size = match received {
+            Received::Frame(f) => f.len(),
+            _ => 0,
+        };
+        self.push_at(Direction::Server, at, received_to_value(received), size);
     }
 
     pub fn entries(&self) -> &[Entry] {
@@ -95,7 +111,16 @@ impl Transcript {
         self.dropped
     }
 
-    pub fn into_entries(self) -> Vec<Entry> {
+    /// The entries, ending with a `$truncated` note when some were not stored.
+    pub fn into_entries(mut self) -> Vec<Entry> {
+        if self.dropped > 0 {
+            let at_ms = self.elapsed_ms();
+            self.entries.push(Entry {
+                from: Direction::Client,
+                at_ms,
+                frame: json!({ "$truncated": self.dropped }),
+            });
+        }
         self.entries
     }
 }

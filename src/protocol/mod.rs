@@ -48,6 +48,9 @@ pub trait Protocol: Send + Sync + 'static {
     fn session(&self) -> Box<dyn Session>;
     /// A fresh transcript checker (validator plus lifecycle).
     fn checker(&self) -> Box<dyn Checker>;
+    /// True when `event` is recognisably a message of this protocol (well-formed or not); a
+    /// target that never sends one has not answered at all.
+    fn recognises(&self, event: &Value) -> bool;
 }
 
 /// Why the profile could not produce a frame.

@@ -211,6 +211,12 @@ pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> 
             message.push_str(&format!("{}: {}", v.rule, v.message));
         }
     }
+    // A target that never said anything in the protocol (silence, a close, garbage, an
+    // oversized frame) has not answered: the case could not be judged.
+    if matches!(verdict, Verdict::Fail | Verdict::Warn) && !spoke_protocol(protocol, &transcript) {
+        verdict = Verdict::Error;
+        message = format!("the target sent no protocol message: {message}");
+    }
     if verdict == Verdict::Info && message.is_empty() {
         message = "behaviour recorded: every step held".into();
     }
@@ -258,6 +264,14 @@ fn unmet_run_requirement(case: &Case, cfg: &RunConfig) -> Option<String> {
             Some("needs --jwt-secret to mint tokens".into())
         }
         _ => None,
+    })
+}
+
+/// True when the target sent at least one message the protocol recognises as its own.
+fn spoke_protocol(protocol: &dyn Protocol, transcript: &[Entry]) -> bool {
+    transcript.iter().any(|e| {
+        e.from == Direction::Server
+            && matches!(crate::check::observed_of(&e.frame), crate::protocol::Observed::Event(v) if protocol.recognises(v))
     })
 }
 

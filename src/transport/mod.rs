@@ -15,8 +15,9 @@ use tokio::time::Instant;
 
 /// Default cap on one received frame: a hostile target cannot make us buffer more.
 pub const DEFAULT_MAX_FRAME: usize = 16 * 1024 * 1024;
-/// Cap on bytes received but not yet consumed by the runner, across all queued frames.
-const MAX_QUEUED_BYTES: usize = 64 * 1024 * 1024;
+/// Cap on bytes received but not yet consumed by the runner, across all queued frames (a frame
+/// larger than this still fits: it takes the whole budget).
+const MAX_QUEUED_BYTES: usize = 32 * 1024 * 1024;
 /// Cap on frames received but not yet consumed by the runner.
 const MAX_QUEUED_FRAMES: usize = 4096;
 

@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod hostile;
+
 use std::net::SocketAddr;
 use std::time::Duration;
 use wireprobe::protocol;

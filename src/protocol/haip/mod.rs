@@ -79,4 +79,8 @@ impl Protocol for Haip {
     fn checker(&self) -> Box<dyn Checker> {
         Box::new(checker::HaipChecker::new())
     }
+
+    fn recognises(&self, event: &serde_json::Value) -> bool {
+        model::event_type(event).is_some()
+    }
 }

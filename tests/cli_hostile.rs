@@ -1,0 +1,130 @@
+//! The CLI against targets that misbehave: every case ends inside its budget with `error` (or
+//! `skip`), the report is still written, and an absent target is one line and exit code 3.
+
+mod common;
+
+use common::hostile::{self, Hostility};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+fn wireprobe() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+}
+
+/// Runs the HAIP suite against `how` and checks the outcome.
+async fn run_against(how: Hostility) {
+    let addr = hostile::start(how).await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let report = dir.path().join("report.json");
+    let started = Instant::now();
+    let out = tokio::task::spawn_blocking({
+        let report = report.clone();
+        move || {
+            wireprobe()
+                .args([
+                    "run",
+                    "haip",
+                    "--target",
+                    &format!("ws://{addr}/"),
+                    "--timeout-ms",
+                    "400",
+                    "--jobs",
+                    "16",
+                ])
+                .arg("--report")
+                .arg(format!("json={}", report.display()))
+                .output()
+                .expect("wireprobe runs")
+        }
+    })
+    .await
+    .expect("join");
+    let elapsed = started.elapsed();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{how:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        elapsed < Duration::from_secs(60),
+        "{how:?} took {elapsed:?}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report).expect("report written"))
+            .expect("report is JSON");
+    let cases = json["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), 74);
+    for case in cases {
+        let verdict = case["verdict"].as_str().unwrap_or_default();
+        assert!(
+            verdict == "error" || verdict == "skip",
+            "{how:?}: case {} ended {verdict}: {}",
+            case["id"],
+            case["message"]
+        );
+    }
+    assert!(
+        json["summary"]["error"].as_u64().unwrap_or(0) > 50,
+        "{how:?}: {}",
+        json["summary"]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn silent_target_gives_errors() {
+    run_against(Hostility::Silent).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn target_closing_at_once_gives_errors() {
+    run_against(Hostility::ClosesAtOnce).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn target_dropping_tcp_gives_errors() {
+    run_against(Hostility::DropsTcp).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn garbage_target_gives_errors() {
+    run_against(Hostility::Garbage).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oversized_frame_gives_errors() {
+    run_against(Hostility::Oversized).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn flooding_target_gives_errors() {
+    run_against(Hostility::Floods).await;
+}
+
+#[test]
+fn unreachable_target_is_one_line_and_exit_3() {
+    // A port that was free a moment ago: nothing listens there.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port();
+    let out = wireprobe()
+        .args([
+            "run",
+            "haip",
+            "--target",
+            &format!("ws://127.0.0.1:{port}/"),
+            "--timeout-ms",
+            "500",
+        ])
+        .output()
+        .expect("wireprobe runs");
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.trim().lines().count(),
+        1,
+        "one clear line, got: {stderr}"
+    );
+    assert!(stderr.contains("unreachable"), "{stderr}");
+}

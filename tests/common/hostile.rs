@@ -1,0 +1,75 @@
+//! Hostile WebSocket targets for robustness tests: each misbehaves in one way, forever.
+
+use futures_util::{SinkExt, StreamExt};
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpListener;
+use tokio_tungstenite::tungstenite::Message;
+
+/// How a hostile target misbehaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hostility {
+    /// Accepts the WebSocket and never sends anything.
+    Silent,
+    /// Accepts the WebSocket and closes it at once.
+    ClosesAtOnce,
+    /// Accepts TCP and drops it before the WebSocket upgrade.
+    DropsTcp,
+    /// Answers every frame with non-JSON text.
+    Garbage,
+    /// Sends one 20 MiB frame (over wireprobe's 16 MiB default limit).
+    Oversized,
+    /// Sends text frames as fast as it can.
+    Floods,
+}
+
+/// Starts a hostile target on a free loopback port; it runs until the test ends.
+pub async fn start(how: Hostility) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind loopback");
+    let addr = listener.local_addr().expect("local addr");
+    tokio::spawn(async move {
+        while let Ok((mut tcp, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                if how == Hostility::DropsTcp {
+                    let _ = tcp.shutdown().await;
+                    return;
+                }
+                let Ok(ws) = tokio_tungstenite::accept_async(tcp).await else {
+                    return;
+                };
+                let (mut tx, mut rx) = ws.split();
+                match how {
+                    Hostility::Silent => while rx.next().await.is_some() {},
+                    Hostility::ClosesAtOnce => {
+                        let _ = tx.send(Message::Close(None)).await;
+                    }
+                    Hostility::Garbage => {
+                        while let Some(Ok(_)) = rx.next().await {
+                            if tx.send(Message::text("garbage \u{2620} {")).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                    Hostility::Oversized => {
+                        let _ = tx.send(Message::binary(vec![0u8; 20 * 1024 * 1024])).await;
+                        while rx.next().await.is_some() {}
+                    }
+                    Hostility::Floods => {
+                        // Bounded, so the test machine is never the one that suffers.
+                        let started = tokio::time::Instant::now();
+                        while started.elapsed() < Duration::from_secs(20) {
+                            if tx.send(Message::text("{\"flood\":true}")).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                    Hostility::DropsTcp => {}
+                }
+            });
+        }
+    });
+    addr
+}
