@@ -213,7 +213,7 @@ pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> 
     }
     // A target that never said anything in the protocol (silence, a close, garbage, an
     // oversized frame) has not answered: the case could not be judged.
-    if matches!(verdict, Verdict::Fail | Verdict::Warn) && !spoke_protocol(protocol, &transcript) {
+    if matches!(verdict, Verdict::Fail | Verdict::Warn) && !answered(protocol, &transcript) {
         verdict = Verdict::Error;
         message = format!("the target sent no protocol message: {message}");
     }
@@ -267,11 +267,13 @@ fn unmet_run_requirement(case: &Case, cfg: &RunConfig) -> Option<String> {
     })
 }
 
-/// True when the target sent at least one message the protocol recognises as its own.
-fn spoke_protocol(protocol: &dyn Protocol, transcript: &[Entry]) -> bool {
+/// True when the target answered at all: an explicit refusal of the connection, or a message
+/// the protocol recognises as its own.
+fn answered(protocol: &dyn Protocol, transcript: &[Entry]) -> bool {
     transcript.iter().any(|e| {
         e.from == Direction::Server
-            && matches!(crate::check::observed_of(&e.frame), crate::protocol::Observed::Event(v) if protocol.recognises(v))
+            && (e.frame.get("$rejected").is_some()
+                || matches!(crate::check::observed_of(&e.frame), crate::protocol::Observed::Event(v) if protocol.recognises(v)))
     })
 }
 

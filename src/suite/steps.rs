@@ -153,23 +153,23 @@ impl<'a> CaseRun<'a> {
                 self.link.conn = Some(conn);
                 Ok(())
             }
-            Err(TransportError::Rejected { status }) if expects_refusal => {
+            Err(TransportError::Rejected { status }) => {
                 self.link
                     .transcript
                     .push(Direction::Server, json!({"$rejected": {"status": status}}));
                 self.link.refused = Some(format!("HTTP {status} on the WebSocket upgrade"));
-                Ok(())
+                let refused = format!("the target refused the connection with HTTP {status}");
+                match (expects_refusal, self.case.connect.refusal_fails) {
+                    (true, _) => Ok(()),
+                    (false, true) => Err(fail(refused)),
+                    (false, false) => Err(Outcome::Error(refused)),
+                }
             }
             Err(e) => {
                 self.link
                     .transcript
                     .push(Direction::Server, json!({"$error": e.to_string()}));
-                Err(match e {
-                    TransportError::Rejected { status } if self.case.connect.refusal_fails => fail(
-                        format!("the target refused the connection with HTTP {status}"),
-                    ),
-                    other => Outcome::Error(format!("could not connect: {other}")),
-                })
+                Err(Outcome::Error(format!("could not connect: {e}")))
             }
         }
     }
