@@ -10,7 +10,7 @@ use wireprobe::check::{self, CheckSummary};
 use wireprobe::protocol::{self, Protocol};
 use wireprobe::reference::{self, ServeOptions};
 use wireprobe::report::{self, console, Gate, Report};
-use wireprobe::rules::Level;
+use wireprobe::rules::{self, Level};
 use wireprobe::suite::filter::{read_known_failing, CaseFilter};
 use wireprobe::suite::runner::{self, CaseResult, Credentials, RunConfig, RunError};
 use wireprobe::suite::{self as suites, Suite};
@@ -267,8 +267,9 @@ fn check(
             } else {
                 "server"
             };
+            let level = rules::find(p.rules(), f.violation.rule).map_or(Level::Info, |r| r.level);
             println!(
-                "line {} ({from}): {} {}",
+                "line {} ({from}) [{level}] {} {}",
                 f.line, f.violation.rule, f.violation.message
             );
         }

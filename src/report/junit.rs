@@ -24,6 +24,10 @@ pub fn render(report: &Report, strict: bool) -> String {
             status.set_message(format!("{}: {}", case.verdict, case.message));
         }
         let mut tc = TestCase::new(case.id.as_str(), status);
+        if case.verdict == Verdict::Warn && !strict {
+            // Passing under non-strict rules, but the finding must stay visible.
+            tc.set_system_err(format!("warn: {}", case.message));
+        }
         tc.set_classname(format!("wireprobe.{}", report.protocol));
         tc.set_time(Duration::from_millis(case.duration_ms));
         tc.add_property(Property::new("verdict", case.verdict.to_string()));

@@ -7,7 +7,10 @@ use crate::protocol::{Checker, Observed};
 use crate::rules::Violation;
 use crate::transcript::Direction;
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// Most skipped seqs remembered per side (a jump wider than this is not tracked).
+const MAX_TRACKED_GAP: u64 = 4096;
 
 /// How long after a PAUSE_CHANNEL an in-flight message from the peer is still forgiven, when the
 /// peer's `ack` does not prove it had seen the pause.
@@ -50,6 +53,9 @@ struct Sender {
     sent_on_connection: usize,
     /// Highest seq sent in this session.
     max_seq: Option<u64>,
+    /// Seqs a jump skipped: a message arriving later with one of them fills the gap and is
+    /// new, not a resend (bounded by [`MAX_TRACKED_GAP`]).
+    missing: BTreeSet<u64>,
     last_ack: Option<u64>,
     announced: Option<Announced>,
     credit: HashMap<String, Credit>,
@@ -157,11 +163,19 @@ impl HaipChecker {
                     "HAIP-SEQ-001",
                     format!("the session's first seq is \"{seq}\", not \"1\""),
                 )),
-                Some(max) if seq > max + 1 => out.push(Violation::new(
-                    "HAIP-SEQ-001",
-                    format!("seq jumped from \"{max}\" to \"{seq}\""),
-                )),
-                Some(max) if seq <= max => return,
+                Some(max) if seq > max + 1 => {
+                    out.push(Violation::new(
+                        "HAIP-SEQ-001",
+                        format!("seq jumped from \"{max}\" to \"{seq}\""),
+                    ));
+                    if seq - max <= MAX_TRACKED_GAP {
+                        sender.missing.extend(max + 1..seq);
+                    }
+                    while sender.missing.len() as u64 > MAX_TRACKED_GAP {
+                        sender.missing.pop_first();
+                    }
+                }
+                Some(max) if seq <= max && !sender.missing.remove(&seq) => return,
                 _ => {}
             }
             sender.max_seq = Some(sender.max_seq.map_or(seq, |m| m.max(seq)));

@@ -1,0 +1,110 @@
+//! `wireprobe check`: real traffic from the reference target passes, recorded bad traffic is
+//! caught rule by rule, bare captured lines work with --from, and bad input is reported.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Output};
+use wireprobe::verdict::Verdict;
+
+fn check(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wireprobe"));
+    cmd.arg("check").arg("haip").args(args);
+    match stdin {
+        None => cmd.output().expect("wireprobe runs"),
+        Some(input) => {
+            let mut child = cmd
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("wireprobe runs");
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(input)
+                .expect("write stdin");
+            child.wait_with_output().expect("wireprobe ends")
+        }
+    }
+}
+
+fn fixture(name: &str) -> String {
+    format!("{}/tests/fixtures/haip/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reference_traffic_has_no_findings() {
+    // Real transcripts: every case the correct reference target passes, back to back.
+    let results = common::run_builtin_results(&[], None).await;
+    let mut ndjson = Vec::new();
+    for r in results.iter().filter(|r| r.verdict == Verdict::Pass) {
+        for e in &r.transcript {
+            serde_json::to_writer(&mut ndjson, e).expect("serialise");
+            ndjson.push(b'\n');
+        }
+    }
+    let out = check(&["-"], Some(&ndjson));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    // The suite provokes the target on purpose (gaps, duplicates, bad input), so the client
+    // side has findings; the target's side must have none.
+    let server_findings: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.contains("(server)") && !l.contains("[info]"))
+        .collect();
+    assert!(server_findings.is_empty(), "{server_findings:#?}");
+}
+
+#[test]
+fn recorded_bad_server_is_caught_rule_by_rule() {
+    let out = check(&[&fixture("bad-server.ndjson"), "--report", "json=-"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let expected = std::fs::read_to_string(fixture("bad-server.expected")).expect("expectations");
+    for rule in expected.lines().filter(|l| !l.is_empty()) {
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.contains("(server)") && l.contains(rule)),
+            "{rule} not found in:\n{stdout}"
+        );
+    }
+    // The JSON report follows the findings on stdout.
+    let json_start = stdout.find("{\n").expect("JSON report on stdout");
+    let report: serde_json::Value =
+        serde_json::from_str(&stdout[json_start..]).expect("valid JSON");
+    assert!(report["summary"]["fail"].as_u64().unwrap_or(0) >= 6);
+}
+
+#[test]
+fn bare_captured_lines_with_from_server() {
+    let out = check(
+        &[&fixture("captured-stdout.ndjson"), "--from", "server"],
+        None,
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("line 2 (server) [must] HAIP-ENV-001"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("line 3 (server) [must] HAIP-SEQ-001"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn unreadable_input_is_a_clear_error() {
+    let out = check(&["/nonexistent/transcript.ndjson"], None);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open"));
+    let out = check(&["-"], Some(b"not a transcript\n{\"also\": \"not\"}\n"));
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("line 1:") && stderr.contains("line 2:"),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,84 @@
+//! Suite files: the bundled suite loads and cites real spec sections; broken suite files are
+//! refused with the file, case and step named.
+
+use wireprobe::protocol::{self, Protocol};
+use wireprobe::suite::{self, loader};
+
+fn haip() -> &'static dyn Protocol {
+    protocol::get("haip").expect("haip is registered")
+}
+
+fn load_err(toml: &str) -> String {
+    loader::load_texts(haip(), &[("bad.toml".into(), toml.into())])
+        .expect_err("must be refused")
+        .to_string()
+}
+
+#[test]
+fn bundled_suite_loads() {
+    let s = suite::load_bundled(haip()).expect("loads");
+    assert!(s.cases.len() >= 70);
+}
+
+#[test]
+fn on_disk_suite_matches_the_bundled_one() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("suites/haip");
+    let on_disk = suite::load_path(haip(), &dir).expect("loads");
+    let bundled = suite::load_bundled(haip()).expect("loads");
+    let mut a: Vec<_> = on_disk.cases.iter().map(|c| c.id.clone()).collect();
+    let mut b: Vec<_> = bundled.cases.iter().map(|c| c.id.clone()).collect();
+    a.sort();
+    b.sort();
+    assert_eq!(
+        a, b,
+        "every suites/haip/*.toml file must be listed in the bundle"
+    );
+}
+
+#[test]
+fn every_rule_cites_a_real_section_of_its_spec() {
+    let specs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/specs");
+    let Ok(text) = std::fs::read_to_string(specs.join(haip().spec_file())) else {
+        eprintln!("skipped: {} not found", specs.display());
+        return;
+    };
+    let headings: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with('#'))
+        .map(|l| l.trim_start_matches('#').trim())
+        .collect();
+    for rule in haip().rules() {
+        let (file, section) = rule.source.split_once(" §").expect("FILE §Section");
+        assert_eq!(file, haip().spec_file(), "{}", rule.id);
+        assert!(
+            headings.contains(&section),
+            "{} cites §{section:?}, not a heading of {file}",
+            rule.id
+        );
+    }
+}
+
+#[test]
+fn broken_suites_are_refused_with_their_location() {
+    let e =
+        load_err("[[case]]\nid = \"x\"\ntitle = \"t\"\nrules = [\"HAIP-NOPE-1\"]\nsteps = []\n");
+    assert!(
+        e.contains("bad.toml: case `x`") && e.contains("unknown rule `HAIP-NOPE-1`"),
+        "{e}"
+    );
+    let e = load_err("[[case]]\nid = \"x\"\ntitle = \"t\"\nrules = [\"HAIP-PING-001\"]\nsteps = [{ sned = {} }]\n");
+    assert!(
+        e.contains("step 1") && e.contains("no action in step"),
+        "{e}"
+    );
+    let e = load_err("[[case]]\nid = \"x\"\ntitle = \"t\"\nrules = [\"HAIP-PING-001\"]\nsteps = [{ send = {}, times = 1e9 }]\n");
+    assert!(e.contains("step 1") && e.contains("times"), "{e}");
+    let e = load_err("[[case]]\nid = \"x\"\ntitle = \"t\"\nrules = [\"HAIP-PING-001\"]\nsteps = []\ncolour = 1\n");
+    assert!(e.contains("unknown key `colour`"), "{e}");
+    let e = load_err("[[case]]\nid = \"x\"\ntitle = \"t\"\nrules = [\"HAIP-PING-001\"]\nsteps = []\n[[case]]\nid = \"x\"\ntitle = \"t\"\nrules = [\"HAIP-PING-001\"]\nsteps = []\n");
+    assert!(e.contains("duplicate case id"), "{e}");
+    let e = load_err("this is = = not toml");
+    assert!(e.starts_with("bad.toml: "), "{e}");
+    let e = load_err("[[case]]\nid = \"x\"\ntitle = \"t\"\nrules = [\"HAIP-PING-001\"]\nsteps = [{ expect = { type = \"PONG\" }, scenario = true, probe = true }]\n");
+    assert!(e.contains("scenario or a probe"), "{e}");
+}
