@@ -115,6 +115,20 @@ pub trait Checker: Send {
         item: Observed<'_>,
         out: &mut Vec<Violation>,
     );
+
+    /// Checks one event given as raw JSON text without building a `serde_json::Value`, when the
+    /// profile can be sure of it; `false` means "not handled", and the caller parses the text
+    /// and calls [`Checker::observe`]. The default handles nothing.
+    fn observe_raw(
+        &mut self,
+        from: Direction,
+        at_ms: u64,
+        raw: &str,
+        out: &mut Vec<Violation>,
+    ) -> bool {
+        let _ = (from, at_ms, raw, out);
+        false
+    }
 }
 
 /// Every protocol wireprobe knows.

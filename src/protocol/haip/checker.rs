@@ -1,16 +1,25 @@
 //! The HAIP transcript checker: schema validation of every message plus the lifecycle state
 //! machine (handshake, sequencing, runs, text streams, tool calls, flow control, media framing).
+//!
+//! The lifecycle logic reads [`Facts`], never the JSON itself, so a message validated by the
+//! fast path ([`super::fast`]) and one validated by the schema are judged identically.
 
-use super::model::{self, KNOWN_ERROR_CODES};
+use super::facts::{Data, Facts, HaiFacts};
+use super::model::KNOWN_ERROR_CODES;
 use super::schema::schema;
+use super::{fast, model};
 use crate::protocol::{Checker, Observed};
 use crate::rules::Violation;
 use crate::transcript::Direction;
 use serde_json::Value;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
 /// Most skipped seqs remembered per side (a jump wider than this is not tracked).
 const MAX_TRACKED_GAP: u64 = 4096;
+
+/// How many run ids and finished tool calls are remembered to catch reuse. Memory stays flat
+/// however long a transcript is; a reuse further back than this goes unnoticed.
+const RECENT_IDS: usize = 16_384;
 
 /// How long after a PAUSE_CHANNEL an in-flight message from the peer is still forgiven, when the
 /// peer's `ack` does not prove it had seen the pause.
@@ -30,13 +39,40 @@ fn other(d: Direction) -> Direction {
     }
 }
 
-/// What one side announced in its HAI.
+/// A set of ids that forgets its oldest members beyond a fixed size. It keeps 64-bit hashes,
+/// not the ids (a false match needs a hash collision: about 1 in 10^15 at this size).
 #[derive(Debug, Default)]
-struct Announced {
-    accept_events: Option<HashSet<String>>,
-    binary_frames: bool,
-    credit_messages: Option<u64>,
-    credit_bytes: Option<u64>,
+struct RecentSet {
+    order: VecDeque<u64>,
+    members: HashSet<u64>,
+}
+
+impl RecentSet {
+    fn key(id: &str) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        id.hash(&mut h);
+        h.finish()
+    }
+
+    /// Adds `id`; false when it was already there.
+    fn insert(&mut self, id: &str) -> bool {
+        let key = Self::key(id);
+        if !self.members.insert(key) {
+            return false;
+        }
+        self.order.push_back(key);
+        if self.order.len() > RECENT_IDS {
+            if let Some(old) = self.order.pop_front() {
+                self.members.remove(&old);
+            }
+        }
+        true
+    }
+
+    fn contains(&self, id: &str) -> bool {
+        self.members.contains(&Self::key(id))
+    }
 }
 
 /// Credit one side still has on one channel (signed: a violation drives it below zero).
@@ -57,12 +93,12 @@ struct Sender {
     /// new, not a resend (bounded by [`MAX_TRACKED_GAP`]).
     missing: BTreeSet<u64>,
     last_ack: Option<u64>,
-    announced: Option<Announced>,
+    announced: Option<HaiFacts>,
     credit: HashMap<String, Credit>,
     /// Channels the peer paused: channel -> (seq of the PAUSE, time it was seen).
     paused: HashMap<String, (u64, u64)>,
     /// Nonces of the peer's PINGs this side has not answered yet.
-    pings_to_answer: Vec<Option<String>>,
+    pings_to_answer: VecDeque<Option<String>>,
     /// Open text streams by message_id.
     open_texts: HashSet<String>,
     /// After an envelope with bin_len: the binary frame length owed.
@@ -73,9 +109,10 @@ struct Sender {
 #[derive(Debug, Default)]
 struct Shared {
     runs_open: HashSet<String>,
-    runs_seen: HashSet<String>,
-    /// call_id -> (caller, done)
-    calls: HashMap<String, (Direction, bool)>,
+    runs_seen: RecentSet,
+    /// Open calls: call_id -> caller.
+    calls_open: HashMap<String, Direction>,
+    calls_done: RecentSet,
 }
 
 /// The HAIP [`Checker`].
@@ -113,11 +150,9 @@ impl HaipChecker {
         self.shared = Shared::default();
     }
 
-    fn on_event(&mut self, from: Direction, event: &Value, out: &mut Vec<Violation>) {
-        schema().check(event, out);
-        let Some(ty) = model::event_type(event) else {
-            return;
-        };
+    /// Judges one event the schema already checked (or the fast path accepted).
+    fn on_facts(&mut self, from: Direction, f: &Facts<'_>, out: &mut Vec<Violation>) {
+        let ty = f.ty;
         let me = side(from);
         let peer = side(other(from));
 
@@ -137,21 +172,20 @@ impl HaipChecker {
                 format!("the first message on the connection is {ty}, not HAI"),
             ));
         }
-        if ty == "HAI" && from == Direction::Client {
-            self.resuming = event.pointer("/payload/last_rx_seq").is_some();
-            if !self.resuming {
-                self.new_session();
-                self.senders[me].sent_on_connection = 1;
+        if let Some(hai) = &f.hai {
+            if from == Direction::Client {
+                self.resuming = hai.resumes;
+                if !self.resuming {
+                    self.new_session();
+                    self.senders[me].sent_on_connection = 1;
+                }
             }
-        }
-        if ty == "HAI" {
-            self.on_hai(from, event, out);
+            self.on_hai(from, hai, out);
         }
 
-        // Sequencing. A message at or below the highest seq already sent is a resend: it is
-        // exempt from the lifecycle checks, which saw it the first time.
-        let seq = event.get("seq").and_then(model::parse_seq);
-        if let Some(seq) = seq {
+        // Sequencing. A message at or below the highest seq already sent is a resend (unless
+        // it fills a gap): it is exempt from the lifecycle checks, which saw it the first time.
+        if let Some(seq) = f.seq {
             let sender = &mut self.senders[me];
             match sender.max_seq {
                 None if seq != 1 && from == Direction::Server && self.resuming => {
@@ -180,7 +214,7 @@ impl HaipChecker {
             }
             sender.max_seq = Some(sender.max_seq.map_or(seq, |m| m.max(seq)));
         }
-        if let Some(ack) = event.get("ack").and_then(model::parse_seq) {
+        if let Some(ack) = f.ack {
             let peer_max = self.senders[peer].max_seq.unwrap_or(0);
             if ack > peer_max {
                 out.push(Violation::new(
@@ -209,7 +243,7 @@ impl HaipChecker {
                 .as_ref()
                 .and_then(|a| a.accept_events.as_ref())
             {
-                if !accepted.contains(ty) {
+                if !accepted.iter().any(|t| t == ty) {
                     out.push(Violation::new(
                         "HAIP-VER-002",
                         format!("sent {ty}, which the peer's accept_events does not list"),
@@ -218,14 +252,14 @@ impl HaipChecker {
             }
         }
 
-        self.check_media(from, event, out);
-        self.check_flow(from, ty, event, seq, out);
-        self.check_runs(from, ty, event, out);
-        self.check_streams(from, ty, event, out);
+        self.check_media(from, f, out);
+        self.check_flow(from, f, out);
+        self.check_runs(f, out);
+        self.check_streams(from, f, out);
     }
 
-    fn on_hai(&mut self, from: Direction, event: &Value, out: &mut Vec<Violation>) {
-        if let Some(version) = model::payload_str(event, "haip_version") {
+    fn on_hai(&mut self, from: Direction, hai: &HaiFacts, out: &mut Vec<Violation>) {
+        if let Some(version) = &hai.haip_version {
             if !model::is_version_triplet(version) {
                 out.push(Violation::new(
                     "HAIP-VER-004",
@@ -233,31 +267,12 @@ impl HaipChecker {
                 ));
             }
         }
-        let accept_events = event
-            .pointer("/payload/accept_events")
-            .and_then(Value::as_array)
-            .map(|list| {
-                list.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned)
-                    .collect()
-            });
-        let (credit_messages, credit_bytes) = model::initial_credit(event);
-        let binary_frames =
-            model::hai_capability(event, "binary_frames") == Some(&Value::Bool(true));
-        self.senders[side(from)].announced = Some(Announced {
-            accept_events,
-            binary_frames,
-            credit_messages,
-            credit_bytes,
-        });
+        self.senders[side(from)].announced = Some(hai.clone());
     }
 
-    fn check_media(&mut self, from: Direction, event: &Value, out: &mut Vec<Violation>) {
-        let bin_len = event.get("bin_len").and_then(Value::as_u64);
-        let data = event.pointer("/payload/data");
-        if let Some(len) = bin_len {
-            if data.is_some() {
+    fn check_media(&mut self, from: Direction, f: &Facts<'_>, out: &mut Vec<Violation>) {
+        if let Some(len) = f.bin_len {
+            if f.data != Data::Absent {
                 out.push(Violation::new(
                     "HAIP-MEDIA-001",
                     "a binary-mode envelope (bin_len) contains payload.data",
@@ -274,14 +289,14 @@ impl HaipChecker {
                 ));
             }
             self.senders[side(from)].owed_binary = Some(len);
-        } else if let Some(data) = data {
-            if event.get("bin_mime").is_some() {
+        } else if f.data != Data::Absent {
+            if f.has_bin_mime {
                 out.push(Violation::new(
                     "HAIP-MEDIA-002",
                     "a Base64-mode message (payload.data) carries bin_mime",
                 ));
             }
-            if data.is_string() && model::media_bytes(event).is_none() {
+            if matches!(f.data, Data::Text(_)) && f.media_bytes().is_none() {
                 out.push(Violation::new(
                     "HAIP-MEDIA-002",
                     "payload.data is not valid Base64",
@@ -290,28 +305,17 @@ impl HaipChecker {
         }
     }
 
-    fn check_flow(
-        &mut self,
-        from: Direction,
-        ty: &str,
-        event: &Value,
-        seq: Option<u64>,
-        out: &mut Vec<Violation>,
-    ) {
+    fn check_flow(&mut self, from: Direction, f: &Facts<'_>, out: &mut Vec<Violation>) {
         let me = side(from);
         let peer = side(other(from));
-        let target_channel = model::payload_str(event, "channel").map(str::to_owned);
-        match (ty, target_channel) {
+        let ty = f.ty;
+        match (ty, f.payload_channel) {
             ("FLOW_UPDATE", Some(ch)) => {
-                let add_m = event
-                    .pointer("/payload/add_messages")
-                    .and_then(Value::as_i64);
-                let add_b = event.pointer("/payload/add_bytes").and_then(Value::as_i64);
-                let credit = self.credit_entry(peer, &ch);
-                if let (Some(m), Some(add)) = (credit.messages.as_mut(), add_m) {
+                let credit = self.credit_entry(peer, ch);
+                if let (Some(m), Some(add)) = (credit.messages.as_mut(), f.add_messages) {
                     *m = m.saturating_add(add);
                 }
-                if let (Some(b), Some(add)) = (credit.bytes.as_mut(), add_b) {
+                if let (Some(b), Some(add)) = (credit.bytes.as_mut(), f.add_bytes) {
                     *b = b.saturating_add(add);
                 }
                 return;
@@ -320,11 +324,11 @@ impl HaipChecker {
                 let at = self.now_ms;
                 self.senders[peer]
                     .paused
-                    .insert(ch, (seq.unwrap_or(u64::MAX), at));
+                    .insert(ch.to_owned(), (f.seq.unwrap_or(u64::MAX), at));
                 return;
             }
             ("RESUME_CHANNEL", Some(ch)) => {
-                self.senders[peer].paused.remove(&ch);
+                self.senders[peer].paused.remove(ch);
                 return;
             }
             _ => {}
@@ -332,12 +336,11 @@ impl HaipChecker {
         if !model::consumes_credit(ty) {
             return;
         }
-        let Some(channel) = event.get("channel").and_then(Value::as_str) else {
+        let Some(channel) = f.channel else {
             return;
         };
         if let Some(&(pause_seq, paused_at)) = self.senders[me].paused.get(channel) {
-            let ack = event.get("ack").and_then(model::parse_seq);
-            let saw_pause = match ack {
+            let saw_pause = match f.ack {
                 Some(ack) => ack >= pause_seq,
                 None => self.now_ms >= paused_at + PAUSE_GRACE_MS,
             };
@@ -349,7 +352,7 @@ impl HaipChecker {
             }
         }
         let bytes = if ty == "AUDIO_CHUNK" {
-            model::media_bytes(event).unwrap_or(0)
+            f.media_bytes().unwrap_or(0)
         } else {
             0
         };
@@ -384,22 +387,26 @@ impl HaipChecker {
             .announced
             .as_ref()
             .map_or((None, None), |a| (a.credit_messages, a.credit_bytes));
-        self.senders[sender]
-            .credit
-            .entry(channel.to_owned())
-            .or_insert(Credit {
-                messages: m.map(|v| v.min(i64::MAX as u64) as i64),
-                bytes: b.map(|v| v.min(i64::MAX as u64) as i64),
-            })
+        let credits = &mut self.senders[sender].credit;
+        if !credits.contains_key(channel) {
+            credits.insert(
+                channel.to_owned(),
+                Credit {
+                    messages: m.map(|v| v.min(i64::MAX as u64) as i64),
+                    bytes: b.map(|v| v.min(i64::MAX as u64) as i64),
+                },
+            );
+        }
+        credits.get_mut(channel).expect("inserted above")
     }
 
-    fn check_runs(&mut self, _from: Direction, ty: &str, event: &Value, out: &mut Vec<Violation>) {
-        let run_id = event.get("run_id").and_then(Value::as_str);
+    fn check_runs(&mut self, f: &Facts<'_>, out: &mut Vec<Violation>) {
+        let ty = f.ty;
         let runs = &mut self.shared;
         match ty {
-            "RUN_STARTED" => match run_id {
+            "RUN_STARTED" => match f.run_id {
                 Some(id) => {
-                    if !runs.runs_seen.insert(id.to_owned()) {
+                    if !runs.runs_seen.insert(id) {
                         out.push(Violation::new(
                             "HAIP-RUN-002",
                             format!("RUN_STARTED reuses run_id {id}"),
@@ -412,7 +419,7 @@ impl HaipChecker {
                     "RUN_STARTED carries no run_id",
                 )),
             },
-            "RUN_FINISHED" | "RUN_ERROR" => match run_id {
+            "RUN_FINISHED" | "RUN_ERROR" => match f.run_id {
                 Some(id) if !runs.runs_open.remove(id) => out.push(Violation::new(
                     "HAIP-RUN-001",
                     format!("{ty} names run {id}, which is not open"),
@@ -425,7 +432,7 @@ impl HaipChecker {
                 None => {}
             },
             "RUN_CANCEL" => {
-                if run_id.is_none() || event.pointer("/payload/run_id").is_none() {
+                if f.run_id.is_none() || !f.payload_run_id {
                     out.push(Violation::new(
                         "HAIP-RUN-003",
                         "RUN_CANCEL lacks run_id in the envelope or the payload",
@@ -434,7 +441,7 @@ impl HaipChecker {
             }
             "ERROR" | "HAI" => {}
             _ => {
-                if let Some(id) = run_id {
+                if let Some(id) = f.run_id {
                     if !runs.runs_open.contains(id) {
                         out.push(Violation::new(
                             "HAIP-RUN-001",
@@ -446,23 +453,18 @@ impl HaipChecker {
         }
     }
 
-    fn check_streams(
-        &mut self,
-        from: Direction,
-        ty: &str,
-        event: &Value,
-        out: &mut Vec<Violation>,
-    ) {
+    fn check_streams(&mut self, from: Direction, f: &Facts<'_>, out: &mut Vec<Violation>) {
         let me = side(from);
         let peer = side(other(from));
+        let ty = f.ty;
         match ty {
             "TEXT_MESSAGE_START" => {
-                if let Some(id) = model::payload_str(event, "message_id") {
+                if let Some(id) = f.message_id {
                     self.senders[me].open_texts.insert(id.to_owned());
                 }
             }
             "TEXT_MESSAGE_PART" | "TEXT_MESSAGE_END" => {
-                if let Some(id) = model::payload_str(event, "message_id") {
+                if let Some(id) = f.message_id {
                     let open = if ty == "TEXT_MESSAGE_END" {
                         self.senders[me].open_texts.remove(id)
                     } else {
@@ -479,17 +481,21 @@ impl HaipChecker {
                 }
             }
             "TOOL_CALL" => {
-                if let Some(id) = model::payload_str(event, "call_id") {
-                    self.shared.calls.insert(id.to_owned(), (from, false));
+                if let Some(id) = f.call_id {
+                    self.shared.calls_open.insert(id.to_owned(), from);
                 }
             }
             "TOOL_UPDATE" | "TOOL_DONE" => {
-                if let Some(id) = model::payload_str(event, "call_id") {
-                    match self.shared.calls.get_mut(id) {
-                        Some((caller, done)) if *caller != from && !*done => {
-                            *done = ty == "TOOL_DONE";
+                if let Some(id) = f.call_id {
+                    let calls = &mut self.shared;
+                    match calls.calls_open.get(id) {
+                        Some(caller) if *caller != from => {
+                            if ty == "TOOL_DONE" {
+                                calls.calls_open.remove(id);
+                                calls.calls_done.insert(id);
+                            }
                         }
-                        Some((_, true)) => out.push(Violation::new(
+                        _ if calls.calls_done.contains(id) => out.push(Violation::new(
                             "HAIP-TOOL-001",
                             format!("{ty} for call {id}, which is already done"),
                         )),
@@ -501,27 +507,25 @@ impl HaipChecker {
                 }
             }
             "PING" => {
-                let nonce = model::payload_str(event, "nonce").map(str::to_owned);
                 let pending = &mut self.senders[peer].pings_to_answer;
-                if pending.len() < 4096 {
-                    pending.push(nonce);
+                if pending.len() >= 4096 {
+                    pending.pop_front();
                 }
+                pending.push_back(f.nonce.map(str::to_owned));
             }
             "PONG" => {
-                let nonce = model::payload_str(event, "nonce").map(str::to_owned);
                 let pending = &mut self.senders[me].pings_to_answer;
-                if let Some(i) = pending.iter().position(|n| *n == nonce) {
+                if let Some(i) = pending.iter().position(|n| n.as_deref() == f.nonce) {
                     pending.remove(i);
-                } else if !pending.is_empty() {
-                    pending.remove(0);
+                } else if pending.pop_front().is_some() {
                     out.push(Violation::new(
                         "HAIP-PING-002",
-                        format!("PONG nonce {nonce:?} echoes no outstanding PING"),
+                        format!("PONG nonce {:?} echoes no outstanding PING", f.nonce),
                     ));
                 }
             }
             "ERROR" | "RUN_ERROR" => {
-                if let Some(code) = model::payload_str(event, "code") {
+                if let Some(code) = f.code {
                     if !KNOWN_ERROR_CODES.contains(&code) {
                         out.push(Violation::new(
                             "HAIP-ERR-003",
@@ -531,6 +535,14 @@ impl HaipChecker {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Checks a parsed event: the schema, then the lifecycle.
+    fn on_value(&mut self, from: Direction, event: &Value, out: &mut Vec<Violation>) {
+        schema().check(event, out);
+        if let Some(facts) = Facts::from_value(event) {
+            self.on_facts(from, &facts, out);
         }
     }
 }
@@ -546,7 +558,7 @@ impl Checker for HaipChecker {
         self.now_ms = at_ms;
         match item {
             Observed::Connect => self.on_connect(),
-            Observed::Event(event) => self.on_event(from, event, out),
+            Observed::Event(event) => self.on_value(from, event, out),
             Observed::Binary(len) => {
                 let sender = &mut self.senders[side(from)];
                 match sender.owed_binary.take() {
@@ -569,6 +581,23 @@ impl Checker for HaipChecker {
                 ));
             }
             Observed::Closed => {}
+        }
+    }
+
+    fn observe_raw(
+        &mut self,
+        from: Direction,
+        at_ms: u64,
+        raw: &str,
+        out: &mut Vec<Violation>,
+    ) -> bool {
+        match fast::accept(raw) {
+            Some(facts) => {
+                self.now_ms = at_ms;
+                self.on_facts(from, &facts, out);
+                true
+            }
+            None => false,
         }
     }
 }

@@ -3,6 +3,8 @@
 //! wireprobe plays the UI client; the target is a HAIP agent server over WebSocket.
 
 pub mod checker;
+pub mod facts;
+pub mod fast;
 pub mod model;
 pub mod rules;
 pub mod schema;

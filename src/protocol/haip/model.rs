@@ -67,11 +67,39 @@ pub const USER_CHANNEL: &str = "USER";
 
 /// Parses a `uint64str` (1 to 20 decimal digits); `None` when malformed or over `u64`.
 pub fn parse_seq(value: &Value) -> Option<u64> {
-    let s = value.as_str()?;
-    if s.is_empty() || s.len() > 20 || !s.bytes().all(|b| b.is_ascii_digit()) {
+    parse_seq_str(value.as_str()?)
+}
+
+/// [`parse_seq`] on a string.
+pub fn parse_seq_str(s: &str) -> Option<u64> {
+    if !is_uint64_str(s) {
         return None;
     }
     s.parse().ok()
+}
+
+/// The schema's `uint64str`: `^[0-9]{1,20}$`.
+pub fn is_uint64_str(s: &str) -> bool {
+    (1..=20).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// The schema's `uuid` pattern: 8-4-4-4-12 hex digits, version 1 to 5, variant 8, 9, A or B.
+pub fn is_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, &c)| match i {
+            8 | 13 | 18 | 23 => c == b'-',
+            14 => (b'1'..=b'5').contains(&c),
+            19 => matches!(c, b'8' | b'9' | b'a' | b'b' | b'A' | b'B'),
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+/// The schema's `channel` pattern: `^[A-Za-z0-9_\-]{1,128}$`.
+pub fn is_channel(s: &str) -> bool {
+    (1..=128).contains(&s.len())
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 /// The event's `type`, if it is a string.
@@ -127,10 +155,15 @@ pub fn media_bytes(event: &Value) -> Option<u64> {
         return Some(len);
     }
     match event.pointer("/payload/data").and_then(Value::as_str) {
-        Some(data) => base64::engine::general_purpose::STANDARD
-            .decode(data)
-            .ok()
-            .map(|b| b.len() as u64),
+        Some(data) => base64_len(data),
         None => Some(0),
     }
+}
+
+/// The decoded length of standard Base64 text; `None` when it is not valid Base64.
+pub fn base64_len(data: &str) -> Option<u64> {
+    base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .ok()
+        .map(|b| b.len() as u64)
 }

@@ -1,0 +1,265 @@
+//! The fast path of `check`: accepts the common shapes of valid HAIP messages straight from
+//! their JSON text, with typed borrowed deserialisation and the schema's patterns checked by
+//! hand, and yields their [`Facts`].
+//!
+//! It only ever *accepts*. Anything it is not sure of — an unknown or duplicate field, a
+//! `null`, an escaped string it needs, a number in an unusual form, a HAI — returns `None`, and
+//! the caller validates the message with the full schema instead. `tests/fast_path.rs` checks
+//! that everything accepted here is valid under `envelope.schema.json` with the same facts.
+
+use super::facts::{Data, Facts};
+use super::model::{self, is_channel, is_uint64_str, is_uuid};
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+
+/// A field that may be absent; when present it must deserialise as `T` (`null` is refused,
+/// as the schema refuses it).
+#[derive(Debug, Default)]
+enum Opt<T> {
+    #[default]
+    Absent,
+    Present(T),
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Opt<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        T::deserialize(d).map(Opt::Present)
+    }
+}
+
+impl<T> Opt<T> {
+    fn get(self) -> Option<T> {
+        match self {
+            Opt::Absent => None,
+            Opt::Present(t) => Some(t),
+        }
+    }
+
+    fn is_present(&self) -> bool {
+        matches!(self, Opt::Present(_))
+    }
+}
+
+/// A string whose value is not needed (escapes allowed).
+type AnyStr<'a> = Cow<'a, str>;
+
+// Some fields are only ever validated (by deserialising them), never read afterwards.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct Envelope<'a> {
+    id: &'a str,
+    session: &'a str,
+    seq: &'a str,
+    #[serde(default, borrow)]
+    ack: Opt<&'a str>,
+    ts: &'a str,
+    channel: &'a str,
+    #[serde(rename = "type")]
+    ty: &'a str,
+    #[serde(borrow)]
+    payload: &'a RawValue,
+    #[serde(default)]
+    pv: Opt<u64>,
+    #[serde(default)]
+    crit: Opt<bool>,
+    #[serde(default)]
+    bin_len: Opt<u64>,
+    #[serde(default, borrow)]
+    bin_mime: Opt<AnyStr<'a>>,
+    #[serde(default, borrow)]
+    run_id: Opt<&'a str>,
+    #[serde(default, borrow)]
+    thread_id: Opt<AnyStr<'a>>,
+}
+
+macro_rules! payload {
+    ($name:ident { $($field:ident : $ty:ty),* $(,)? }) => {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields, bound(deserialize = "'de: 'a"))]
+        #[allow(dead_code)]
+        struct $name<'a> {
+            $(#[serde(default)] $field: $ty,)*
+            #[serde(skip)]
+            _life: std::marker::PhantomData<&'a ()>,
+        }
+    };
+}
+
+payload!(PingP { nonce: Opt<&'a str> });
+payload!(ReplayP { from_seq: Opt<&'a str>, to_seq: Opt<&'a str> });
+payload!(TextStartP { message_id: Opt<&'a str>, author: Opt<AnyStr<'a>>, text: Opt<AnyStr<'a>> });
+payload!(TextPartP { message_id: Opt<&'a str>, text: Opt<AnyStr<'a>> });
+payload!(TextEndP { message_id: Opt<&'a str>, tokens: Opt<&'a str> });
+payload!(AudioP { message_id: Opt<&'a str>, mime: Opt<AnyStr<'a>>, data: Opt<&'a str>, duration_ms: Opt<&'a str> });
+payload!(ToolCallP { call_id: Opt<&'a str>, tool: Opt<AnyStr<'a>>, params: Opt<&'a RawValue> });
+payload!(ToolUpdateP { call_id: Opt<&'a str>, status: Opt<&'a str>, progress: Opt<f64>, partial: Opt<&'a RawValue> });
+payload!(ToolDoneP { call_id: Opt<&'a str>, status: Opt<&'a str>, result: Opt<&'a RawValue> });
+payload!(ToolCancelP { call_id: Opt<&'a str>, reason: Opt<AnyStr<'a>> });
+payload!(ToolSchemaP { tool: Opt<AnyStr<'a>>, schema: Opt<&'a RawValue> });
+payload!(ErrorP { code: Opt<&'a str>, message: Opt<AnyStr<'a>>, related_id: Opt<&'a str>, detail: Opt<&'a RawValue> });
+payload!(FlowP { channel: Opt<&'a str>, add_messages: Opt<u64>, add_bytes: Opt<u64> });
+payload!(ChannelP { channel: Opt<&'a str> });
+payload!(RunFinishedP { status: Opt<&'a str>, summary: Opt<AnyStr<'a>> });
+payload!(RunCancelP { run_id: Opt<&'a str> });
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct ToolListP<'a> {
+    #[serde(borrow)]
+    tools: Vec<ToolEntry<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct ToolEntry<'a> {
+    #[serde(borrow)]
+    name: AnyStr<'a>,
+    #[serde(default, borrow)]
+    description: Opt<AnyStr<'a>>,
+}
+
+fn parse<'a, T: Deserialize<'a>>(raw: &'a RawValue) -> Option<T> {
+    serde_json::from_str(raw.get()).ok()
+}
+
+fn is_object(raw: &RawValue) -> bool {
+    raw.get().starts_with('{')
+}
+
+/// `Some(())` when the optional value satisfies `ok`.
+fn opt_ok<T>(v: &Opt<T>, ok: impl Fn(&T) -> bool) -> Option<()> {
+    match v {
+        Opt::Absent => Some(()),
+        Opt::Present(t) => ok(t).then_some(()),
+    }
+}
+
+/// Required and satisfying `ok`.
+fn req<T: Copy>(v: &Opt<T>, ok: impl Fn(T) -> bool) -> Option<T> {
+    match v {
+        Opt::Present(t) if ok(*t) => Some(*t),
+        _ => None,
+    }
+}
+
+/// The facts of `raw` when it is certainly a valid HAIP message; `None` when unsure.
+pub fn accept(raw: &str) -> Option<Facts<'_>> {
+    let env: Envelope<'_> = serde_json::from_str(raw).ok()?;
+    if !(is_uuid(env.id)
+        && is_uuid(env.session)
+        && is_uint64_str(env.seq)
+        && is_uint64_str(env.ts)
+        && is_channel(env.channel)
+        && is_object(env.payload))
+    {
+        return None;
+    }
+    opt_ok(&env.ack, |a| is_uint64_str(a))?;
+    opt_ok(&env.pv, |pv| *pv <= 255)?;
+    opt_ok(&env.run_id, |r| is_uuid(r))?;
+    opt_ok(&env.thread_id, |t| t.chars().count() <= 128)?;
+    let mut f = Facts::bare(env.ty);
+    f.seq = model::parse_seq_str(env.seq);
+    f.ack = env.ack.get().and_then(model::parse_seq_str);
+    f.channel = Some(env.channel);
+    f.run_id = env.run_id.get();
+    f.bin_len = env.bin_len.get();
+    f.has_bin_mime = env.bin_mime.is_present();
+    let p = env.payload;
+    match env.ty {
+        "PING" | "PONG" => f.nonce = parse::<PingP>(p)?.nonce.get(),
+        "REPLAY_REQUEST" => {
+            let r: ReplayP = parse(p)?;
+            req(&r.from_seq, is_uint64_str)?;
+            opt_ok(&r.to_seq, |s| is_uint64_str(s))?;
+        }
+        "TEXT_MESSAGE_START" => {
+            let t: TextStartP = parse(p)?;
+            f.message_id = Some(req(&t.message_id, is_uuid)?);
+        }
+        "TEXT_MESSAGE_PART" => {
+            let t: TextPartP = parse(p)?;
+            f.message_id = Some(req(&t.message_id, is_uuid)?);
+            t.text.is_present().then_some(())?;
+        }
+        "TEXT_MESSAGE_END" => {
+            let t: TextEndP = parse(p)?;
+            f.message_id = Some(req(&t.message_id, is_uuid)?);
+            opt_ok(&t.tokens, |s| is_uint64_str(s))?;
+        }
+        "AUDIO_CHUNK" => {
+            let a: AudioP = parse(p)?;
+            f.message_id = Some(req(&a.message_id, is_uuid)?);
+            a.mime.is_present().then_some(())?;
+            opt_ok(&a.duration_ms, |s| is_uint64_str(s))?;
+            // The schema's contentEncoding: base64 is enforced under draft-07.
+            opt_ok(&a.data, |d| model::base64_len(d).is_some())?;
+            f.data = a.data.get().map_or(Data::Absent, Data::Text);
+        }
+        "TOOL_CALL" => {
+            let t: ToolCallP = parse(p)?;
+            f.call_id = Some(req(&t.call_id, is_uuid)?);
+            t.tool.is_present().then_some(())?;
+            opt_ok(&t.params, |r| is_object(r))?;
+        }
+        "TOOL_UPDATE" => {
+            let t: ToolUpdateP = parse(p)?;
+            f.call_id = Some(req(&t.call_id, is_uuid)?);
+            req(&t.status, |s| {
+                matches!(s, "QUEUED" | "RUNNING" | "CANCELLING")
+            })?;
+            opt_ok(&t.progress, |v| (0.0..=100.0).contains(v))?;
+        }
+        "TOOL_DONE" => {
+            let t: ToolDoneP = parse(p)?;
+            f.call_id = Some(req(&t.call_id, is_uuid)?);
+            opt_ok(&t.status, |s| matches!(*s, "OK" | "CANCELLED" | "ERROR"))?;
+        }
+        "TOOL_CANCEL" => {
+            let t: ToolCancelP = parse(p)?;
+            f.call_id = Some(req(&t.call_id, is_uuid)?);
+        }
+        "TOOL_LIST" => {
+            parse::<ToolListP>(p)?;
+        }
+        "TOOL_SCHEMA" => {
+            let t: ToolSchemaP = parse(p)?;
+            t.tool.is_present().then_some(())?;
+            req(&t.schema, is_object)?;
+        }
+        "ERROR" | "RUN_ERROR" => {
+            let e: ErrorP = parse(p)?;
+            f.code = Some(req(&e.code, |_| true)?);
+            e.message.is_present().then_some(())?;
+            opt_ok(&e.related_id, |r| is_uuid(r))?;
+            opt_ok(&e.detail, |d| is_object(d))?;
+        }
+        "FLOW_UPDATE" => {
+            let fl: FlowP = parse(p)?;
+            f.payload_channel = Some(req(&fl.channel, |_| true)?);
+            opt_ok(&fl.add_messages, |n| (1..=i64::MAX as u64).contains(n))?;
+            opt_ok(&fl.add_bytes, |n| (1..=i64::MAX as u64).contains(n))?;
+            f.add_messages = fl.add_messages.get().map(|n| n as i64);
+            f.add_bytes = fl.add_bytes.get().map(|n| n as i64);
+        }
+        "PAUSE_CHANNEL" | "RESUME_CHANNEL" => {
+            f.payload_channel = Some(req(&parse::<ChannelP>(p)?.channel, |_| true)?);
+        }
+        "RUN_STARTED" => {}
+        "RUN_FINISHED" => {
+            let r: RunFinishedP = parse(p)?;
+            opt_ok(&r.status, |s| matches!(*s, "OK" | "CANCELLED" | "ERROR"))?;
+        }
+        "RUN_CANCEL" => {
+            req(&parse::<RunCancelP>(p)?.run_id, is_uuid)?;
+            f.payload_run_id = true;
+        }
+        // HAI is rare and intricate: the schema judges it. Unknown types are invalid.
+        _ => return None,
+    }
+    Some(f)
+}
