@@ -1,0 +1,184 @@
+//! The WebSocket transport against a real local server: round trips, malformed frames out,
+//! close codes and reasons in, the frame-size cap, headers and subprotocols at the upgrade.
+
+use futures_util::{SinkExt, StreamExt};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::handshake::server::{Request, Response};
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::CloseFrame;
+use tokio_tungstenite::tungstenite::Message;
+use wireprobe::transport::websocket::{self, WsOptions};
+use wireprobe::transport::{Frame, Received, TransportError};
+
+/// What the server saw: its reading of each frame, and the upgrade request's headers.
+type Seen = Arc<Mutex<Vec<String>>>;
+
+/// A server that records what it reads and answers "close" with close code 4001.
+async fn server() -> (String, Seen) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("ws://{}/path?x=1", listener.local_addr().expect("addr"));
+    let seen: Seen = Arc::default();
+    let log = seen.clone();
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            let log = log.clone();
+            tokio::spawn(async move {
+                let header_log = log.clone();
+                let callback = move |req: &Request, mut resp: Response| {
+                    for (k, v) in req.headers() {
+                        header_log
+                            .lock()
+                            .unwrap()
+                            .push(format!("header {k}: {}", v.to_str().unwrap_or("?")));
+                    }
+                    if let Some(p) = req.headers().get("sec-websocket-protocol") {
+                        resp.headers_mut()
+                            .insert("sec-websocket-protocol", p.clone());
+                    }
+                    Ok(resp)
+                };
+                let Ok(ws) = tokio_tungstenite::accept_hdr_async(tcp, callback).await else {
+                    return;
+                };
+                let (mut tx, mut rx) = ws.split();
+                while let Some(msg) = rx.next().await {
+                    match msg {
+                        Ok(Message::Text(t)) if t.as_str() == "close" => {
+                            let frame = CloseFrame {
+                                code: CloseCode::Library(4001),
+                                reason: "bye now".into(),
+                            };
+                            let _ = tx.send(Message::Close(Some(frame))).await;
+                        }
+                        Ok(Message::Text(t)) => {
+                            log.lock().unwrap().push(format!("text {t}"));
+                            let _ = tx.send(Message::text(format!("echo {t}"))).await;
+                        }
+                        Ok(Message::Binary(b)) => {
+                            log.lock().unwrap().push(format!("binary {}", b.len()));
+                            let _ = tx.send(Message::binary(b)).await;
+                        }
+                        Ok(_) => {}
+                        Err(e) => {
+                            log.lock().unwrap().push(format!("error {e}"));
+                            return;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    (url, seen)
+}
+
+fn soon() -> Instant {
+    Instant::now() + Duration::from_secs(5)
+}
+
+#[tokio::test]
+async fn frames_round_trip_and_headers_reach_the_upgrade() {
+    let (url, seen) = server().await;
+    let mut opts = WsOptions::new(url);
+    opts.headers.push(("X-Probe".into(), "yes".into()));
+    opts.subprotocols.push("bearer-token-123".into());
+    let mut conn = websocket::connect(&opts).await.expect("connects");
+    conn.send(Frame::Text("hello".into()), soon())
+        .await
+        .expect("send text");
+    match conn.recv(soon()).await {
+        Some((Received::Frame(Frame::Text(t)), _)) => assert_eq!(t, "echo hello"),
+        other => panic!("unexpected {other:?}"),
+    }
+    conn.send(Frame::Binary(vec![1, 2, 3]), soon())
+        .await
+        .expect("send binary");
+    match conn.recv(soon()).await {
+        Some((Received::Frame(Frame::Binary(b)), _)) => assert_eq!(b, vec![1, 2, 3]),
+        other => panic!("unexpected {other:?}"),
+    }
+    let log = seen.lock().unwrap().join("\n");
+    assert!(log.contains("header x-probe: yes"), "{log}");
+    assert!(
+        log.contains("header sec-websocket-protocol: bearer-token-123"),
+        "{log}"
+    );
+}
+
+#[tokio::test]
+async fn close_code_and_reason_are_observed() {
+    let (url, _) = server().await;
+    let mut conn = websocket::connect(&WsOptions::new(url))
+        .await
+        .expect("connects");
+    conn.send(Frame::Text("close".into()), soon())
+        .await
+        .expect("send");
+    match conn.recv(soon()).await {
+        Some((Received::Closed { code, reason }, _)) => {
+            assert_eq!(code, Some(4001));
+            assert_eq!(reason, "bye now");
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    assert!(conn.is_finished());
+    assert!(conn.recv(soon()).await.is_none(), "nothing after the end");
+}
+
+#[tokio::test]
+async fn invalid_utf8_text_frames_can_be_sent() {
+    let (url, seen) = server().await;
+    let mut conn = websocket::connect(&WsOptions::new(url))
+        .await
+        .expect("connects");
+    conn.send(Frame::RawText(vec![0x7b, 0xff, 0xfe, 0x7d]), soon())
+        .await
+        .expect("send");
+    // The server's WebSocket library refuses the frame: proof it went out as text, not UTF-8.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline && !seen.lock().unwrap().iter().any(|l| l.starts_with("error"))
+    {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let log = seen.lock().unwrap().join("\n");
+    assert!(log.to_lowercase().contains("utf"), "{log}");
+}
+
+#[tokio::test]
+async fn frames_over_the_limit_end_the_connection_clearly() {
+    let (url, _) = server().await;
+    let mut opts = WsOptions::new(url);
+    opts.max_frame = 1024;
+    let mut conn = websocket::connect(&opts).await.expect("connects");
+    conn.send(Frame::Binary(vec![7; 4096]), soon())
+        .await
+        .expect("send");
+    match conn.recv(soon()).await {
+        Some((Received::Failed(TransportError::FrameTooLarge { size, limit }), _)) => {
+            assert!(size > 1024);
+            assert_eq!(limit, 1024);
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn connection_errors_are_classified() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("port")
+        .port();
+    let err = websocket::connect(&WsOptions::new(format!("ws://127.0.0.1:{port}/")))
+        .await
+        .err();
+    assert!(matches!(err, Some(ref e) if e.is_unreachable()), "{err:?}");
+    let err = websocket::connect(&WsOptions::new("http://127.0.0.1:1/"))
+        .await
+        .err();
+    assert!(
+        matches!(err, Some(TransportError::BadTarget { .. })),
+        "{err:?}"
+    );
+}
