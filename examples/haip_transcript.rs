@@ -46,30 +46,7 @@ fn main() -> std::io::Result<()> {
         )?;
         out.write_all(b"\n")
     };
-    let all = [
-        "HAI",
-        "RUN_STARTED",
-        "RUN_FINISHED",
-        "RUN_CANCEL",
-        "RUN_ERROR",
-        "PING",
-        "PONG",
-        "REPLAY_REQUEST",
-        "TEXT_MESSAGE_START",
-        "TEXT_MESSAGE_PART",
-        "TEXT_MESSAGE_END",
-        "AUDIO_CHUNK",
-        "TOOL_CALL",
-        "TOOL_UPDATE",
-        "TOOL_DONE",
-        "TOOL_CANCEL",
-        "TOOL_LIST",
-        "TOOL_SCHEMA",
-        "ERROR",
-        "FLOW_UPDATE",
-        "PAUSE_CHANNEL",
-        "RESUME_CHANNEL",
-    ];
+    let all = wireprobe::protocol::haip::model::EVENT_TYPES;
     let hai = json!({"haip_version": "1.1.2", "accept_major": [1], "accept_events": all});
     emit(
         "client",

@@ -27,6 +27,7 @@ async fn server() -> (String, Seen) {
             let log = log.clone();
             tokio::spawn(async move {
                 let header_log = log.clone();
+                #[allow(clippy::result_large_err)] // tungstenite's callback signature
                 let callback = move |req: &Request, mut resp: Response| {
                     for (k, v) in req.headers() {
                         header_log

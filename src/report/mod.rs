@@ -8,7 +8,6 @@ pub mod markdown;
 
 use crate::rules::{Level, Rule};
 use crate::suite::runner::CaseResult;
-use crate::transcript::Entry;
 use crate::verdict::Verdict;
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -44,18 +43,8 @@ impl Summary {
     }
 }
 
-/// One case in a report.
-#[derive(Debug, Clone, Serialize)]
-pub struct CaseReport {
-    pub id: String,
-    pub title: String,
-    pub rules: Vec<String>,
-    pub level: Level,
-    pub verdict: Verdict,
-    pub message: String,
-    pub duration_ms: u64,
-    pub transcript: Vec<Entry>,
-}
+/// One case in a report: the runner's result as it is.
+pub type CaseReport = CaseResult;
 
 /// One rule in a report, with the verdict of the cases that exercise it.
 #[derive(Debug, Clone, Serialize)]
@@ -90,19 +79,7 @@ impl Report {
         catalogue: &[Rule],
         results: Vec<CaseResult>,
     ) -> Report {
-        let cases: Vec<CaseReport> = results
-            .into_iter()
-            .map(|r| CaseReport {
-                id: r.id,
-                title: r.title,
-                rules: r.rules,
-                level: r.level,
-                verdict: r.verdict,
-                message: r.message,
-                duration_ms: r.duration_ms,
-                transcript: r.transcript,
-            })
-            .collect();
+        let cases: Vec<CaseReport> = results;
         let rules = catalogue
             .iter()
             .map(|rule| {

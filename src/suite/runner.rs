@@ -58,8 +58,8 @@ impl RunConfig {
     }
 }
 
-/// The result of one case.
-#[derive(Debug, Clone)]
+/// The result of one case (serialised as-is into the JSON report's `cases`).
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct CaseResult {
     pub id: String,
     pub title: String,

@@ -2,6 +2,7 @@
 //! replay log, the client's accept_events, credit and pauses, and the envelope faults.
 
 use super::Config;
+use crate::protocol::haip::facts::{Facts, HaiFacts};
 use crate::protocol::haip::model::{self, HAIP_VERSION};
 use crate::protocol::haip::session::now_ms;
 use serde_json::{json, Map, Value};
@@ -121,33 +122,14 @@ struct Credit {
     bytes: Option<i64>,
 }
 
-/// What the client announced in its HAI.
-#[derive(Debug, Clone, Default)]
-pub struct ClientPrefs {
-    pub accept_events: Option<HashSet<String>>,
-    pub binary_frames: bool,
-    pub credit_messages: Option<u64>,
-    pub credit_bytes: Option<u64>,
-}
+/// What the client announced in its HAI (read the same way the checker reads it).
+pub type ClientPrefs = HaiFacts;
 
-impl ClientPrefs {
-    pub fn from_hai(hai: &Value) -> Self {
-        let (credit_messages, credit_bytes) = model::initial_credit(hai);
-        ClientPrefs {
-            accept_events: hai
-                .pointer("/payload/accept_events")
-                .and_then(Value::as_array)
-                .map(|l| {
-                    l.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect()
-                }),
-            binary_frames: model::hai_capability(hai, "binary_frames") == Some(&Value::Bool(true)),
-            credit_messages,
-            credit_bytes,
-        }
-    }
+/// The client's announcements from its HAI event.
+pub fn client_prefs(hai: &Value) -> ClientPrefs {
+    Facts::from_value(hai)
+        .and_then(|f| f.hai)
+        .unwrap_or_default()
 }
 
 /// The sending side of one connection.

@@ -331,7 +331,7 @@ impl Conn {
         if let Ok(mut s) = state.lock() {
             s.expected_client_seq = s.expected_client_seq.max(hai_seq + 1);
         }
-        let prefs = ClientPrefs::from_hai(&hai);
+        let prefs = outbox::client_prefs(&hai);
         self.outbox = Some(Outbox::new(self.config.clone(), session_id, state, prefs));
         self.handshaken = true;
         if f.has("hai-not-first") {
