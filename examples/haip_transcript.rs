@@ -1,11 +1,52 @@
 //! Writes a valid HAIP transcript of N events (NDJSON on stdout), for `scripts/bench-check.sh`:
 //! a handshake, then rounds of PING/PONG, a user message, and a streamed agent run.
 
-use serde_json::json;
+use serde_json::{json, Value};
 use std::io::{BufWriter, Write};
+use wireprobe::protocol::haip::model::EVENT_TYPES;
 
-struct Side {
-    seq: u64,
+const SESSION: &str = "223e4567-e89b-42d3-a456-426614174001";
+
+/// Numbers and writes the messages of both sides.
+struct Writer<W: Write> {
+    out: W,
+    seq: [u64; 2],
+    ids: u64,
+}
+
+impl<W: Write> Writer<W> {
+    fn uuid(&mut self) -> String {
+        self.ids += 1;
+        format!("00000000-0000-4000-8000-{:012x}", self.ids)
+    }
+
+    /// Writes one message from `side` (0 client, 1 server); returns how many were written.
+    fn emit(
+        &mut self,
+        side: usize,
+        ty: &str,
+        channel: &str,
+        payload: Value,
+        run: Option<&str>,
+    ) -> std::io::Result<u64> {
+        self.seq[side] += 1;
+        let id = self.uuid();
+        let mut event = json!({"id": id, "session": SESSION, "seq": self.seq[side].to_string(),
+            "ts": (1_700_000_000_000u64 + self.seq[side]).to_string(), "channel": channel, "type": ty, "payload": payload});
+        if self.seq[1 - side] > 0 {
+            event["ack"] = json!(self.seq[1 - side].to_string());
+        }
+        if let Some(r) = run {
+            event["run_id"] = json!(r);
+        }
+        let from = if side == 0 { "client" } else { "server" };
+        serde_json::to_writer(
+            &mut self.out,
+            &json!({"from": from, "at_ms": self.seq[side], "event": event}),
+        )?;
+        self.out.write_all(b"\n")?;
+        Ok(1)
+    }
 }
 
 fn main() -> std::io::Result<()> {
@@ -13,159 +54,59 @@ fn main() -> std::io::Result<()> {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(1_000_000);
-    let session = "223e4567-e89b-42d3-a456-426614174001";
-    let mut out = BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
-    let (mut client, mut server) = (Side { seq: 0 }, Side { seq: 0 });
-    let mut written = 0u64;
-    let mut counter = 0u64;
-    let mut uuid = || {
-        counter += 1;
-        format!("00000000-0000-4000-8000-{counter:012x}")
+    let mut w = Writer {
+        out: BufWriter::with_capacity(1 << 20, std::io::stdout().lock()),
+        seq: [0, 0],
+        ids: 0,
     };
-    let mut emit = |from: &str,
-                    side: &mut Side,
-                    peer_seq: u64,
-                    ty: &str,
-                    channel: &str,
-                    payload: serde_json::Value,
-                    run: Option<&str>,
-                    id: String|
-     -> std::io::Result<()> {
-        side.seq += 1;
-        let mut event = json!({"id": id, "session": session, "seq": side.seq.to_string(), "ts": (1_700_000_000_000u64 + side.seq).to_string(),
-                               "channel": channel, "type": ty, "payload": payload});
-        if peer_seq > 0 {
-            event["ack"] = json!(peer_seq.to_string());
-        }
-        if let Some(r) = run {
-            event["run_id"] = json!(r);
-        }
-        serde_json::to_writer(
-            &mut out,
-            &json!({"from": from, "at_ms": side.seq, "event": event}),
-        )?;
-        out.write_all(b"\n")
-    };
-    let all = wireprobe::protocol::haip::model::EVENT_TYPES;
-    let hai = json!({"haip_version": "1.1.2", "accept_major": [1], "accept_events": all});
-    emit(
-        "client",
-        &mut client,
-        0,
-        "HAI",
-        "SYSTEM",
-        hai.clone(),
-        None,
-        uuid(),
-    )?;
-    emit(
-        "server",
-        &mut server,
-        client.seq,
-        "HAI",
-        "SYSTEM",
-        hai,
-        None,
-        uuid(),
-    )?;
-    written += 2;
+    let hai = json!({"haip_version": "1.1.2", "accept_major": [1], "accept_events": EVENT_TYPES});
+    let mut written =
+        w.emit(0, "HAI", "SYSTEM", hai.clone(), None)? + w.emit(1, "HAI", "SYSTEM", hai, None)?;
     while written < n {
-        emit(
-            "client",
-            &mut client,
-            server.seq,
-            "PING",
-            "SYSTEM",
-            json!({"nonce": format!("n{written}")}),
-            None,
-            uuid(),
-        )?;
-        emit(
-            "server",
-            &mut server,
-            client.seq,
-            "PONG",
-            "SYSTEM",
-            json!({"nonce": format!("n{written}")}),
-            None,
-            uuid(),
-        )?;
-        let msg = uuid();
-        emit(
-            "client",
-            &mut client,
-            server.seq,
+        let nonce = json!({"nonce": format!("n{written}")});
+        written += w.emit(0, "PING", "SYSTEM", nonce.clone(), None)?;
+        written += w.emit(1, "PONG", "SYSTEM", nonce, None)?;
+        let (msg, run, reply) = (w.uuid(), w.uuid(), w.uuid());
+        written += w.emit(
+            0,
             "TEXT_MESSAGE_START",
             "USER",
             json!({"message_id": msg, "text": "hello agent"}),
             None,
-            uuid(),
         )?;
-        emit(
-            "client",
-            &mut client,
-            server.seq,
+        written += w.emit(
+            0,
             "TEXT_MESSAGE_END",
             "USER",
             json!({"message_id": msg}),
             None,
-            uuid(),
         )?;
-        let run = uuid();
-        let reply = uuid();
-        emit(
-            "server",
-            &mut server,
-            client.seq,
-            "RUN_STARTED",
-            "AGENT",
-            json!({}),
-            Some(&run),
-            uuid(),
-        )?;
-        emit(
-            "server",
-            &mut server,
-            client.seq,
+        let run = Some(run.as_str());
+        written += w.emit(1, "RUN_STARTED", "AGENT", json!({}), run)?;
+        written += w.emit(
+            1,
             "TEXT_MESSAGE_START",
             "AGENT",
             json!({"message_id": reply, "author": "agent"}),
-            Some(&run),
-            uuid(),
+            run,
         )?;
         for word in ["Hello ", "from ", "the ", "agent."] {
-            emit(
-                "server",
-                &mut server,
-                client.seq,
+            written += w.emit(
+                1,
                 "TEXT_MESSAGE_PART",
                 "AGENT",
                 json!({"message_id": reply, "text": word}),
-                Some(&run),
-                uuid(),
+                run,
             )?;
         }
-        emit(
-            "server",
-            &mut server,
-            client.seq,
+        written += w.emit(
+            1,
             "TEXT_MESSAGE_END",
             "AGENT",
             json!({"message_id": reply}),
-            Some(&run),
-            uuid(),
+            run,
         )?;
-        emit(
-            "server",
-            &mut server,
-            client.seq,
-            "RUN_FINISHED",
-            "AGENT",
-            json!({"status": "OK"}),
-            Some(&run),
-            uuid(),
-        )?;
-        written += 11;
+        written += w.emit(1, "RUN_FINISHED", "AGENT", json!({"status": "OK"}), run)?;
     }
-    out.flush()
+    w.out.flush()
 }
