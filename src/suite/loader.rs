@@ -347,14 +347,7 @@ fn parse_step(protocol: &dyn Protocol, v: Value) -> Result<Step, String> {
                 return Err("`expect` takes a pattern table or a list of them".into());
             }
             let within_ms = take_u64(&mut m, "within_ms")?;
-            let scenario = take_bool(&mut m, "scenario")?.unwrap_or(false);
-            let probe = take_bool(&mut m, "probe")?.unwrap_or(false);
-            let unanswered = match (scenario, probe) {
-                (true, true) => return Err("an expect is a scenario or a probe, not both".into()),
-                (true, false) => Unanswered::ScenarioNotReached,
-                (false, true) => Unanswered::ProbeUnanswered,
-                (false, false) => Unanswered::Fails,
-            };
+            let unanswered = parse_unanswered(&mut m)?;
             let count = match parse_times(m.remove("times"))? {
                 Times::Fixed(n) if n >= 1 => n,
                 _ => return Err("`times` on an expect is a whole number of at least 1".into()),
@@ -395,7 +388,11 @@ fn parse_step(protocol: &dyn Protocol, v: Value) -> Result<Step, String> {
                 Some(v) => patterns(v, "expect_silence.matching")?,
             };
             no_more(&b, name)?;
-            Action::ExpectSilence { ms, matching }
+            Action::ExpectSilence {
+                ms,
+                matching,
+                unanswered: parse_unanswered(&mut m)?,
+            }
         }
         "expect_refused" => {
             let mut b = as_table(body, name)?;
@@ -498,6 +495,18 @@ fn parse_raw(body: Value) -> Result<RawFrame, String> {
     };
     no_more(&b, "send_raw")?;
     Ok(frame)
+}
+
+/// `scenario = true` or `probe = true` beside an expectation: unmet means skip, not fail.
+fn parse_unanswered(m: &mut Map<String, Value>) -> Result<Unanswered, String> {
+    let scenario = take_bool(m, "scenario")?.unwrap_or(false);
+    let probe = take_bool(m, "probe")?.unwrap_or(false);
+    match (scenario, probe) {
+        (true, true) => Err("an expectation is a scenario or a probe, not both".into()),
+        (true, false) => Ok(Unanswered::ScenarioNotReached),
+        (false, true) => Ok(Unanswered::ProbeUnanswered),
+        (false, false) => Ok(Unanswered::Fails),
+    }
 }
 
 /// A pattern table, or a list of them (alternatives).

@@ -102,7 +102,7 @@ pub enum RawFrame {
     TextBytes(Vec<u8>),
 }
 
-/// What an `expect` that sees no match means.
+/// What an unmet expectation (`expect`, `expect_silence`) means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unanswered {
     /// The target broke the case's rule.
@@ -155,6 +155,7 @@ pub enum Action {
     ExpectSilence {
         ms: u64,
         matching: Vec<Value>,
+        unanswered: Unanswered,
     },
     ExpectRefused {
         within_ms: Option<u64>,

@@ -25,6 +25,17 @@ pub enum Outcome {
     Error(String),
 }
 
+/// What an unmet expectation becomes: a failure, or a skip when it was a precondition.
+fn unmet(kind: Unanswered, message: String) -> Outcome {
+    match kind {
+        Unanswered::Fails => fail(message),
+        Unanswered::ScenarioNotReached => Outcome::Skip(format!("scenario not reached: {message}")),
+        Unanswered::ProbeUnanswered => Outcome::Skip(format!(
+            "cannot judge: a liveness probe went unanswered (its own case judges that): {message}"
+        )),
+    }
+}
+
 pub(super) fn fail(message: impl Into<String>) -> Outcome {
     Outcome::Fail {
         rule: None,
@@ -333,7 +344,11 @@ impl<'a> CaseRun<'a> {
                     .await
             }
             Action::ExpectClose { code, within_ms } => self.expect_close(*code, *within_ms).await,
-            Action::ExpectSilence { ms, matching } => self.expect_silence(*ms, matching).await,
+            Action::ExpectSilence {
+                ms,
+                matching,
+                unanswered,
+            } => self.expect_silence(*ms, matching, *unanswered).await,
             Action::ExpectRefused { within_ms } => self.expect_refused(*within_ms).await,
             Action::Wait { ms } => {
                 tokio::time::sleep(Duration::from_millis(*ms)).await;
@@ -432,13 +447,7 @@ impl<'a> CaseRun<'a> {
             ),
         };
         let message = format!("{why}; {}", self.link.unmatched_summary());
-        Err(match unanswered {
-            Unanswered::Fails => fail(message),
-            Unanswered::ScenarioNotReached => Outcome::Skip(format!("scenario not reached: {message}")),
-            Unanswered::ProbeUnanswered => Outcome::Skip(format!(
-                "cannot judge: a liveness probe went unanswered (its own case judges that): {message}"
-            )),
-        })
+        Err(unmet(unanswered, message))
     }
 
     async fn expect_error(
@@ -523,7 +532,12 @@ impl<'a> CaseRun<'a> {
         }
     }
 
-    async fn expect_silence(&mut self, ms: u64, matching: &[Value]) -> Result<(), Outcome> {
+    async fn expect_silence(
+        &mut self,
+        ms: u64,
+        matching: &[Value],
+        unanswered: Unanswered,
+    ) -> Result<(), Outcome> {
         let matching = self.substitute_all(matching)?;
         let relevant = |e: &Value| {
             matching.is_empty()
@@ -548,9 +562,10 @@ impl<'a> CaseRun<'a> {
             .await;
         match found {
             None => Ok(()),
-            Some(what) => Err(fail(format!(
-                "expected silence for {ms} ms, but received {what}"
-            ))),
+            Some(what) => Err(unmet(
+                unanswered,
+                format!("expected silence for {ms} ms, but received {what}"),
+            )),
         }
     }
 
