@@ -156,7 +156,7 @@ impl Conn {
         }
         if let Some(id) = related
             .and_then(|e| e.get("id"))
-            .filter(|v| v.as_str().is_some_and(is_uuid))
+            .filter(|v| v.as_str().is_some_and(model::is_uuid))
         {
             payload["related_id"] = id.clone();
         }
@@ -302,7 +302,7 @@ impl Conn {
         let session_id = hai
             .get("session")
             .and_then(Value::as_str)
-            .filter(|s| is_uuid(s))
+            .filter(|s| model::is_uuid(s))
             .map(str::to_owned)
             .unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
         let hai_seq = hai.get("seq").and_then(model::parse_seq).unwrap_or(1);
@@ -422,8 +422,4 @@ fn can_resume(state: &outbox::SharedState, last: u64) -> bool {
         (Some(oldest), _) => last + 1 >= oldest,
         (None, _) => last == 0,
     }
-}
-
-fn is_uuid(s: &str) -> bool {
-    uuid::Uuid::parse_str(s).is_ok() && s.len() == 36
 }
