@@ -5,6 +5,7 @@
 //! which transport is underneath, and protocol-level keep-alives (Engine.IO pings, say) can be
 //! answered by the transport task at any moment.
 
+pub mod socketio;
 pub mod websocket;
 
 use std::sync::Arc;
