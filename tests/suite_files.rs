@@ -82,3 +82,22 @@ fn broken_suites_are_refused_with_their_location() {
     let e = load_err("[[case]]\nid = \"x\"\ntitle = \"t\"\nrules = [\"HAIP-PING-001\"]\nsteps = [{ expect = { type = \"PONG\" }, scenario = true, probe = true }]\n");
     assert!(e.contains("scenario or a probe"), "{e}");
 }
+
+#[test]
+fn every_huma_rule_cites_a_section_line_of_its_spec() {
+    use wireprobe::protocol::huma;
+    let specs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/specs");
+    let Ok(text) = std::fs::read_to_string(specs.join(huma::SPEC_FILE)) else {
+        eprintln!("skipped: {} not found", specs.display());
+        return;
+    };
+    for rule in huma::rules::RULES {
+        let (file, section) = rule.source.split_once(" §").expect("FILE §Section");
+        assert_eq!(file, huma::SPEC_FILE, "{}", rule.id);
+        assert!(
+            text.lines().any(|l| l.trim() == section),
+            "{} cites §{section:?}, not a line of {file}",
+            rule.id
+        );
+    }
+}

@@ -5,6 +5,7 @@
 //! runner moves the frames a profile produces over the transport the profile names.
 
 pub mod haip;
+pub mod huma;
 
 use crate::rules::{Rule, Violation};
 use crate::transcript::Direction;
