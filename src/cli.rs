@@ -128,6 +128,9 @@ pub struct RunArgs {
     /// Largest frame accepted from the target, in bytes.
     #[arg(long, default_value_t = wireprobe::transport::DEFAULT_MAX_FRAME)]
     pub max_frame_bytes: usize,
+    /// The Engine.IO path of a Socket.IO target.
+    #[arg(long, default_value = wireprobe::transport::socketio::DEFAULT_PATH)]
+    pub path: String,
     /// With `--target builtin`: start the reference target with this fault (repeatable).
     #[arg(long = "fault", value_name = "NAME")]
     pub faults: Vec<String>,

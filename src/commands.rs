@@ -195,6 +195,7 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
         credentials,
         headers: parse_headers(&args.headers).map_err(usage)?,
         max_frame: args.max_frame_bytes,
+        socketio_path: args.path.clone(),
     };
     let started_at = SystemTime::now();
     let started = Instant::now();

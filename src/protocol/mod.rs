@@ -16,6 +16,8 @@ use serde_json::Value;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TransportKind {
     WebSocket,
+    /// Socket.IO (Engine.IO v4 over WebSocket).
+    SocketIo,
 }
 
 /// Where a bearer token goes on a connection.
@@ -49,9 +51,10 @@ pub trait Protocol: Send + Sync + 'static {
     fn session(&self) -> Box<dyn Session>;
     /// A fresh transcript checker (validator plus lifecycle).
     fn checker(&self) -> Box<dyn Checker>;
-    /// True when `event` is recognisably a message of this protocol (well-formed or not); a
-    /// target that never sends one has not answered at all.
-    fn recognises(&self, event: &Value) -> bool;
+    /// True when a transcript frame (as [`crate::transcript`] stores it) is recognisably a
+    /// message of this protocol, well-formed or not; a target that never sends one has not
+    /// answered at all.
+    fn recognises(&self, frame: &Value) -> bool;
 }
 
 /// Why the profile could not produce a frame.
@@ -70,6 +73,9 @@ pub enum Decoded {
     Binary(usize),
     /// Text that is not an event of this protocol.
     Garbage(String),
+    /// A transport-level packet (an Engine.IO ping, say): kept in the transcript, never
+    /// matched by a step.
+    Control,
 }
 
 /// Client-side state of one logical session with the target.

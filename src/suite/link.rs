@@ -50,13 +50,15 @@ pub(super) struct Link {
 
 impl Link {
     /// Records and decodes one observation.
-    pub(super) fn arrive(&mut self, received: Received, at: std::time::Instant) -> Item {
+    /// `None` for transport-level control packets, which only the transcript keeps.
+    pub(super) fn arrive(&mut self, received: Received, at: std::time::Instant) -> Option<Item> {
         self.transcript.record_received(&received, at);
         let item = match received {
             Received::Frame(frame) => match self.session.decode(&frame) {
                 Decoded::Event(v) => Item::Event(v),
                 Decoded::Binary(n) => Item::Binary(n),
                 Decoded::Garbage(t) => Item::Garbage(t),
+                Decoded::Control => return None,
             },
             Received::Closed { code, reason } => Item::Ended(match code {
                 Some(c) if reason.is_empty() => format!("close code {c}"),
@@ -68,7 +70,7 @@ impl Link {
         if let Item::Ended(how) = &item {
             self.ended = Some(how.clone());
         }
-        item
+        Some(item)
     }
 
     /// Keeps an arrival for later steps; past the cap the oldest is forgotten (it stays in the
@@ -87,8 +89,9 @@ impl Link {
             let Some((received, at)) = self.conn.as_mut().and_then(Connection::try_recv) else {
                 return;
             };
-            let arrival = self.arrive(received, at);
-            self.keep(arrival);
+            if let Some(arrival) = self.arrive(received, at) {
+                self.keep(arrival);
+            }
         }
     }
 
@@ -119,7 +122,9 @@ impl Link {
             }
             let conn = self.conn.as_mut()?;
             let (received, at) = conn.recv(deadline).await?;
-            let arrival = self.arrive(received, at);
+            let Some(arrival) = self.arrive(received, at) else {
+                continue;
+            };
             match judge(&arrival, &*self.session) {
                 Watch::Take(t) => return Some(t),
                 Watch::Stop(t) => {

@@ -8,7 +8,7 @@ use crate::check::observe_entry;
 use crate::protocol::{Protocol, TransportKind};
 use crate::rules::{self, Level, Violation};
 use crate::transcript::{Direction, Entry};
-use crate::transport::{websocket, TransportError, DEFAULT_MAX_FRAME};
+use crate::transport::{socketio, websocket, Connection, TransportError, DEFAULT_MAX_FRAME};
 use crate::verdict::Verdict;
 use futures_util::StreamExt;
 use std::time::{Duration, Instant};
@@ -42,6 +42,8 @@ pub struct RunConfig {
     pub headers: Vec<(String, String)>,
     /// Largest frame accepted from the target.
     pub max_frame: usize,
+    /// The Engine.IO path of Socket.IO targets.
+    pub socketio_path: String,
 }
 
 impl RunConfig {
@@ -54,6 +56,7 @@ impl RunConfig {
             credentials: Credentials::default(),
             headers: Vec::new(),
             max_frame: DEFAULT_MAX_FRAME,
+            socketio_path: socketio::DEFAULT_PATH.to_owned(),
         }
     }
 }
@@ -108,19 +111,29 @@ pub async fn run_suite(
 /// Checks the target is there at all, so an unreachable target is one clear error rather than
 /// a wall of per-case errors.
 async fn probe(protocol: &dyn Protocol, cfg: &RunConfig) -> Result<(), RunError> {
-    match protocol.transport() {
-        TransportKind::WebSocket => {
-            let mut opts = websocket::WsOptions::new(cfg.target_url.clone());
-            opts.connect_timeout = cfg.step_timeout;
-            match websocket::connect(&opts).await {
-                Err(e) if e.is_unreachable() => Err(RunError::Unreachable(e)),
-                Ok(conn) => {
-                    conn.close().await;
-                    Ok(())
-                }
-                Err(_) => Ok(()),
-            }
+    let mut opts = websocket::WsOptions::new(cfg.target_url.clone());
+    opts.connect_timeout = cfg.step_timeout;
+    match open_transport(protocol.transport(), opts, cfg).await {
+        Err(e) if e.is_unreachable() => Err(RunError::Unreachable(e)),
+        Ok(conn) => {
+            conn.close().await;
+            Ok(())
         }
+        Err(_) => Ok(()),
+    }
+}
+
+/// Opens a connection of `kind` to the target `opts` names.
+pub(super) async fn open_transport(
+    kind: TransportKind,
+    opts: websocket::WsOptions,
+    cfg: &RunConfig,
+) -> Result<Connection, TransportError> {
+    match kind {
+        TransportKind::WebSocket => websocket::connect(&opts).await,
+        TransportKind::SocketIo => socketio::connect(opts, &cfg.socketio_path)
+            .await
+            .map(|(conn, _)| conn),
     }
 }
 
@@ -272,8 +285,7 @@ fn unmet_run_requirement(case: &Case, cfg: &RunConfig) -> Option<String> {
 fn answered(protocol: &dyn Protocol, transcript: &[Entry]) -> bool {
     transcript.iter().any(|e| {
         e.from == Direction::Server
-            && (e.frame.get("$rejected").is_some()
-                || matches!(crate::check::observed_of(&e.frame), crate::protocol::Observed::Event(v) if protocol.recognises(v)))
+            && (e.frame.get("$rejected").is_some() || protocol.recognises(&e.frame))
     })
 }
 

@@ -2,10 +2,10 @@
 
 use super::link::{describe_event, Item, Link, Watch};
 use super::model::*;
-use super::runner::RunConfig;
+use super::runner::{open_transport, RunConfig};
 use super::tokens::{token_for, with_query_token};
 use crate::matcher::{self, Vars};
-use crate::protocol::{Protocol, TokenPlacement, TransportKind};
+use crate::protocol::{Protocol, TokenPlacement};
 use crate::transcript::{Direction, Transcript};
 use crate::transport::{websocket, Frame, TransportError};
 use serde_json::{json, Value};
@@ -138,27 +138,23 @@ impl<'a> CaseRun<'a> {
             .connect
             .token_in
             .unwrap_or(self.protocol.token_placement());
-        let result = match self.protocol.transport() {
-            TransportKind::WebSocket => {
-                let mut opts = websocket::WsOptions::new(self.cfg.target_url.clone());
-                opts.headers = self.cfg.headers.clone();
-                opts.max_frame = self.cfg.max_frame;
-                opts.connect_timeout = self.timeout(None);
-                if let Some(token) = token {
-                    match placement {
-                        TokenPlacement::Query => opts.url = with_query_token(&opts.url, token),
-                        TokenPlacement::Subprotocol => opts.subprotocols.push(token.to_owned()),
-                        TokenPlacement::Header => opts
-                            .headers
-                            .push(("Authorization".into(), format!("Bearer {token}"))),
-                    }
-                }
-                self.link
-                    .transcript
-                    .push(Direction::Client, json!({"$connect": self.cfg.target_url}));
-                websocket::connect(&opts).await
+        let mut opts = websocket::WsOptions::new(self.cfg.target_url.clone());
+        opts.headers = self.cfg.headers.clone();
+        opts.max_frame = self.cfg.max_frame;
+        opts.connect_timeout = self.timeout(None);
+        if let Some(token) = token {
+            match placement {
+                TokenPlacement::Query => opts.url = with_query_token(&opts.url, token),
+                TokenPlacement::Subprotocol => opts.subprotocols.push(token.to_owned()),
+                TokenPlacement::Header => opts
+                    .headers
+                    .push(("Authorization".into(), format!("Bearer {token}"))),
             }
-        };
+        }
+        self.link
+            .transcript
+            .push(Direction::Client, json!({"$connect": self.cfg.target_url}));
+        let result = open_transport(self.protocol.transport(), opts, self.cfg).await;
         match result {
             Ok(conn) => {
                 self.link.conn = Some(conn);

@@ -82,7 +82,7 @@ impl Protocol for Haip {
         Box::new(checker::HaipChecker::new())
     }
 
-    fn recognises(&self, event: &serde_json::Value) -> bool {
-        model::event_type(event).is_some()
+    fn recognises(&self, frame: &serde_json::Value) -> bool {
+        model::event_type(frame).is_some()
     }
 }

@@ -5,8 +5,64 @@
 //! session, lifecycle checker, reference target and suite follow, and the profile is registered
 //! in [`crate::protocol::all`] once they are.
 
+pub mod checker;
 pub mod rules;
+pub mod session;
 pub mod validate;
+
+use super::{Checker, Protocol, Session, TokenPlacement, TransportKind};
+use crate::rules::Rule;
 
 /// The spec file every HUMA rule cites.
 pub const SPEC_FILE: &str = "000_9be7860959b3b922.txt";
+
+/// The HUMA profile.
+pub struct Huma;
+
+impl Protocol for Huma {
+    fn id(&self) -> &'static str {
+        "huma"
+    }
+
+    fn title(&self) -> &'static str {
+        "HUMA Event Protocol v0.2.0"
+    }
+
+    fn spec_file(&self) -> &'static str {
+        SPEC_FILE
+    }
+
+    fn rules(&self) -> &'static [Rule] {
+        rules::RULES
+    }
+
+    fn transport(&self) -> TransportKind {
+        TransportKind::SocketIo
+    }
+
+    fn token_placement(&self) -> TokenPlacement {
+        TokenPlacement::Query
+    }
+
+    fn bundled_suite(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
+
+    fn session(&self) -> Box<dyn Session> {
+        Box::new(session::HumaSession::default())
+    }
+
+    fn checker(&self) -> Box<dyn Checker> {
+        Box::new(checker::HumaChecker)
+    }
+
+    /// Socket.IO frames are not JSON, so transcripts hold them as `{"$text": ...}`: any
+    /// Socket.IO packet (a CONNECT reply, an event) is an answer; Engine.IO pings are not.
+    fn recognises(&self, frame: &serde_json::Value) -> bool {
+        use crate::transport::socketio::packet::{parse_eio, parse_sio, EioPacket};
+        let Some(text) = frame.get("$text").and_then(serde_json::Value::as_str) else {
+            return false;
+        };
+        matches!(parse_eio(text), Ok(EioPacket::Message(m)) if parse_sio(&m).is_ok())
+    }
+}
