@@ -81,6 +81,9 @@ pub enum Command {
         /// Require HS256 bearer tokens signed with this secret.
         #[arg(long)]
         jwt_secret: Option<String>,
+        /// HUMA: how long a messaging burst waits for each confirmation (default 30000).
+        #[arg(long)]
+        confirm_timeout_ms: Option<u64>,
     },
 }
 

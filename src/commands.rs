@@ -57,9 +57,17 @@ pub async fn dispatch(command: Command) -> u8 {
             stdio,
             faults,
             jwt_secret,
-        } => serve(&protocol, listen, stdio, faults, jwt_secret)
-            .await
-            .map_err(usage),
+            confirm_timeout_ms,
+        } => serve(
+            &protocol,
+            listen,
+            stdio,
+            faults,
+            jwt_secret,
+            confirm_timeout_ms,
+        )
+        .await
+        .map_err(usage),
         Command::Fuzz { protocol, .. } | Command::Gen { protocol, .. } => Err(usage(anyhow!(
             "`fuzz` and `gen` are not implemented yet for {protocol} (planned: issue 5)"
         ))),
@@ -170,7 +178,10 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
         if !credentials.any() {
             credentials.jwt_secret = Some(format!("wireprobe-demo-{}", uuid::Uuid::new_v4()));
         }
+        // The builtin HUMA target waits 2 s, not the spec's 30 s, for a missing confirmation,
+        // so the timeout case does not dominate the demo.
         let opts = ServeOptions {
+            confirm_timeout: Some(Duration::from_secs(2)),
             faults: args.faults.clone(),
             jwt_secret: credentials.jwt_secret.clone(),
         };
@@ -359,17 +370,22 @@ async fn serve(
     stdio: bool,
     faults: Vec<String>,
     jwt_secret: Option<String>,
+    confirm_timeout_ms: Option<u64>,
 ) -> Result<u8> {
     let p = protocol_named(id)?;
     if stdio {
-        bail!("{} is served over WebSocket: use --listen ADDR", p.id());
+        bail!("{} is served over the network: use --listen ADDR", p.id());
     }
     let listen =
         listen.ok_or_else(|| anyhow!("serve needs --listen ADDR (e.g. 127.0.0.1:9000)"))?;
     let addr: SocketAddr = listen
         .parse()
         .with_context(|| format!("--listen {listen:?} is not HOST:PORT"))?;
-    let opts = ServeOptions { faults, jwt_secret };
+    let opts = ServeOptions {
+        faults,
+        jwt_secret,
+        confirm_timeout: confirm_timeout_ms.map(Duration::from_millis),
+    };
     let running = reference::start(p.id(), addr, &opts).await?;
     println!(
         "wireprobe: {} reference target listening on {}",

@@ -6,7 +6,8 @@
 //! `"$capture:NAME"` (matches anything and binds it). An object `{"$contains": P}` matches an
 //! array with at least one element matching `P`. `"${NAME}"` (or `"${NAME.path.0}"`) is
 //! substituted before matching; a whole-string reference keeps the captured JSON type.
-//! `"${uuid}"` is a fresh UUID at every use; `"${uuid:NAME}"` is one UUID per NAME per case.
+//! `"${uuid}"` is a fresh UUID at every use; `"${uuid:NAME}"` is one UUID per NAME per case;
+//! `"${repeat:N:TEXT}"` is TEXT repeated N times.
 
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -93,6 +94,16 @@ pub fn bind_uuids(v: &Value, vars: &mut Vars) {
 pub fn lookup(path: &str, vars: &Vars) -> Result<Value, UnknownVariable> {
     if path == "uuid" {
         return Ok(Value::String(uuid::Uuid::new_v4().to_string()));
+    }
+    if let Some(spec) = path.strip_prefix("repeat:") {
+        // `${repeat:N:TEXT}`: TEXT N times, for boundary cases (at most 64 MiB).
+        if let Some((n, text)) = spec.split_once(':') {
+            if let Ok(n) = n.parse::<usize>() {
+                if n.saturating_mul(text.len()) <= 64 * 1024 * 1024 {
+                    return Ok(Value::String(text.repeat(n)));
+                }
+            }
+        }
     }
     let mut parts = path.split('.');
     let head = parts.next().unwrap_or_default();

@@ -2,6 +2,7 @@
 //! deterministic scripted agent and named faults that each break one rule on purpose.
 
 pub mod haip;
+pub mod huma;
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -67,6 +68,8 @@ pub struct ServeOptions {
     pub faults: Vec<String>,
     /// When set, clients must present an HS256 token signed with it.
     pub jwt_secret: Option<String>,
+    /// HUMA: how long a messaging burst waits for each confirmation.
+    pub confirm_timeout: Option<std::time::Duration>,
 }
 
 /// A reference target running in this process; dropping it stops it.
@@ -98,6 +101,7 @@ impl Drop for RunningTarget {
 pub fn faults(protocol: &str) -> Option<&'static [Fault]> {
     match protocol {
         "haip" => Some(haip::faults::FAULTS),
+        "huma" => Some(huma::faults::FAULTS),
         _ => None,
     }
 }
@@ -110,13 +114,15 @@ pub async fn start(
 ) -> Result<RunningTarget, ServeError> {
     match protocol {
         "haip" => haip::start(addr, opts).await,
+        "huma" => huma::start(addr, opts).await,
         other => Err(ServeError::UnknownProtocol(other.to_owned())),
     }
 }
 
-/// Binds, then runs `serve` until stopped.
+/// Binds, then runs `serve` until stopped; clients reach it at `SCHEME://ADDR/`.
 pub(crate) async fn spawn_listener<F, Fut>(
     addr: SocketAddr,
+    scheme: &str,
     serve: F,
 ) -> Result<RunningTarget, ServeError>
 where
@@ -132,7 +138,7 @@ where
     let (stop_tx, stop_rx) = oneshot::channel();
     let task = tokio::spawn(serve(listener, stop_rx));
     Ok(RunningTarget {
-        url: format!("ws://{addr}/"),
+        url: format!("{scheme}://{addr}/"),
         addr,
         stop: Some(stop_tx),
         task,

@@ -38,6 +38,7 @@ pub async fn run_builtin_results(faults: &[&str], filter: Option<&str>) -> Vec<C
     let opts = ServeOptions {
         faults: faults.iter().map(|f| f.to_string()).collect(),
         jwt_secret: Some(TEST_SECRET.into()),
+        ..ServeOptions::default()
     };
     let target = reference::start("haip", SocketAddr::from(([127, 0, 0, 1], 0)), &opts)
         .await

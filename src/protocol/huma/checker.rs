@@ -1,5 +1,6 @@
-//! The HUMA transcript checker. So far it validates every server emit on its own; the
-//! lifecycle state machine (tool calls, messaging bursts) comes with the reference target.
+//! The HUMA transcript checker: every server emit is validated, and two lifecycles are
+//! followed — tool calls (a cancel must name an outstanding call) and messaging bursts
+//! (typing_start, message_sent in index order, typing_end).
 
 use super::session::decode_sio;
 use super::validate;
@@ -7,10 +8,107 @@ use crate::protocol::{Checker, Observed};
 use crate::rules::Violation;
 use crate::transcript::Direction;
 use crate::transport::socketio::packet::{self, EioPacket};
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// Bursts and calls remembered at most (a hostile flood cannot grow memory without bound).
+const MAX_TRACKED: usize = 4096;
+
+/// Where a messaging burst is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Burst {
+    Typing { next_index: u64 },
+    Ended,
+}
 
 /// The HUMA [`Checker`].
 #[derive(Debug, Default)]
-pub struct HumaChecker;
+pub struct HumaChecker {
+    /// Tool calls the server issued and the client has not answered: id -> name.
+    outstanding: HashMap<String, String>,
+    /// Bursts by toolCallId ("" when the events carry none).
+    bursts: HashMap<String, Burst>,
+}
+
+impl HumaChecker {
+    fn on_server(&mut self, channel: &str, event: &Value, out: &mut Vec<Violation>) {
+        out.extend(validate::server_event_violations(channel, event));
+        if channel != "event" {
+            return;
+        }
+        let id = event
+            .get("toolCallId")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
+        match event.get("type").and_then(Value::as_str) {
+            Some("tool-call") => {
+                let name = event
+                    .get("toolName")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned();
+                if self.outstanding.len() < MAX_TRACKED {
+                    self.outstanding.insert(id, name);
+                }
+            }
+            Some("cancel-tool-call") if !self.outstanding.contains_key(&id) => {
+                out.push(Violation::new(
+                    "HUMA-SRV-003",
+                    format!("cancel-tool-call names {id:?}, which is not an outstanding tool call"),
+                ));
+            }
+            Some("messaging") => self.on_messaging(&id, event, out),
+            _ => {}
+        }
+    }
+
+    fn on_messaging(&mut self, id: &str, event: &Value, out: &mut Vec<Violation>) {
+        let state = self.bursts.get(id).copied();
+        let kind = event.get("event").and_then(Value::as_str).unwrap_or("");
+        let mut order = |why: String| out.push(Violation::new("HUMA-LC-001", why));
+        match (kind, state) {
+            ("typing_start", _) if self.bursts.len() < MAX_TRACKED || state.is_some() => {
+                self.bursts
+                    .insert(id.to_owned(), Burst::Typing { next_index: 0 });
+            }
+            ("message_sent", Some(Burst::Typing { next_index })) => {
+                let index = event.get("messageIndex").and_then(Value::as_u64);
+                if index != Some(next_index) {
+                    order(format!(
+                        "message_sent has messageIndex {index:?}; {next_index} was next"
+                    ));
+                }
+                self.bursts.insert(
+                    id.to_owned(),
+                    Burst::Typing {
+                        next_index: next_index + 1,
+                    },
+                );
+            }
+            ("message_sent", _) => {
+                order("message_sent outside a burst: no typing_start before it".into())
+            }
+            ("typing_end", Some(Burst::Typing { .. })) => {
+                self.bursts.insert(id.to_owned(), Burst::Ended);
+            }
+            ("typing_end", _) => order("typing_end with no typing_start before it".into()),
+            _ => {}
+        }
+    }
+
+    fn on_client(&mut self, channel: &str, event: &Value, out: &mut Vec<Violation>) {
+        if channel != "message" {
+            return;
+        }
+        out.extend(validate::client_event_violations(event));
+        if event.get("type").and_then(Value::as_str) == Some("tool-result") {
+            if let Some(id) = event.get("toolCallId").and_then(Value::as_str) {
+                self.outstanding.remove(id);
+            }
+        }
+    }
+}
 
 impl Checker for HumaChecker {
     fn observe(
@@ -30,17 +128,14 @@ impl Checker for HumaChecker {
         let Ok(p) = packet::parse_sio(&m) else { return };
         let decoded = decode_sio(&p);
         let (Some(channel), Some(event)) = (
-            decoded.get("channel").and_then(|c| c.as_str()),
+            decoded.get("channel").and_then(Value::as_str),
             decoded.get("event"),
         ) else {
             return;
         };
         match from {
-            Direction::Server => out.extend(validate::server_event_violations(channel, event)),
-            Direction::Client if channel == "message" => {
-                out.extend(validate::client_event_violations(event))
-            }
-            Direction::Client => {}
+            Direction::Server => self.on_server(channel, event, out),
+            Direction::Client => self.on_client(channel, event, out),
         }
     }
 }

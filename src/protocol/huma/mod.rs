@@ -53,7 +53,7 @@ impl Protocol for Huma {
     }
 
     fn checker(&self) -> Box<dyn Checker> {
-        Box::new(checker::HumaChecker)
+        Box::new(checker::HumaChecker::default())
     }
 
     /// Socket.IO frames are not JSON, so transcripts hold them as `{"$text": ...}`: any

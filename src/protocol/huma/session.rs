@@ -97,8 +97,12 @@ impl Session for HumaSession {
         }
     }
 
+    /// An error object counts on either channel: sending it on the wrong one breaks
+    /// HUMA-TR-001, which the checker judges, not every case that expects an error.
     fn error_code(&self, event: &Value) -> Option<String> {
-        if event.get("channel").and_then(Value::as_str) == Some("error") {
+        let channel = event.get("channel").and_then(Value::as_str);
+        let is_error = event.pointer("/event/type").and_then(Value::as_str) == Some("error");
+        if channel == Some("error") || (channel.is_some() && is_error) {
             let code = event.pointer("/event/code").and_then(Value::as_str);
             return Some(code.unwrap_or("(no code)").to_owned());
         }

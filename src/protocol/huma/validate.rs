@@ -209,6 +209,10 @@ pub fn server_event_violations(channel: &str, event: &Value) -> Vec<Violation> {
             "HUMA-ERR-001",
             "an 'error' emit must have type \"error\"",
         ),
+        ("event", "error") => out.push(Violation::new(
+            "HUMA-TR-001",
+            "an error event was emitted on 'event'; errors belong on 'error'",
+        )),
         ("event", "tool-call") => {
             let id = field("toolCallId").and_then(Value::as_str);
             need(

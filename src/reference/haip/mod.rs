@@ -57,7 +57,7 @@ impl Config {
 /// Starts the target on `addr`.
 pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {
     let config = Arc::new(Config::new(opts)?);
-    spawn_listener(addr, move |listener, mut stop| async move {
+    spawn_listener(addr, "ws", move |listener, mut stop| async move {
         let store = SessionStore::default();
         loop {
             tokio::select! {

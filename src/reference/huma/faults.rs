@@ -1,0 +1,112 @@
+//! The HUMA reference target's faults: each breaks one rule area on purpose.
+
+use crate::reference::Fault;
+
+macro_rules! fault {
+    ($name:literal, [$($rule:literal),+], $description:literal) => {
+        Fault { name: $name, breaks: &[$($rule),+], description: $description }
+    };
+}
+
+pub static FAULTS: &[Fault] = &[
+    fault!(
+        "accepts-unknown-type",
+        ["HUMA-VAL-001"],
+        "accepts client events of any type"
+    ),
+    fault!(
+        "no-name-limit",
+        ["HUMA-VAL-002"],
+        "accepts context-update names over 128 characters"
+    ),
+    fault!(
+        "accepts-bad-outcome",
+        ["HUMA-VAL-003"],
+        "accepts tool-result outcomes off the list"
+    ),
+    fault!(
+        "no-result-limit",
+        ["HUMA-VAL-004"],
+        "accepts results over 65,536 characters"
+    ),
+    fault!(
+        "accepts-addon-without-data",
+        ["HUMA-VAL-005"],
+        "accepts addon-tool-event without an object data"
+    ),
+    fault!(
+        "accepts-forbidden-keys",
+        ["HUMA-VAL-006"],
+        "does not look for __proto__, constructor or prototype"
+    ),
+    fault!(
+        "rejects-canceled-results",
+        ["HUMA-VAL-007"],
+        "answers a canceled tool-result with an error"
+    ),
+    fault!(
+        "error-without-message",
+        ["HUMA-ERR-001"],
+        "sends error events without message"
+    ),
+    fault!(
+        "wrong-error-code",
+        ["HUMA-ERR-002"],
+        "sends validation errors with code BAD_EVENT"
+    ),
+    fault!(
+        "disconnects-after-error",
+        ["HUMA-ERR-003"],
+        "disconnects the client after answering an invalid event"
+    ),
+    fault!(
+        "error-on-event-channel",
+        ["HUMA-TR-001"],
+        "sends errors on the 'event' channel"
+    ),
+    fault!(
+        "unknown-server-event",
+        ["HUMA-SRV-001"],
+        "sends a {type: thinking} event before acting"
+    ),
+    fault!(
+        "bad-tool-call-id",
+        ["HUMA-SRV-002"],
+        "tool-call ids are not UUIDs"
+    ),
+    fault!(
+        "cancels-unknown-tool-call",
+        ["HUMA-SRV-003"],
+        "cancels a tool call it never issued on every triggering event"
+    ),
+    fault!(
+        "bad-message-index",
+        ["HUMA-SRV-004"],
+        "message_sent carries messageIndex equal to messageCount"
+    ),
+    fault!(
+        "message-before-typing",
+        ["HUMA-LC-001"],
+        "sends the first message_sent before typing_start"
+    ),
+    fault!(
+        "no-confirmation-wait",
+        ["HUMA-LC-002"],
+        "sends the next message without waiting for the confirmation"
+    ),
+    fault!(
+        "never-proceeds",
+        ["HUMA-LC-003"],
+        "waits for a missing confirmation forever"
+    ),
+    fault!(
+        "no-interrupt",
+        ["HUMA-LC-004"],
+        "does not cancel outstanding tool calls on a triggering event"
+    ),
+    fault!(
+        "no-typing-end-on-abort",
+        ["HUMA-LC-005"],
+        "ends an aborted burst without typing_end"
+    ),
+];

@@ -1,0 +1,218 @@
+//! The HUMA reference target: a correct HUMA server on socketioxide with a scripted agent
+//! driven by `context.wireprobe` directives, and the faults in [`faults::FAULTS`].
+//!
+//! Directives (in a triggering context-update's `context.wireprobe`):
+//! - `{"do": "tool-call", "tool": NAME, "arguments": {...}}` — a tool-call;
+//! - `{"do": "hold-tool", "tool": NAME}` — a tool-call left outstanding, so the next triggering
+//!   event cancels it;
+//! - `{"do": "say", "messages": [TEXT, ...]}` — a messaging burst that waits for each
+//!   confirmation (up to the confirmation timeout).
+
+mod burst;
+pub mod faults;
+
+use super::{spawn_listener, Faults, RunningTarget, ServeError, ServeOptions};
+use crate::protocol::huma::validate;
+use burst::Burst;
+use hyper_util::rt::TokioIo;
+use serde_json::{json, Value};
+use socketioxide::extract::{Data, SocketRef};
+use socketioxide::SocketIo;
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The spec's confirmation timeout.
+pub const CONFIRM_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Tunables of the reference target.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub faults: Faults,
+    /// How long a burst waits for each confirmation (the spec's 30 s, scalable for tests).
+    pub confirm_timeout: Duration,
+}
+
+/// What one client connection has going on.
+#[derive(Default)]
+struct ConnState {
+    /// Outstanding tool calls: toolCallId -> toolName.
+    outstanding: HashMap<String, String>,
+    burst: Option<Burst>,
+}
+
+type Shared = Arc<Mutex<ConnState>>;
+
+/// Starts the target on `addr`.
+pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {
+    let config = Arc::new(Config {
+        faults: Faults::parse(faults::FAULTS, &opts.faults)?,
+        confirm_timeout: opts.confirm_timeout.unwrap_or(CONFIRM_TIMEOUT),
+    });
+    let (svc, io) = SocketIo::new_svc();
+    io.ns("/", move |s: SocketRef| {
+        let config = config.clone();
+        async move {
+            let state: Shared = Arc::default();
+            s.on("message", move |s: SocketRef, Data::<Value>(event)| {
+                let (state, config) = (state.clone(), config.clone());
+                async move { on_message(s, event, state, config) }
+            });
+        }
+    });
+    spawn_listener(addr, "http", move |listener, mut stop| async move {
+        loop {
+            tokio::select! {
+                _ = &mut stop => break,
+                accepted = listener.accept() => {
+                    let Ok((tcp, _)) = accepted else { continue };
+                    let svc = svc.clone();
+                    tokio::spawn(async move {
+                        let _ = hyper::server::conn::http1::Builder::new()
+                            .serve_connection(TokioIo::new(tcp), svc)
+                            .with_upgrades()
+                            .await;
+                    });
+                }
+            }
+        }
+    })
+    .await
+}
+
+/// The reasons the target rejects `event`, less those a fault makes it overlook.
+fn rejections(event: &Value, f: &Faults) -> Vec<String> {
+    validate::client_event_violations(event)
+        .into_iter()
+        .filter(|v| match v.rule {
+            "HUMA-VAL-001" => !f.has("accepts-unknown-type"),
+            "HUMA-VAL-002" if v.message.contains("name") => !f.has("no-name-limit"),
+            "HUMA-VAL-003" if v.message.contains("outcome") => !f.has("accepts-bad-outcome"),
+            "HUMA-VAL-004" => !f.has("no-result-limit"),
+            "HUMA-VAL-005" if v.message.contains("data") => !f.has("accepts-addon-without-data"),
+            "HUMA-VAL-006" => !f.has("accepts-forbidden-keys"),
+            _ => true,
+        })
+        .map(|v| v.message)
+        .collect()
+}
+
+fn emit_error(s: &SocketRef, f: &Faults, message: &str) {
+    let mut error = json!({"type": "error", "code": if f.has("wrong-error-code") { "BAD_EVENT" } else { "INVALID_EVENT" }});
+    if !f.has("error-without-message") {
+        error["message"] = json!(message);
+    }
+    let channel = if f.has("error-on-event-channel") {
+        "event"
+    } else {
+        "error"
+    };
+    s.emit(channel, &error).ok();
+}
+
+fn on_message(s: SocketRef, event: Value, state: Shared, config: Arc<Config>) {
+    let f = &config.faults;
+    let rejected = rejections(&event, f);
+    let canceled_result = event.get("outcome").and_then(Value::as_str) == Some("canceled");
+    if let Some(first) = rejected.first() {
+        emit_error(&s, f, first);
+        if f.has("disconnects-after-error") {
+            s.disconnect().ok();
+        }
+        return;
+    }
+    if canceled_result && f.has("rejects-canceled-results") {
+        emit_error(&s, f, "tool-result: canceled results are not accepted");
+        return;
+    }
+    let text = |k: &str| {
+        event
+            .get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
+    let Ok(mut st) = state.lock() else { return };
+    match event.get("type").and_then(Value::as_str) {
+        Some("context-update") => {
+            if event.get("triggering") != Some(&Value::Bool(true)) {
+                return;
+            }
+            // A new triggering event interrupts the agent (spec §cancel-tool-call).
+            if !f.has("no-interrupt") {
+                for (id, name) in &st.outstanding {
+                    let cancel = json!({"type": "cancel-tool-call", "toolCallId": id, "toolName": name,
+                                        "reason": "interrupted by a new triggering event"});
+                    s.emit("event", &cancel).ok();
+                }
+            }
+            if let Some(burst) = st.burst.take() {
+                burst.abort();
+            }
+            if f.has("cancels-unknown-tool-call") {
+                let cancel = json!({"type": "cancel-tool-call", "toolCallId": uuid::Uuid::new_v4().to_string(), "toolName": "nothing"});
+                s.emit("event", &cancel).ok();
+            }
+            if f.has("unknown-server-event") {
+                s.emit("event", &json!({"type": "thinking"})).ok();
+            }
+            let directive = event
+                .pointer("/context/wireprobe")
+                .cloned()
+                .unwrap_or(Value::Null);
+            match directive.get("do").and_then(Value::as_str) {
+                Some("tool-call" | "hold-tool") => {
+                    let id = if f.has("bad-tool-call-id") {
+                        "call-1".to_owned()
+                    } else {
+                        uuid::Uuid::new_v4().to_string()
+                    };
+                    let tool = directive
+                        .get("tool")
+                        .and_then(Value::as_str)
+                        .unwrap_or("wireprobe_tool")
+                        .to_owned();
+                    let arguments = directive
+                        .get("arguments")
+                        .cloned()
+                        .filter(Value::is_object)
+                        .unwrap_or(json!({}));
+                    st.outstanding.insert(id.clone(), tool.clone());
+                    s.emit("event", &json!({"type": "tool-call", "toolCallId": id, "toolName": tool, "arguments": arguments})).ok();
+                }
+                Some("say") => {
+                    let messages: Vec<String> = directive
+                        .get("messages")
+                        .and_then(Value::as_array)
+                        .map(|m| {
+                            m.iter()
+                                .filter_map(Value::as_str)
+                                .map(str::to_owned)
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    st.burst = Some(Burst::start(
+                        s.clone(),
+                        messages,
+                        config.clone(),
+                        state.clone(),
+                    ));
+                }
+                _ => {}
+            }
+        }
+        Some("tool-result") => {
+            st.outstanding.remove(&text("toolCallId"));
+        }
+        Some("addon-tool-event") => {
+            let index = event.pointer("/data/messageIndex").and_then(Value::as_u64);
+            if let (Some(burst), Some(index)) = (st.burst.as_ref(), index) {
+                if burst.id() == text("toolCallId") {
+                    burst.confirm(index);
+                }
+            }
+        }
+        _ => {}
+    }
+}
