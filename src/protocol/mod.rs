@@ -140,7 +140,7 @@ pub trait Checker: Send {
 
 /// Every protocol wireprobe knows.
 pub fn all() -> &'static [&'static dyn Protocol] {
-    static ALL: [&dyn Protocol; 1] = [&haip::Haip];
+    static ALL: [&dyn Protocol; 2] = [&haip::Haip, &huma::Huma];
     &ALL
 }
 

@@ -19,7 +19,12 @@ pub const TEST_SECRET: &str = "wireprobe-test-secret";
 
 /// Runs the bundled HAIP suite against an in-process reference target with `faults`.
 pub async fn run_builtin(faults: &[&str], filter: Option<&str>) -> Verdicts {
-    run_builtin_results(faults, filter)
+    run_protocol("haip", faults, filter).await
+}
+
+/// Runs a protocol's bundled suite against its in-process reference target with `faults`.
+pub async fn run_protocol(protocol: &str, faults: &[&str], filter: Option<&str>) -> Verdicts {
+    run_protocol_results(protocol, faults, filter)
         .await
         .into_iter()
         .map(|r| {
@@ -34,13 +39,22 @@ pub async fn run_builtin(faults: &[&str], filter: Option<&str>) -> Verdicts {
 }
 
 pub async fn run_builtin_results(faults: &[&str], filter: Option<&str>) -> Vec<CaseResult> {
-    let haip = protocol::get("haip").expect("haip is registered");
+    run_protocol_results("haip", faults, filter).await
+}
+
+pub async fn run_protocol_results(
+    id: &str,
+    faults: &[&str],
+    filter: Option<&str>,
+) -> Vec<CaseResult> {
+    let protocol = protocol::get(id).expect("protocol is registered");
     let opts = ServeOptions {
         faults: faults.iter().map(|f| f.to_string()).collect(),
         jwt_secret: Some(TEST_SECRET.into()),
-        ..ServeOptions::default()
+        // HUMA's confirmation timeout, scaled from the spec's 30 s.
+        confirm_timeout: Some(Duration::from_millis(1500)),
     };
-    let target = reference::start("haip", SocketAddr::from(([127, 0, 0, 1], 0)), &opts)
+    let target = reference::start(id, SocketAddr::from(([127, 0, 0, 1], 0)), &opts)
         .await
         .expect("reference target starts");
     let mut cfg = RunConfig::new(target.url.clone());
@@ -53,8 +67,8 @@ pub async fn run_builtin_results(faults: &[&str], filter: Option<&str>) -> Vec<C
     if let Some(glob) = filter {
         cfg.filter = CaseFilter::new(&[glob.to_string()], &[]).expect("glob parses");
     }
-    let bundled = suite::load_bundled(haip).expect("bundled suite loads");
-    run_suite(haip, &bundled, &cfg, &|_| {})
+    let bundled = suite::load_bundled(protocol).expect("bundled suite loads");
+    run_suite(protocol, &bundled, &cfg, &|_| {})
         .await
         .expect("target reachable")
 }

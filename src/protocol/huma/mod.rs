@@ -16,6 +16,17 @@ use crate::rules::Rule;
 /// The spec file every HUMA rule cites.
 pub const SPEC_FILE: &str = "000_9be7860959b3b922.txt";
 
+static SUITE: &[(&str, &str)] = &[
+    (
+        "validation.toml",
+        include_str!("../../../suites/huma/validation.toml"),
+    ),
+    (
+        "lifecycle.toml",
+        include_str!("../../../suites/huma/lifecycle.toml"),
+    ),
+];
+
 /// The HUMA profile.
 pub struct Huma;
 
@@ -45,7 +56,7 @@ impl Protocol for Huma {
     }
 
     fn bundled_suite(&self) -> &'static [(&'static str, &'static str)] {
-        &[]
+        SUITE
     }
 
     fn session(&self) -> Box<dyn Session> {

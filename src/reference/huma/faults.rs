@@ -81,8 +81,8 @@ pub static FAULTS: &[Fault] = &[
     ),
     fault!(
         "bad-message-index",
-        ["HUMA-SRV-004"],
-        "message_sent carries messageIndex equal to messageCount"
+        ["HUMA-SRV-004", "HUMA-LC-001"],
+        "message_sent carries messageIndex equal to messageCount (so the order is wrong too)"
     ),
     fault!(
         "message-before-typing",
@@ -91,8 +91,8 @@ pub static FAULTS: &[Fault] = &[
     ),
     fault!(
         "no-confirmation-wait",
-        ["HUMA-LC-002"],
-        "sends the next message without waiting for the confirmation"
+        ["HUMA-LC-002", "HUMA-LC-005"],
+        "sends the next message without waiting for the confirmation (so a burst ends before it can be aborted)"
     ),
     fault!(
         "never-proceeds",

@@ -17,6 +17,7 @@ use burst::Burst;
 use hyper_util::rt::TokioIo;
 use serde_json::{json, Value};
 use socketioxide::extract::{Data, SocketRef};
+use socketioxide::handler::ConnectHandler;
 use socketioxide::SocketIo;
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -51,7 +52,10 @@ pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarge
         confirm_timeout: opts.confirm_timeout.unwrap_or(CONFIRM_TIMEOUT),
     });
     let (svc, io) = SocketIo::new_svc();
-    io.ns("/", move |s: SocketRef| {
+    // The handler is registered in a connect middleware, which socketioxide awaits before it
+    // answers CONNECT. Registered in the (spawned) connect handler instead, it could miss an
+    // event emitted right after the CONNECT reply.
+    let register = move |s: SocketRef| {
         let config = config.clone();
         async move {
             let state: Shared = Arc::default();
@@ -59,8 +63,10 @@ pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarge
                 let (state, config) = (state.clone(), config.clone());
                 async move { on_message(s, event, state, config) }
             });
+            Ok::<(), std::convert::Infallible>(())
         }
-    });
+    };
+    io.ns("/", (async |_: SocketRef| {}).with(register));
     spawn_listener(addr, "http", move |listener, mut stop| async move {
         loop {
             tokio::select! {
@@ -87,7 +93,9 @@ fn rejections(event: &Value, f: &Faults) -> Vec<String> {
         .into_iter()
         .filter(|v| match v.rule {
             "HUMA-VAL-001" => !f.has("accepts-unknown-type"),
-            "HUMA-VAL-002" if v.message.contains("name") => !f.has("no-name-limit"),
+            "HUMA-VAL-002" if v.message.contains("name") && name_too_long(event) => {
+                !f.has("no-name-limit")
+            }
             "HUMA-VAL-003" if v.message.contains("outcome") => !f.has("accepts-bad-outcome"),
             "HUMA-VAL-004" => !f.has("no-result-limit"),
             "HUMA-VAL-005" if v.message.contains("data") => !f.has("accepts-addon-without-data"),
@@ -96,6 +104,13 @@ fn rejections(event: &Value, f: &Faults) -> Vec<String> {
         })
         .map(|v| v.message)
         .collect()
+}
+
+fn name_too_long(event: &Value) -> bool {
+    event
+        .get("name")
+        .and_then(Value::as_str)
+        .is_some_and(|n| n.chars().count() > validate::MAX_NAME)
 }
 
 fn emit_error(s: &SocketRef, f: &Faults, message: &str) {
