@@ -131,6 +131,9 @@ pub struct RunArgs {
     /// Largest frame accepted from the target, in bytes.
     #[arg(long, default_value_t = wireprobe::transport::DEFAULT_MAX_FRAME)]
     pub max_frame_bytes: usize,
+    /// Socket.IO protocols: the CONNECT auth payload, as JSON.
+    #[arg(long, value_name = "JSON")]
+    pub auth: Option<String>,
     /// The Engine.IO path of a Socket.IO target.
     #[arg(long, default_value = wireprobe::transport::socketio::DEFAULT_PATH)]
     pub path: String,

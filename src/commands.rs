@@ -207,6 +207,20 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
         headers: parse_headers(&args.headers).map_err(usage)?,
         max_frame: args.max_frame_bytes,
         socketio_path: args.path.clone(),
+        handshake_defaults: match &args.auth {
+            None => None,
+            Some(_) if p.transport() != protocol::TransportKind::SocketIo => {
+                return Err(usage(anyhow!(
+                    "--auth applies to Socket.IO protocols (huma), not {}",
+                    p.id()
+                )))
+            }
+            Some(json) => Some(serde_json::json!({
+                "auth": serde_json::from_str::<serde_json::Value>(json)
+                    .with_context(|| format!("--auth {json:?} is not JSON"))
+                    .map_err(usage)?
+            })),
+        },
     };
     let started_at = SystemTime::now();
     let started = Instant::now();

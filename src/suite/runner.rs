@@ -44,6 +44,8 @@ pub struct RunConfig {
     pub max_frame: usize,
     /// The Engine.IO path of Socket.IO targets.
     pub socketio_path: String,
+    /// Merged under every case's `handshake_with` (`--auth` puts the CONNECT payload here).
+    pub handshake_defaults: Option<serde_json::Value>,
 }
 
 impl RunConfig {
@@ -57,6 +59,7 @@ impl RunConfig {
             headers: Vec::new(),
             max_frame: DEFAULT_MAX_FRAME,
             socketio_path: socketio::DEFAULT_PATH.to_owned(),
+            handshake_defaults: None,
         }
     }
 }

@@ -87,12 +87,7 @@ impl<'a> CaseRun<'a> {
             .iter()
             .any(|s| matches!(s.action, Action::ExpectRefused { .. }));
         self.open(token.as_deref(), expects_refusal).await?;
-        let handshake_with = self
-            .case
-            .handshake_with
-            .as_ref()
-            .map(|w| self.substitute(w))
-            .transpose()?;
+        let handshake_with = self.handshake_with(self.case.handshake_with.as_ref())?;
         self.handshake(self.case.handshake, handshake_with.as_ref(), false)
             .await?;
         self.check_capabilities()?;
@@ -109,6 +104,21 @@ impl<'a> CaseRun<'a> {
             })?;
         }
         Ok(())
+    }
+
+    /// A case's `handshake_with` over the run's defaults, with variables substituted.
+    fn handshake_with(&mut self, case: Option<&Value>) -> Result<Option<Value>, Outcome> {
+        let merged = match (&self.cfg.handshake_defaults, case) {
+            (None, None) => return Ok(None),
+            (Some(d), None) => d.clone(),
+            (None, Some(c)) => c.clone(),
+            (Some(d), Some(c)) => {
+                let mut m = d.clone();
+                crate::protocol::merge(&mut m, c);
+                m
+            }
+        };
+        self.substitute(&merged).map(Some)
     }
 
     /// The transcript so far.
@@ -376,10 +386,7 @@ impl<'a> CaseRun<'a> {
                     );
                     conn.close().await;
                 }
-                let handshake_with = handshake_with
-                    .as_ref()
-                    .map(|w| self.substitute(w))
-                    .transpose()?;
+                let handshake_with = self.handshake_with(handshake_with.as_ref())?;
                 let token = token_for(self.case.connect.token, &self.cfg.credentials)?;
                 self.open(token.as_deref(), false).await?;
                 self.handshake(*handshake, handshake_with.as_ref(), true)
