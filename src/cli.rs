@@ -28,7 +28,7 @@ pub enum Command {
         faults: bool,
     },
     /// Run a protocol's suite against a live target.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Fuzz a live target with generated event sequences.
     Fuzz {
         protocol: String,

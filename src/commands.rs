@@ -43,7 +43,7 @@ pub async fn dispatch(command: Command) -> u8 {
             cases,
             faults,
         } => list(protocol.as_deref(), rules, cases, faults).map_err(usage),
-        Command::Run(args) => run(args).await,
+        Command::Run(args) => run(*args).await,
         Command::Check {
             protocol,
             file,
