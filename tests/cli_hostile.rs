@@ -13,6 +13,16 @@ fn wireprobe() -> Command {
 
 /// Runs the HAIP suite against `how` and checks the outcome.
 async fn run_against(how: Hostility) {
+    run_protocol_against("haip", "ws", 74, how).await;
+}
+
+/// Runs `protocol`'s suite (`cases` of them) against `how`: every case ends `error` or `skip`.
+async fn run_protocol_against(
+    protocol: &'static str,
+    scheme: &'static str,
+    expected_cases: usize,
+    how: Hostility,
+) {
     let addr = hostile::start(how).await;
     let dir = tempfile::tempdir().expect("tempdir");
     let report = dir.path().join("report.json");
@@ -23,9 +33,9 @@ async fn run_against(how: Hostility) {
             wireprobe()
                 .args([
                     "run",
-                    "haip",
+                    protocol,
                     "--target",
-                    &format!("ws://{addr}/"),
+                    &format!("{scheme}://{addr}/"),
                     "--timeout-ms",
                     "400",
                     "--jobs",
@@ -54,7 +64,7 @@ async fn run_against(how: Hostility) {
         serde_json::from_slice(&std::fs::read(&report).expect("report written"))
             .expect("report is JSON");
     let cases = json["cases"].as_array().expect("cases");
-    assert_eq!(cases.len(), 74);
+    assert_eq!(cases.len(), expected_cases);
     for case in cases {
         let verdict = case["verdict"].as_str().unwrap_or_default();
         assert!(
@@ -65,7 +75,7 @@ async fn run_against(how: Hostility) {
         );
     }
     assert!(
-        json["summary"]["error"].as_u64().unwrap_or(0) > 50,
+        json["summary"]["error"].as_u64().unwrap_or(0) as usize > expected_cases / 2,
         "{how:?}: {}",
         json["summary"]
     );
@@ -99,6 +109,28 @@ async fn oversized_frame_gives_errors() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn flooding_target_gives_errors() {
     run_against(Hostility::Floods).await;
+}
+
+const HUMA_CASES: usize = 38;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn socketio_garbage_packets_give_errors() {
+    run_protocol_against("huma", "http", HUMA_CASES, Hostility::EioGarbage).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn socketio_without_connect_reply_gives_errors() {
+    run_protocol_against("huma", "http", HUMA_CASES, Hostility::EioNoConnectReply).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn socketio_ping_flood_gives_errors() {
+    run_protocol_against("huma", "http", HUMA_CASES, Hostility::EioPingFlood).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn socketio_oversized_frame_gives_errors() {
+    run_protocol_against("huma", "http", HUMA_CASES, Hostility::EioOversized).await;
 }
 
 #[test]

@@ -22,7 +22,17 @@ pub enum Hostility {
     Oversized,
     /// Sends text frames as fast as it can.
     Floods,
+    /// Engine.IO handshake, then garbage in answer to everything.
+    EioGarbage,
+    /// Engine.IO handshake, then never answers CONNECT.
+    EioNoConnectReply,
+    /// Engine.IO handshake, then pings as fast as it can.
+    EioPingFlood,
+    /// Engine.IO handshake, then one 20 MiB text frame.
+    EioOversized,
 }
+
+const EIO_OPEN: &str = r#"0{"sid":"hostile","upgrades":[],"pingInterval":25000,"pingTimeout":20000,"maxPayload":1000000}"#;
 
 /// Starts a hostile target on a free loopback port; it runs until the test ends.
 pub async fn start(how: Hostility) -> SocketAddr {
@@ -67,6 +77,38 @@ pub async fn start(how: Hostility) -> SocketAddr {
                         }
                     }
                     Hostility::DropsTcp => {}
+                    Hostility::EioGarbage
+                    | Hostility::EioNoConnectReply
+                    | Hostility::EioPingFlood
+                    | Hostility::EioOversized => {
+                        if tx.send(Message::text(EIO_OPEN)).await.is_err() {
+                            return;
+                        }
+                        match how {
+                            Hostility::EioGarbage => {
+                                while let Some(Ok(_)) = rx.next().await {
+                                    for junk in ["9zz", "4~~~", "42[\"event\",", "0{\"sid\":"] {
+                                        if tx.send(Message::text(junk)).await.is_err() {
+                                            return;
+                                        }
+                                    }
+                                }
+                            }
+                            Hostility::EioPingFlood => {
+                                let started = tokio::time::Instant::now();
+                                while started.elapsed() < Duration::from_secs(20) {
+                                    if tx.send(Message::text("2")).await.is_err() {
+                                        return;
+                                    }
+                                }
+                            }
+                            Hostility::EioOversized => {
+                                let _ = tx.send(Message::text("4".repeat(20 * 1024 * 1024))).await;
+                                while rx.next().await.is_some() {}
+                            }
+                            _ => while rx.next().await.is_some() {},
+                        }
+                    }
                 }
             });
         }
