@@ -23,6 +23,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tokio::sync::mpsc;
 
 /// The spec's confirmation timeout.
 pub const CONFIRM_TIMEOUT: Duration = Duration::from_secs(30);
@@ -52,16 +53,20 @@ pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarge
         confirm_timeout: opts.confirm_timeout.unwrap_or(CONFIRM_TIMEOUT),
     });
     let (svc, io) = SocketIo::new_svc();
-    // The handler is registered in a connect middleware, which socketioxide awaits before it
-    // answers CONNECT. Registered in the (spawned) connect handler instead, it could miss an
-    // event emitted right after the CONNECT reply.
+    // Two socketioxide behaviours shape this. Message handlers are spawned, so two quick
+    // events could be handled out of order: the handler closure itself (which socketioxide
+    // calls in packet order) only queues the event, and one worker per connection handles the
+    // queue. And a socket is marked connected only after the CONNECT reply is sent, emits
+    // failing until then: the worker waits for that before handling anything. Registering in
+    // a connect middleware (awaited before the reply) means no event can miss the handler.
     let register = move |s: SocketRef| {
         let config = config.clone();
         async move {
-            let state: Shared = Arc::default();
-            s.on("message", move |s: SocketRef, Data::<Value>(event)| {
-                let (state, config) = (state.clone(), config.clone());
-                async move { on_message(s, event, state, config) }
+            let (queue, events) = mpsc::unbounded_channel::<Value>();
+            tokio::spawn(worker(s.clone(), events, config));
+            s.on("message", move |Data::<Value>(event)| {
+                let _ = queue.send(event);
+                async {}
             });
             Ok::<(), std::convert::Infallible>(())
         }
@@ -85,6 +90,18 @@ pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarge
         }
     })
     .await
+}
+
+/// Handles one connection's events in arrival order.
+async fn worker(s: SocketRef, mut events: mpsc::UnboundedReceiver<Value>, config: Arc<Config>) {
+    let waited = tokio::time::Instant::now();
+    while !s.connected() && waited.elapsed() < Duration::from_secs(5) {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    let state: Shared = Arc::default();
+    while let Some(event) = events.recv().await {
+        on_message(s.clone(), event, state.clone(), config.clone());
+    }
 }
 
 /// The reasons the target rejects `event`, less those a fault makes it overlook.

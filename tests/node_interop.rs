@@ -1,0 +1,154 @@
+//! Interoperability with Node's own `socket.io` server (tests/node/server.js): the transport
+//! connects, waits for CONNECT, answers pings, and a HUMA suite runs against it. The test
+//! installs the pinned package (`npm ci`) itself when it is missing.
+
+use serde_json::json;
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+use tokio::time::Instant;
+use wireprobe::protocol::huma::Huma;
+use wireprobe::suite::{loader, runner};
+use wireprobe::transport::socketio::packet::{parse_eio, parse_sio, EioPacket, SioKind, SioPacket};
+use wireprobe::transport::socketio::{self, DEFAULT_PATH};
+use wireprobe::transport::websocket::WsOptions;
+use wireprobe::transport::{Connection, Frame, Received};
+use wireprobe::verdict::Verdict;
+
+/// The Node server; killed when dropped, so it never outlives the test.
+struct NodeServer {
+    child: Child,
+    url: String,
+}
+
+impl Drop for NodeServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn node_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/node")
+}
+
+/// Installs the pinned `socket.io` once per test run (tests run in parallel).
+fn install_once() {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let dir = node_dir();
+        if dir.join("node_modules/socket.io").exists() {
+            return;
+        }
+        let status = Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&dir)
+            .status()
+            .expect("npm is needed for the Node interoperability test");
+        assert!(status.success(), "npm ci failed in {}", dir.display());
+    });
+}
+
+fn start_node() -> NodeServer {
+    install_once();
+    let dir = node_dir();
+    let mut child = Command::new("node")
+        .arg(dir.join("server.js"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("node is needed for the Node interoperability test");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut line = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut line)
+        .expect("server announces its port");
+    let port = line
+        .trim()
+        .strip_prefix("listening ")
+        .expect("'listening PORT'")
+        .to_owned();
+    NodeServer {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    }
+}
+
+fn soon() -> Instant {
+    Instant::now() + Duration::from_secs(5)
+}
+
+async fn next_sio(conn: &mut Connection) -> SioPacket {
+    loop {
+        match conn.recv(soon()).await {
+            Some((Received::Frame(Frame::Text(t)), _)) => match parse_eio(&t).expect("Engine.IO") {
+                EioPacket::Message(m) => return parse_sio(&m).expect("Socket.IO"),
+                _ => continue,
+            },
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transport_speaks_to_node_socket_io() {
+    let node = start_node();
+    let (mut conn, info) = socketio::connect(WsOptions::new(node.url.clone()), DEFAULT_PATH)
+        .await
+        .expect("connects");
+    assert_eq!(info.ping_interval, 200);
+    let connect = SioPacket::new(SioKind::Connect, "/", Some(json!({"token": "node"})));
+    conn.send(Frame::Text(connect.to_frame_text()), soon())
+        .await
+        .expect("CONNECT");
+    assert_eq!(next_sio(&mut conn).await.kind, SioKind::Connect);
+    let hello = next_sio(&mut conn).await;
+    assert_eq!(hello.data.expect("data")[1]["auth"]["token"], "node");
+    // Several of Node's heartbeats pass; without our pongs it would drop us.
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let bad = SioPacket::event("/", "message", vec![json!({"type": "nope"})]);
+    conn.send(Frame::Text(bad.to_frame_text()), soon())
+        .await
+        .expect("emit");
+    let error = next_sio(&mut conn).await;
+    assert_eq!(
+        error.event_parts().map(|(name, _)| name.to_owned()),
+        Some("error".into())
+    );
+}
+
+const SUITE: &str = r#"
+[[case]]
+id = "node.unknown-type"
+title = "An unknown type is rejected"
+rules = ["HUMA-VAL-001"]
+steps = [
+  { send = { type = "Context-Update" } },
+  { expect_error = { code = "INVALID_EVENT" } },
+]
+
+[[case]]
+id = "node.tool-call"
+title = "A tool-call directive is obeyed"
+rules = ["HUMA-SRV-002"]
+steps = [
+  { send = { type = "context-update", triggering = true, name = "n", description = "d", context = { wireprobe = { do = "tool-call", tool = "t" } } } },
+  { expect = { channel = "event", event = { type = "tool-call" } }, scenario = true },
+]
+"#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn huma_cases_run_against_node_socket_io() {
+    let node = start_node();
+    let suite =
+        loader::load_texts(&Huma, &[("node.toml".into(), SUITE.into())]).expect("suite loads");
+    let mut cfg = runner::RunConfig::new(node.url.clone());
+    cfg.step_timeout = Duration::from_millis(2000);
+    let results = runner::run_suite(&Huma, &suite, &cfg, &|_| {})
+        .await
+        .expect("reachable");
+    for r in results {
+        assert_eq!(r.verdict, Verdict::Pass, "{}: {}", r.id, r.message);
+    }
+}
