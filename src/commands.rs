@@ -224,7 +224,12 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
     };
     let started_at = SystemTime::now();
     let started = Instant::now();
-    let print = |r: &CaseResult| eprintln!("{}", console::case_line(r));
+    // Cases the filters left out are counted in the summary, not listed one by one.
+    let print = |r: &CaseResult| {
+        if !(r.verdict == Verdict::Skip && r.message.starts_with("filtered out")) {
+            eprintln!("{}", console::case_line(r));
+        }
+    };
     let results = match runner::run_suite(p, &suite, &config, &print).await {
         Ok(r) => r,
         Err(RunError::Unreachable(e)) => {

@@ -111,7 +111,7 @@ async fn flooding_target_gives_errors() {
     run_against(Hostility::Floods).await;
 }
 
-const HUMA_CASES: usize = 38;
+const HUMA_CASES: usize = 42;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn socketio_garbage_packets_give_errors() {
@@ -159,4 +159,38 @@ fn unreachable_target_is_one_line_and_exit_3() {
         "one clear line, got: {stderr}"
     );
     assert!(stderr.contains("unreachable"), "{stderr}");
+}
+
+#[test]
+fn non_socket_io_server_is_one_line_and_exit_3() {
+    // An HTTP server with no Engine.IO endpoint answers 404.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for mut conn in listener.incoming().flatten() {
+            let mut buf = [0u8; 1024];
+            let _ = conn.read(&mut buf);
+            let _ = conn.write_all(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n");
+        }
+    });
+    let out = wireprobe()
+        .args([
+            "run",
+            "huma",
+            "--target",
+            &format!("http://{addr}"),
+            "--timeout-ms",
+            "500",
+        ])
+        .output()
+        .expect("wireprobe runs");
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr.trim().lines().count(),
+        1,
+        "one clear line, got: {stderr}"
+    );
+    assert!(stderr.contains("not a Socket.IO server"), "{stderr}");
 }

@@ -1,7 +1,7 @@
 //! The connection side of a running case: sending, receiving with deadlines, and the
 //! arrivals no step has consumed yet.
 
-use super::steps::Outcome;
+use super::steps::{fail, Outcome};
 use crate::protocol::{Decoded, Session};
 use crate::transcript::Transcript;
 use crate::transport::{Connection, Frame, Received, TransportError};
@@ -63,6 +63,7 @@ impl Link {
             Received::Closed { code, reason } => Item::Ended(match code {
                 Some(c) if reason.is_empty() => format!("close code {c}"),
                 Some(c) => format!("close code {c} {reason:?}"),
+                None if reason.is_empty() => "closed without a close frame".into(),
                 None => reason,
             }),
             Received::Failed(e) => Item::Ended(e.to_string()),
@@ -153,6 +154,14 @@ impl Link {
             TransportError::Timeout(_) => {
                 Outcome::Error("the target stopped reading: a send timed out".into())
             }
+            // The target ending the connection is its behaviour, judged like any other (a
+            // target that never answered at all still ends as `error`).
+            TransportError::Closed => fail(match &self.ended {
+                Some(how) => {
+                    format!("the connection had ended ({how}) before this step could send")
+                }
+                None => "the target closed the connection before this step could send".into(),
+            }),
             other => Outcome::Error(format!("could not send: {other}")),
         })
     }

@@ -194,6 +194,7 @@ pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> 
     };
     let _ = tokio::time::timeout(Duration::from_secs(2), run.finish()).await;
     let transcript = run.into_transcript();
+    let step_failed = matches!(outcome, Err(Outcome::Fail { .. }));
 
     let (mut verdict, mut message) = match outcome {
         Ok(()) => (
@@ -229,7 +230,8 @@ pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> 
     }
     // A target that never said anything in the protocol (silence, a close, garbage, an
     // oversized frame) has not answered: the case could not be judged.
-    if matches!(verdict, Verdict::Fail | Verdict::Warn) && !answered(protocol, &transcript) {
+    let judged_against = step_failed || matches!(verdict, Verdict::Fail | Verdict::Warn);
+    if judged_against && !answered(protocol, &transcript) {
         verdict = Verdict::Error;
         message = format!("the target sent no protocol message: {message}");
     }

@@ -25,6 +25,10 @@ static SUITE: &[(&str, &str)] = &[
         "lifecycle.toml",
         include_str!("../../../suites/huma/lifecycle.toml"),
     ),
+    (
+        "robustness.toml",
+        include_str!("../../../suites/huma/robustness.toml"),
+    ),
 ];
 
 /// The HUMA profile.

@@ -18,6 +18,8 @@ pub static RULES: &[Rule] = &[
     // Transport.
     rule!("HUMA-TR-001", Must, "Transport",
         "Server events arrive as Socket.IO 'event' emits (tool-call, cancel-tool-call, messaging); errors arrive as 'error' emits."),
+    rule!("HUMA-TR-002", Info, "Transport",
+        "What the server does with malformed Socket.IO input (an unknown packet type, truncated JSON, an event other than 'message', a frame over maxPayload) is recorded, and whether a valid event is still accepted afterwards."),
     // What the server must accept and reject.
     rule!("HUMA-VAL-001", Must, "Client Events",
         "A client event that is not a JSON object whose type is context-update, tool-result or addon-tool-event is rejected with an error event."),
