@@ -56,3 +56,16 @@ impl Violation {
 pub fn find<'a>(catalogue: &'a [Rule], id: &str) -> Option<&'a Rule> {
     catalogue.iter().find(|r| r.id == id)
 }
+
+/// A [`Rule`] citing `SPEC §SECTION`: `spec_rule!("file.txt", "ID", Must, "Section", "text")`.
+#[macro_export]
+macro_rules! spec_rule {
+    ($spec:literal, $id:literal, $level:expr, $section:literal, $text:literal) => {
+        $crate::rules::Rule {
+            id: $id,
+            level: $level,
+            text: $text,
+            source: concat!($spec, " §", $section),
+        }
+    };
+}

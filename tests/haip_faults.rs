@@ -3,22 +3,11 @@
 
 mod common;
 
-use common::{run_builtin, Verdicts};
-use std::collections::BTreeSet;
-use wireprobe::protocol::{self, haip::rules::RULES};
-use wireprobe::reference;
-use wireprobe::rules::Level;
-use wireprobe::suite;
-use wireprobe::verdict::Verdict::{self, *};
+use common::{assert_fault_coverage, assert_fault_matrix, assert_reference_passes, Expectation};
+use wireprobe::verdict::Verdict::*;
 
-/// Fault, optional case filter, and the verdict of every case that does not pass.
-/// (`no-pong` removes the liveness probe many cases lean on, so those skip as "cannot judge".)
-type Expectation = (
-    &'static str,
-    Option<&'static str>,
-    &'static [(&'static str, Verdict)],
-);
-
+/// Each fault and the verdict of every case that does not pass under it. (`no-pong` removes
+/// the liveness probe many cases lean on, so those skip as "cannot judge".)
 const EXPECTED: &[Expectation] = &[
     ("ack-beyond", None, &[("haip.seq.ack-cumulative", Fail)]),
     (
@@ -289,107 +278,15 @@ const EXPECTED: &[Expectation] = &[
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn correct_reference_passes_every_case() {
-    let verdicts = run_builtin(&[], None).await;
-    let not_passing: Vec<_> = verdicts
-        .iter()
-        .filter(|(_, v)| !matches!(v, Pass | Info))
-        .collect();
-    assert!(
-        not_passing.is_empty(),
-        "the correct reference target must pass: {not_passing:?}"
-    );
+    assert_reference_passes("haip").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_fault_fails_exactly_its_cases() {
-    use futures_util::StreamExt;
-    type Observed = (&'static str, Verdicts, &'static [(&'static str, Verdict)]);
-    let results: Vec<Observed> = futures_util::stream::iter(EXPECTED)
-        .map(|(fault, filter, expected)| async move {
-            (*fault, run_builtin(&[fault], *filter).await, *expected)
-        })
-        .buffer_unordered(6)
-        .collect()
-        .await;
-    let mut problems = Vec::new();
-    for (fault, verdicts, expected) in results {
-        let got: BTreeSet<(String, Verdict)> = verdicts
-            .into_iter()
-            .filter(|(_, v)| !matches!(v, Pass | Info))
-            .filter(|(id, v)| !(*v == Skip && id.starts_with("filtered:")))
-            .collect();
-        let want: BTreeSet<(String, Verdict)> = expected
-            .iter()
-            .map(|(id, v)| (id.to_string(), *v))
-            .collect();
-        if got != want {
-            problems.push(format!(
-                "fault {fault}:\n  expected {want:?}\n  got      {got:?}"
-            ));
-        }
-    }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert_fault_matrix("haip", EXPECTED).await;
 }
 
 #[test]
-fn every_fault_has_an_expectation_and_fails_a_case_of_its_rules() {
-    let haip = protocol::get("haip").expect("haip is registered");
-    let bundled = suite::load_bundled(haip).expect("bundled suite loads");
-    let faults = reference::faults("haip").expect("haip has faults");
-    for fault in faults {
-        let Some((_, _, expected)) = EXPECTED.iter().find(|(name, _, _)| *name == fault.name)
-        else {
-            panic!("fault {} has no expectation in this test", fault.name);
-        };
-        // At least one case fails or warns, and every such case exercises a rule the fault breaks.
-        let judged: Vec<_> = expected
-            .iter()
-            .filter(|(_, v)| matches!(v, Fail | Warn))
-            .collect();
-        assert!(!judged.is_empty(), "fault {} fails no case", fault.name);
-        for (case_id, _) in judged {
-            let case = bundled
-                .cases
-                .iter()
-                .find(|c| c.id == *case_id)
-                .expect("case exists");
-            assert!(
-                case.rules
-                    .iter()
-                    .any(|r| fault.breaks.contains(&r.as_str())),
-                "fault {} fails {case_id}, which lists none of the rules it breaks ({:?})",
-                fault.name,
-                fault.breaks
-            );
-        }
-    }
-    assert_eq!(
-        EXPECTED.len(),
-        faults.len(),
-        "expectations for faults that do not exist"
-    );
-}
-
-#[test]
-fn every_must_rule_has_a_case_and_a_fault() {
-    let haip = protocol::get("haip").expect("haip is registered");
-    let bundled = suite::load_bundled(haip).expect("bundled suite loads");
-    let faults = reference::faults("haip").expect("haip has faults");
-    for rule in RULES {
-        assert!(
-            bundled
-                .cases
-                .iter()
-                .any(|c| c.rules.iter().any(|r| r == rule.id)),
-            "rule {} has no case",
-            rule.id
-        );
-        if rule.level == Level::Must {
-            assert!(
-                faults.iter().any(|f| f.breaks.contains(&rule.id)),
-                "must rule {} has no fault that breaks it",
-                rule.id
-            );
-        }
-    }
+fn every_fault_and_every_must_rule_is_covered() {
+    assert_fault_coverage("haip", EXPECTED);
 }

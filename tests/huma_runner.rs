@@ -2,45 +2,38 @@
 //! events on 'message', errors judged on the 'error' channel. The target here is a minimal
 //! socketioxide server; a variant that answers on the wrong channel shows the check can fail.
 
-use hyper_util::rt::TokioIo;
 use serde_json::{json, Value};
 use socketioxide::extract::{Data, SocketRef};
 use socketioxide::SocketIo;
+use std::net::SocketAddr;
 use std::time::Duration;
 use tokio::net::TcpListener;
 use wireprobe::protocol::huma::{validate, Huma};
+use wireprobe::reference::{self, RunningTarget};
 use wireprobe::suite::{loader, runner};
 use wireprobe::verdict::Verdict;
 
 /// A HUMA-ish server that rejects invalid client events on `error_channel`.
-async fn server(error_channel: &'static str) -> String {
-    let (svc, io) = SocketIo::new_svc();
-    io.ns("/", async move |s: SocketRef| {
-        s.on(
-            "message",
-            async move |s: SocketRef, Data::<Value>(event)| {
-                if let Some(v) = validate::client_event_violations(&event).first() {
-                    let error =
-                        json!({"type": "error", "message": v.message, "code": "INVALID_EVENT"});
-                    s.emit(error_channel, &error).ok();
-                }
-            },
-        );
-    });
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move {
-        while let Ok((tcp, _)) = listener.accept().await {
-            let svc = svc.clone();
-            tokio::spawn(async move {
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(tcp), svc)
-                    .with_upgrades()
-                    .await;
-            });
-        }
-    });
-    format!("http://{addr}")
+async fn server(error_channel: &'static str) -> (RunningTarget, String) {
+    let addr = SocketAddr::from(([127, 0, 0, 1], 0));
+    let target = reference::start_socketio(addr, SocketIo::builder(), move |io| {
+        io.ns("/", async move |s: SocketRef| {
+            s.on(
+                "message",
+                async move |s: SocketRef, Data::<Value>(event)| {
+                    if let Some(v) = validate::client_event_violations(&event).first() {
+                        let error =
+                            json!({"type": "error", "message": v.message, "code": "INVALID_EVENT"});
+                        s.emit(error_channel, &error).ok();
+                    }
+                },
+            );
+        });
+    })
+    .await
+    .expect("server starts");
+    let url = target.url.clone();
+    (target, url)
 }
 
 const SUITE: &str = r#"
@@ -95,7 +88,8 @@ async fn run(url: String) -> Vec<(String, Verdict, String)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cases_pass_against_a_conforming_server() {
-    let results = run(server("error").await).await;
+    let (_server, url) = server("error").await;
+    let results = run(url).await;
     for (id, verdict, message) in &results {
         assert_eq!(*verdict, Verdict::Pass, "{id}: {message}");
     }
@@ -103,7 +97,8 @@ async fn cases_pass_against_a_conforming_server() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn errors_on_the_wrong_channel_fail() {
-    let results = run(server("event").await).await;
+    let (_server, url) = server("event").await;
+    let results = run(url).await;
     let failed: Vec<&str> = results
         .iter()
         .filter(|r| r.1 == Verdict::Fail)

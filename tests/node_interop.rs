@@ -2,18 +2,20 @@
 //! connects, waits for CONNECT, answers pings, and a HUMA suite runs against it. The test
 //! installs the pinned package (`npm ci`) itself when it is missing.
 
+mod common;
+
+use common::{next_sio, soon};
 use serde_json::json;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
-use tokio::time::Instant;
 use wireprobe::protocol::huma::Huma;
 use wireprobe::suite::{loader, runner};
-use wireprobe::transport::socketio::packet::{parse_eio, parse_sio, EioPacket, SioKind, SioPacket};
+use wireprobe::transport::socketio::packet::{SioKind, SioPacket};
 use wireprobe::transport::socketio::{self, DEFAULT_PATH};
 use wireprobe::transport::websocket::WsOptions;
-use wireprobe::transport::{Connection, Frame, Received};
+use wireprobe::transport::Frame;
 use wireprobe::verdict::Verdict;
 
 /// The Node server; killed when dropped, so it never outlives the test.
@@ -72,22 +74,6 @@ fn start_node() -> NodeServer {
     NodeServer {
         child,
         url: format!("http://127.0.0.1:{port}"),
-    }
-}
-
-fn soon() -> Instant {
-    Instant::now() + Duration::from_secs(5)
-}
-
-async fn next_sio(conn: &mut Connection) -> SioPacket {
-    loop {
-        match conn.recv(soon()).await {
-            Some((Received::Frame(Frame::Text(t)), _)) => match parse_eio(&t).expect("Engine.IO") {
-                EioPacket::Message(m) => return parse_sio(&m).expect("Socket.IO"),
-                _ => continue,
-            },
-            other => panic!("unexpected {other:?}"),
-        }
     }
 }
 

@@ -1,8 +1,13 @@
 //! The Socket.IO transport and codec against a real Socket.IO server (socketioxide, in
 //! process) and against peers that are not quite Socket.IO.
 
+mod common;
+
+use common::{next_sio, soon};
+use std::net::SocketAddr;
+use wireprobe::reference::{self, RunningTarget};
+
 use futures_util::{SinkExt, StreamExt};
-use hyper_util::rt::TokioIo;
 use serde_json::{json, Value};
 use socketioxide::extract::{Data, SocketRef};
 use socketioxide::SocketIo;
@@ -10,60 +15,34 @@ use std::time::Duration;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 use tokio::time::Instant;
-use wireprobe::transport::socketio::packet::{parse_eio, parse_sio, EioPacket, SioKind, SioPacket};
+use wireprobe::transport::socketio::packet::{SioKind, SioPacket};
 use wireprobe::transport::socketio::{self, DEFAULT_PATH};
 use wireprobe::transport::websocket::WsOptions;
-use wireprobe::transport::{Connection, Frame, Received, TransportError};
+use wireprobe::transport::{Frame, Received, TransportError};
 
 /// A socketioxide server that greets with the auth payload and echoes `message` as `event`,
 /// pinging every 150 ms.
-async fn socketioxide_server() -> String {
-    let (svc, io) = SocketIo::builder()
+async fn socketioxide_server() -> (RunningTarget, String) {
+    let builder = SocketIo::builder()
         .ping_interval(Duration::from_millis(150))
-        .ping_timeout(Duration::from_millis(150))
-        .build_svc();
-    io.ns("/", async |s: SocketRef, Data(auth): Data<Value>| {
-        s.emit("hello", &auth).ok();
-        s.on("message", async |s: SocketRef, Data::<Value>(d)| {
-            s.emit("event", &d).ok();
-        });
-    });
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move {
-        while let Ok((tcp, _)) = listener.accept().await {
-            let svc = svc.clone();
-            tokio::spawn(async move {
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(tcp), svc)
-                    .with_upgrades()
-                    .await;
+        .ping_timeout(Duration::from_millis(150));
+    let target = reference::start_socketio(SocketAddr::from(([127, 0, 0, 1], 0)), builder, |io| {
+        io.ns("/", async |s: SocketRef, Data(auth): Data<Value>| {
+            s.emit("hello", &auth).ok();
+            s.on("message", async |s: SocketRef, Data::<Value>(d)| {
+                s.emit("event", &d).ok();
             });
-        }
-    });
-    format!("http://{addr}")
-}
-
-fn soon() -> Instant {
-    Instant::now() + Duration::from_secs(5)
-}
-
-/// The next Socket.IO packet, skipping Engine.IO control packets (open, ping).
-async fn next_sio(conn: &mut Connection) -> SioPacket {
-    loop {
-        match conn.recv(soon()).await {
-            Some((Received::Frame(Frame::Text(t)), _)) => match parse_eio(&t).expect("Engine.IO") {
-                EioPacket::Message(m) => return parse_sio(&m).expect("Socket.IO"),
-                _ => continue,
-            },
-            other => panic!("unexpected {other:?}"),
-        }
-    }
+        });
+    })
+    .await
+    .expect("server starts");
+    let url = target.url.clone();
+    (target, url)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn connects_emits_and_survives_server_pings() {
-    let url = socketioxide_server().await;
+    let (_server, url) = socketioxide_server().await;
     let (mut conn, info) = socketio::connect(WsOptions::new(url), DEFAULT_PATH)
         .await
         .expect("connects");
@@ -104,7 +83,7 @@ async fn connects_emits_and_survives_server_pings() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unknown_namespace_is_a_connect_error() {
-    let url = socketioxide_server().await;
+    let (_server, url) = socketioxide_server().await;
     let (mut conn, _) = socketio::connect(WsOptions::new(url), DEFAULT_PATH)
         .await
         .expect("connects");

@@ -18,6 +18,14 @@ pub struct Fault {
     pub description: &'static str,
 }
 
+/// A [`Fault`]: `fault!("name", ["RULE-ID", ...], "what it does")`.
+#[macro_export]
+macro_rules! fault {
+    ($name:literal, [$($rule:literal),+ $(,)?], $description:literal $(,)?) => {
+        $crate::reference::Fault { name: $name, breaks: &[$($rule),+], description: $description }
+    };
+}
+
 /// The faults a target was started with (validated against its catalogue).
 #[derive(Debug, Clone, Default)]
 pub struct Faults(BTreeSet<&'static str>);
@@ -117,6 +125,35 @@ pub async fn start(
         "huma" => huma::start(addr, opts).await,
         other => Err(ServeError::UnknownProtocol(other.to_owned())),
     }
+}
+
+/// Starts a Socket.IO server built from `builder` (configured by `setup`) on `addr`, served
+/// by hyper; clients reach it at `http://ADDR/`.
+pub async fn start_socketio(
+    addr: SocketAddr,
+    builder: socketioxide::SocketIoBuilder,
+    setup: impl FnOnce(&socketioxide::SocketIo),
+) -> Result<RunningTarget, ServeError> {
+    let (svc, io) = builder.build_svc();
+    setup(&io);
+    spawn_listener(addr, "http", move |listener, mut stop| async move {
+        loop {
+            tokio::select! {
+                _ = &mut stop => break,
+                accepted = listener.accept() => {
+                    let Ok((tcp, _)) = accepted else { continue };
+                    let svc = svc.clone();
+                    tokio::spawn(async move {
+                        let _ = hyper::server::conn::http1::Builder::new()
+                            .serve_connection(hyper_util::rt::TokioIo::new(tcp), svc)
+                            .with_upgrades()
+                            .await;
+                    });
+                }
+            }
+        }
+    })
+    .await
 }
 
 /// Binds, then runs `serve` until stopped; clients reach it at `SCHEME://ADDR/`.

@@ -72,3 +72,132 @@ pub async fn run_protocol_results(
         .await
         .expect("target reachable")
 }
+
+/// A deadline five seconds from now.
+pub fn soon() -> tokio::time::Instant {
+    tokio::time::Instant::now() + Duration::from_secs(5)
+}
+
+/// The next Socket.IO packet on `conn`, skipping Engine.IO control packets (open, ping).
+pub async fn next_sio(
+    conn: &mut wireprobe::transport::Connection,
+) -> wireprobe::transport::socketio::packet::SioPacket {
+    use wireprobe::transport::socketio::packet::{parse_eio, parse_sio, EioPacket};
+    use wireprobe::transport::{Frame, Received};
+    loop {
+        match conn.recv(soon()).await {
+            Some((Received::Frame(Frame::Text(t)), _)) => match parse_eio(&t).expect("Engine.IO") {
+                EioPacket::Message(m) => return parse_sio(&m).expect("Socket.IO"),
+                _ => continue,
+            },
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}
+
+/// A fault, an optional case filter, and the verdict of every case that does not pass.
+pub type Expectation = (
+    &'static str,
+    Option<&'static str>,
+    &'static [(&'static str, Verdict)],
+);
+
+/// Runs the suite once per fault (six at a time) and checks each fails exactly its cases.
+pub async fn assert_fault_matrix(protocol: &'static str, expected: &'static [Expectation]) {
+    use futures_util::StreamExt;
+    use std::collections::BTreeSet;
+    type Observed = (&'static str, Verdicts, &'static [(&'static str, Verdict)]);
+    let results: Vec<Observed> = futures_util::stream::iter(expected)
+        .map(|(fault, filter, want)| async move {
+            (
+                *fault,
+                run_protocol(protocol, &[fault], *filter).await,
+                *want,
+            )
+        })
+        .buffer_unordered(6)
+        .collect()
+        .await;
+    let mut problems = Vec::new();
+    for (fault, verdicts, want) in results {
+        let got: BTreeSet<(String, Verdict)> = verdicts
+            .into_iter()
+            .filter(|(id, v)| {
+                !matches!(v, Verdict::Pass | Verdict::Info) && !id.starts_with("filtered:")
+            })
+            .collect();
+        let want: BTreeSet<(String, Verdict)> =
+            want.iter().map(|(id, v)| (id.to_string(), *v)).collect();
+        if got != want {
+            problems.push(format!(
+                "fault {fault}:\n  expected {want:?}\n  got      {got:?}"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Every fault has an expectation that fails or warns at least one case listing a rule the
+/// fault breaks; every rule has a case; every must rule has a fault.
+pub fn assert_fault_coverage(protocol: &str, expected: &[Expectation]) {
+    let p = protocol::get(protocol).expect("protocol is registered");
+    let bundled = suite::load_bundled(p).expect("bundled suite loads");
+    let faults = reference::faults(protocol).expect("protocol has faults");
+    assert_eq!(expected.len(), faults.len(), "one expectation per fault");
+    for fault in faults {
+        let (_, _, cases) = expected
+            .iter()
+            .find(|(n, _, _)| *n == fault.name)
+            .expect("fault has an expectation");
+        let judged: Vec<_> = cases
+            .iter()
+            .filter(|(_, v)| matches!(v, Verdict::Fail | Verdict::Warn))
+            .collect();
+        assert!(!judged.is_empty(), "fault {} fails no case", fault.name);
+        for (case_id, _) in judged {
+            let case = bundled
+                .cases
+                .iter()
+                .find(|c| c.id == *case_id)
+                .expect("case exists");
+            assert!(
+                case.rules
+                    .iter()
+                    .any(|r| fault.breaks.contains(&r.as_str())),
+                "fault {} fails {case_id}, which lists none of the rules it breaks ({:?})",
+                fault.name,
+                fault.breaks
+            );
+        }
+    }
+    for rule in p.rules() {
+        assert!(
+            bundled
+                .cases
+                .iter()
+                .any(|c| c.rules.iter().any(|r| r == rule.id)),
+            "rule {} has no case",
+            rule.id
+        );
+        if rule.level == wireprobe::rules::Level::Must {
+            assert!(
+                faults.iter().any(|f| f.breaks.contains(&rule.id)),
+                "must rule {} has no fault",
+                rule.id
+            );
+        }
+    }
+}
+
+/// The correct reference target passes every case (`info` cases record, they do not judge).
+pub async fn assert_reference_passes(protocol: &str) {
+    let verdicts = run_protocol(protocol, &[], None).await;
+    let not_passing: Vec<_> = verdicts
+        .iter()
+        .filter(|(_, v)| !matches!(v, Verdict::Pass | Verdict::Info))
+        .collect();
+    assert!(
+        not_passing.is_empty(),
+        "the correct reference target must pass: {not_passing:?}"
+    );
+}

@@ -6,20 +6,9 @@
 
 use crate::rules::{Level::*, Rule};
 
-macro_rules! src {
-    ($section:literal) => {
-        concat!("001_1704fd641f081645.txt §", $section)
-    };
-}
-
 macro_rules! rule {
-    ($id:literal, $level:expr, $section:literal, $text:literal) => {
-        Rule {
-            id: $id,
-            level: $level,
-            text: $text,
-            source: src!($section),
-        }
+    ($($rule:tt)*) => {
+        $crate::spec_rule!("001_1704fd641f081645.txt", $($rule)*)
     };
 }
 

@@ -4,13 +4,8 @@
 use crate::rules::{Level::*, Rule};
 
 macro_rules! rule {
-    ($id:literal, $level:expr, $section:literal, $text:literal) => {
-        Rule {
-            id: $id,
-            level: $level,
-            text: $text,
-            source: concat!("000_9be7860959b3b922.txt §", $section),
-        }
+    ($($rule:tt)*) => {
+        $crate::spec_rule!("000_9be7860959b3b922.txt", $($rule)*)
     };
 }
 

@@ -1,12 +1,7 @@
 //! The HUMA reference target's faults: each breaks one rule area on purpose.
 
+use crate::fault;
 use crate::reference::Fault;
-
-macro_rules! fault {
-    ($name:literal, [$($rule:literal),+], $description:literal) => {
-        Fault { name: $name, breaks: &[$($rule),+], description: $description }
-    };
-}
 
 pub static FAULTS: &[Fault] = &[
     fault!(

@@ -11,10 +11,9 @@
 mod burst;
 pub mod faults;
 
-use super::{spawn_listener, Faults, RunningTarget, ServeError, ServeOptions};
+use super::{start_socketio, Faults, RunningTarget, ServeError, ServeOptions};
 use crate::protocol::huma::validate;
 use burst::Burst;
-use hyper_util::rt::TokioIo;
 use serde_json::{json, Value};
 use socketioxide::extract::{Data, SocketRef};
 use socketioxide::handler::ConnectHandler;
@@ -52,7 +51,6 @@ pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarge
         faults: Faults::parse(faults::FAULTS, &opts.faults)?,
         confirm_timeout: opts.confirm_timeout.unwrap_or(CONFIRM_TIMEOUT),
     });
-    let (svc, io) = SocketIo::new_svc();
     // Two socketioxide behaviours shape this. Message handlers are spawned, so two quick
     // events could be handled out of order: the handler closure itself (which socketioxide
     // calls in packet order) only queues the event, and one worker per connection handles the
@@ -71,23 +69,8 @@ pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarge
             Ok::<(), std::convert::Infallible>(())
         }
     };
-    io.ns("/", (async |_: SocketRef| {}).with(register));
-    spawn_listener(addr, "http", move |listener, mut stop| async move {
-        loop {
-            tokio::select! {
-                _ = &mut stop => break,
-                accepted = listener.accept() => {
-                    let Ok((tcp, _)) = accepted else { continue };
-                    let svc = svc.clone();
-                    tokio::spawn(async move {
-                        let _ = hyper::server::conn::http1::Builder::new()
-                            .serve_connection(TokioIo::new(tcp), svc)
-                            .with_upgrades()
-                            .await;
-                    });
-                }
-            }
-        }
+    start_socketio(addr, SocketIo::builder(), move |io| {
+        io.ns("/", (async |_: SocketRef| {}).with(register));
     })
     .await
 }
