@@ -8,8 +8,12 @@ use std::process::{Command, Output};
 use wireprobe::verdict::Verdict;
 
 fn check(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    check_protocol("haip", args, stdin)
+}
+
+fn check_protocol(protocol: &str, args: &[&str], stdin: Option<&[u8]>) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_wireprobe"));
-    cmd.arg("check").arg("haip").args(args);
+    cmd.arg("check").arg(protocol).args(args);
     match stdin {
         None => cmd.output().expect("wireprobe runs"),
         Some(input) => {
@@ -107,4 +111,29 @@ fn unreadable_input_is_a_clear_error() {
         stderr.contains("line 1:") && stderr.contains("line 2:"),
         "{stderr}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn huma_traffic_is_checked_from_its_socket_io_text() {
+    let results = common::run_protocol_results("huma", &[], Some("huma.messaging.order")).await;
+    let mut good = Vec::new();
+    for e in results.iter().flat_map(|r| &r.transcript) {
+        serde_json::to_writer(&mut good, e).expect("serialise");
+        good.push(b'\n');
+    }
+    let out = check_protocol("huma", &["-"], Some(&good));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // The same traffic with the burst's typing_start turned into a typing_end.
+    let bad = String::from_utf8(good)
+        .expect("UTF-8")
+        .replace("typing_start", "typing_end");
+    let out = check_protocol("huma", &["-"], Some(bad.as_bytes()));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("(server) [must] HUMA-LC-001"), "{stdout}");
 }
