@@ -18,7 +18,8 @@ pub enum Direction {
 ///
 /// `frame` is the event itself when the frame was JSON text. Anything else is a one-key
 /// object whose key starts with `$`: `$text` (non-JSON text), `$binary` (Base64 bytes with
-/// `len`), `$close`, `$connect`, `$rejected`, `$error` (a transport failure).
+/// `len`), `$close`, `$connect`, `$rejected`, `$error` (a transport failure), `$notice` (a
+/// framing anomaly that did not end the connection), `$stderr` (a line the target wrote there).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Entry {
     pub from: Direction,
@@ -144,6 +145,8 @@ fn received_to_value(received: &Received) -> Value {
             json!({ "$close": { "code": code, "reason": reason } })
         }
         Received::Failed(err) => json!({ "$error": err.to_string() }),
+        Received::Notice(what) => json!({ "$notice": what }),
+        Received::Stderr(line) => json!({ "$stderr": line }),
     }
 }
 

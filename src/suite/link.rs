@@ -67,6 +67,9 @@ impl Link {
                 None => reason,
             }),
             Received::Failed(e) => Item::Ended(e.to_string()),
+            // A framing anomaly is something the target sent; stderr is only for the record.
+            Received::Notice(what) => Item::Garbage(what),
+            Received::Stderr(_) => return None,
         };
         if let Item::Ended(how) = &item {
             self.ended = Some(how.clone());

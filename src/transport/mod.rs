@@ -6,6 +6,7 @@
 //! answered by the transport task at any moment.
 
 pub mod socketio;
+pub mod stdio;
 pub mod websocket;
 
 use std::sync::Arc;
@@ -57,6 +58,18 @@ pub enum Received {
     },
     /// The connection failed: an oversized or malformed frame, an I/O error.
     Failed(TransportError),
+    /// Something worth recording that does not end the connection (a stdio target's blank
+    /// line, over-long line or CRLF ending).
+    Notice(String),
+    /// A line the target wrote to stderr.
+    Stderr(String),
+}
+
+impl Received {
+    /// True when nothing can follow: the connection closed or failed.
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, Received::Closed { .. } | Received::Failed(_))
+    }
 }
 
 /// Why a transport operation failed.
@@ -197,7 +210,7 @@ impl Connection {
         }
         match tokio::time::timeout_at(deadline, self.incoming.recv()).await {
             Ok(Some(q)) => {
-                if !matches!(q.received, Received::Frame(_)) {
+                if q.received.is_terminal() {
                     self.finished = true;
                 }
                 Some((q.received, q.at))
@@ -220,7 +233,7 @@ impl Connection {
             return None;
         }
         let q = self.incoming.try_recv().ok()?;
-        if !matches!(q.received, Received::Frame(_)) {
+        if q.received.is_terminal() {
             self.finished = true;
         }
         Some((q.received, q.at))

@@ -142,7 +142,7 @@ async fn pump<S>(
                     reason: "connection dropped without a close frame".into(),
                 },
             };
-            let last = !matches!(observed, Received::Frame(_));
+            let last = observed.is_terminal();
             if !inbox.push(observed).await || last {
                 return;
             }

@@ -101,6 +101,9 @@ pub async fn connect(
             )))
         }
         Some((Received::Failed(e), _)) => return Err(e),
+        Some((Received::Notice(what) | Received::Stderr(what), _)) => {
+            return Err(TransportError::Protocol(format!("unexpected before the handshake: {what}")))
+        }
     };
     let (inbox, commands, parts) = Connection::channels();
     let task = tokio::spawn(relay(inner, inbox, commands, open_text, info.clone()));
@@ -154,7 +157,7 @@ async fn relay(
                         }
                     }
                 }
-                let last = !matches!(received, Received::Frame(_));
+                let last = received.is_terminal();
                 if !inbox.push(received).await || last {
                     return;
                 }

@@ -1,0 +1,356 @@
+//! Stdio transport: the target is a child process speaking NDJSON on stdin and stdout.
+//!
+//! The command is split into words like a shell would (quotes, backslashes) but run without
+//! one; `{tmp}` in it becomes a per-case directory. Each stdout line is a frame; blank lines,
+//! CRLF endings and over-long lines are reported as notices and reading goes on; stderr lines
+//! are kept (bounded); the exit status ends the connection. The child is killed when the
+//! connection is dropped, so none outlives its case.
+
+use super::{Command as RunnerCommand, Connection, Frame, Inbox, Received, TransportError};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::mpsc;
+
+/// Default longest stdout line.
+pub const DEFAULT_MAX_LINE: usize = 16 * 1024 * 1024;
+/// Longest stderr line kept, and how many stderr lines are kept at most.
+const MAX_STDERR_LINE: usize = 4096;
+const MAX_STDERR_LINES: usize = 1000;
+
+/// How to start a target process.
+#[derive(Debug, Clone)]
+pub struct StdioOptions {
+    /// The command and its arguments, already split.
+    pub argv: Vec<String>,
+    pub cwd: Option<PathBuf>,
+    pub max_line: usize,
+}
+
+/// Splits `cmd` into words like a POSIX shell (without expansions): whitespace separates,
+/// `'...'` is literal, `"..."` allows `\"` and `\\`, a backslash outside quotes escapes.
+pub fn split_command(cmd: &str) -> Result<Vec<String>, TransportError> {
+    let bad = |reason: &str| TransportError::BadTarget {
+        target: cmd.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = cmd.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => word.push(c),
+                        None => return Err(bad("unterminated single quote")),
+                    }
+                }
+            }
+            '"' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c @ ('"' | '\\' | '$' | '`')) => word.push(c),
+                            Some(c) => {
+                                word.push('\\');
+                                word.push(c);
+                            }
+                            None => return Err(bad("unterminated double quote")),
+                        },
+                        Some(c) => word.push(c),
+                        None => return Err(bad("unterminated double quote")),
+                    }
+                }
+            }
+            '\\' => {
+                in_word = true;
+                word.push(chars.next().ok_or_else(|| bad("trailing backslash"))?);
+            }
+            c => {
+                in_word = true;
+                word.push(c);
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    if words.is_empty() {
+        return Err(bad("empty command"));
+    }
+    Ok(words)
+}
+
+/// `argv` with every `{tmp}` replaced by `tmp`.
+pub fn expand_tmp(argv: &[String], tmp: &Path) -> Vec<String> {
+    let tmp = tmp.display().to_string();
+    argv.iter().map(|a| a.replace("{tmp}", &tmp)).collect()
+}
+
+/// Starts the process and returns its connection.
+pub async fn spawn(opts: &StdioOptions) -> Result<Connection, TransportError> {
+    let shown = opts.argv.join(" ");
+    let (program, args) = opts
+        .argv
+        .split_first()
+        .ok_or_else(|| TransportError::BadTarget {
+            target: shown.clone(),
+            reason: "empty command".into(),
+        })?;
+    let mut command = Command::new(program);
+    command
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    if let Some(dir) = &opts.cwd {
+        command.current_dir(dir);
+    }
+    let mut child = command.spawn().map_err(|e| TransportError::Unreachable {
+        target: shown.clone(),
+        reason: format!("cannot start the process: {e}"),
+    })?;
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Err(TransportError::Protocol(
+            "the child's standard streams are missing".into(),
+        ));
+    };
+    let (inbox, commands, parts) = Connection::channels();
+    let task = tokio::spawn(pump(
+        child,
+        stdin,
+        BufReader::new(stdout),
+        BufReader::new(stderr),
+        inbox,
+        commands,
+        opts.max_line,
+    ));
+    Ok(Connection::from_parts(parts, task))
+}
+
+/// One stdout read result.
+enum Read {
+    Line(Vec<u8>),
+    Notice(String),
+    Eof,
+}
+
+/// Splits a stream into lines, never holding more than `max` bytes. Cancel-safe: a partial
+/// line lives here, not in the future, so a `select!` that drops [`LineReader::next`] loses
+/// nothing (its only await point, `fill_buf`, consumes nothing).
+struct LineReader<R> {
+    reader: R,
+    max: usize,
+    buf: Vec<u8>,
+    /// Bytes of the current line so far, including those not kept because it is too long.
+    total: usize,
+}
+
+impl<R: AsyncBufRead + Unpin> LineReader<R> {
+    fn new(reader: R, max: usize) -> Self {
+        LineReader {
+            reader,
+            max,
+            buf: Vec::new(),
+            total: 0,
+        }
+    }
+
+    /// The next line or anomaly; blank lines, CRLF-only lines and over-long lines are notices.
+    async fn next(&mut self) -> std::io::Result<Read> {
+        loop {
+            let chunk = self.reader.fill_buf().await?;
+            if chunk.is_empty() {
+                let (total, buf) = (
+                    std::mem::take(&mut self.total),
+                    std::mem::take(&mut self.buf),
+                );
+                return Ok(match total {
+                    0 => Read::Eof,
+                    n if n > self.max => Read::Notice(format!(
+                        "an unterminated last line of {n} bytes, over the {}-byte limit",
+                        self.max
+                    )),
+                    _ => Read::Line(buf),
+                });
+            }
+            let (part, newline) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => (&chunk[..i], true),
+                None => (chunk, false),
+            };
+            self.total += part.len();
+            if self.total <= self.max {
+                self.buf.extend_from_slice(part);
+            }
+            let used = part.len() + usize::from(newline);
+            self.reader.consume(used);
+            if newline {
+                let (total, mut buf) = (
+                    std::mem::take(&mut self.total),
+                    std::mem::take(&mut self.buf),
+                );
+                if total > self.max {
+                    return Ok(Read::Notice(format!(
+                        "a line of {total} bytes, over the {}-byte limit (skipped)",
+                        self.max
+                    )));
+                }
+                let crlf = buf.last() == Some(&b'\r');
+                if crlf {
+                    buf.pop();
+                }
+                return Ok(match (buf.is_empty(), crlf) {
+                    (true, false) => Read::Notice("a blank line".into()),
+                    (true, true) => Read::Notice("a blank line (CRLF)".into()),
+                    (false, _) => Read::Line(buf),
+                });
+            }
+        }
+    }
+}
+
+fn frame_of(line: Vec<u8>) -> Frame {
+    match String::from_utf8(line) {
+        Ok(text) => Frame::Text(text),
+        Err(e) => Frame::RawText(e.into_bytes()),
+    }
+}
+
+async fn pump(
+    mut child: Child,
+    mut stdin: tokio::process::ChildStdin,
+    stdout: BufReader<tokio::process::ChildStdout>,
+    stderr: BufReader<tokio::process::ChildStderr>,
+    inbox: Inbox,
+    mut commands: mpsc::Receiver<RunnerCommand>,
+    max_line: usize,
+) {
+    let mut stdout = LineReader::new(stdout, max_line);
+    let mut stderr = LineReader::new(stderr, MAX_STDERR_LINE);
+    let mut stderr_lines = 0usize;
+    let mut stderr_open = true;
+    loop {
+        tokio::select! {
+            command = commands.recv() => match command {
+                Some(RunnerCommand::Send(frame, done)) => {
+                    let bytes = match frame {
+                        Frame::Text(mut t) => { t.push('\n'); t.into_bytes() }
+                        // Raw frames go out exactly as given: no newline added.
+                        Frame::RawText(b) | Frame::Binary(b) => b,
+                    };
+                    let result = async { stdin.write_all(&bytes).await?; stdin.flush().await }.await;
+                    let _ = done.send(result.map_err(|e| TransportError::Protocol(format!("cannot write to the process: {e}"))));
+                }
+                // The runner is done: close stdin, and the drop below kills what is left.
+                Some(RunnerCommand::Close) | None => {
+                    let _ = stdin.shutdown().await;
+                    break;
+                }
+            },
+            line = stdout.next() => {
+                let observed = match line {
+                    Ok(Read::Line(bytes)) => Received::Frame(frame_of(bytes)),
+                    Ok(Read::Notice(what)) => Received::Notice(what),
+                    Ok(Read::Eof) | Err(_) => {
+                        // What the process wrote to stderr before it went belongs before its end.
+                        let drain = async {
+                            while stderr_open && stderr_lines < MAX_STDERR_LINES {
+                                match stderr.next().await {
+                                    Ok(Read::Line(bytes)) => {
+                                        stderr_lines += 1;
+                                        inbox.push(Received::Stderr(String::from_utf8_lossy(&bytes).into_owned())).await;
+                                    }
+                                    Ok(Read::Notice(_)) => {}
+                                    Ok(Read::Eof) | Err(_) => stderr_open = false,
+                                }
+                            }
+                        };
+                        let _ = tokio::time::timeout(std::time::Duration::from_millis(500), drain).await;
+                        let ended = match tokio::time::timeout(std::time::Duration::from_secs(2), child.wait()).await {
+                            Ok(Ok(status)) => exit_of(status),
+                            _ => Received::Closed { code: None, reason: "stdout closed; the process did not exit".into() },
+                        };
+                        inbox.push(ended).await;
+                        return;
+                    }
+                };
+                if !inbox.push(observed).await {
+                    return;
+                }
+            },
+            line = stderr.next(), if stderr_open => match line {
+                Ok(Read::Line(bytes)) if stderr_lines < MAX_STDERR_LINES => {
+                    stderr_lines += 1;
+                    if !inbox.push(Received::Stderr(String::from_utf8_lossy(&bytes).into_owned())).await {
+                        return;
+                    }
+                }
+                Ok(Read::Line(_) | Read::Notice(_)) => {}
+                Ok(Read::Eof) | Err(_) => stderr_open = false,
+            },
+        }
+    }
+    let _ = child.kill().await;
+}
+
+/// How a process exit is reported: its code, or the signal that ended it.
+fn exit_of(status: std::process::ExitStatus) -> Received {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return Received::Closed {
+                code: None,
+                reason: format!("the process was killed by signal {signal}"),
+            };
+        }
+    }
+    let code = status.code();
+    Received::Closed {
+        code: code.and_then(|c| u16::try_from(c).ok()),
+        reason: format!(
+            "the process exited with status {}",
+            code.map_or("?".into(), |c| c.to_string())
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_split_like_a_shell() {
+        assert_eq!(
+            split_command("nuum --stdio --db {tmp}/agent.db").unwrap(),
+            ["nuum", "--stdio", "--db", "{tmp}/agent.db"]
+        );
+        assert_eq!(
+            split_command(r#"sh -c 'echo "hi there"' a\ b "x\"y""#).unwrap(),
+            ["sh", "-c", "echo \"hi there\"", "a b", "x\"y"]
+        );
+        assert_eq!(split_command(r#"a '' "" b"#).unwrap(), ["a", "", "", "b"]);
+        assert!(split_command("'open").is_err());
+        assert!(split_command("   ").is_err());
+        assert_eq!(
+            expand_tmp(&["--db".into(), "{tmp}/a.db".into()], Path::new("/t")),
+            ["--db", "/t/a.db"]
+        );
+    }
+}
