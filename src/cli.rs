@@ -96,6 +96,9 @@ pub struct RunArgs {
     /// Spawn the target as a child process (stdio protocols).
     #[arg(long, value_name = "CMD", conflicts_with = "target")]
     pub exec: Option<String>,
+    /// Stdio protocols: the target's working directory.
+    #[arg(long, requires = "exec")]
+    pub cwd: Option<PathBuf>,
     /// A suite file or directory (default: the suite built into wireprobe).
     #[arg(long)]
     pub suite: Option<PathBuf>,

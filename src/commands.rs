@@ -154,9 +154,19 @@ fn load_suite(p: &dyn Protocol, path: Option<&std::path::Path>) -> Result<Suite>
 
 async fn run(args: RunArgs) -> Result<u8, Failure> {
     let p = protocol_named(&args.protocol).map_err(usage)?;
-    if args.exec.is_some() {
-        return Err(usage(anyhow!("{} targets are WebSocket servers: use --target ws://HOST:PORT/PATH or --target builtin", p.id())));
-    }
+    let is_stdio = p.transport() == protocol::TransportKind::Stdio;
+    let exec = match (&args.exec, is_stdio) {
+        (Some(cmd), true) => {
+            wireprobe::transport::stdio::split_command(cmd).map_err(|e| usage(e.into()))?
+        }
+        (Some(_), false) => {
+            return Err(usage(anyhow!(
+                "{} targets are network servers: use --target URL or --target builtin",
+                p.id()
+            )))
+        }
+        (None, _) => Vec::new(),
+    };
     let suite = load_suite(p, args.suite.as_deref()).map_err(usage)?;
     let known_failing = match &args.known_failing {
         Some(path) => read_known_failing(path)
@@ -165,7 +175,11 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
         None => BTreeSet::new(),
     };
     let filter = CaseFilter::new(&args.cases, &args.skips).map_err(|e| usage(e.into()))?;
-    let target = args.target.clone().unwrap_or_default();
+    let target = args
+        .target
+        .clone()
+        .or_else(|| args.exec.clone())
+        .unwrap_or_default();
     let mut credentials = Credentials {
         token: args.token.clone(),
         jwt_secret: args.jwt_secret.clone(),
@@ -207,6 +221,8 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
         headers: parse_headers(&args.headers).map_err(usage)?,
         max_frame: args.max_frame_bytes,
         socketio_path: args.path.clone(),
+        exec,
+        cwd: args.cwd.clone(),
         handshake_defaults: match &args.auth {
             None => None,
             Some(_) if p.transport() != protocol::TransportKind::SocketIo => {

@@ -18,6 +18,8 @@ pub enum TransportKind {
     WebSocket,
     /// Socket.IO (Engine.IO v4 over WebSocket).
     SocketIo,
+    /// A child process speaking NDJSON on stdin/stdout.
+    Stdio,
 }
 
 /// Where a bearer token goes on a connection.

@@ -8,7 +8,7 @@ use crate::check::observe_entry;
 use crate::protocol::{Protocol, TransportKind};
 use crate::rules::{self, Level, Violation};
 use crate::transcript::{Direction, Entry};
-use crate::transport::{socketio, websocket, Connection, TransportError, DEFAULT_MAX_FRAME};
+use crate::transport::{socketio, stdio, websocket, Connection, TransportError, DEFAULT_MAX_FRAME};
 use crate::verdict::Verdict;
 use futures_util::StreamExt;
 use std::time::{Duration, Instant};
@@ -46,6 +46,10 @@ pub struct RunConfig {
     pub socketio_path: String,
     /// Merged under every case's `handshake_with` (`--auth` puts the CONNECT payload here).
     pub handshake_defaults: Option<serde_json::Value>,
+    /// Stdio protocols: the target's command, split into words (`{tmp}` not yet expanded).
+    pub exec: Vec<String>,
+    /// Stdio protocols: the target's working directory.
+    pub cwd: Option<std::path::PathBuf>,
 }
 
 impl RunConfig {
@@ -60,6 +64,8 @@ impl RunConfig {
             max_frame: DEFAULT_MAX_FRAME,
             socketio_path: socketio::DEFAULT_PATH.to_owned(),
             handshake_defaults: None,
+            exec: Vec::new(),
+            cwd: None,
         }
     }
 }
@@ -116,7 +122,8 @@ pub async fn run_suite(
 async fn probe(protocol: &dyn Protocol, cfg: &RunConfig) -> Result<(), RunError> {
     let mut opts = websocket::WsOptions::new(cfg.target_url.clone());
     opts.connect_timeout = cfg.step_timeout;
-    match open_transport(protocol.transport(), opts, cfg).await {
+    let tmp = CaseDir::create().map_err(RunError::Unreachable)?;
+    match open_transport(protocol.transport(), opts, cfg, tmp.path()).await {
         Err(e) if e.is_unreachable() => Err(RunError::Unreachable(e)),
         Ok(conn) => {
             conn.close().await;
@@ -126,17 +133,53 @@ async fn probe(protocol: &dyn Protocol, cfg: &RunConfig) -> Result<(), RunError>
     }
 }
 
-/// Opens a connection of `kind` to the target `opts` names.
+/// Opens a connection of `kind` to the target `opts` names (a stdio target: `cfg.exec`,
+/// with `{tmp}` as `tmp`).
 pub(super) async fn open_transport(
     kind: TransportKind,
     opts: websocket::WsOptions,
     cfg: &RunConfig,
+    tmp: &std::path::Path,
 ) -> Result<Connection, TransportError> {
     match kind {
         TransportKind::WebSocket => websocket::connect(&opts).await,
         TransportKind::SocketIo => socketio::connect(opts, &cfg.socketio_path)
             .await
             .map(|(conn, _)| conn),
+        TransportKind::Stdio => {
+            let stdio_opts = stdio::StdioOptions {
+                argv: stdio::expand_tmp(&cfg.exec, tmp),
+                cwd: cfg.cwd.clone(),
+                max_line: cfg.max_frame,
+            };
+            stdio::spawn(&stdio_opts).await
+        }
+    }
+}
+
+/// A fresh directory for one case (`{tmp}` of a stdio command), removed when dropped.
+pub(super) struct CaseDir(std::path::PathBuf);
+
+impl CaseDir {
+    pub(super) fn create() -> Result<CaseDir, TransportError> {
+        let path = std::env::temp_dir().join(format!("wireprobe-{}", uuid::Uuid::new_v4()));
+        std::fs::create_dir_all(&path).map_err(|e| {
+            TransportError::Protocol(format!(
+                "cannot create the case directory {}: {e}",
+                path.display()
+            ))
+        })?;
+        Ok(CaseDir(path))
+    }
+
+    pub(super) fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for CaseDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
     }
 }
 

@@ -2,10 +2,10 @@
 
 use super::link::{describe_event, Item, Link, Watch};
 use super::model::*;
-use super::runner::{open_transport, RunConfig};
+use super::runner::{open_transport, CaseDir, RunConfig};
 use super::tokens::{token_for, with_query_token};
 use crate::matcher::{self, Vars};
-use crate::protocol::{Protocol, TokenPlacement};
+use crate::protocol::{Protocol, TokenPlacement, TransportKind};
 use crate::transcript::{Direction, Transcript};
 use crate::transport::{websocket, Frame, TransportError};
 use serde_json::{json, Value};
@@ -50,6 +50,8 @@ pub struct CaseRun<'a> {
     case: &'a Case,
     link: Link,
     vars: Vars,
+    /// `{tmp}` of a stdio target: one per case, kept across restarts.
+    dir: Option<CaseDir>,
 }
 
 impl<'a> CaseRun<'a> {
@@ -67,6 +69,7 @@ impl<'a> CaseRun<'a> {
                 pending: VecDeque::new(),
             },
             vars: Vars::new(),
+            dir: None,
         }
     }
 
@@ -164,7 +167,15 @@ impl<'a> CaseRun<'a> {
         self.link
             .transcript
             .push(Direction::Client, json!({"$connect": self.cfg.target_url}));
-        let result = open_transport(self.protocol.transport(), opts, self.cfg).await;
+        if self.dir.is_none() {
+            self.dir = Some(CaseDir::create().map_err(|e| Outcome::Error(e.to_string()))?);
+        }
+        let tmp = self
+            .dir
+            .as_ref()
+            .map(|d| d.path().to_path_buf())
+            .unwrap_or_default();
+        let result = open_transport(self.protocol.transport(), opts, self.cfg, &tmp).await;
         match result {
             Ok(conn) => {
                 self.link.conn = Some(conn);
@@ -392,10 +403,22 @@ impl<'a> CaseRun<'a> {
                 self.handshake(*handshake, handshake_with.as_ref(), true)
                     .await
             }
-            Action::Restart => Err(Outcome::Error(
-                "`restart` needs a process transport (stdio); this protocol runs over WebSocket"
-                    .into(),
-            )),
+            Action::Restart if self.protocol.transport() != TransportKind::Stdio => Err(
+                Outcome::Error("`restart` needs a process transport (stdio)".into()),
+            ),
+            Action::Restart => {
+                // The same command and {tmp}: a persistence case sees what the last run left.
+                if let Some(conn) = self.link.conn.take() {
+                    self.link
+                        .transcript
+                        .push(Direction::Client, json!({"$close": {"reason": "restart"}}));
+                    conn.close().await;
+                }
+                self.open(None, false).await?;
+                let handshake_with = self.handshake_with(self.case.handshake_with.as_ref())?;
+                self.handshake(self.case.handshake, handshake_with.as_ref(), false)
+                    .await
+            }
         }
     }
 

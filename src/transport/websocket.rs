@@ -152,10 +152,7 @@ async fn pump<S>(
         while let Some(command) = commands.recv().await {
             match command {
                 Command::Send(frame, done) => {
-                    let result = sink
-                        .send(to_message(frame))
-                        .await
-                        .map_err(|e| TransportError::Protocol(format!("send failed: {e}")));
+                    let result = sink.send(to_message(frame)).await.map_err(map_write_error);
                     let _ = done.send(result);
                 }
                 Command::Close => {
@@ -180,6 +177,17 @@ fn to_message(frame: Frame) -> Message {
         Frame::RawText(bytes) => {
             Message::Frame(WsFrame::message(bytes, OpCode::Data(Data::Text), true))
         }
+    }
+}
+
+/// A write that failed because the peer had gone is [`TransportError::Closed`]: the target
+/// ended the connection, which the runner judges; anything else is a transport error.
+fn map_write_error(e: WsError) -> TransportError {
+    match e {
+        WsError::ConnectionClosed | WsError::AlreadyClosed | WsError::Io(_) => {
+            TransportError::Closed
+        }
+        other => TransportError::Protocol(format!("send failed: {other}")),
     }
 }
 
