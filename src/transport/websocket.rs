@@ -10,7 +10,10 @@ use tokio_tungstenite::tungstenite::http::{HeaderName, HeaderValue};
 use tokio_tungstenite::tungstenite::protocol::frame::coding::{Data, OpCode};
 use tokio_tungstenite::tungstenite::protocol::frame::Frame as WsFrame;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
-use tokio_tungstenite::tungstenite::{error::CapacityError, Error as WsError, Message};
+use tokio_tungstenite::tungstenite::{
+    error::{CapacityError, ProtocolError},
+    Error as WsError, Message,
+};
 
 /// How to open a WebSocket connection.
 #[derive(Clone, Debug)]
@@ -184,9 +187,10 @@ fn to_message(frame: Frame) -> Message {
 /// ended the connection, which the runner judges; anything else is a transport error.
 fn map_write_error(e: WsError) -> TransportError {
     match e {
-        WsError::ConnectionClosed | WsError::AlreadyClosed | WsError::Io(_) => {
-            TransportError::Closed
-        }
+        WsError::ConnectionClosed
+        | WsError::AlreadyClosed
+        | WsError::Io(_)
+        | WsError::Protocol(ProtocolError::SendAfterClosing) => TransportError::Closed,
         other => TransportError::Protocol(format!("send failed: {other}")),
     }
 }

@@ -106,12 +106,16 @@ pub type Expectation = (
 pub async fn assert_fault_matrix(protocol: &'static str, expected: &'static [Expectation]) {
     use futures_util::StreamExt;
     use std::collections::BTreeSet;
-    type Observed = (&'static str, Verdicts, &'static [(&'static str, Verdict)]);
+    type Observed = (
+        &'static str,
+        Vec<CaseResult>,
+        &'static [(&'static str, Verdict)],
+    );
     let results: Vec<Observed> = futures_util::stream::iter(expected)
         .map(|(fault, filter, want)| async move {
             (
                 *fault,
-                run_protocol(protocol, &[fault], *filter).await,
+                run_protocol_results(protocol, &[fault], *filter).await,
                 *want,
             )
         })
@@ -119,18 +123,28 @@ pub async fn assert_fault_matrix(protocol: &'static str, expected: &'static [Exp
         .collect()
         .await;
     let mut problems = Vec::new();
-    for (fault, verdicts, want) in results {
-        let got: BTreeSet<(String, Verdict)> = verdicts
-            .into_iter()
-            .filter(|(id, v)| {
-                !matches!(v, Verdict::Pass | Verdict::Info) && !id.starts_with("filtered:")
+    for (fault, results, want) in results {
+        let judged: Vec<&CaseResult> = results
+            .iter()
+            .filter(|r| {
+                !matches!(r.verdict, Verdict::Pass | Verdict::Info)
+                    && !r.message.starts_with("filtered out")
             })
             .collect();
+        let got: BTreeSet<(String, Verdict)> =
+            judged.iter().map(|r| (r.id.clone(), r.verdict)).collect();
         let want: BTreeSet<(String, Verdict)> =
             want.iter().map(|(id, v)| (id.to_string(), *v)).collect();
         if got != want {
+            // The messages of the surprises say why, for a flake seen once.
+            let why: Vec<String> = judged
+                .iter()
+                .filter(|r| !want.contains(&(r.id.clone(), r.verdict)))
+                .map(|r| format!("    {} {}: {}", r.verdict, r.id, r.message))
+                .collect();
             problems.push(format!(
-                "fault {fault}:\n  expected {want:?}\n  got      {got:?}"
+                "fault {fault}:\n  expected {want:?}\n  got      {got:?}\n{}",
+                why.join("\n")
             ));
         }
     }

@@ -49,7 +49,7 @@ impl Config {
             max_concurrent_runs: 2,
             initial_credit_messages: 64,
             initial_credit_bytes: 1 << 20,
-            credit_refill_idle: Duration::from_millis(300),
+            credit_refill_idle: Duration::from_millis(1000),
         })
     }
 }
