@@ -26,7 +26,13 @@ pub fn observed_of(frame: &Value) -> Observed<'_> {
             if m.contains_key("$connect") {
                 return Observed::Connect;
             }
-            if ["$close", "$error", "$rejected", "$truncated", "$stderr"]
+            if m.contains_key("$stderr") {
+                return Observed::Aside;
+            }
+            if let Some(what) = m.get("$notice") {
+                return Observed::Notice(what.as_str().unwrap_or(""));
+            }
+            if ["$close", "$error", "$rejected", "$truncated"]
                 .iter()
                 .any(|k| m.contains_key(*k))
             {
@@ -36,7 +42,7 @@ pub fn observed_of(frame: &Value) -> Observed<'_> {
                 let len = m.get("len").and_then(Value::as_u64).unwrap_or(0);
                 return Observed::Binary(len as usize);
             }
-            if let Some(text) = m.get("$text").or_else(|| m.get("$notice")) {
+            if let Some(text) = m.get("$text") {
                 return Observed::Garbage(text.as_str().unwrap_or(""));
             }
             if m.contains_key("$invalid_utf8_text") {

@@ -69,22 +69,7 @@ pub enum Command {
         strict: bool,
     },
     /// Run a protocol's reference target.
-    Serve {
-        protocol: String,
-        #[arg(long, value_name = "ADDR")]
-        listen: Option<String>,
-        #[arg(long)]
-        stdio: bool,
-        /// Break one rule on purpose (repeatable); `wireprobe list PROTOCOL --faults` lists them.
-        #[arg(long = "fault", value_name = "NAME")]
-        faults: Vec<String>,
-        /// Require HS256 bearer tokens signed with this secret.
-        #[arg(long)]
-        jwt_secret: Option<String>,
-        /// HUMA: how long a messaging burst waits for each confirmation (default 30000).
-        #[arg(long)]
-        confirm_timeout_ms: Option<u64>,
-    },
+    Serve(ServeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -143,4 +128,27 @@ pub struct RunArgs {
     /// With `--target builtin`: start the reference target with this fault (repeatable).
     #[arg(long = "fault", value_name = "NAME")]
     pub faults: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    pub protocol: String,
+    /// Network protocols: where to listen (HOST:PORT).
+    #[arg(long, value_name = "ADDR")]
+    pub listen: Option<String>,
+    /// Stdio protocols (nuum): speak NDJSON on stdin and stdout.
+    #[arg(long)]
+    pub stdio: bool,
+    /// Stdio protocols: the database that holds the agent's identity (default: in memory).
+    #[arg(long, value_name = "PATH", requires = "stdio")]
+    pub db: Option<PathBuf>,
+    /// Break one rule on purpose (repeatable); `wireprobe list PROTOCOL --faults` lists them.
+    #[arg(long = "fault", value_name = "NAME")]
+    pub faults: Vec<String>,
+    /// Require HS256 bearer tokens signed with this secret.
+    #[arg(long)]
+    pub jwt_secret: Option<String>,
+    /// HUMA: how long a messaging burst waits for each confirmation (default 30000).
+    #[arg(long)]
+    pub confirm_timeout_ms: Option<u64>,
 }

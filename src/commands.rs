@@ -1,6 +1,6 @@
 //! What each subcommand does; errors become one clear line and an exit code.
 
-use crate::cli::{Command, RunArgs};
+use crate::cli::{Command, RunArgs, ServeArgs};
 use anyhow::{anyhow, bail, Context, Result};
 use std::collections::BTreeSet;
 use std::io::BufRead;
@@ -51,23 +51,7 @@ pub async fn dispatch(command: Command) -> u8 {
             reports,
             strict,
         } => check(&protocol, file, from.as_deref(), &reports, strict),
-        Command::Serve {
-            protocol,
-            listen,
-            stdio,
-            faults,
-            jwt_secret,
-            confirm_timeout_ms,
-        } => serve(
-            &protocol,
-            listen,
-            stdio,
-            faults,
-            jwt_secret,
-            confirm_timeout_ms,
-        )
-        .await
-        .map_err(usage),
+        Command::Serve(args) => serve(args).await.map_err(usage),
         Command::Fuzz { protocol, .. } | Command::Gen { protocol, .. } => Err(usage(anyhow!(
             "`fuzz` and `gen` are not implemented yet for {protocol} (planned: issue 5)"
         ))),
@@ -155,9 +139,17 @@ fn load_suite(p: &dyn Protocol, path: Option<&std::path::Path>) -> Result<Suite>
 async fn run(args: RunArgs) -> Result<u8, Failure> {
     let p = protocol_named(&args.protocol).map_err(usage)?;
     let is_stdio = p.transport() == protocol::TransportKind::Stdio;
+    let builtin = args.target.as_deref() == Some("builtin");
     let exec = match (&args.exec, is_stdio) {
         (Some(cmd), true) => {
             wireprobe::transport::stdio::split_command(cmd).map_err(|e| usage(e.into()))?
+        }
+        (None, true) if builtin => builtin_stdio_command(p, &args.faults).map_err(usage)?,
+        (None, true) => {
+            return Err(usage(anyhow!(
+                "{} targets are processes: use --exec \"CMD\" or --target builtin",
+                p.id()
+            )))
         }
         (Some(_), false) => {
             return Err(usage(anyhow!(
@@ -188,7 +180,9 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
     // `--target builtin` starts the reference target here; it needs tokens unless told otherwise,
     // so the auth cases run in the demo too.
     let _builtin;
-    let url = if target == "builtin" {
+    let url = if builtin && is_stdio {
+        format!("builtin ({})", exec.join(" "))
+    } else if builtin {
         if !credentials.any() {
             credentials.jwt_secret = Some(format!("wireprobe-demo-{}", uuid::Uuid::new_v4()));
         }
@@ -255,7 +249,7 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
             });
         }
     };
-    let shown_target = if target == "builtin" {
+    let shown_target = if builtin && !is_stdio {
         format!("builtin ({url})")
     } else {
         url
@@ -355,6 +349,24 @@ fn check(
     Ok(gate.exit_code() as u8)
 }
 
+/// The command that runs this binary as a stdio protocol's reference target, one database per
+/// case (`{tmp}`), with `faults`.
+fn builtin_stdio_command(p: &dyn Protocol, faults: &[String]) -> Result<Vec<String>> {
+    let me = std::env::current_exe().context("cannot find wireprobe's own executable")?;
+    let mut argv = vec![
+        me.to_string_lossy().into_owned(),
+        "serve".into(),
+        p.id().into(),
+        "--stdio".into(),
+        "--db".into(),
+        "{tmp}/agent.db".into(),
+    ];
+    for fault in faults {
+        argv.extend(["--fault".into(), fault.clone()]);
+    }
+    Ok(argv)
+}
+
 /// A check's findings as a report: one entry per rule, failed when the transcript breaks it.
 fn check_report(
     p: &dyn Protocol,
@@ -399,23 +411,30 @@ fn check_report(
     Report::new(p.id(), input, started_at, duration_ms, p.rules(), results)
 }
 
-async fn serve(
-    id: &str,
-    listen: Option<String>,
-    stdio: bool,
-    faults: Vec<String>,
-    jwt_secret: Option<String>,
-    confirm_timeout_ms: Option<u64>,
-) -> Result<u8> {
-    let p = protocol_named(id)?;
-    if stdio {
+async fn serve(args: ServeArgs) -> Result<u8> {
+    let p = protocol_named(&args.protocol)?;
+    let is_stdio = p.transport() == protocol::TransportKind::Stdio;
+    if is_stdio {
+        if !args.stdio {
+            bail!(
+                "{} is served over stdio: use `serve {} --stdio [--db PATH]`",
+                p.id(),
+                p.id()
+            );
+        }
+        return serve_stdio(args).await;
+    }
+    if args.stdio {
         bail!("{} is served over the network: use --listen ADDR", p.id());
     }
-    let listen =
-        listen.ok_or_else(|| anyhow!("serve needs --listen ADDR (e.g. 127.0.0.1:9000)"))?;
+    let listen = args
+        .listen
+        .ok_or_else(|| anyhow!("serve needs --listen ADDR (e.g. 127.0.0.1:9000)"))?;
     let addr: SocketAddr = listen
         .parse()
         .with_context(|| format!("--listen {listen:?} is not HOST:PORT"))?;
+    let (faults, jwt_secret, confirm_timeout_ms) =
+        (args.faults, args.jwt_secret, args.confirm_timeout_ms);
     let opts = ServeOptions {
         faults,
         jwt_secret,
@@ -432,4 +451,19 @@ async fn serve(
         _ = running.wait() => {}
     }
     Ok(EXIT_OK)
+}
+
+/// Serves the Nuum reference agent on this process's stdin and stdout, then exits the process
+/// at once: tokio's stdin reader is a blocking thread that would keep a faulted agent (one that
+/// stops with stdin still open) from exiting.
+async fn serve_stdio(args: ServeArgs) -> Result<u8> {
+    let opts = reference::nuum::NuumOptions {
+        db: args.db,
+        faults: args.faults,
+    };
+    let stop = reference::nuum::serve(tokio::io::stdin(), tokio::io::stdout(), &opts).await?;
+    std::process::exit(match stop {
+        reference::nuum::Stop::InputClosed => 0,
+        reference::nuum::Stop::Fault(code) => code,
+    })
 }

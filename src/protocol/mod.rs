@@ -6,6 +6,7 @@
 
 pub mod haip;
 pub mod huma;
+pub mod nuum;
 
 use crate::rules::{Rule, Violation};
 use crate::transcript::Direction;
@@ -111,6 +112,10 @@ pub enum Observed<'a> {
     Binary(usize),
     /// Text that is not JSON.
     Garbage(&'a str),
+    /// A framing anomaly the transport reported (a blank line, an over-long line).
+    Notice(&'a str),
+    /// Something kept for the record only (a stderr line): never judged.
+    Aside,
     Closed,
 }
 
@@ -142,7 +147,7 @@ pub trait Checker: Send {
 
 /// Every protocol wireprobe knows.
 pub fn all() -> &'static [&'static dyn Protocol] {
-    static ALL: [&dyn Protocol; 2] = [&haip::Haip, &huma::Huma];
+    static ALL: [&dyn Protocol; 3] = [&haip::Haip, &huma::Huma, &nuum::Nuum];
     &ALL
 }
 

@@ -3,6 +3,7 @@
 
 pub mod haip;
 pub mod huma;
+pub mod nuum;
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -63,6 +64,10 @@ pub enum ServeError {
     UnknownFault { name: String, known: String },
     #[error("no reference target for protocol {0:?}")]
     UnknownProtocol(String),
+    #[error("{0}")]
+    Database(String),
+    #[error("{protocol} is served over stdio: use `serve {protocol} --stdio`")]
+    StdioOnly { protocol: String },
     #[error("cannot listen on {addr}: {source}")]
     Listen {
         addr: SocketAddr,
@@ -110,6 +115,7 @@ pub fn faults(protocol: &str) -> Option<&'static [Fault]> {
     match protocol {
         "haip" => Some(haip::faults::FAULTS),
         "huma" => Some(huma::faults::FAULTS),
+        "nuum" => Some(nuum::faults::FAULTS),
         _ => None,
     }
 }
@@ -123,6 +129,9 @@ pub async fn start(
     match protocol {
         "haip" => haip::start(addr, opts).await,
         "huma" => huma::start(addr, opts).await,
+        "nuum" => Err(ServeError::StdioOnly {
+            protocol: "nuum".into(),
+        }),
         other => Err(ServeError::UnknownProtocol(other.to_owned())),
     }
 }

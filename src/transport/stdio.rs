@@ -7,14 +7,15 @@
 //! connection is dropped, so none outlives its case.
 
 use super::{Command as RunnerCommand, Connection, Frame, Inbox, Received, TransportError};
+use crate::ndjson::{AsyncLines, Line};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncWriteExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
 
 /// Default longest stdout line.
-pub const DEFAULT_MAX_LINE: usize = 16 * 1024 * 1024;
+pub const DEFAULT_MAX_LINE: usize = crate::ndjson::DEFAULT_MAX_LINE;
 /// Longest stderr line kept, and how many stderr lines are kept at most.
 const MAX_STDERR_LINE: usize = 4096;
 const MAX_STDERR_LINES: usize = 1000;
@@ -144,85 +145,26 @@ pub async fn spawn(opts: &StdioOptions) -> Result<Connection, TransportError> {
     Ok(Connection::from_parts(parts, task))
 }
 
-/// One stdout read result.
+/// One stdout read, as the transport reports it.
 enum Read {
     Line(Vec<u8>),
     Notice(String),
     Eof,
 }
 
-/// Splits a stream into lines, never holding more than `max` bytes. Cancel-safe: a partial
-/// line lives here, not in the future, so a `select!` that drops [`LineReader::next`] loses
-/// nothing (its only await point, `fill_buf`, consumes nothing).
-struct LineReader<R> {
-    reader: R,
+/// The next stdout (or stderr) line; blank and over-long lines are notices.
+async fn next_read<R: AsyncBufRead + Unpin>(
+    lines: &mut AsyncLines<R>,
     max: usize,
-    buf: Vec<u8>,
-    /// Bytes of the current line so far, including those not kept because it is too long.
-    total: usize,
-}
-
-impl<R: AsyncBufRead + Unpin> LineReader<R> {
-    fn new(reader: R, max: usize) -> Self {
-        LineReader {
-            reader,
-            max,
-            buf: Vec::new(),
-            total: 0,
-        }
-    }
-
-    /// The next line or anomaly; blank lines, CRLF-only lines and over-long lines are notices.
-    async fn next(&mut self) -> std::io::Result<Read> {
-        loop {
-            let chunk = self.reader.fill_buf().await?;
-            if chunk.is_empty() {
-                let (total, buf) = (
-                    std::mem::take(&mut self.total),
-                    std::mem::take(&mut self.buf),
-                );
-                return Ok(match total {
-                    0 => Read::Eof,
-                    n if n > self.max => Read::Notice(format!(
-                        "an unterminated last line of {n} bytes, over the {}-byte limit",
-                        self.max
-                    )),
-                    _ => Read::Line(buf),
-                });
-            }
-            let (part, newline) = match chunk.iter().position(|&b| b == b'\n') {
-                Some(i) => (&chunk[..i], true),
-                None => (chunk, false),
-            };
-            self.total += part.len();
-            if self.total <= self.max {
-                self.buf.extend_from_slice(part);
-            }
-            let used = part.len() + usize::from(newline);
-            self.reader.consume(used);
-            if newline {
-                let (total, mut buf) = (
-                    std::mem::take(&mut self.total),
-                    std::mem::take(&mut self.buf),
-                );
-                if total > self.max {
-                    return Ok(Read::Notice(format!(
-                        "a line of {total} bytes, over the {}-byte limit (skipped)",
-                        self.max
-                    )));
-                }
-                let crlf = buf.last() == Some(&b'\r');
-                if crlf {
-                    buf.pop();
-                }
-                return Ok(match (buf.is_empty(), crlf) {
-                    (true, false) => Read::Notice("a blank line".into()),
-                    (true, true) => Read::Notice("a blank line (CRLF)".into()),
-                    (false, _) => Read::Line(buf),
-                });
-            }
-        }
-    }
+) -> std::io::Result<Read> {
+    Ok(match lines.next().await? {
+        Line::Eof => Read::Eof,
+        Line::TooLong(n) => Read::Notice(format!(
+            "a line of {n} bytes, over the {max}-byte limit (skipped)"
+        )),
+        Line::Complete if lines.line().is_empty() => Read::Notice("a blank line".into()),
+        Line::Complete => Read::Line(lines.take_line()),
+    })
 }
 
 fn frame_of(line: Vec<u8>) -> Frame {
@@ -241,8 +183,8 @@ async fn pump(
     mut commands: mpsc::Receiver<RunnerCommand>,
     max_line: usize,
 ) {
-    let mut stdout = LineReader::new(stdout, max_line);
-    let mut stderr = LineReader::new(stderr, MAX_STDERR_LINE);
+    let mut stdout = AsyncLines::new(stdout, max_line);
+    let mut stderr = AsyncLines::new(stderr, MAX_STDERR_LINE);
     let mut stderr_lines = 0usize;
     let mut stderr_open = true;
     loop {
@@ -263,7 +205,7 @@ async fn pump(
                     break;
                 }
             },
-            line = stdout.next() => {
+            line = next_read(&mut stdout, max_line) => {
                 let observed = match line {
                     Ok(Read::Line(bytes)) => Received::Frame(frame_of(bytes)),
                     Ok(Read::Notice(what)) => Received::Notice(what),
@@ -271,7 +213,7 @@ async fn pump(
                         // What the process wrote to stderr before it went belongs before its end.
                         let drain = async {
                             while stderr_open && stderr_lines < MAX_STDERR_LINES {
-                                match stderr.next().await {
+                                match next_read(&mut stderr, MAX_STDERR_LINE).await {
                                     Ok(Read::Line(bytes)) => {
                                         stderr_lines += 1;
                                         inbox.push(Received::Stderr(String::from_utf8_lossy(&bytes).into_owned())).await;
@@ -294,7 +236,7 @@ async fn pump(
                     return;
                 }
             },
-            line = stderr.next(), if stderr_open => match line {
+            line = next_read(&mut stderr, MAX_STDERR_LINE), if stderr_open => match line {
                 Ok(Read::Line(bytes)) if stderr_lines < MAX_STDERR_LINES => {
                     stderr_lines += 1;
                     if !inbox.push(Received::Stderr(String::from_utf8_lossy(&bytes).into_owned())).await {

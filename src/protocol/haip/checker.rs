@@ -580,7 +580,7 @@ impl Checker for HaipChecker {
                     format!("a text frame that is not a JSON message: {shown:?}"),
                 ));
             }
-            Observed::Closed => {}
+            Observed::Closed | Observed::Notice(_) | Observed::Aside => {}
         }
     }
 

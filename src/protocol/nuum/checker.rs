@@ -1,0 +1,335 @@
+//! The Nuum transcript checker: every stdout line is classified and validated, and the
+//! lifecycles are followed — init first and once, turns (turn_accepted … exactly one result),
+//! tool uses and their results, mid-turn queueing and injection, and one session_id per
+//! database across restarts.
+//!
+//! It works on stdout alone (`check nuum --from server`) and uses what the client sent when the
+//! transcript has it: a user message sent while idle must start a turn with turn_accepted.
+
+use super::validate::{self, Kind};
+use crate::protocol::{Checker, Observed};
+use crate::rules::Violation;
+use crate::transcript::Direction;
+use serde_json::Value;
+use std::collections::{HashSet, VecDeque};
+
+/// Tool-use ids remembered at most (a hostile flood cannot grow memory without bound).
+const MAX_TRACKED: usize = 4096;
+
+/// One process's lifecycle state.
+#[derive(Debug, Default)]
+struct Process {
+    /// Something has been written to stdout (init or not).
+    spoke: bool,
+    init_seen: bool,
+    session_id: Option<String>,
+    /// The client closed stdin (the runner's `$close`): an exit is expected now.
+    stdin_closed: bool,
+    turn: Turn,
+}
+
+#[derive(Debug, Default)]
+struct Turn {
+    open: bool,
+    /// The client sent a user message while no turn was open: turn_accepted is due.
+    accept_due: bool,
+    /// Messages queued and not yet injected.
+    queued: u64,
+    /// tool_use ids of this turn without a tool result yet.
+    unanswered_tools: Vec<String>,
+}
+
+/// The Nuum [`Checker`].
+#[derive(Debug, Default)]
+pub struct NuumChecker {
+    process: Process,
+    /// The session_id of the first process: every later start must show the same.
+    first_session_id: Option<String>,
+    /// tool_use ids seen, oldest first, bounded.
+    tool_ids: VecDeque<String>,
+    tool_id_set: HashSet<String>,
+}
+
+impl NuumChecker {
+    fn on_server_line(&mut self, line: &Value, out: &mut Vec<Violation>) {
+        let kind = match validate::classify(line) {
+            Ok(kind) => kind,
+            Err(why) => {
+                self.process.spoke = true;
+                out.push(Violation::new(
+                    "NUUM-TR-001",
+                    format!("stdout carried {why}"),
+                ));
+                return;
+            }
+        };
+        self.startup(kind, line, out);
+        validate::shape_violations(kind, line, out);
+        self.session_identity(kind, line, out);
+        match kind {
+            Kind::TurnAccepted => {
+                self.process.turn.open = true;
+                self.process.turn.accept_due = false;
+            }
+            Kind::Assistant => {
+                self.turn_output(kind, out);
+                let turn = &mut self.process.turn;
+                if turn.queued > 0 {
+                    out.push(Violation::new(
+                        "NUUM-INJ-002",
+                        format!(
+                            "assistant output while {} queued message(s) were not injected",
+                            turn.queued
+                        ),
+                    ));
+                    turn.queued = 0;
+                }
+                self.tool_uses(line);
+                let unlisted = validate::content_blocks(line)
+                    .filter_map(|b| b.get("type").and_then(Value::as_str))
+                    .filter(|ty| !matches!(*ty, "text" | "tool_use"));
+                for ty in unlisted {
+                    out.push(Violation::new(
+                        "NUUM-OUT-001",
+                        format!("an assistant content block of type {ty:?}, which the spec does not list"),
+                    ));
+                }
+            }
+            Kind::ToolResult | Kind::ToolResultAsUser => {
+                self.turn_output(kind, out);
+                self.tool_results(kind, line, out);
+            }
+            Kind::Result => self.result(line, out),
+            Kind::Queued => self.process.turn.queued += 1,
+            Kind::Injected => {
+                let count = line.get("message_count").and_then(Value::as_u64).unwrap_or(0);
+                let turn = &mut self.process.turn;
+                if count > turn.queued {
+                    out.push(Violation::new(
+                        "NUUM-INJ-002",
+                        format!(
+                            "system/injected reports {count} message(s) with {} queued",
+                            turn.queued
+                        ),
+                    ));
+                }
+                turn.queued = turn.queued.saturating_sub(count);
+            }
+            Kind::OtherSystem(subtype) => out.push(Violation::new(
+                "NUUM-OUT-001",
+                match subtype {
+                    "status" => "system/status: public Nuum builds answer status this way; the spec's answer is status_response (suites/nuum/ERRATA.md)".to_owned(),
+                    other => format!("system/{other}, a subtype the spec does not list"),
+                },
+            )),
+            Kind::Other(ty) => out.push(Violation::new(
+                "NUUM-OUT-001",
+                format!("type {ty:?}, an output type the spec does not list"),
+            )),
+            _ => {}
+        }
+    }
+
+    /// init first, and once per process.
+    fn startup(&mut self, kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) {
+        let p = &mut self.process;
+        let first = !p.spoke;
+        p.spoke = true;
+        match (kind, p.init_seen) {
+            (Kind::Init, true) => out.push(Violation::new(
+                "NUUM-INIT-001",
+                "a second system/init from the same process",
+            )),
+            (Kind::Init, false) => {
+                p.init_seen = true;
+                let sid = line.get("session_id").and_then(Value::as_str);
+                p.session_id = sid.map(str::to_owned);
+                match (&self.first_session_id, sid) {
+                    (None, Some(sid)) => self.first_session_id = Some(sid.to_owned()),
+                    (Some(first), Some(sid)) if first != sid => out.push(Violation::new(
+                        "NUUM-SID-002",
+                        format!("after a restart init carries session_id {sid:?}; the first start had {first:?}"),
+                    )),
+                    _ => {}
+                }
+            }
+            (_, false) if first => out.push(Violation::new(
+                "NUUM-INIT-001",
+                format!(
+                    "{} is the first line on stdout, before system/init",
+                    validate::describe(kind)
+                ),
+            )),
+            _ => {}
+        }
+    }
+
+    fn session_identity(&mut self, kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) {
+        if kind == Kind::Init {
+            return;
+        }
+        let (Some(sid), Some(expected)) = (
+            line.get("session_id").and_then(Value::as_str),
+            self.process.session_id.as_deref(),
+        ) else {
+            return;
+        };
+        if sid != expected {
+            out.push(Violation::new(
+                "NUUM-SID-001",
+                format!(
+                    "{} carries session_id {sid:?}; init said {expected:?}",
+                    validate::describe(kind)
+                ),
+            ));
+        }
+    }
+
+    /// Output that belongs to a turn: a turn must have been accepted.
+    fn turn_output(&mut self, kind: Kind<'_>, out: &mut Vec<Violation>) {
+        let turn = &mut self.process.turn;
+        if !turn.open {
+            out.push(Violation::new(
+                "NUUM-TURN-001",
+                format!(
+                    "{} with no turn accepted (no system/turn_accepted since the last result)",
+                    validate::describe(kind)
+                ),
+            ));
+            // Judge the rest of this turn as if it had been accepted.
+            turn.open = true;
+            turn.accept_due = false;
+        }
+    }
+
+    fn tool_uses(&mut self, line: &Value) {
+        for block in validate::content_blocks(line) {
+            if block.get("type").and_then(Value::as_str) != Some("tool_use") {
+                continue;
+            }
+            let Some(id) = block.get("id").and_then(Value::as_str) else {
+                continue;
+            };
+            if self.tool_ids.len() >= MAX_TRACKED {
+                if let Some(old) = self.tool_ids.pop_front() {
+                    self.tool_id_set.remove(&old);
+                }
+            }
+            if self.tool_id_set.insert(id.to_owned()) {
+                self.tool_ids.push_back(id.to_owned());
+            }
+            let pending = &mut self.process.turn.unanswered_tools;
+            if pending.len() < MAX_TRACKED {
+                pending.push(id.to_owned());
+            }
+        }
+    }
+
+    fn tool_results(&mut self, kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) {
+        let ids: Vec<&str> = match kind {
+            Kind::ToolResult => line
+                .pointer("/tool_result/tool_use_id")
+                .and_then(Value::as_str)
+                .into_iter()
+                .collect(),
+            _ => validate::tool_result_blocks(line)
+                .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str))
+                .collect(),
+        };
+        for id in ids {
+            if !self.tool_id_set.contains(id) {
+                out.push(Violation::new(
+                    "NUUM-TOOL-001",
+                    format!("a tool result for tool_use_id {id:?}, which no earlier tool_use has"),
+                ));
+            }
+            let pending = &mut self.process.turn.unanswered_tools;
+            let known = pending.iter().position(|p| p == id);
+            if let Some(i) = known {
+                pending.remove(i);
+                if kind == Kind::ToolResultAsUser {
+                    out.push(Violation::new(
+                        "NUUM-TOOL-002",
+                        format!("the result of tool_use {id:?} came as a `user` line; the spec's form is system/tool_result (newer public builds do this: suites/nuum/ERRATA.md)"),
+                    ));
+                }
+            }
+        }
+    }
+
+    fn result(&mut self, line: &Value, out: &mut Vec<Violation>) {
+        let turn = &mut self.process.turn;
+        if !turn.open {
+            out.push(Violation::new(
+                if turn.accept_due {
+                    "NUUM-TURN-001"
+                } else {
+                    "NUUM-RES-001"
+                },
+                if turn.accept_due {
+                    "a result for a turn that was never accepted (no system/turn_accepted)"
+                } else {
+                    "a result with no turn open: a second result for one turn?"
+                },
+            ));
+        }
+        if line.get("subtype").and_then(Value::as_str) == Some("success") {
+            for id in &turn.unanswered_tools {
+                out.push(Violation::new(
+                    "NUUM-TOOL-002",
+                    format!(
+                        "the turn succeeded, but tool_use {id:?} never got a system/tool_result"
+                    ),
+                ));
+            }
+        }
+        turn.open = false;
+        turn.accept_due = false;
+        turn.unanswered_tools.clear();
+    }
+
+    fn on_client_line(&mut self, line: &Value) {
+        if line.get("type").and_then(Value::as_str) == Some("user") && !self.process.turn.open {
+            self.process.turn.accept_due = true;
+        }
+    }
+}
+
+impl Checker for NuumChecker {
+    fn observe(
+        &mut self,
+        from: Direction,
+        _at_ms: u64,
+        item: Observed<'_>,
+        out: &mut Vec<Violation>,
+    ) {
+        match (from, item) {
+            (_, Observed::Connect) => {
+                self.process = Process::default();
+            }
+            (Direction::Server, Observed::Event(line)) => self.on_server_line(line, out),
+            (Direction::Client, Observed::Event(line)) => self.on_client_line(line),
+            (Direction::Server, Observed::Garbage(text)) => {
+                self.process.spoke = true;
+                let shown: String = text.chars().take(80).collect();
+                out.push(Violation::new(
+                    "NUUM-TR-001",
+                    if text.is_empty() {
+                        "stdout carried a line that is not UTF-8".to_owned()
+                    } else {
+                        format!("stdout carried a line that is not JSON: {shown:?}")
+                    },
+                ));
+            }
+            (Direction::Client, Observed::Closed) => self.process.stdin_closed = true,
+            (Direction::Server, Observed::Closed) if !self.process.stdin_closed => {
+                out.push(Violation::new(
+                    "NUUM-TR-002",
+                    "the process ended while its stdin was still open",
+                ));
+                self.process.stdin_closed = true;
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,391 @@
+//! What each Nuum output line is, and whether it has the shape the spec gives it. The lifecycle
+//! (which line may come when) is the checker's business; this module looks at one line.
+
+use crate::rules::Violation;
+use serde_json::Value;
+
+/// An output line, by its `type` and `subtype`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind<'a> {
+    Init,
+    TurnAccepted,
+    Assistant,
+    /// `system/tool_result`.
+    ToolResult,
+    /// A `user` line carrying tool_result blocks (what newer public builds send instead).
+    ToolResultAsUser,
+    Result,
+    Tasks,
+    Error,
+    Queued,
+    Injected,
+    StatusResponse,
+    HeartbeatAck,
+    /// A system subtype the spec does not list.
+    OtherSystem(&'a str),
+    /// A type the spec does not list for output.
+    Other(&'a str),
+}
+
+/// The kind of `line`, or why it is not a Nuum message at all (NUUM-TR-001).
+pub fn classify(line: &Value) -> Result<Kind<'_>, String> {
+    let Some(obj) = line.as_object() else {
+        return Err(format!("a JSON {} line, not an object", json_kind(line)));
+    };
+    let Some(ty) = obj.get("type").and_then(Value::as_str) else {
+        return Err("an object without a string type".into());
+    };
+    Ok(match ty {
+        "assistant" => Kind::Assistant,
+        "result" => Kind::Result,
+        "user" if tool_result_blocks(line).next().is_some() => Kind::ToolResultAsUser,
+        "system" => match obj.get("subtype").and_then(Value::as_str).unwrap_or("") {
+            "init" => Kind::Init,
+            "turn_accepted" => Kind::TurnAccepted,
+            "tool_result" => Kind::ToolResult,
+            "tasks" => Kind::Tasks,
+            "error" => Kind::Error,
+            "queued" => Kind::Queued,
+            "injected" => Kind::Injected,
+            "status_response" => Kind::StatusResponse,
+            "heartbeat_ack" => Kind::HeartbeatAck,
+            other => Kind::OtherSystem(other),
+        },
+        other => Kind::Other(other),
+    })
+}
+
+/// The tool_result blocks of a `user` line.
+pub fn tool_result_blocks(line: &Value) -> impl Iterator<Item = &Value> {
+    line.pointer("/message/content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+}
+
+/// Shape violations of one line of `kind`.
+pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) {
+    let mut need = |rule: &'static str, ok: bool, what: &str| {
+        if !ok {
+            out.push(Violation::new(rule, format!("{}: {what}", describe(kind))));
+        }
+    };
+    match kind {
+        Kind::Init => {
+            need(
+                "NUUM-INIT-002",
+                is_str(line, "session_id"),
+                "no string session_id",
+            );
+            need(
+                "NUUM-INIT-002",
+                is_str(line, "version"),
+                "no string version",
+            );
+            need(
+                "NUUM-INIT-002",
+                line.get("tools")
+                    .and_then(Value::as_array)
+                    .is_some_and(|t| t.iter().all(Value::is_string)),
+                "tools is not an array of strings",
+            );
+        }
+        Kind::Assistant => {
+            let role = line.pointer("/message/role").and_then(Value::as_str);
+            need(
+                "NUUM-AST-001",
+                role == Some("assistant"),
+                &format!("message.role is {role:?}, not \"assistant\""),
+            );
+            need(
+                "NUUM-AST-001",
+                line.pointer("/message/content")
+                    .is_some_and(Value::is_array),
+                "message.content is not an array of content blocks",
+            );
+            need(
+                "NUUM-AST-001",
+                is_str(line, "session_id"),
+                "no string session_id",
+            );
+            need(
+                "NUUM-AST-001",
+                line.pointer("/message/model").is_none_or(Value::is_string),
+                "message.model is not a string",
+            );
+            for block in content_blocks(line) {
+                block_violations(block, out);
+            }
+        }
+        Kind::ToolResult => {
+            let block = line.get("tool_result");
+            need(
+                "NUUM-TOOL-001",
+                block.is_some_and(|b| tool_result_block_ok(b)),
+                "tool_result is not a block with type tool_result, a string tool_use_id, content and (if present) a boolean is_error",
+            );
+        }
+        Kind::ToolResultAsUser => {
+            for block in tool_result_blocks(line) {
+                need(
+                    "NUUM-TOOL-001",
+                    tool_result_block_ok(block),
+                    "a tool_result block without a string tool_use_id or content",
+                );
+            }
+        }
+        Kind::Result => {
+            let subtype = line.get("subtype").and_then(Value::as_str);
+            need(
+                "NUUM-RES-002",
+                matches!(subtype, Some("success" | "error" | "cancelled")),
+                &format!("subtype {subtype:?} is not success, error or cancelled"),
+            );
+            for field in ["duration_ms", "num_turns"] {
+                need(
+                    "NUUM-RES-003",
+                    line.get(field).is_some_and(|v| v.is_u64()),
+                    &format!("{field} is not a non-negative integer"),
+                );
+            }
+            let is_error = line.get("is_error").and_then(Value::as_bool);
+            need(
+                "NUUM-RES-003",
+                is_error.is_some(),
+                "is_error is not a boolean",
+            );
+            need(
+                "NUUM-RES-003",
+                is_str(line, "session_id"),
+                "no string session_id",
+            );
+            match (subtype, is_error) {
+                (Some("success"), Some(true)) => {
+                    need("NUUM-RES-004", false, "is_error is true on success")
+                }
+                (Some("error"), Some(false)) => {
+                    need("NUUM-RES-004", false, "is_error is false on error")
+                }
+                _ => {}
+            }
+        }
+        Kind::Tasks => tasks_violations(line, out),
+        Kind::Error => need("NUUM-SYS-001", is_str(line, "message"), "no string message"),
+        Kind::Queued => need(
+            "NUUM-INJ-001",
+            is_positive(line, "position"),
+            "position is not a positive integer",
+        ),
+        Kind::Injected => need(
+            "NUUM-INJ-002",
+            is_positive(line, "message_count"),
+            "message_count is not a positive integer",
+        ),
+        Kind::StatusResponse => {
+            need(
+                "NUUM-CTL-002",
+                line.get("running").is_some_and(Value::is_boolean),
+                "running is not a boolean",
+            );
+            need(
+                "NUUM-CTL-002",
+                is_str(line, "session_id"),
+                "no string session_id",
+            );
+        }
+        Kind::TurnAccepted | Kind::HeartbeatAck | Kind::OtherSystem(_) | Kind::Other(_) => {}
+    }
+}
+
+/// The content blocks of an assistant line.
+pub fn content_blocks(line: &Value) -> impl Iterator<Item = &Value> {
+    line.pointer("/message/content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+}
+
+fn block_violations(block: &Value, out: &mut Vec<Violation>) {
+    let ty = block.get("type").and_then(Value::as_str);
+    let ok = match ty {
+        Some("text") => is_str(block, "text"),
+        Some("tool_use") => {
+            is_str(block, "id")
+                && is_str(block, "name")
+                && block.get("input").is_some_and(Value::is_object)
+        }
+        // Other block types are recorded (NUUM-OUT-001), not judged.
+        Some(_) => true,
+        None => false,
+    };
+    if !ok {
+        let shown: String = block.to_string().chars().take(120).collect();
+        out.push(Violation::new(
+            "NUUM-AST-002",
+            format!("content block {shown} lacks the fields of its type"),
+        ));
+    }
+}
+
+fn tool_result_block_ok(block: &Value) -> bool {
+    block.get("type").and_then(Value::as_str) == Some("tool_result")
+        && is_str(block, "tool_use_id")
+        && block.get("content").is_some()
+        && block.get("is_error").is_none_or(Value::is_boolean)
+}
+
+fn tasks_violations(line: &Value, out: &mut Vec<Violation>) {
+    let mut push = |rule: &'static str, what: String| {
+        out.push(Violation::new(rule, format!("system/tasks: {what}")));
+    };
+    if !is_str(line, "session_id") {
+        push("NUUM-TASK-001", "no string session_id".into());
+    }
+    let Some(tasks) = line.get("tasks").and_then(Value::as_array) else {
+        push("NUUM-TASK-001", "tasks is not an array".into());
+        return;
+    };
+    for task in tasks {
+        let id = task.get("id").and_then(Value::as_str).unwrap_or("?");
+        if !is_str(task, "id") || !is_str(task, "description") {
+            push(
+                "NUUM-TASK-001",
+                format!("task {id}: no string id or description"),
+            );
+        }
+        let ty = task.get("type").and_then(Value::as_str);
+        let status = task.get("status").and_then(Value::as_str);
+        let (want, stamp) = match ty {
+            Some("research" | "reflect") => ("running", "createdAt"),
+            Some("alarm") => ("pending", "firesAt"),
+            _ => {
+                push(
+                    "NUUM-TASK-001",
+                    format!("task {id}: type {ty:?} is not research, reflect or alarm"),
+                );
+                continue;
+            }
+        };
+        if status != Some(want) {
+            push(
+                "NUUM-TASK-001",
+                format!(
+                    "task {id}: a {} has status {status:?}, not {want:?}",
+                    ty.unwrap_or("")
+                ),
+            );
+        }
+        if !task
+            .get(stamp)
+            .and_then(Value::as_str)
+            .is_some_and(is_rfc3339)
+        {
+            push(
+                "NUUM-TASK-002",
+                format!("task {id}: {stamp} is not an RFC 3339 timestamp"),
+            );
+        }
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`.
+pub fn is_rfc3339(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| r.clone().all(|i| b.get(i).is_some_and(u8::is_ascii_digit));
+    if b.len() < 20
+        || !digits(0..4)
+        || b[4] != b'-'
+        || !digits(5..7)
+        || b[7] != b'-'
+        || !digits(8..10)
+        || !matches!(b[10], b'T' | b't')
+        || !digits(11..13)
+        || b[13] != b':'
+        || !digits(14..16)
+        || b[16] != b':'
+        || !digits(17..19)
+    {
+        return false;
+    }
+    let mut i = 19;
+    if b[i] == b'.' {
+        i += 1;
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+    }
+    match &b[i..] {
+        [b'Z' | b'z'] => true,
+        [b'+' | b'-', h1, h2, b':', m1, m2] => [h1, h2, m1, m2].iter().all(|c| c.is_ascii_digit()),
+        _ => false,
+    }
+}
+
+/// How a line is named in messages.
+pub fn describe(kind: Kind<'_>) -> String {
+    match kind {
+        Kind::Init => "system/init".into(),
+        Kind::TurnAccepted => "system/turn_accepted".into(),
+        Kind::Assistant => "assistant".into(),
+        Kind::ToolResult => "system/tool_result".into(),
+        Kind::ToolResultAsUser => "a user line with tool_result blocks".into(),
+        Kind::Result => "result".into(),
+        Kind::Tasks => "system/tasks".into(),
+        Kind::Error => "system/error".into(),
+        Kind::Queued => "system/queued".into(),
+        Kind::Injected => "system/injected".into(),
+        Kind::StatusResponse => "system/status_response".into(),
+        Kind::HeartbeatAck => "system/heartbeat_ack".into(),
+        Kind::OtherSystem(s) => format!("system/{s}"),
+        Kind::Other(t) => format!("type {t:?}"),
+    }
+}
+
+fn is_str(v: &Value, key: &str) -> bool {
+    v.get(key).is_some_and(Value::is_string)
+}
+
+fn is_positive(v: &Value, key: &str) -> bool {
+    v.get(key).and_then(Value::as_u64).is_some_and(|n| n > 0)
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps() {
+        assert!(is_rfc3339("2026-02-05T15:30:00.000Z"));
+        assert!(is_rfc3339("2026-02-05T15:30:00Z"));
+        assert!(is_rfc3339("2026-02-05T15:30:00+01:00"));
+        assert!(!is_rfc3339("2026-02-05 15:30"));
+        assert!(!is_rfc3339("2026-02-05T15:30:00."));
+        assert!(!is_rfc3339("yesterday"));
+    }
+
+    #[test]
+    fn shapes() {
+        let mut out = Vec::new();
+        let line = serde_json::json!({"type":"result","subtype":"error_during_execution","duration_ms":-1,"is_error":false,"num_turns":1,"session_id":"s"});
+        shape_violations(classify(&line).unwrap(), &line, &mut out);
+        let rules: Vec<_> = out.iter().map(|v| v.rule).collect();
+        assert_eq!(rules, ["NUUM-RES-002", "NUUM-RES-003"]);
+    }
+}

@@ -1,0 +1,361 @@
+//! One turn of the reference agent: a scripted "model" driven by directives in the user's text,
+//! with mid-turn injection before every assistant output and a cancellation point everywhere.
+
+use super::Out;
+use crate::reference::Faults;
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+use tokio::sync::{mpsc, watch};
+
+/// What the user's text asks of the reference agent.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Directive {
+    Say(String),
+    Tool {
+        name: String,
+        input: Value,
+    },
+    Slow(u64),
+    Research(String),
+    Alarm {
+        seconds: u64,
+        description: String,
+    },
+    Fail,
+    /// Ordinary text: the agent answers "You said: …".
+    Chat(String),
+}
+
+impl Directive {
+    /// Parses `wireprobe: VERB ARGS`; anything else (or a malformed directive) is chat.
+    pub fn parse(text: &str) -> Directive {
+        let chat = || Directive::Chat(text.to_owned());
+        let Some(rest) = text.trim().strip_prefix("wireprobe:") else {
+            return chat();
+        };
+        let rest = rest.trim_start();
+        let (verb, args) = rest.split_once(' ').unwrap_or((rest, ""));
+        let args = args.trim();
+        match verb {
+            "say" => Directive::Say(args.to_owned()),
+            "fail" => Directive::Fail,
+            "slow" => args.parse().map(Directive::Slow).unwrap_or_else(|_| chat()),
+            "tool" => {
+                let (name, input) = args.split_once(' ').unwrap_or((args, "{}"));
+                match serde_json::from_str::<Value>(input) {
+                    Ok(input @ Value::Object(_)) if !name.is_empty() => Directive::Tool {
+                        name: name.to_owned(),
+                        input,
+                    },
+                    _ => chat(),
+                }
+            }
+            "task" => match args.split_once(' ') {
+                Some(("research", what)) => Directive::Research(what.trim().to_owned()),
+                _ => chat(),
+            },
+            "alarm" => {
+                let (secs, what) = args.split_once(' ').unwrap_or((args, ""));
+                match secs.parse() {
+                    Ok(seconds) => Directive::Alarm {
+                        seconds,
+                        description: what.trim().to_owned(),
+                    },
+                    Err(_) => chat(),
+                }
+            }
+            _ => chat(),
+        }
+    }
+}
+
+/// How a turn ended.
+enum Outcome {
+    Success(String),
+    Error(String),
+    Cancelled,
+}
+
+/// Background tasks and alarms, as the tasks snapshot shows them.
+pub type Tasks = Arc<Mutex<Vec<Value>>>;
+
+/// Everything a running turn needs.
+#[derive(Clone)]
+pub struct TurnCtx {
+    pub out: Out,
+    pub session_id: String,
+    pub faults: Faults,
+    /// Messages queued mid-turn, waiting for injection.
+    pub queue: Arc<Mutex<Vec<String>>>,
+    pub tasks: Tasks,
+    pub ids: Arc<AtomicU64>,
+    /// Told when the turn has emitted its result.
+    pub done: mpsc::Sender<()>,
+}
+
+impl TurnCtx {
+    /// Plays one turn for `text` to its result; `cancel` turning true interrupts it.
+    pub async fn run(self, text: String, mut cancel: watch::Receiver<bool>) {
+        let started = Instant::now();
+        let directive = Directive::parse(&text);
+        let outcome = if self.faults.has("ignores-interrupt") {
+            self.play(directive).await
+        } else {
+            tokio::select! {
+                outcome = self.play(directive) => outcome,
+                _ = cancel.wait_for(|c| *c) => Outcome::Cancelled,
+            }
+        };
+        self.finish(outcome, started.elapsed()).await;
+        let _ = self.done.send(()).await;
+    }
+
+    async fn play(&self, directive: Directive) -> Outcome {
+        match directive {
+            Directive::Say(text) => {
+                self.assistant(vec![json!({"type": "text", "text": text})])
+                    .await;
+                Outcome::Success(text)
+            }
+            Directive::Chat(text) => {
+                let reply = format!("You said: {text}");
+                self.assistant(vec![json!({"type": "text", "text": reply})])
+                    .await;
+                Outcome::Success(reply)
+            }
+            Directive::Tool { name, input } => {
+                let content = input.to_string();
+                self.call_tool(&name, input, content).await;
+                self.assistant(vec![json!({"type": "text", "text": "done"})])
+                    .await;
+                Outcome::Success("done".into())
+            }
+            Directive::Slow(ms) => {
+                self.assistant(vec![json!({"type": "text", "text": "slow: started"})])
+                    .await;
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                self.assistant(vec![json!({"type": "text", "text": "slow: done"})])
+                    .await;
+                Outcome::Success("slow: done".into())
+            }
+            Directive::Research(description) => {
+                let id = self.next_id("bgtask");
+                let task = json!({"id": id, "type": "research", "description": description,
+                    "status": "running", "createdAt": timestamp(SystemTime::now())});
+                self.call_tool(
+                    "background_research",
+                    json!({"description": description}),
+                    format!("started {id}"),
+                )
+                .await;
+                self.add_task(task, id, Duration::from_millis(500)).await;
+                self.assistant(vec![json!({"type": "text", "text": "research started"})])
+                    .await;
+                Outcome::Success("research started".into())
+            }
+            Directive::Alarm {
+                seconds,
+                description,
+            } => {
+                let id = self.next_id("alarm");
+                let fires = SystemTime::now() + Duration::from_secs(seconds);
+                let task = json!({"id": id, "type": "alarm", "description": description,
+                    "status": if self.faults.has("bad-task-status") { "scheduled" } else { "pending" },
+                    "firesAt": timestamp(fires)});
+                self.call_tool(
+                    "set_alarm",
+                    json!({"seconds": seconds, "description": description}),
+                    format!("set {id}"),
+                )
+                .await;
+                self.add_task(task, id, Duration::from_secs(seconds)).await;
+                self.assistant(vec![json!({"type": "text", "text": "alarm set"})])
+                    .await;
+                Outcome::Success("alarm set".into())
+            }
+            Directive::Fail => {
+                self.assistant(vec![
+                    json!({"type": "text", "text": "fail: failing on purpose"}),
+                ])
+                .await;
+                Outcome::Error("failing on purpose".into())
+            }
+        }
+    }
+
+    /// A tool_use and, once "executed", its result.
+    async fn call_tool(&self, name: &str, input: Value, content: String) {
+        let id = self.next_id("call");
+        let mut block = json!({"type": "tool_use", "id": id, "name": name, "input": input});
+        if self.faults.has("tool-use-without-input") {
+            block.as_object_mut().map(|b| b.remove("input"));
+        }
+        self.assistant(vec![block]).await;
+        let answered = if self.faults.has("tool-result-wrong-id") {
+            "call_unknown".to_owned()
+        } else {
+            id
+        };
+        let result = json!({"type": "tool_result", "tool_use_id": answered, "content": content, "is_error": false});
+        if self.faults.has("tool-result-as-user") {
+            self.out
+                .line(json!({"type": "user", "message": {"role": "user", "content": [result]}}))
+                .await;
+        } else {
+            self.out
+                .line(json!({"type": "system", "subtype": "tool_result", "tool_result": result}))
+                .await;
+        }
+    }
+
+    /// Adds a task, shows the snapshot, and removes it (with another snapshot) after `lasts`.
+    async fn add_task(&self, mut task: Value, id: String, lasts: Duration) {
+        if self.faults.has("task-without-timestamps") {
+            if let Some(t) = task.as_object_mut() {
+                t.remove("createdAt");
+                t.remove("firesAt");
+            }
+        }
+        self.tasks.lock().map(|mut t| t.push(task)).ok();
+        self.snapshot().await;
+        let later = self.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(lasts).await;
+            later
+                .tasks
+                .lock()
+                .map(|mut t| t.retain(|x| x["id"] != id.as_str()))
+                .ok();
+            later.snapshot().await;
+        });
+    }
+
+    async fn snapshot(&self) {
+        if self.faults.has("no-tasks-snapshot") {
+            return;
+        }
+        let tasks = self.tasks.lock().map(|t| t.clone()).unwrap_or_default();
+        self.out.line(json!({"type": "system", "subtype": "tasks", "tasks": tasks, "session_id": self.session_id})).await;
+    }
+
+    /// An assistant output: queued messages are injected first (the "next model call").
+    async fn assistant(&self, content: Vec<Value>) {
+        if !self.faults.has("no-injection") {
+            let injected = self
+                .queue
+                .lock()
+                .map(|mut q| q.drain(..).count())
+                .unwrap_or(0);
+            if injected > 0 {
+                self.out
+                    .line(
+                        json!({"type": "system", "subtype": "injected", "message_count": injected}),
+                    )
+                    .await;
+            }
+        }
+        let role = if self.faults.has("assistant-wrong-role") {
+            "model"
+        } else {
+            "assistant"
+        };
+        self.out
+            .line(json!({"type": "assistant",
+            "message": {"role": role, "content": content, "model": "wireprobe-reference"},
+            "session_id": self.session_id}))
+            .await;
+    }
+
+    async fn finish(&self, outcome: Outcome, took: Duration) {
+        let (subtype, is_error, result) = match outcome {
+            Outcome::Success(text) => (
+                "success",
+                self.faults.has("is-error-on-success"),
+                Some(text),
+            ),
+            Outcome::Error(why) if self.faults.has("no-result-on-fail") => {
+                self.out
+                    .line(json!({"type": "system", "subtype": "error", "message": why}))
+                    .await;
+                return;
+            }
+            Outcome::Error(why) => (
+                if self.faults.has("result-error-subtype") {
+                    "error_during_execution"
+                } else {
+                    "error"
+                },
+                true,
+                Some(why),
+            ),
+            Outcome::Cancelled => ("cancelled", false, None),
+        };
+        let session_id = if self.faults.has("session-id-drift") {
+            format!("{}_turn", self.session_id)
+        } else {
+            self.session_id.clone()
+        };
+        let mut line = json!({"type": "result", "subtype": subtype,
+            "duration_ms": took.as_millis() as u64, "is_error": is_error, "num_turns": 1,
+            "session_id": session_id, "result": result,
+            "usage": {"input_tokens": 0, "output_tokens": 0}});
+        if self.faults.has("result-without-duration") {
+            line.as_object_mut().map(|l| l.remove("duration_ms"));
+        }
+        let times = if self.faults.has("double-result") {
+            2
+        } else {
+            1
+        };
+        for _ in 0..times {
+            self.out.line(line.clone()).await;
+        }
+    }
+
+    fn next_id(&self, prefix: &str) -> String {
+        format!("{prefix}_{}", self.ids.fetch_add(1, Ordering::Relaxed) + 1)
+    }
+}
+
+/// An RFC 3339 timestamp with milliseconds, as the spec's examples show.
+pub fn timestamp(at: SystemTime) -> String {
+    humantime::format_rfc3339_millis(at).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directives() {
+        assert_eq!(
+            Directive::parse("wireprobe: say hi there"),
+            Directive::Say("hi there".into())
+        );
+        assert_eq!(
+            Directive::parse("wireprobe: slow 1500"),
+            Directive::Slow(1500)
+        );
+        assert_eq!(
+            Directive::parse(r#"wireprobe: tool echo {"x":1}"#),
+            Directive::Tool {
+                name: "echo".into(),
+                input: json!({"x": 1})
+            }
+        );
+        assert_eq!(
+            Directive::parse("wireprobe: alarm 2 Check deployment"),
+            Directive::Alarm {
+                seconds: 2,
+                description: "Check deployment".into()
+            }
+        );
+        assert_eq!(
+            Directive::parse("wireprobe: slow soon"),
+            Directive::Chat("wireprobe: slow soon".into())
+        );
+        assert_eq!(Directive::parse("hello"), Directive::Chat("hello".into()));
+    }
+}

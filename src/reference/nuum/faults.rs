@@ -1,0 +1,38 @@
+//! Faults of the Nuum reference target: each breaks one rule area on purpose.
+
+use crate::fault;
+use crate::reference::Fault;
+
+pub static FAULTS: &[Fault] = &[
+    fault!("stdout-log-lines", ["NUUM-TR-001"], "prints a plain-text log line on stdout after init"),
+    fault!("exits-after-turn", ["NUUM-TR-002"], "exits after its first turn, with stdin still open"),
+    fault!("init-not-first", ["NUUM-INIT-001"], "writes a system/starting line before init"),
+    fault!("init-twice", ["NUUM-INIT-001"], "sends system/init twice"),
+    fault!("init-without-version", ["NUUM-INIT-002"], "init has no version"),
+    fault!("assistant-wrong-role", ["NUUM-AST-001"], "assistant messages have role \"model\""),
+    fault!("tool-use-without-input", ["NUUM-AST-002"], "tool_use blocks have no input"),
+    fault!("tool-result-wrong-id", ["NUUM-TOOL-001"], "tool results name a tool_use_id no tool_use had"),
+    fault!("tool-result-as-user", ["NUUM-TOOL-002"], "tool results come as user lines (as newer public builds send them)"),
+    fault!("double-result", ["NUUM-RES-001"], "every turn ends with two results"),
+    fault!("no-result-on-fail", ["NUUM-RES-001"], "a failing turn ends with system/error and no result"),
+    fault!("result-error-subtype", ["NUUM-RES-002"], "a failed turn's result has subtype error_during_execution (as the public implementation's code does)"),
+    fault!("result-without-duration", ["NUUM-RES-003"], "results have no duration_ms"),
+    fault!("is-error-on-success", ["NUUM-RES-004"], "success results say is_error: true"),
+    fault!("no-turn-accepted", ["NUUM-TURN-001"], "turns start without system/turn_accepted"),
+    fault!("rejects-content-blocks", ["NUUM-TURN-002"], "a user message whose content is an array of blocks is refused"),
+    fault!("bad-task-status", ["NUUM-TASK-001"], "alarms have status \"scheduled\""),
+    fault!("task-without-timestamps", ["NUUM-TASK-002"], "tasks have no createdAt and alarms no firesAt"),
+    fault!("no-tasks-snapshot", ["NUUM-TASK-003"], "never sends a tasks snapshot"),
+    fault!("error-without-message", ["NUUM-SYS-001"], "system/error carries `error`, not `message`"),
+    fault!("session-id-drift", ["NUUM-SID-001"], "results carry a session_id other than init's"),
+    fault!("new-session-id", ["NUUM-SID-002"], "a new session_id on every start (none stored in the database)"),
+    fault!("ignores-interrupt", ["NUUM-CTL-001"], "interrupt does not cancel the running turn"),
+    fault!("status-subtype", ["NUUM-CTL-002"], "status is answered with subtype status (as the public implementation does)"),
+    fault!("no-heartbeat-ack", ["NUUM-CTL-003"], "heartbeat gets no answer"),
+    fault!("status-always-idle", ["NUUM-CTL-004"], "status_response says running: false during a turn"),
+    fault!("no-queueing", ["NUUM-INJ-001", "NUUM-INJ-002"], "a message sent mid-turn gets no system/queued and waits for the turn to end"),
+    fault!("no-injection", ["NUUM-INJ-002"], "queued messages are not injected; they run as the next turn"),
+    fault!("exits-on-bad-input", ["NUUM-BAD-001"], "exits with status 1 on any bad input line"),
+    fault!("stalls-on-huge-line", ["NUUM-BAD-001"], "stops reading stdin after a line over its limit"),
+    fault!("silent-on-bad-input", ["NUUM-BAD-002"], "ignores bad input without a system/error"),
+];

@@ -1,0 +1,343 @@
+//! The Nuum reference target: `wireprobe serve nuum --stdio --db PATH`. It reads NDJSON on stdin
+//! and writes NDJSON on stdout as the spec describes, with a scripted agent ([`agent`]) and a
+//! SQLite database ([`store`]) holding its stable session id.
+
+pub mod agent;
+pub mod faults;
+pub mod store;
+
+use crate::ndjson::{AsyncLines, Line};
+use crate::reference::{Faults, ServeError};
+use agent::{timestamp, Tasks, TurnCtx};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, oneshot, watch};
+
+/// Longest input line the reference agent reads; longer ones are refused with system/error.
+pub const MAX_INPUT_LINE: usize = 1024 * 1024;
+
+/// How to start the reference target.
+#[derive(Debug, Clone, Default)]
+pub struct NuumOptions {
+    /// The database; without one the identity lives in memory (a new one per start).
+    pub db: Option<PathBuf>,
+    pub faults: Vec<String>,
+}
+
+enum OutMsg {
+    Line(String),
+    Flush(oneshot::Sender<()>),
+}
+
+/// The stdout writer: every line goes through one channel, so lines never interleave and a
+/// cancelled turn never leaves half a line behind.
+#[derive(Clone)]
+pub struct Out(mpsc::Sender<OutMsg>);
+
+impl Out {
+    fn start(mut output: impl AsyncWrite + Unpin + Send + 'static) -> Out {
+        let (tx, mut rx) = mpsc::channel::<OutMsg>(256);
+        tokio::spawn(async move {
+            while let Some(msg) = rx.recv().await {
+                match msg {
+                    OutMsg::Line(mut line) => {
+                        line.push('\n');
+                        if output.write_all(line.as_bytes()).await.is_err()
+                            || output.flush().await.is_err()
+                        {
+                            return;
+                        }
+                    }
+                    OutMsg::Flush(done) => {
+                        let _ = done.send(());
+                    }
+                }
+            }
+        });
+        Out(tx)
+    }
+
+    /// Writes one JSON line.
+    pub async fn line(&self, value: Value) {
+        let _ = self.0.send(OutMsg::Line(value.to_string())).await;
+    }
+
+    /// Writes text as it is (for faults that print non-JSON).
+    pub async fn raw(&self, text: &str) {
+        let _ = self.0.send(OutMsg::Line(text.to_owned())).await;
+    }
+
+    /// Waits until everything sent so far is written.
+    pub async fn flush(&self) {
+        let (tx, rx) = oneshot::channel();
+        if self.0.send(OutMsg::Flush(tx)).await.is_ok() {
+            let _ = rx.await;
+        }
+    }
+}
+
+/// Why the reference agent stopped on purpose (a fault), as opposed to stdin ending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// stdin ended: a normal exit.
+    InputClosed,
+    /// A fault made it exit: the process should exit with this status.
+    Fault(i32),
+}
+
+/// The agent between lines of input.
+struct Agent {
+    ctx: TurnCtx,
+    faults: Faults,
+    /// The running turn's cancel switch.
+    running: Option<watch::Sender<bool>>,
+    /// Messages held back until the turn ends (the `no-queueing` fault).
+    held: Vec<String>,
+    turns_done: u64,
+}
+
+/// Serves one agent on `input`/`output` until the input ends or a fault stops it.
+pub async fn serve(
+    input: impl AsyncRead + Unpin,
+    output: impl AsyncWrite + Unpin + Send + 'static,
+    opts: &NuumOptions,
+) -> Result<Stop, ServeError> {
+    let faults = Faults::parse(faults::FAULTS, &opts.faults)?;
+    let session_id = if faults.has("new-session-id") {
+        store::fresh_session_id()
+    } else {
+        store::session_id(opts.db.as_deref()).map_err(|e| ServeError::Database(e.to_string()))?
+    };
+    let out = Out::start(output);
+    let (done_tx, mut done_rx) = mpsc::channel(4);
+    let mut agent = Agent {
+        ctx: TurnCtx {
+            out: out.clone(),
+            session_id,
+            faults: faults.clone(),
+            queue: Arc::new(Mutex::new(Vec::new())),
+            tasks: Tasks::default(),
+            ids: Arc::new(AtomicU64::new(0)),
+            done: done_tx,
+        },
+        faults,
+        running: None,
+        held: Vec::new(),
+        turns_done: 0,
+    };
+    agent.announce().await;
+    let mut lines = AsyncLines::new(BufReader::new(input), MAX_INPUT_LINE);
+    let stop = loop {
+        tokio::select! {
+            read = lines.next() => {
+                let handled = match read {
+                    Ok(Line::Eof) | Err(_) => break Stop::InputClosed,
+                    Ok(Line::TooLong(n)) if agent.faults.has("stalls-on-huge-line") => {
+                        let _ = n;
+                        std::future::pending::<()>().await;
+                        continue;
+                    }
+                    Ok(Line::TooLong(n)) => agent.bad(format!("line of {n} bytes is over the {MAX_INPUT_LINE}-byte limit")).await,
+                    Ok(Line::Complete) => agent.handle(lines.line()).await,
+                };
+                if let Err(stop) = handled {
+                    break stop;
+                }
+            }
+            Some(()) = done_rx.recv() => {
+                if let Err(stop) = agent.turn_finished().await {
+                    break stop;
+                }
+            }
+        }
+    };
+    out.flush().await;
+    Ok(stop)
+}
+
+impl Agent {
+    async fn announce(&self) {
+        let out = &self.ctx.out;
+        if self.faults.has("init-not-first") {
+            out.line(json!({"type": "system", "subtype": "starting"}))
+                .await;
+        }
+        let mut init = json!({"type": "system", "subtype": "init", "session_id": self.ctx.session_id,
+            "version": env!("CARGO_PKG_VERSION"), "tools": ["echo", "background_research", "set_alarm"]});
+        if self.faults.has("init-without-version") {
+            init.as_object_mut().map(|i| i.remove("version"));
+        }
+        out.line(init.clone()).await;
+        if self.faults.has("init-twice") {
+            out.line(init).await;
+        }
+        if self.faults.has("stdout-log-lines") {
+            out.raw("nuum reference agent ready").await;
+        }
+    }
+
+    /// One input line. `Err` stops the agent.
+    async fn handle(&mut self, bytes: &[u8]) -> Result<(), Stop> {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            return self.bad("Parse error: the line is not UTF-8".into()).await;
+        };
+        let Ok(msg) = serde_json::from_str::<Value>(text) else {
+            return self.bad("Parse error: invalid JSON".into()).await;
+        };
+        match msg.get("type").and_then(Value::as_str) {
+            Some("user") => match user_text(&msg, self.faults.has("rejects-content-blocks")) {
+                Ok(text) => {
+                    self.user(text).await;
+                    Ok(())
+                }
+                Err(why) => self.bad(why).await,
+            },
+            Some("control") => match msg.get("action").and_then(Value::as_str) {
+                Some("interrupt") => {
+                    if let Some(cancel) = &self.running {
+                        let _ = cancel.send(true);
+                    }
+                    Ok(())
+                }
+                Some("status") => {
+                    let subtype = if self.faults.has("status-subtype") {
+                        "status"
+                    } else {
+                        "status_response"
+                    };
+                    let running = self.running.is_some() && !self.faults.has("status-always-idle");
+                    let queued = self.ctx.queue.lock().map(|q| q.len()).unwrap_or(0);
+                    self.ctx
+                        .out
+                        .line(
+                            json!({"type": "system", "subtype": subtype, "running": running,
+                        "session_id": self.ctx.session_id, "queued_messages": queued}),
+                        )
+                        .await;
+                    Ok(())
+                }
+                Some("heartbeat") => {
+                    if !self.faults.has("no-heartbeat-ack") {
+                        self.ctx.out.line(json!({"type": "system", "subtype": "heartbeat_ack",
+                            "session_id": self.ctx.session_id, "timestamp": timestamp(SystemTime::now())})).await;
+                    }
+                    Ok(())
+                }
+                other => self.bad(format!("unknown control action {other:?}")).await,
+            },
+            Some(other) => self.bad(format!("unknown message type {other:?}")).await,
+            None if msg.is_object() => self.bad("a message without a string type".into()).await,
+            None => self.bad("a message must be a JSON object".into()).await,
+        }
+    }
+
+    /// A user message: a new turn when idle, else queued for injection.
+    async fn user(&mut self, text: String) {
+        if self.running.is_none() {
+            self.start_turn(text).await;
+        } else if self.faults.has("no-queueing") {
+            self.held.push(text);
+        } else {
+            let position = self.ctx.queue.lock().map(|mut q| {
+                q.push(text);
+                q.len()
+            });
+            self.ctx.out.line(json!({"type": "system", "subtype": "queued", "position": position.unwrap_or(1)})).await;
+        }
+    }
+
+    async fn start_turn(&mut self, text: String) {
+        if !self.faults.has("no-turn-accepted") {
+            self.ctx
+                .out
+                .line(json!({"type": "system", "subtype": "turn_accepted",
+                "session_id": self.ctx.session_id, "timestamp": timestamp(SystemTime::now())}))
+                .await;
+        }
+        let (cancel, cancelled) = watch::channel(false);
+        self.running = Some(cancel);
+        tokio::spawn(self.ctx.clone().run(text, cancelled));
+    }
+
+    /// The running turn emitted its result; messages it did not take start the next one.
+    async fn turn_finished(&mut self) -> Result<(), Stop> {
+        self.running = None;
+        self.turns_done += 1;
+        if self.faults.has("exits-after-turn") {
+            return Err(Stop::Fault(0));
+        }
+        let mut next: Vec<String> = self
+            .ctx
+            .queue
+            .lock()
+            .map(|mut q| q.drain(..).collect())
+            .unwrap_or_default();
+        next.append(&mut self.held);
+        if !next.is_empty() {
+            self.start_turn(next.join("\n")).await;
+        }
+        Ok(())
+    }
+
+    /// Bad input: system/error (unless a fault says otherwise), and serving goes on.
+    async fn bad(&mut self, why: String) -> Result<(), Stop> {
+        if self.faults.has("exits-on-bad-input") {
+            return Err(Stop::Fault(1));
+        }
+        if self.faults.has("silent-on-bad-input") {
+            return Ok(());
+        }
+        let field = if self.faults.has("error-without-message") {
+            "error"
+        } else {
+            "message"
+        };
+        self.ctx
+            .out
+            .line(json!({"type": "system", "subtype": "error", field: why}))
+            .await;
+        Ok(())
+    }
+}
+
+/// The text of a valid user message, or why it is not one.
+fn user_text(msg: &Value, refuse_blocks: bool) -> Result<String, String> {
+    let message = msg
+        .get("message")
+        .ok_or("a user message without `message`")?;
+    match message.get("role").and_then(Value::as_str) {
+        Some("user") => {}
+        other => {
+            return Err(format!(
+                "a user message must have role \"user\", not {other:?}"
+            ))
+        }
+    }
+    match message.get("content") {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::Array(_)) if refuse_blocks => Err("content blocks are not supported".into()),
+        Some(Value::Array(blocks)) => {
+            let mut texts = Vec::new();
+            for block in blocks {
+                match (
+                    block.get("type").and_then(Value::as_str),
+                    block.get("text").and_then(Value::as_str),
+                ) {
+                    (Some("text"), Some(text)) => texts.push(text),
+                    (Some("text"), None) => return Err("a text block without a string text".into()),
+                    (Some(_), _) => {}
+                    (None, _) => return Err("a content block without a type".into()),
+                }
+            }
+            Ok(texts.join("\n"))
+        }
+        _ => Err("message.content must be a string or an array of content blocks".into()),
+    }
+}
