@@ -137,3 +137,60 @@ async fn huma_traffic_is_checked_from_its_socket_io_text() {
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("(server) [must] HUMA-LC-001"), "{stdout}");
 }
+
+/// The stdout of `wireprobe serve nuum --stdio` (with `faults`) fed a few turns.
+fn nuum_capture(faults: &[&str]) -> Vec<u8> {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wireprobe"));
+    cmd.args(["serve", "nuum", "--stdio"]);
+    for f in faults {
+        cmd.args(["--fault", f]);
+    }
+    let mut child = cmd
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("reference agent starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    for line in [
+        r#"{"type":"control","action":"heartbeat"}"#,
+        r#"{"type":"user","message":{"role":"user","content":"wireprobe: say hello"}}"#,
+        r#"{"type":"user","message":{"role":"user","content":"wireprobe: tool echo {\"x\":1}"}}"#,
+        r#"{"type":"user","message":{"role":"user","content":"wireprobe: fail"}}"#,
+        r#"{"type":"control","action":"status"}"#,
+        "not json",
+    ] {
+        writeln!(stdin, "{line}").expect("write");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    drop(stdin);
+    child.wait_with_output().expect("agent ends").stdout
+}
+
+#[test]
+fn captured_nuum_stdout_is_checked_with_from_server() {
+    let good = nuum_capture(&[]);
+    assert!(good.len() > 500, "{}", String::from_utf8_lossy(&good));
+    let out = check_protocol("nuum", &["--from", "server", "-"], Some(&good));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(!stdout.contains("[must]"), "{stdout}");
+
+    for (fault, rule) in [
+        ("double-result", "NUUM-RES-001"),
+        ("tool-result-as-user", "NUUM-TOOL-002"),
+        ("init-not-first", "NUUM-INIT-001"),
+        ("stdout-log-lines", "NUUM-TR-001"),
+        ("session-id-drift", "NUUM-SID-001"),
+        ("no-turn-accepted", "NUUM-TURN-001"),
+    ] {
+        let bad = nuum_capture(&[fault]);
+        let out = check_protocol("nuum", &["--from", "server", "-"], Some(&bad));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{fault}: {stdout}");
+        assert!(
+            stdout.contains(rule),
+            "{fault} should break {rule}: {stdout}"
+        );
+    }
+}

@@ -20,41 +20,53 @@ fn bundled_suite_loads() {
     assert!(s.cases.len() >= 70);
 }
 
+/// Protocols whose specs head their sections with markdown `#` lines.
+const MARKDOWN_SPECS: &[&str] = &["haip", "nuum"];
+
 #[test]
-fn on_disk_suite_matches_the_bundled_one() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("suites/haip");
-    let on_disk = suite::load_path(haip(), &dir).expect("loads");
-    let bundled = suite::load_bundled(haip()).expect("loads");
-    let mut a: Vec<_> = on_disk.cases.iter().map(|c| c.id.clone()).collect();
-    let mut b: Vec<_> = bundled.cases.iter().map(|c| c.id.clone()).collect();
-    a.sort();
-    b.sort();
-    assert_eq!(
-        a, b,
-        "every suites/haip/*.toml file must be listed in the bundle"
-    );
+fn on_disk_suites_match_the_bundled_ones() {
+    for p in protocol::all() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("suites")
+            .join(p.id());
+        let on_disk = suite::load_path(*p, &dir).expect("loads");
+        let bundled = suite::load_bundled(*p).expect("loads");
+        let mut a: Vec<_> = on_disk.cases.iter().map(|c| c.id.clone()).collect();
+        let mut b: Vec<_> = bundled.cases.iter().map(|c| c.id.clone()).collect();
+        a.sort();
+        b.sort();
+        assert_eq!(
+            a,
+            b,
+            "every suites/{}/*.toml file must be listed in the bundle",
+            p.id()
+        );
+    }
 }
 
 #[test]
 fn every_rule_cites_a_real_section_of_its_spec() {
     let specs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/specs");
-    let Ok(text) = std::fs::read_to_string(specs.join(haip().spec_file())) else {
-        eprintln!("skipped: {} not found", specs.display());
-        return;
-    };
-    let headings: Vec<&str> = text
-        .lines()
-        .filter(|l| l.starts_with('#'))
-        .map(|l| l.trim_start_matches('#').trim())
-        .collect();
-    for rule in haip().rules() {
-        let (file, section) = rule.source.split_once(" §").expect("FILE §Section");
-        assert_eq!(file, haip().spec_file(), "{}", rule.id);
-        assert!(
-            headings.contains(&section),
-            "{} cites §{section:?}, not a heading of {file}",
-            rule.id
-        );
+    for id in MARKDOWN_SPECS {
+        let p = protocol::get(id).expect("registered");
+        let Ok(text) = std::fs::read_to_string(specs.join(p.spec_file())) else {
+            eprintln!("skipped: {} not found", specs.display());
+            return;
+        };
+        let headings: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with('#'))
+            .map(|l| l.trim_start_matches('#').trim())
+            .collect();
+        for rule in p.rules() {
+            let (file, section) = rule.source.split_once(" §").expect("FILE §Section");
+            assert_eq!(file, p.spec_file(), "{}", rule.id);
+            assert!(
+                headings.contains(&section),
+                "{} cites §{section:?}, not a heading of {file}",
+                rule.id
+            );
+        }
     }
 }
 

@@ -153,20 +153,32 @@ impl Link {
             ));
         };
         self.transcript.record_sent(&frame);
-        conn.send(frame, deadline).await.map_err(|e| match e {
-            TransportError::Timeout(_) => {
-                Outcome::Error("the target stopped reading: a send timed out".into())
-            }
+        match conn.send(frame, deadline).await {
+            Ok(()) => Ok(()),
+            Err(TransportError::Timeout(_)) => Err(Outcome::Error(
+                "the target stopped reading: a send timed out".into(),
+            )),
             // The target ending the connection is its behaviour, judged like any other (a
             // target that never answered at all still ends as `error`).
-            TransportError::Closed => fail(match &self.ended {
-                Some(how) => {
-                    format!("the connection had ended ({how}) before this step could send")
+            Err(TransportError::Closed) => {
+                if self.ended.is_none() {
+                    // The end itself (a process's exit status, say) may be just behind.
+                    let soon = deadline.min(Instant::now() + std::time::Duration::from_secs(1));
+                    self.watch(soon, false, |a, _| match a {
+                        Item::Ended(_) => Watch::Stop(()),
+                        _ => Watch::Keep,
+                    })
+                    .await;
                 }
-                None => "the target closed the connection before this step could send".into(),
-            }),
-            other => Outcome::Error(format!("could not send: {other}")),
-        })
+                Err(fail(match &self.ended {
+                    Some(how) => {
+                        format!("the connection had ended ({how}) before this step could send")
+                    }
+                    None => "the target closed the connection before this step could send".into(),
+                }))
+            }
+            Err(other) => Err(Outcome::Error(format!("could not send: {other}"))),
+        }
     }
 
     /// A short list of what arrived but matched nothing, for failure messages.

@@ -197,7 +197,11 @@ async fn pump(
                         Frame::RawText(b) | Frame::Binary(b) => b,
                     };
                     let result = async { stdin.write_all(&bytes).await?; stdin.flush().await }.await;
-                    let _ = done.send(result.map_err(|e| TransportError::Protocol(format!("cannot write to the process: {e}"))));
+                    // A closed stdin means the process is gone or going: its exit is reported as the end.
+                    let _ = done.send(result.map_err(|e| match e.kind() {
+                        std::io::ErrorKind::BrokenPipe => TransportError::Closed,
+                        _ => TransportError::Protocol(format!("cannot write to the process: {e}")),
+                    }));
                 }
                 // The runner is done: close stdin, and the drop below kills what is left.
                 Some(RunnerCommand::Close) | None => {

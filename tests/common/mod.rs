@@ -48,16 +48,24 @@ pub async fn run_protocol_results(
     filter: Option<&str>,
 ) -> Vec<CaseResult> {
     let protocol = protocol::get(id).expect("protocol is registered");
-    let opts = ServeOptions {
-        faults: faults.iter().map(|f| f.to_string()).collect(),
-        jwt_secret: Some(TEST_SECRET.into()),
-        // HUMA's confirmation timeout, scaled from the spec's 30 s.
-        confirm_timeout: Some(Duration::from_millis(1500)),
+    // A stdio protocol's reference target is this package's binary, one process per case.
+    let (_target, mut cfg) = if protocol.transport() == protocol::TransportKind::Stdio {
+        let mut cfg = RunConfig::new(format!("builtin {id}"));
+        cfg.exec = builtin_stdio_command(id, faults);
+        (None, cfg)
+    } else {
+        let opts = ServeOptions {
+            faults: faults.iter().map(|f| f.to_string()).collect(),
+            jwt_secret: Some(TEST_SECRET.into()),
+            // HUMA's confirmation timeout, scaled from the spec's 30 s.
+            confirm_timeout: Some(Duration::from_millis(1500)),
+        };
+        let target = reference::start(id, SocketAddr::from(([127, 0, 0, 1], 0)), &opts)
+            .await
+            .expect("reference target starts");
+        let cfg = RunConfig::new(target.url.clone());
+        (Some(target), cfg)
     };
-    let target = reference::start(id, SocketAddr::from(([127, 0, 0, 1], 0)), &opts)
-        .await
-        .expect("reference target starts");
-    let mut cfg = RunConfig::new(target.url.clone());
     cfg.step_timeout = Duration::from_millis(1000);
     cfg.jobs = 8;
     cfg.credentials = Credentials {
@@ -71,6 +79,24 @@ pub async fn run_protocol_results(
     run_suite(protocol, &bundled, &cfg, &|_| {})
         .await
         .expect("target reachable")
+}
+
+/// `wireprobe serve ID --stdio` with a database in the case's `{tmp}`, and `faults`.
+pub fn builtin_stdio_command(id: &str, faults: &[&str]) -> Vec<String> {
+    let mut argv: Vec<String> = [
+        env!("CARGO_BIN_EXE_wireprobe"),
+        "serve",
+        id,
+        "--stdio",
+        "--db",
+        "{tmp}/agent.db",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    for fault in faults {
+        argv.extend(["--fault".to_owned(), fault.to_string()]);
+    }
+    argv
 }
 
 /// A deadline five seconds from now.

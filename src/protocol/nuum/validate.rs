@@ -122,7 +122,7 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
             let block = line.get("tool_result");
             need(
                 "NUUM-TOOL-001",
-                block.is_some_and(|b| tool_result_block_ok(b)),
+                block.is_some_and(tool_result_block_ok),
                 "tool_result is not a block with type tool_result, a string tool_use_id, content and (if present) a boolean is_error",
             );
         }

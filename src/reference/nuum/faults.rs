@@ -5,13 +5,13 @@ use crate::reference::Fault;
 
 pub static FAULTS: &[Fault] = &[
     fault!("stdout-log-lines", ["NUUM-TR-001"], "prints a plain-text log line on stdout after init"),
-    fault!("exits-after-turn", ["NUUM-TR-002"], "exits after its first turn, with stdin still open"),
+    fault!("exits-when-idle", ["NUUM-TR-002"], "exits, stdin still open, once idle for 800 ms after its first turn"),
     fault!("init-not-first", ["NUUM-INIT-001"], "writes a system/starting line before init"),
     fault!("init-twice", ["NUUM-INIT-001"], "sends system/init twice"),
     fault!("init-without-version", ["NUUM-INIT-002"], "init has no version"),
     fault!("assistant-wrong-role", ["NUUM-AST-001"], "assistant messages have role \"model\""),
     fault!("tool-use-without-input", ["NUUM-AST-002"], "tool_use blocks have no input"),
-    fault!("tool-result-wrong-id", ["NUUM-TOOL-001"], "tool results name a tool_use_id no tool_use had"),
+    fault!("tool-result-wrong-id", ["NUUM-TOOL-001", "NUUM-TOOL-002"], "tool results name a tool_use_id no tool_use had"),
     fault!("tool-result-as-user", ["NUUM-TOOL-002"], "tool results come as user lines (as newer public builds send them)"),
     fault!("double-result", ["NUUM-RES-001"], "every turn ends with two results"),
     fault!("no-result-on-fail", ["NUUM-RES-001"], "a failing turn ends with system/error and no result"),

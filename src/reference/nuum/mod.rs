@@ -97,7 +97,19 @@ struct Agent {
     running: Option<watch::Sender<bool>>,
     /// Messages held back until the turn ends (the `no-queueing` fault).
     held: Vec<String>,
-    turns_done: u64,
+    /// The `exits-when-idle` fault: when the agent last became idle after a turn.
+    idle_since: Option<tokio::time::Instant>,
+}
+
+/// How long the `exits-when-idle` fault waits before it exits.
+const IDLE_EXIT: std::time::Duration = std::time::Duration::from_millis(800);
+
+/// Sleeps until `at`, or forever without one.
+async fn sleep_until_some(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
 }
 
 /// Serves one agent on `input`/`output` until the input ends or a fault stops it.
@@ -127,13 +139,23 @@ pub async fn serve(
         faults,
         running: None,
         held: Vec::new(),
-        turns_done: 0,
+        idle_since: None,
     };
     agent.announce().await;
     let mut lines = AsyncLines::new(BufReader::new(input), MAX_INPUT_LINE);
     let stop = loop {
+        let idle_exit = agent.idle_exit_at();
         tokio::select! {
+            _ = sleep_until_some(idle_exit) => {
+                if agent.ctx.tasks.lock().map(|t| t.is_empty()).unwrap_or(true) {
+                    break Stop::Fault(0);
+                }
+                agent.idle_since = Some(tokio::time::Instant::now());
+            }
             read = lines.next() => {
+                if agent.idle_since.is_some() {
+                    agent.idle_since = Some(tokio::time::Instant::now());
+                }
                 let handled = match read {
                     Ok(Line::Eof) | Err(_) => break Stop::InputClosed,
                     Ok(Line::TooLong(n)) if agent.faults.has("stalls-on-huge-line") => {
@@ -148,11 +170,7 @@ pub async fn serve(
                     break stop;
                 }
             }
-            Some(()) = done_rx.recv() => {
-                if let Err(stop) = agent.turn_finished().await {
-                    break stop;
-                }
-            }
+            Some(()) = done_rx.recv() => agent.turn_finished().await,
         }
     };
     out.flush().await;
@@ -160,6 +178,13 @@ pub async fn serve(
 }
 
 impl Agent {
+    /// When the `exits-when-idle` fault ends the process, if it is idle.
+    fn idle_exit_at(&self) -> Option<tokio::time::Instant> {
+        self.idle_since
+            .filter(|_| self.running.is_none())
+            .map(|since| since + IDLE_EXIT)
+    }
+
     async fn announce(&self) {
         let out = &self.ctx.out;
         if self.faults.has("init-not-first") {
@@ -267,11 +292,10 @@ impl Agent {
     }
 
     /// The running turn emitted its result; messages it did not take start the next one.
-    async fn turn_finished(&mut self) -> Result<(), Stop> {
+    async fn turn_finished(&mut self) {
         self.running = None;
-        self.turns_done += 1;
-        if self.faults.has("exits-after-turn") {
-            return Err(Stop::Fault(0));
+        if self.faults.has("exits-when-idle") {
+            self.idle_since = Some(tokio::time::Instant::now());
         }
         let mut next: Vec<String> = self
             .ctx
@@ -283,7 +307,6 @@ impl Agent {
         if !next.is_empty() {
             self.start_turn(next.join("\n")).await;
         }
-        Ok(())
     }
 
     /// Bad input: system/error (unless a fault says otherwise), and serving goes on.
