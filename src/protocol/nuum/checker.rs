@@ -33,8 +33,11 @@ struct Turn {
     open: bool,
     /// The client sent a user message while no turn was open: turn_accepted is due.
     accept_due: bool,
-    /// Messages queued and not yet injected.
+    /// Messages queued during this turn and not yet injected.
     queued: u64,
+    /// Messages queued in an earlier turn that ended without injecting them: the target may
+    /// inject them later or run them as a turn of their own (the spec does not say).
+    carried: u64,
     /// tool_use ids of this turn without a tool result yet.
     unanswered_tools: Vec<String>,
 }
@@ -45,6 +48,8 @@ pub struct NuumChecker {
     process: Process,
     /// The session_id of the first process: every later start must show the same.
     first_session_id: Option<String>,
+    /// The transcript has the host's lines too (not a bare stdout capture).
+    saw_client: bool,
     /// tool_use ids seen, oldest first, bounded.
     tool_ids: VecDeque<String>,
     tool_id_set: HashSet<String>,
@@ -104,16 +109,16 @@ impl NuumChecker {
             Kind::Injected => {
                 let count = line.get("message_count").and_then(Value::as_u64).unwrap_or(0);
                 let turn = &mut self.process.turn;
-                if count > turn.queued {
+                let waiting = turn.queued + turn.carried;
+                if count > waiting {
                     out.push(Violation::new(
                         "NUUM-INJ-002",
-                        format!(
-                            "system/injected reports {count} message(s) with {} queued",
-                            turn.queued
-                        ),
+                        format!("system/injected reports {count} message(s) with {waiting} queued"),
                     ));
                 }
-                turn.queued = turn.queued.saturating_sub(count);
+                let from_this_turn = count.min(turn.queued);
+                turn.queued -= from_this_turn;
+                turn.carried = turn.carried.saturating_sub(count - from_this_turn);
             }
             Kind::OtherSystem(subtype) => out.push(Violation::new(
                 "NUUM-OUT-001",
@@ -188,7 +193,12 @@ impl NuumChecker {
     /// Output that belongs to a turn: a turn must have been accepted.
     fn turn_output(&mut self, kind: Kind<'_>, out: &mut Vec<Violation>) {
         let turn = &mut self.process.turn;
-        if !turn.open {
+        // With the host's lines in view, a turn no user message started (an alarm firing, say)
+        // needs no turn_accepted: the spec ties that to a received message.
+        if turn.open {
+            return;
+        }
+        if turn.accept_due || !self.saw_client {
             out.push(Violation::new(
                 "NUUM-TURN-001",
                 format!(
@@ -196,10 +206,10 @@ impl NuumChecker {
                     validate::describe(kind)
                 ),
             ));
-            // Judge the rest of this turn as if it had been accepted.
-            turn.open = true;
-            turn.accept_due = false;
         }
+        // Judge the rest of this turn as if it had been accepted.
+        turn.open = true;
+        turn.accept_due = false;
     }
 
     fn tool_uses(&mut self, line: &Value) {
@@ -286,9 +296,11 @@ impl NuumChecker {
         turn.open = false;
         turn.accept_due = false;
         turn.unanswered_tools.clear();
+        turn.carried += std::mem::take(&mut turn.queued);
     }
 
     fn on_client_line(&mut self, line: &Value) {
+        self.saw_client = true;
         if line.get("type").and_then(Value::as_str) == Some("user") && !self.process.turn.open {
             self.process.turn.accept_due = true;
         }
@@ -331,5 +343,148 @@ impl Checker for NuumChecker {
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The rules broken by `lines`: `(">", line)` from the host, `("<", line)` from the target.
+    fn broken(lines: &[(&str, Value)]) -> Vec<&'static str> {
+        let mut checker = NuumChecker::default();
+        let mut out = Vec::new();
+        for (dir, line) in lines {
+            let from = if *dir == ">" {
+                Direction::Client
+            } else {
+                Direction::Server
+            };
+            checker.observe(from, 0, Observed::Event(line), &mut out);
+        }
+        out.into_iter().map(|v| v.rule).collect()
+    }
+
+    fn init() -> Value {
+        json!({"type":"system","subtype":"init","session_id":"s","version":"1","tools":[]})
+    }
+    fn user() -> Value {
+        json!({"type":"user","message":{"role":"user","content":"hi"}})
+    }
+    fn accepted() -> Value {
+        json!({"type":"system","subtype":"turn_accepted","session_id":"s"})
+    }
+    fn say(text: &str) -> Value {
+        json!({"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":text}]},"session_id":"s"})
+    }
+    fn result() -> Value {
+        json!({"type":"result","subtype":"success","duration_ms":1,"is_error":false,"num_turns":1,"session_id":"s"})
+    }
+    fn queued() -> Value {
+        json!({"type":"system","subtype":"queued","position":1})
+    }
+
+    #[test]
+    fn a_clean_session_breaks_nothing() {
+        let lines = [
+            ("<", init()),
+            (">", user()),
+            ("<", accepted()),
+            ("<", say("a")),
+            (">", user()),
+            ("<", queued()),
+            (
+                "<",
+                json!({"type":"system","subtype":"injected","message_count":1}),
+            ),
+            ("<", say("b")),
+            ("<", result()),
+        ];
+        assert_eq!(broken(&lines), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn a_queued_message_the_turn_did_not_take_may_run_as_the_next_turn() {
+        let lines = [
+            ("<", init()),
+            (">", user()),
+            ("<", accepted()),
+            ("<", say("a")),
+            (">", user()),
+            ("<", queued()),
+            ("<", result()),
+            ("<", accepted()),
+            ("<", say("b")),
+            ("<", result()),
+        ];
+        assert_eq!(broken(&lines), Vec::<&str>::new());
+        // ...or be injected into it.
+        let lines = [
+            ("<", init()),
+            (">", user()),
+            ("<", accepted()),
+            ("<", say("a")),
+            (">", user()),
+            ("<", queued()),
+            ("<", result()),
+            ("<", accepted()),
+            (
+                "<",
+                json!({"type":"system","subtype":"injected","message_count":1}),
+            ),
+            ("<", say("b")),
+            ("<", result()),
+        ];
+        assert_eq!(broken(&lines), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn assistant_output_before_injection_breaks_inj_002() {
+        let lines = [
+            ("<", init()),
+            (">", user()),
+            ("<", accepted()),
+            ("<", say("a")),
+            (">", user()),
+            ("<", queued()),
+            ("<", say("b")),
+            ("<", result()),
+        ];
+        assert_eq!(broken(&lines), ["NUUM-INJ-002"]);
+    }
+
+    #[test]
+    fn a_turn_nobody_started_needs_no_turn_accepted_when_the_host_is_in_view() {
+        let lines = [
+            ("<", init()),
+            (">", json!({"type":"control","action":"heartbeat"})),
+            ("<", say("alarm fired")),
+            ("<", result()),
+        ];
+        assert_eq!(broken(&lines), Vec::<&str>::new());
+        // A user message's turn does.
+        let lines = [
+            ("<", init()),
+            (">", user()),
+            ("<", say("a")),
+            ("<", result()),
+        ];
+        assert_eq!(broken(&lines), ["NUUM-TURN-001"]);
+        // A bare stdout capture cannot tell, and flags it.
+        let lines = [("<", init()), ("<", say("a")), ("<", result())];
+        assert_eq!(broken(&lines), ["NUUM-TURN-001"]);
+    }
+
+    #[test]
+    fn a_second_result_and_a_second_init_are_caught() {
+        let lines = [
+            ("<", init()),
+            ("<", accepted()),
+            ("<", result()),
+            ("<", result()),
+            ("<", init()),
+        ];
+        assert_eq!(broken(&lines), ["NUUM-RES-001", "NUUM-INIT-001"]);
     }
 }
