@@ -5,7 +5,7 @@ mod common;
 
 use common::hostile::{self, Hostility};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 fn wireprobe() -> Command {
     Command::new(env!("CARGO_BIN_EXE_wireprobe"))
@@ -49,35 +49,12 @@ async fn run_protocol_against(
     })
     .await
     .expect("join");
-    let elapsed = started.elapsed();
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{how:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        elapsed < Duration::from_secs(60),
-        "{how:?} took {elapsed:?}"
-    );
-    let json: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&report).expect("report written"))
-            .expect("report is JSON");
-    let cases = json["cases"].as_array().expect("cases");
-    assert_eq!(cases.len(), expected_cases);
-    for case in cases {
-        let verdict = case["verdict"].as_str().unwrap_or_default();
-        assert!(
-            verdict == "error" || verdict == "skip",
-            "{how:?}: case {} ended {verdict}: {}",
-            case["id"],
-            case["message"]
-        );
-    }
-    assert!(
-        json["summary"]["error"].as_u64().unwrap_or(0) as usize > expected_cases / 2,
-        "{how:?}: {}",
-        json["summary"]
+    hostile::assert_run_errored(
+        &format!("{how:?}"),
+        &out,
+        started.elapsed(),
+        &report,
+        expected_cases,
     );
 }
 

@@ -2,8 +2,11 @@
 //! prints garbage, never prints, or floods stdout. Every case ends `error` (or `skip`) inside
 //! its budget, the report is written, and no child process outlives the run.
 
+mod common;
+
+use common::hostile;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Runs the Nuum suite against `program` (a shell snippet) and checks the outcome.
 fn run_against(name: &str, program: &str) {
@@ -31,28 +34,11 @@ fn run_against(name: &str, program: &str) {
         .arg(format!("json={}", report.display()))
         .output()
         .expect("wireprobe runs");
-    let elapsed = started.elapsed();
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{name}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(elapsed < Duration::from_secs(60), "{name} took {elapsed:?}");
-    let json: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&report).expect("report written"))
-            .expect("report is JSON");
-    let cases = json["cases"].as_array().expect("cases");
-    assert!(cases.len() >= 40, "{name}: {} cases", cases.len());
-    for case in cases {
-        let verdict = case["verdict"].as_str().unwrap_or_default();
-        assert!(
-            verdict == "error" || verdict == "skip",
-            "{name}: case {} ended {verdict}: {}",
-            case["id"],
-            case["message"]
-        );
-    }
+    let cases = wireprobe::suite::load_bundled(wireprobe::protocol::get("nuum").expect("nuum"))
+        .expect("suite loads")
+        .cases
+        .len();
+    hostile::assert_run_errored(name, &out, started.elapsed(), &report, cases);
     // Every process the run started is gone.
     let started_pids = std::fs::read_to_string(&pids).expect("the target was started");
     let alive: Vec<&str> = started_pids

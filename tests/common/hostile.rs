@@ -115,3 +115,40 @@ pub async fn start(how: Hostility) -> SocketAddr {
     });
     addr
 }
+
+/// Checks a run against a hostile target: exit 1 within a minute, a JSON report at `report`
+/// with `expected_cases` cases, each `error` or `skip`, most of them `error`.
+pub fn assert_run_errored(
+    what: &str,
+    out: &std::process::Output,
+    elapsed: Duration,
+    report: &std::path::Path,
+    expected_cases: usize,
+) {
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{what}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(elapsed < Duration::from_secs(60), "{what} took {elapsed:?}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(report).expect("report written"))
+            .expect("report is JSON");
+    let cases = json["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), expected_cases, "{what}");
+    for case in cases {
+        let verdict = case["verdict"].as_str().unwrap_or_default();
+        assert!(
+            verdict == "error" || verdict == "skip",
+            "{what}: case {} ended {verdict}: {}",
+            case["id"],
+            case["message"]
+        );
+    }
+    assert!(
+        json["summary"]["error"].as_u64().unwrap_or(0) as usize > expected_cases / 2,
+        "{what}: {}",
+        json["summary"]
+    );
+}
