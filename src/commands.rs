@@ -17,6 +17,15 @@ use wireprobe::suite::{self as suites, Suite};
 use wireprobe::transcript::Direction;
 use wireprobe::verdict::Verdict;
 
+/// `println!` that never panics: a reader that went away (`wireprobe list | head`) stops the
+/// printing, not the command (reports to files are still written).
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 /// Exit codes of the CLI contract.
 pub const EXIT_OK: u8 = 0;
 pub const EXIT_USAGE: u8 = 2;
@@ -75,7 +84,7 @@ fn protocol_named(id: &str) -> Result<&'static dyn Protocol> {
 fn list(protocol: Option<&str>, rules: bool, cases: bool, faults: bool) -> Result<u8> {
     let Some(id) = protocol else {
         for p in protocol::all() {
-            println!(
+            say!(
                 "{:<6} {}  ({} rules, spec {})",
                 p.id(),
                 p.title(),
@@ -89,7 +98,7 @@ fn list(protocol: Option<&str>, rules: bool, cases: bool, faults: bool) -> Resul
     let all = !rules && !cases && !faults;
     if rules || all {
         for r in p.rules() {
-            println!(
+            say!(
                 "{:<15} {:<6} {}\n{:<22} source: {}",
                 r.id,
                 r.level.to_string(),
@@ -102,12 +111,12 @@ fn list(protocol: Option<&str>, rules: bool, cases: bool, faults: bool) -> Resul
     if cases || all {
         let suite = suites::load_bundled(p)?;
         for c in &suite.cases {
-            println!("{:<44} [{}] {}", c.id, c.rules.join(", "), c.title);
+            say!("{:<44} [{}] {}", c.id, c.rules.join(", "), c.title);
         }
     }
     if faults {
         for f in reference::faults(p.id()).unwrap_or_default() {
-            println!(
+            say!(
                 "{:<28} breaks {:<32} {}",
                 f.name,
                 f.breaks.join(","),
@@ -309,9 +318,11 @@ fn check(
                 "server"
             };
             let level = rules::find(p.rules(), f.violation.rule).map_or(Level::Info, |r| r.level);
-            println!(
+            say!(
                 "line {} ({from}) [{level}] {} {}",
-                f.line, f.violation.rule, f.violation.message
+                f.line,
+                f.violation.rule,
+                f.violation.message
             );
         }
         printed += 1;
@@ -319,7 +330,7 @@ fn check(
     .with_context(|| format!("reading {shown}"))
     .map_err(usage)?;
     if printed > 50 {
-        println!("… and {} more findings", printed - 50);
+        say!("… and {} more findings", printed - 50);
     }
     for bad in summary.bad_lines.iter().take(20) {
         eprintln!("line {}: {}", bad.line, bad.reason);
@@ -441,7 +452,7 @@ async fn serve(args: ServeArgs) -> Result<u8> {
         confirm_timeout: confirm_timeout_ms.map(Duration::from_millis),
     };
     let running = reference::start(p.id(), addr, &opts).await?;
-    println!(
+    say!(
         "wireprobe: {} reference target listening on {}",
         p.title(),
         running.url

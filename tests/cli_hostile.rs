@@ -171,3 +171,19 @@ fn non_socket_io_server_is_one_line_and_exit_3() {
     );
     assert!(stderr.contains("not a Socket.IO server"), "{stderr}");
 }
+
+#[test]
+fn a_reader_that_goes_away_does_not_crash_list() {
+    let mut child = wireprobe()
+        .args(["list", "haip", "--rules"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("wireprobe runs");
+    // Close the pipe's read end before the child (still starting up) writes anything.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wireprobe ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+}
