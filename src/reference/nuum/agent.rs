@@ -9,6 +9,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::{mpsc, watch};
 
+/// Longest `slow` turn (an hour) and latest alarm (a year).
+const MAX_SLOW_MS: u64 = 3_600_000;
+const MAX_ALARM_SECONDS: u64 = 365 * 24 * 3600;
+
 /// What the user's text asks of the reference agent.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Directive {
@@ -41,7 +45,11 @@ impl Directive {
         match verb {
             "say" => Directive::Say(args.to_owned()),
             "fail" => Directive::Fail,
-            "slow" => args.parse().map(Directive::Slow).unwrap_or_else(|_| chat()),
+            // Bounded, so no directive can overflow a clock.
+            "slow" => args
+                .parse::<u64>()
+                .map(|ms| Directive::Slow(ms.min(MAX_SLOW_MS)))
+                .unwrap_or_else(|_| chat()),
             "tool" => {
                 let (name, input) = args.split_once(' ').unwrap_or((args, "{}"));
                 match serde_json::from_str::<Value>(input) {
@@ -58,9 +66,9 @@ impl Directive {
             },
             "alarm" => {
                 let (secs, what) = args.split_once(' ').unwrap_or((args, ""));
-                match secs.parse() {
+                match secs.parse::<u64>() {
                     Ok(seconds) => Directive::Alarm {
-                        seconds,
+                        seconds: seconds.min(MAX_ALARM_SECONDS),
                         description: what.trim().to_owned(),
                     },
                     Err(_) => chat(),
@@ -357,5 +365,12 @@ mod tests {
             Directive::Chat("wireprobe: slow soon".into())
         );
         assert_eq!(Directive::parse("hello"), Directive::Chat("hello".into()));
+        assert_eq!(
+            Directive::parse("wireprobe: alarm 18446744073709551615 x"),
+            Directive::Alarm {
+                seconds: MAX_ALARM_SECONDS,
+                description: "x".into()
+            }
+        );
     }
 }

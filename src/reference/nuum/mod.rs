@@ -20,6 +20,9 @@ use tokio::sync::{mpsc, oneshot, watch};
 /// Longest input line the reference agent reads; longer ones are refused with system/error.
 pub const MAX_INPUT_LINE: usize = 1024 * 1024;
 
+/// Most messages queued mid-turn; a flood beyond it is refused with system/error.
+const MAX_QUEUED: usize = 1000;
+
 /// How to start the reference target.
 #[derive(Debug, Clone, Default)]
 pub struct NuumOptions {
@@ -268,7 +271,12 @@ impl Agent {
         if self.running.is_none() {
             self.start_turn(text).await;
         } else if self.faults.has("no-queueing") {
-            self.held.push(text);
+            if self.held.len() < MAX_QUEUED {
+                self.held.push(text);
+            }
+        } else if self.ctx.queue.lock().map(|q| q.len()).unwrap_or(0) >= MAX_QUEUED {
+            self.ctx.out.line(json!({"type": "system", "subtype": "error",
+                "message": format!("{MAX_QUEUED} messages are queued already; this one is dropped")})).await;
         } else {
             let position = self.ctx.queue.lock().map(|mut q| {
                 q.push(text);
