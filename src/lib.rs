@@ -7,6 +7,7 @@
 
 pub mod auth;
 pub mod check;
+pub mod fuzz;
 pub mod matcher;
 pub mod ndjson;
 pub mod protocol;

@@ -2,6 +2,7 @@
 //! stdout. wireprobe spawns the target and plays the host application.
 
 pub mod checker;
+pub mod input;
 pub mod rules;
 pub mod session;
 pub mod validate;

@@ -7,6 +7,7 @@ pub mod faults;
 pub mod store;
 
 use crate::ndjson::{AsyncLines, Line};
+use crate::protocol::nuum::input::{self, Action, HostLine};
 use crate::reference::{Faults, ServeError};
 use agent::{timestamp, Tasks, TurnCtx};
 use serde_json::{json, Value};
@@ -210,31 +211,29 @@ impl Agent {
 
     /// One input line. `Err` stops the agent.
     async fn handle(&mut self, bytes: &[u8]) -> Result<(), Stop> {
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Ok(());
-        }
-        let Ok(text) = std::str::from_utf8(bytes) else {
-            return self.bad("Parse error: the line is not UTF-8".into()).await;
+        let line = match input::parse(bytes) {
+            Ok(None) => return Ok(()),
+            Ok(Some(HostLine::User { blocks: true, .. }))
+                if self.faults.has("rejects-content-blocks") =>
+            {
+                return self.bad("content blocks are not supported".into()).await
+            }
+            Ok(Some(line)) => line,
+            Err(why) => return self.bad(why).await,
         };
-        let Ok(msg) = serde_json::from_str::<Value>(text) else {
-            return self.bad("Parse error: invalid JSON".into()).await;
-        };
-        match msg.get("type").and_then(Value::as_str) {
-            Some("user") => match user_text(&msg, self.faults.has("rejects-content-blocks")) {
-                Ok(text) => {
-                    self.user(text).await;
-                    Ok(())
-                }
-                Err(why) => self.bad(why).await,
-            },
-            Some("control") => match msg.get("action").and_then(Value::as_str) {
-                Some("interrupt") => {
+        match line {
+            HostLine::User { text, .. } => {
+                self.user(text).await;
+                Ok(())
+            }
+            HostLine::Control(action) => match action {
+                Action::Interrupt => {
                     if let Some(cancel) = &self.running {
                         let _ = cancel.send(true);
                     }
                     Ok(())
                 }
-                Some("status") => {
+                Action::Status => {
                     let subtype = if self.faults.has("status-subtype") {
                         "status"
                     } else {
@@ -251,18 +250,14 @@ impl Agent {
                         .await;
                     Ok(())
                 }
-                Some("heartbeat") => {
+                Action::Heartbeat => {
                     if !self.faults.has("no-heartbeat-ack") {
                         self.ctx.out.line(json!({"type": "system", "subtype": "heartbeat_ack",
                             "session_id": self.ctx.session_id, "timestamp": timestamp(SystemTime::now())})).await;
                     }
                     Ok(())
                 }
-                other => self.bad(format!("unknown control action {other:?}")).await,
             },
-            Some(other) => self.bad(format!("unknown message type {other:?}")).await,
-            None if msg.is_object() => self.bad("a message without a string type".into()).await,
-            None => self.bad("a message must be a JSON object".into()).await,
         }
     }
 
@@ -335,40 +330,5 @@ impl Agent {
             .line(json!({"type": "system", "subtype": "error", field: why}))
             .await;
         Ok(())
-    }
-}
-
-/// The text of a valid user message, or why it is not one.
-fn user_text(msg: &Value, refuse_blocks: bool) -> Result<String, String> {
-    let message = msg
-        .get("message")
-        .ok_or("a user message without `message`")?;
-    match message.get("role").and_then(Value::as_str) {
-        Some("user") => {}
-        other => {
-            return Err(format!(
-                "a user message must have role \"user\", not {other:?}"
-            ))
-        }
-    }
-    match message.get("content") {
-        Some(Value::String(s)) => Ok(s.clone()),
-        Some(Value::Array(_)) if refuse_blocks => Err("content blocks are not supported".into()),
-        Some(Value::Array(blocks)) => {
-            let mut texts = Vec::new();
-            for block in blocks {
-                match (
-                    block.get("type").and_then(Value::as_str),
-                    block.get("text").and_then(Value::as_str),
-                ) {
-                    (Some("text"), Some(text)) => texts.push(text),
-                    (Some("text"), None) => return Err("a text block without a string text".into()),
-                    (Some(_), _) => {}
-                    (None, _) => return Err("a content block without a type".into()),
-                }
-            }
-            Ok(texts.join("\n"))
-        }
-        _ => Err("message.content must be a string or an array of content blocks".into()),
     }
 }

@@ -1,0 +1,98 @@
+//! Fuzzing: what a protocol gives the fuzzer ([`FuzzProfile`]: valid event strategies, its
+//! mutators and its client-side validator), the mutations every protocol shares ([`mutate`]),
+//! and deterministic generation from a seed ([`gen`]). Nothing here knows a protocol: each
+//! protocol module implements [`FuzzProfile`].
+
+pub mod gen;
+pub mod mutate;
+
+use proptest::strategy::BoxedStrategy;
+use serde_json::Value;
+
+/// Something wireprobe sends: an event its encoder frames, or bytes no encoder would produce.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    Event(Value),
+    /// Exact bytes of one frame (one NDJSON line, one WebSocket text frame, one emit argument).
+    Raw(Vec<u8>),
+}
+
+/// What the spec requires of the target when it receives an input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Answer {
+    /// Take it: no error.
+    Accept,
+    /// Answer with the protocol's error event (with this code, when the spec names one).
+    Error(Option<&'static str>),
+    /// The spec names no answer: the target must only stay alive and keep serving.
+    Survive,
+}
+
+impl Answer {
+    /// How reports and `gen` name it.
+    pub fn describe(&self) -> String {
+        match self {
+            Answer::Accept => "accept".into(),
+            Answer::Error(None) => "error".into(),
+            Answer::Error(Some(code)) => format!("error {code}"),
+            Answer::Survive => "survive".into(),
+        }
+    }
+}
+
+/// A named way to break one rule with an otherwise valid event.
+#[derive(Clone, Copy)]
+pub struct Mutator {
+    pub name: &'static str,
+    /// The rule the mutated input breaks.
+    pub breaks: &'static str,
+    /// What the target must answer.
+    pub answer: Answer,
+    /// Mutates a valid event; `None` when it does not apply to this one.
+    pub apply: fn(&Value, &mut Rng) -> Option<Input>,
+}
+
+impl std::fmt::Debug for Mutator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Mutator({} breaks {})", self.name, self.breaks)
+    }
+}
+
+/// What a protocol gives the fuzzer.
+pub trait FuzzProfile: Send + Sync {
+    /// Spec-valid client events, as a sequence whose ids and counters are consistent.
+    fn valid_sequence(&self, len: std::ops::RangeInclusive<usize>) -> BoxedStrategy<Vec<Value>>;
+    /// The protocol's mutators (shared ones bound to its rules, and its own).
+    fn mutators(&self) -> &'static [Mutator];
+    /// The rules a client input breaks, by the protocol's own validator (empty: valid).
+    fn input_violations(&self, input: &Input) -> Vec<&'static str>;
+}
+
+/// A small deterministic generator (SplitMix64): mutations are reproducible from a seed
+/// without proptest's machinery, so a shrunk case replays bit for bit.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (`n` > 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
+
+    /// One of `items` (not empty).
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
