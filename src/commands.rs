@@ -61,8 +61,14 @@ pub async fn dispatch(command: Command) -> u8 {
             strict,
         } => check(&protocol, file, from.as_deref(), &reports, strict),
         Command::Serve(args) => serve(args).await.map_err(usage),
-        Command::Fuzz { protocol, .. } | Command::Gen { protocol, .. } => Err(usage(anyhow!(
-            "`fuzz` and `gen` are not implemented yet for {protocol} (planned: issue 5)"
+        Command::Gen {
+            protocol,
+            kind,
+            count,
+            seed,
+        } => gen(&protocol, kind.as_deref(), count, seed).map_err(usage),
+        Command::Fuzz { protocol, .. } => Err(usage(anyhow!(
+            "`fuzz` is not implemented yet for {protocol} (planned: issue 5)"
         ))),
     };
     match result {
@@ -358,6 +364,43 @@ fn check(
         return Err(usage(anyhow!("{shown} holds no transcript lines")));
     }
     Ok(gate.exit_code() as u8)
+}
+
+/// `wireprobe gen`: generated events as NDJSON on stdout, reproducible from the seed (which is
+/// printed to stderr when it was not given).
+fn gen(id: &str, kind: Option<&str>, count: Option<u64>, seed: Option<u64>) -> Result<u8> {
+    use wireprobe::fuzz::gen::{self as generate, Kind};
+    let p = protocol_named(id)?;
+    let profile = p
+        .fuzzing()
+        .ok_or_else(|| anyhow!("{} has no generators yet", p.id()))?;
+    let count = usize::try_from(count.unwrap_or(10))
+        .ok()
+        .filter(|n| *n <= 1_000_000)
+        .ok_or_else(|| anyhow!("--count is at most 1000000"))?;
+    let seed = seed.unwrap_or_else(|| {
+        let seed = uuid::Uuid::new_v4().as_u64_pair().0;
+        eprintln!("wireprobe: --seed {seed}");
+        seed
+    });
+    match Kind::parse(kind.unwrap_or("valid")) {
+        Kind::Valid => {
+            for event in generate::valid(profile, count, seed)? {
+                say!("{event}");
+            }
+        }
+        Kind::Invalid => {
+            for m in generate::invalid(profile, None, count, seed)? {
+                say!("{}", generate::render(&m));
+            }
+        }
+        Kind::Mutator(name) => {
+            for m in generate::invalid(profile, Some(&name), count, seed)? {
+                say!("{}", generate::render(&m));
+            }
+        }
+    }
+    Ok(EXIT_OK)
 }
 
 /// The command that runs this binary as a stdio protocol's reference target, one database per

@@ -58,6 +58,10 @@ pub trait Protocol: Send + Sync + 'static {
     /// message of this protocol, well-formed or not; a target that never sends one has not
     /// answered at all.
     fn recognises(&self, frame: &Value) -> bool;
+    /// What the fuzzer needs of this protocol, when it can be fuzzed.
+    fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+        None
+    }
 }
 
 /// Why the profile could not produce a frame.

@@ -5,6 +5,7 @@
 pub mod checker;
 pub mod facts;
 pub mod fast;
+pub mod fuzz;
 pub mod model;
 pub mod rules;
 pub mod schema;
@@ -80,6 +81,10 @@ impl Protocol for Haip {
 
     fn checker(&self) -> Box<dyn Checker> {
         Box::new(checker::HaipChecker::new())
+    }
+
+    fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+        Some(&fuzz::HaipFuzz)
     }
 
     fn recognises(&self, frame: &serde_json::Value) -> bool {

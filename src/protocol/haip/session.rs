@@ -50,7 +50,7 @@ pub fn now_ms() -> u64 {
 }
 
 /// The default channel for an event type: control on SYSTEM, content on USER.
-fn default_channel(ty: &str) -> &'static str {
+pub fn default_channel(ty: &str) -> &'static str {
     if model::consumes_credit(ty) {
         USER_CHANNEL
     } else {

@@ -6,6 +6,7 @@
 //! in [`crate::protocol::all`] once they are.
 
 pub mod checker;
+pub mod fuzz;
 pub mod rules;
 pub mod session;
 pub mod validate;
@@ -69,6 +70,10 @@ impl Protocol for Huma {
 
     fn checker(&self) -> Box<dyn Checker> {
         Box::new(checker::HumaChecker::default())
+    }
+
+    fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+        Some(&fuzz::HumaFuzz)
     }
 
     /// Socket.IO frames are not JSON, so transcripts hold them as `{"$text": ...}`: any

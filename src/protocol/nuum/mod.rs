@@ -2,6 +2,7 @@
 //! stdout. wireprobe spawns the target and plays the host application.
 
 pub mod checker;
+pub mod fuzz;
 pub mod input;
 pub mod rules;
 pub mod session;
@@ -68,6 +69,10 @@ impl Protocol for Nuum {
 
     fn checker(&self) -> Box<dyn Checker> {
         Box::new(checker::NuumChecker::default())
+    }
+
+    fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+        Some(&fuzz::NuumFuzz)
     }
 
     /// A JSON object whose type is one Nuum writes to stdout.

@@ -1,0 +1,327 @@
+//! What the fuzzer gets for HAIP: valid client streams (HAI, then PINGs, text messages, credit
+//! grants and replay requests with consistent ids, seq and ts), the mutators that break each
+//! schema rule, and the schema as the validator. A receiver must answer a malformed message
+//! with ERROR (HAIP-ERR-001); unknown fields it may ignore (HAIP-ENV-005) unless `crit` is set.
+
+use super::schema::schema;
+use super::session::HaipSession;
+use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Rng};
+use crate::protocol::Session;
+use crate::transport::Frame;
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+/// The HAIP [`FuzzProfile`].
+pub struct HaipFuzz;
+
+fn text(max: usize) -> impl Strategy<Value = String> {
+    proptest::collection::vec(any::<char>(), 0..max).prop_map(String::from_iter)
+}
+
+fn uuid_from(rng: &mut Rng) -> String {
+    let bytes = (u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64())).to_le_bytes();
+    uuid::Builder::from_random_bytes(bytes)
+        .into_uuid()
+        .to_string()
+}
+
+/// One client action before envelopes: a list of (type, payload) that belong together.
+fn action() -> impl Strategy<Value = Vec<(&'static str, Value)>> {
+    prop_oneof![
+        4 => proptest::option::of(text(24)).prop_map(|nonce| vec![(
+            "PING",
+            nonce.map_or_else(|| json!({}), |n| json!({"nonce": n})),
+        )]),
+        3 => proptest::collection::vec(text(32), 0..4).prop_map(|parts| {
+            // The message id is filled in with the envelope ids, below.
+            let mut out = vec![("TEXT_MESSAGE_START", json!({"author": "user"}))];
+            out.extend(parts.into_iter().map(|t| ("TEXT_MESSAGE_PART", json!({"text": t}))));
+            out.push(("TEXT_MESSAGE_END", json!({})));
+            out
+        }),
+        1 => (1u64..1000).prop_map(|n| vec![("FLOW_UPDATE", json!({"channel": "agent", "add_messages": n}))]),
+        1 => Just(vec![("REPLAY_REQUEST", json!({"from_seq": "1"}))]),
+    ]
+}
+
+/// Envelopes for `actions` after our HAI, numbered from seq 1, ids drawn from `seed`.
+fn envelopes(actions: Vec<Vec<(&'static str, Value)>>, seed: u64) -> Vec<Value> {
+    let mut rng = Rng::new(seed);
+    let mut session = HaipSession::new();
+    let session_id = uuid_from(&mut rng);
+    let mut frames = session.handshake(None, false).unwrap_or_default();
+    for group in actions {
+        let message_id = uuid_from(&mut rng);
+        for (ty, mut payload) in group {
+            if ty.starts_with("TEXT_MESSAGE") {
+                payload["message_id"] = json!(message_id);
+            }
+            if let Ok(frame) = session.encode(&json!({"type": ty, "payload": payload})) {
+                frames.push(frame);
+            }
+        }
+    }
+    frames
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, frame)| {
+            let Frame::Text(text) = frame else {
+                return None;
+            };
+            let mut e: Value = serde_json::from_str(&text).ok()?;
+            e["id"] = json!(uuid_from(&mut rng));
+            e["session"] = json!(session_id);
+            e["ts"] = json!((1_700_000_000_000u64 + i as u64 * 7).to_string());
+            Some(e)
+        })
+        .collect()
+}
+
+const MALFORMED: Answer = Answer::Error(None);
+
+fn pick_set(e: &Value, path: &str, choices: &[Value], rng: &mut Rng) -> Option<Input> {
+    mutate::set(e, path, rng.pick(choices).clone()).map(Input::Event)
+}
+
+fn of_types(e: &Value, types: &[&str]) -> bool {
+    e["type"].as_str().is_some_and(|t| types.contains(&t))
+}
+
+static MUTATORS: &[Mutator] = &[
+    Mutator {
+        name: "missing-envelope-field",
+        breaks: "HAIP-ENV-001",
+        answer: MALFORMED,
+        apply: |e, rng| {
+            let field = rng.pick(&["id", "session", "seq", "ts", "channel", "payload"]);
+            mutate::remove(e, &format!("/{field}")).map(Input::Event)
+        },
+    },
+    Mutator {
+        name: "payload-not-object",
+        breaks: "HAIP-ENV-001",
+        answer: MALFORMED,
+        apply: |e, rng| pick_set(e, "/payload", &[json!([]), json!("payload"), json!(1)], rng),
+    },
+    Mutator {
+        name: "bad-uuid",
+        breaks: "HAIP-ENV-002",
+        answer: MALFORMED,
+        apply: |e, rng| {
+            let path = rng.pick(&["/id", "/session"]);
+            pick_set(
+                e,
+                path,
+                &[
+                    json!("not-a-uuid"),
+                    json!("00000000-0000-0000-0000-000000000000"),
+                    json!(""),
+                ],
+                rng,
+            )
+        },
+    },
+    Mutator {
+        name: "bad-counter",
+        breaks: "HAIP-ENV-003",
+        answer: MALFORMED,
+        apply: |e, rng| {
+            let path = rng.pick(&["/seq", "/ts", "/ack"]);
+            pick_set(
+                e,
+                path,
+                &[
+                    json!("two"),
+                    json!("-1"),
+                    json!("1.5"),
+                    json!("123456789012345678901"),
+                    json!(""),
+                ],
+                rng,
+            )
+        },
+    },
+    Mutator {
+        name: "bad-channel",
+        breaks: "HAIP-ENV-004",
+        answer: MALFORMED,
+        apply: |e, rng| {
+            let long = "c".repeat(129);
+            pick_set(
+                e,
+                "/channel",
+                &[
+                    json!("bad channel!"),
+                    json!(long),
+                    json!(""),
+                    json!("naïve"),
+                ],
+                rng,
+            )
+        },
+    },
+    Mutator {
+        name: "unknown-field",
+        breaks: "HAIP-ENV-005",
+        answer: Answer::Survive,
+        apply: |e, rng| {
+            let path = rng.pick(&["/x_wireprobe_future", "/payload/x_wireprobe_future"]);
+            mutate::set(e, path, json!(1)).map(Input::Event)
+        },
+    },
+    Mutator {
+        name: "crit-unknown-field",
+        breaks: "HAIP-ENV-005",
+        answer: Answer::Error(Some("UNSUPPORTED_TYPE")),
+        apply: |e, _| {
+            mutate::set(e, "/crit", json!(true))
+                .and_then(|e| mutate::set(&e, "/x_wireprobe_future", json!(1)))
+                .map(Input::Event)
+        },
+    },
+    Mutator {
+        name: "unknown-type",
+        breaks: "HAIP-ENV-006",
+        answer: MALFORMED,
+        apply: |e, rng| {
+            let ty = e["type"].as_str().unwrap_or("PING");
+            let bad = match rng.below(3) {
+                0 => ty.to_lowercase(),
+                1 => format!("{ty}X"),
+                _ => "WIREPROBE".into(),
+            };
+            mutate::set(e, "/type", json!(bad)).map(Input::Event)
+        },
+    },
+    Mutator {
+        name: "bad-envelope-number",
+        breaks: "HAIP-ENV-007",
+        answer: MALFORMED,
+        apply: |e, rng| match rng.below(4) {
+            0 => mutate::set(e, "/pv", json!(256)).map(Input::Event),
+            1 => mutate::set(e, "/pv", json!(-1)).map(Input::Event),
+            2 => mutate::set(e, "/crit", json!("yes")).map(Input::Event),
+            _ => mutate::raw_token(e, "/pv", "18446744073709551616"),
+        },
+    },
+    Mutator {
+        name: "bad-ping",
+        breaks: "HAIP-ENV-009",
+        answer: MALFORMED,
+        apply: |e, rng| {
+            if !of_types(e, &["PING"]) {
+                return None;
+            }
+            pick_set(
+                e,
+                "/payload/nonce",
+                &[json!(7), json!(null), json!({"n": 1})],
+                rng,
+            )
+        },
+    },
+    Mutator {
+        name: "bad-text-payload",
+        breaks: "HAIP-TEXT-002",
+        answer: MALFORMED,
+        apply: |e, rng| {
+            if !of_types(
+                e,
+                &[
+                    "TEXT_MESSAGE_START",
+                    "TEXT_MESSAGE_PART",
+                    "TEXT_MESSAGE_END",
+                ],
+            ) {
+                return None;
+            }
+            match rng.below(2) {
+                0 => pick_set(e, "/payload/message_id", &[json!("m1"), json!(1)], rng),
+                _ => mutate::remove(e, "/payload/message_id").map(Input::Event),
+            }
+        },
+    },
+    Mutator {
+        name: "zero-credit",
+        breaks: "HAIP-FLOW-005",
+        answer: MALFORMED,
+        apply: |e, rng| {
+            if !of_types(e, &["FLOW_UPDATE"]) {
+                return None;
+            }
+            pick_set(
+                e,
+                "/payload/add_messages",
+                &[json!(0), json!(-5), json!("10")],
+                rng,
+            )
+        },
+    },
+    Mutator {
+        name: "invalid-json",
+        breaks: "HAIP-ERR-001",
+        answer: MALFORMED,
+        apply: |e, rng| Some(mutate::truncated(e, rng)),
+    },
+    Mutator {
+        name: "invalid-utf8",
+        breaks: "HAIP-ERR-001",
+        answer: MALFORMED,
+        apply: |e, _| Some(mutate::invalid_utf8(e)),
+    },
+    Mutator {
+        name: "deep-nesting",
+        breaks: "HAIP-ERR-001",
+        answer: MALFORMED,
+        apply: |e, _| mutate::deep_nesting(e, "/payload/x", 10_000),
+    },
+    Mutator {
+        name: "huge-number",
+        breaks: "HAIP-ERR-001",
+        answer: MALFORMED,
+        apply: |e, _| mutate::raw_token(e, "/pv", "1e400"),
+    },
+];
+
+impl FuzzProfile for HaipFuzz {
+    fn valid_sequence(&self, len: std::ops::RangeInclusive<usize>) -> BoxedStrategy<Vec<Value>> {
+        let (min, max) = (*len.start(), *len.end());
+        // Actions expand to one or more messages: draw enough, then cut to length after HAI.
+        (
+            proptest::collection::vec(action(), min..=max.max(1)),
+            any::<u64>(),
+        )
+            .prop_map(move |(actions, seed)| {
+                let mut all = envelopes(actions, seed);
+                all.truncate(max.max(1));
+                all
+            })
+            .prop_filter("too short", move |v| v.len() >= min)
+            .boxed()
+    }
+
+    fn mutators(&self) -> &'static [Mutator] {
+        MUTATORS
+    }
+
+    /// Text that is not a JSON value is HAIP-ERR-001's "malformed JSON".
+    fn input_violations(&self, input: &Input) -> Vec<&'static str> {
+        let parsed;
+        let event = match input {
+            Input::Event(e) => e,
+            Input::Raw(bytes) => match serde_json::from_slice::<Value>(bytes) {
+                Ok(v) => {
+                    parsed = v;
+                    &parsed
+                }
+                Err(_) => return vec!["HAIP-ERR-001"],
+            },
+        };
+        let mut out = Vec::new();
+        schema().check(event, &mut out);
+        let mut rules: Vec<&'static str> = out.into_iter().map(|v| v.rule).collect();
+        rules.sort_unstable();
+        rules.dedup();
+        rules
+    }
+}

@@ -1,0 +1,288 @@
+//! What the fuzzer gets for HUMA: valid client events (context-update, tool-result,
+//! addon-tool-event, boundary sizes included), the mutators that break each validation rule,
+//! and the client-event validator. Malformed JSON inside an emit is HUMA-TR-002: the spec
+//! names no answer, so the target must only survive it.
+
+use super::validate::{self, FORBIDDEN_KEYS, MAX_NAME, MAX_RESULT, OUTCOMES};
+use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator};
+use proptest::prelude::*;
+use serde_json::{json, Map, Value};
+
+/// The HUMA [`FuzzProfile`].
+pub struct HumaFuzz;
+
+fn text(max: usize) -> impl Strategy<Value = String> {
+    proptest::collection::vec(any::<char>(), 0..max).prop_map(String::from_iter)
+}
+
+fn ident() -> impl Strategy<Value = String> {
+    proptest::collection::vec(proptest::char::range('a', 'z'), 1..10).prop_map(String::from_iter)
+}
+
+fn record() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        text(16).prop_map(Value::from),
+        any::<i32>().prop_map(Value::from),
+        any::<bool>().prop_map(Value::from),
+    ];
+    proptest::collection::btree_map(ident(), leaf, 0..5)
+        .prop_map(|m| Value::Object(m.into_iter().collect::<Map<_, _>>()))
+}
+
+fn call_id() -> impl Strategy<Value = String> {
+    any::<u128>().prop_map(|n| {
+        uuid::Builder::from_random_bytes(n.to_le_bytes())
+            .into_uuid()
+            .to_string()
+    })
+}
+
+fn context_update() -> impl Strategy<Value = Value> {
+    let name = prop_oneof![Just(1usize), Just(MAX_NAME), 1..MAX_NAME,]
+        .prop_flat_map(|n| proptest::collection::vec(any::<char>(), n).prop_map(String::from_iter));
+    (any::<bool>(), name, record(), text(40)).prop_map(
+        |(triggering, name, context, description)| {
+            json!({"type": "context-update", "triggering": triggering, "name": name,
+            "context": context, "description": description})
+        },
+    )
+}
+
+fn tool_result() -> impl Strategy<Value = Value> {
+    // The largest result the spec allows: 65,534 characters, 65,536 with its quotes.
+    let result = prop_oneof![
+        4 => text(32).prop_map(Value::from),
+        4 => record(),
+        1 => Just(Value::from("r".repeat(MAX_RESULT - 2))),
+    ];
+    (
+        any::<bool>(),
+        call_id(),
+        ident(),
+        proptest::sample::select(&OUTCOMES[..]),
+        proptest::option::of(result),
+        proptest::option::of(text(24)),
+    )
+        .prop_map(|(triggering, id, name, outcome, result, error)| {
+            let mut e = json!({"type": "tool-result", "triggering": triggering, "toolCallId": id,
+                "toolName": name, "outcome": outcome});
+            if let Some(r) = result {
+                e["result"] = r;
+            }
+            if let Some(err) = error.filter(|_| outcome == "failure") {
+                e["error"] = json!(err);
+            }
+            e
+        })
+}
+
+fn addon_event() -> impl Strategy<Value = Value> {
+    (call_id(), 0u32..8, any::<bool>()).prop_map(|(id, index, success)| {
+        json!({"type": "addon-tool-event", "toolCallId": id,
+            "data": {"messageIndex": index, "success": success}})
+    })
+}
+
+fn of_type(e: &Value, ty: &str) -> bool {
+    e["type"] == ty
+}
+
+/// Removes one of `fields` from events of type `ty`.
+fn drop_field(e: &Value, ty: &str, fields: &[&str], rng: &mut crate::fuzz::Rng) -> Option<Input> {
+    of_type(e, ty)
+        .then(|| mutate::remove(e, &format!("/{}", rng.pick(fields))))
+        .flatten()
+        .map(Input::Event)
+}
+
+/// Gives one of `fields` of events of type `ty` a value of the wrong JSON type.
+fn retype_field(e: &Value, ty: &str, fields: &[&str], rng: &mut crate::fuzz::Rng) -> Option<Input> {
+    if !of_type(e, ty) {
+        return None;
+    }
+    let field = *rng.pick(fields);
+    // The only optional field retyped, `error`, is a string when present.
+    let current = e.get(field).cloned().unwrap_or_else(|| json!(""));
+    let bad = mutate::wrong_type(&current, rng);
+    mutate::set(e, &format!("/{field}"), bad).map(Input::Event)
+}
+
+const CU: [&str; 4] = ["triggering", "name", "context", "description"];
+const TR: [&str; 4] = ["triggering", "toolCallId", "toolName", "outcome"];
+const AE: [&str; 2] = ["toolCallId", "data"];
+const REJECT: Answer = Answer::Error(None);
+
+static MUTATORS: &[Mutator] = &[
+    Mutator {
+        name: "not-an-object",
+        breaks: "HUMA-VAL-001",
+        answer: REJECT,
+        apply: |e, rng| {
+            Some(Input::Event(match rng.below(3) {
+                0 => json!([e]),
+                1 => json!("message"),
+                _ => Value::Null,
+            }))
+        },
+    },
+    Mutator {
+        name: "unknown-type",
+        breaks: "HUMA-VAL-001",
+        answer: REJECT,
+        apply: |e, rng| {
+            let ty = e["type"].as_str().unwrap_or("context-update");
+            let bad = match rng.below(4) {
+                0 => "message".to_owned(),
+                1 => ty.to_uppercase(),
+                2 => ty.replace('-', "_"),
+                _ => String::new(),
+            };
+            mutate::set(e, "/type", json!(bad)).map(Input::Event)
+        },
+    },
+    Mutator {
+        name: "context-update-missing-field",
+        breaks: "HUMA-VAL-002",
+        answer: REJECT,
+        apply: |e, rng| drop_field(e, "context-update", &CU, rng),
+    },
+    Mutator {
+        name: "context-update-wrong-type",
+        breaks: "HUMA-VAL-002",
+        answer: REJECT,
+        apply: |e, rng| retype_field(e, "context-update", &CU, rng),
+    },
+    Mutator {
+        name: "name-length",
+        breaks: "HUMA-VAL-002",
+        answer: REJECT,
+        apply: |e, rng| {
+            let len = if rng.below(2) == 0 { 0 } else { MAX_NAME + 1 };
+            of_type(e, "context-update")
+                .then(|| mutate::set(e, "/name", mutate::string_of(len)))
+                .flatten()
+                .map(Input::Event)
+        },
+    },
+    Mutator {
+        name: "tool-result-missing-field",
+        breaks: "HUMA-VAL-003",
+        answer: REJECT,
+        apply: |e, rng| drop_field(e, "tool-result", &TR, rng),
+    },
+    Mutator {
+        name: "tool-result-wrong-type",
+        breaks: "HUMA-VAL-003",
+        answer: REJECT,
+        apply: |e, rng| {
+            retype_field(
+                e,
+                "tool-result",
+                &["triggering", "toolCallId", "toolName", "outcome", "error"],
+                rng,
+            )
+        },
+    },
+    Mutator {
+        name: "outcome-off-list",
+        breaks: "HUMA-VAL-003",
+        answer: REJECT,
+        apply: |e, rng| {
+            let bad = rng.pick(&["succeeded", "Success", "cancelled", "error", ""]);
+            of_type(e, "tool-result")
+                .then(|| mutate::set(e, "/outcome", json!(bad)))
+                .flatten()
+                .map(Input::Event)
+        },
+    },
+    Mutator {
+        name: "result-too-long",
+        breaks: "HUMA-VAL-004",
+        answer: REJECT,
+        apply: |e, rng| {
+            // 65,535 characters: 65,537 serialised, one past the limit at least.
+            let len = MAX_RESULT - 1 + rng.below(3);
+            of_type(e, "tool-result")
+                .then(|| mutate::set(e, "/result", mutate::string_of(len)))
+                .flatten()
+                .map(Input::Event)
+        },
+    },
+    Mutator {
+        name: "addon-missing-field",
+        breaks: "HUMA-VAL-005",
+        answer: REJECT,
+        apply: |e, rng| drop_field(e, "addon-tool-event", &AE, rng),
+    },
+    Mutator {
+        name: "addon-wrong-type",
+        breaks: "HUMA-VAL-005",
+        answer: REJECT,
+        apply: |e, rng| retype_field(e, "addon-tool-event", &AE, rng),
+    },
+    Mutator {
+        name: "proto-pollution",
+        breaks: "HUMA-VAL-006",
+        answer: REJECT,
+        apply: |e, rng| {
+            let path = match e["type"].as_str() {
+                Some("context-update") => "/context",
+                Some("addon-tool-event") => "/data",
+                Some("tool-result") if e["result"].is_object() => "/result",
+                _ => return None,
+            };
+            let key = *rng.pick(&FORBIDDEN_KEYS);
+            mutate::pollute(e, path, key, rng.below(6), rng.below(2) == 0).map(Input::Event)
+        },
+    },
+    Mutator {
+        name: "invalid-json",
+        breaks: "HUMA-TR-002",
+        answer: Answer::Survive,
+        apply: |e, rng| Some(mutate::truncated(e, rng)),
+    },
+    Mutator {
+        name: "invalid-utf8",
+        breaks: "HUMA-TR-002",
+        answer: Answer::Survive,
+        apply: |e, _| Some(mutate::invalid_utf8(e)),
+    },
+    Mutator {
+        name: "deep-nesting",
+        breaks: "HUMA-TR-002",
+        answer: Answer::Survive,
+        apply: |e, _| mutate::deep_nesting(e, "/type", 10_000),
+    },
+];
+
+impl FuzzProfile for HumaFuzz {
+    fn valid_sequence(&self, len: std::ops::RangeInclusive<usize>) -> BoxedStrategy<Vec<Value>> {
+        let event = prop_oneof![3 => context_update(), 2 => tool_result(), 1 => addon_event()];
+        proptest::collection::vec(event, len).boxed()
+    }
+
+    fn mutators(&self) -> &'static [Mutator] {
+        MUTATORS
+    }
+
+    /// An input that is not JSON at all is HUMA-TR-002 (malformed Socket.IO input).
+    fn input_violations(&self, input: &Input) -> Vec<&'static str> {
+        let parsed;
+        let event = match input {
+            Input::Event(e) => e,
+            Input::Raw(bytes) => match serde_json::from_slice::<Value>(bytes) {
+                Ok(v) => {
+                    parsed = v;
+                    &parsed
+                }
+                Err(_) => return vec!["HUMA-TR-002"],
+            },
+        };
+        let mut rules: Vec<&'static str> = validate::client_event_violations(event)
+            .into_iter()
+            .map(|v| v.rule)
+            .collect();
+        rules.dedup();
+        rules
+    }
+}

@@ -1,0 +1,150 @@
+//! What the fuzzer gets for Nuum: valid host lines (user messages and control actions), the
+//! mutators that make them bad input, and the input validator. Every bad line breaks
+//! NUUM-BAD-002 (answered with system/error); the process surviving it is NUUM-BAD-001, which
+//! the fuzzer's liveness oracle judges for every input.
+
+use super::input;
+use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+/// The Nuum [`FuzzProfile`].
+pub struct NuumFuzz;
+
+fn text() -> impl Strategy<Value = String> {
+    proptest::collection::vec(any::<char>(), 0..48).prop_map(String::from_iter)
+}
+
+fn host_line() -> BoxedStrategy<Value> {
+    prop_oneof![
+        4 => text().prop_map(|t| json!({"type": "user", "message": {"role": "user", "content": t}})),
+        2 => proptest::collection::vec(text(), 1..4).prop_map(|ts| {
+            let blocks: Vec<Value> = ts.into_iter().map(|t| json!({"type": "text", "text": t})).collect();
+            json!({"type": "user", "message": {"role": "user", "content": blocks}})
+        }),
+        2 => Just(json!({"type": "control", "action": "heartbeat"})),
+        1 => Just(json!({"type": "control", "action": "status"})),
+        1 => Just(json!({"type": "control", "action": "interrupt"})),
+    ]
+    .boxed()
+}
+
+fn is_user(e: &Value) -> bool {
+    e["type"] == "user"
+}
+
+fn is_control(e: &Value) -> bool {
+    e["type"] == "control"
+}
+
+const BAD: &str = "NUUM-BAD-002";
+const ERROR: Answer = Answer::Error(None);
+
+macro_rules! mutator {
+    ($name:literal, $apply:expr) => {
+        Mutator {
+            name: $name,
+            breaks: BAD,
+            answer: ERROR,
+            apply: $apply,
+        }
+    };
+}
+
+static MUTATORS: &[Mutator] = &[
+    mutator!("invalid-json", |e, rng| Some(mutate::truncated(e, rng))),
+    mutator!("invalid-utf8", |e, _| Some(mutate::invalid_utf8(e))),
+    mutator!("not-an-object", |e, rng| {
+        Some(Input::Event(match rng.below(3) {
+            0 => json!([e]),
+            1 => json!("hello"),
+            _ => json!(42),
+        }))
+    }),
+    mutator!("missing-type", |e, _| mutate::remove(e, "/type")
+        .map(Input::Event)),
+    mutator!("wrong-type-value", |e, rng| {
+        let bad = match rng.below(3) {
+            0 => json!("telemetry"),
+            1 => json!(e["type"].as_str().unwrap_or("user").to_uppercase()),
+            _ => mutate::wrong_type(&e["type"], rng),
+        };
+        mutate::set(e, "/type", bad).map(Input::Event)
+    }),
+    mutator!("unknown-action", |e, rng| {
+        if !is_control(e) {
+            return None;
+        }
+        let bad = match rng.below(3) {
+            0 => json!("reboot"),
+            1 => json!(e["action"].as_str().unwrap_or("status").to_uppercase()),
+            _ => mutate::wrong_type(&e["action"], rng),
+        };
+        mutate::set(e, "/action", bad).map(Input::Event)
+    }),
+    mutator!("wrong-role", |e, rng| {
+        if !is_user(e) {
+            return None;
+        }
+        let role = rng.pick(&["assistant", "system", "User", ""]);
+        mutate::set(e, "/message/role", json!(role)).map(Input::Event)
+    }),
+    mutator!("missing-message", |e, _| {
+        is_user(e)
+            .then(|| mutate::remove(e, "/message"))
+            .flatten()
+            .map(Input::Event)
+    }),
+    mutator!("content-wrong-type", |e, rng| {
+        if !is_user(e) {
+            return None;
+        }
+        let bad = rng
+            .pick(&[json!(42), json!(true), Value::Null, json!({"text": "hi"})])
+            .clone();
+        mutate::set(e, "/message/content", bad).map(Input::Event)
+    }),
+    mutator!("deep-nesting", |e, _| {
+        is_user(e)
+            .then(|| mutate::deep_nesting(e, "/message/content", 10_000))
+            .flatten()
+    }),
+    mutator!("huge-number", |e, rng| {
+        if !is_user(e) {
+            return None;
+        }
+        let n = rng.pick(&["1e400", "18446744073709551616", "-1e400"]);
+        mutate::raw_token(e, "/message/content", n)
+    }),
+    mutator!("line-break", |e, rng| Some(mutate::line_break(
+        e,
+        rng.below(2) == 0
+    ))),
+];
+
+impl FuzzProfile for NuumFuzz {
+    fn valid_sequence(&self, len: std::ops::RangeInclusive<usize>) -> BoxedStrategy<Vec<Value>> {
+        proptest::collection::vec(host_line(), len).boxed()
+    }
+
+    fn mutators(&self) -> &'static [Mutator] {
+        MUTATORS
+    }
+
+    /// A raw input is judged line by line, as the process reads it: one bad line is enough.
+    fn input_violations(&self, input: &Input) -> Vec<&'static str> {
+        let bytes = match input {
+            Input::Event(e) => e.to_string().into_bytes(),
+            Input::Raw(b) => b.clone(),
+        };
+        let bad = bytes.split(|&b| b == b'\n').any(|line| {
+            let line = line.strip_suffix(b"\r").unwrap_or(line);
+            input::parse(line).is_err()
+        });
+        if bad {
+            vec![BAD]
+        } else {
+            Vec::new()
+        }
+    }
+}
