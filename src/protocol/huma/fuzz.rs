@@ -200,8 +200,11 @@ static MUTATORS: &[Mutator] = &[
         breaks: "HUMA-VAL-004",
         answer: REJECT,
         apply: |e, rng| {
-            // 65,535 characters: 65,537 serialised, one past the limit at least.
-            let len = MAX_RESULT - 1 + rng.below(3);
+            // 65,535 characters (65,537 serialised, just past the limit), or megabytes.
+            let len = match rng.below(4) {
+                0 => 3 * 1024 * 1024,
+                _ => MAX_RESULT - 1 + rng.below(3),
+            };
             of_type(e, "tool-result")
                 .then(|| mutate::set(e, "/result", mutate::string_of(len)))
                 .flatten()
@@ -246,6 +249,17 @@ static MUTATORS: &[Mutator] = &[
         breaks: "HUMA-TR-002",
         answer: Answer::Survive,
         apply: |e, _| Some(mutate::invalid_utf8(e)),
+    },
+    Mutator {
+        name: "lone-surrogate",
+        breaks: "HUMA-TR-002",
+        answer: Answer::Survive,
+        apply: |e, _| {
+            // JSON text a JavaScript server parses and a strict parser refuses.
+            of_type(e, "context-update")
+                .then(|| mutate::raw_token(e, "/description", r#""a\ud800b""#))
+                .flatten()
+        },
     },
     Mutator {
         name: "deep-nesting",
