@@ -1,5 +1,5 @@
-//! The corpus: the spec's valid examples pass the schema; its broken example fails it for the
-//! reasons ERRATA.md gives.
+//! The corpus: every protocol's spec examples pass its validator; HAIP's broken example fails
+//! the schema for the reasons ERRATA.md gives.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -37,4 +37,64 @@ fn the_binary_audio_chunk_example_breaks_the_schema_as_errata_says() {
         .join("corpus/haip/invalid/spec-example-binary-audio-chunk.ndjson");
     let broken = rules_broken(&file);
     assert_eq!(broken, BTreeSet::from(["HAIP-ENV-005", "HAIP-MEDIA-004"]));
+}
+
+/// The JSON files of `corpus/PROTOCOL/valid` whose names start with `prefix`.
+fn corpus_files(protocol: &str, prefix: &str) -> Vec<(String, serde_json::Value)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("corpus")
+        .join(protocol)
+        .join("valid");
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("corpus dir") {
+        let path = entry.expect("entry").path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("").to_owned();
+        if name.starts_with(prefix) {
+            let text = std::fs::read_to_string(&path).expect("corpus file");
+            out.push((name, serde_json::from_str(&text).expect("corpus file is JSON")));
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+#[test]
+fn huma_spec_examples_are_valid() {
+    use wireprobe::protocol::huma::validate;
+    let clients = corpus_files("huma", "spec-client-");
+    assert!(clients.len() >= 9, "{clients:?}");
+    for (name, event) in &clients {
+        let broken = validate::client_event_violations(event);
+        assert!(broken.is_empty(), "{name}: {broken:?}");
+    }
+    let servers = corpus_files("huma", "spec-server-");
+    assert_eq!(servers.len(), 3);
+    for (name, event) in &servers {
+        let channel = if event["type"] == "error" { "error" } else { "event" };
+        let broken = validate::server_event_violations(channel, event);
+        assert!(broken.is_empty(), "{name}: {broken:?}");
+    }
+}
+
+#[test]
+fn nuum_spec_examples_are_valid() {
+    use wireprobe::fuzz::Input;
+    use wireprobe::protocol::nuum::validate;
+    let fuzz = wireprobe::protocol::get("nuum")
+        .and_then(|p| p.fuzzing())
+        .expect("nuum fuzz profile");
+    let inputs = corpus_files("nuum", "spec-input-");
+    assert!(inputs.len() >= 6);
+    for (name, line) in &inputs {
+        let broken = fuzz.input_violations(&Input::Event(line.clone()));
+        assert!(broken.is_empty(), "{name}: {broken:?}");
+    }
+    let outputs = corpus_files("nuum", "spec-output-");
+    assert!(outputs.len() >= 12);
+    for (name, line) in &outputs {
+        let kind = validate::classify(line).expect("a Nuum output line");
+        let mut broken = Vec::new();
+        validate::shape_violations(kind, line, &mut broken);
+        assert!(broken.is_empty(), "{name}: {broken:?}");
+    }
 }
