@@ -48,10 +48,17 @@ fn corpus_files(protocol: &str, prefix: &str) -> Vec<(String, serde_json::Value)
     let mut out = Vec::new();
     for entry in std::fs::read_dir(&dir).expect("corpus dir") {
         let path = entry.expect("entry").path();
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("").to_owned();
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("")
+            .to_owned();
         if name.starts_with(prefix) {
             let text = std::fs::read_to_string(&path).expect("corpus file");
-            out.push((name, serde_json::from_str(&text).expect("corpus file is JSON")));
+            out.push((
+                name,
+                serde_json::from_str(&text).expect("corpus file is JSON"),
+            ));
         }
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
@@ -70,7 +77,11 @@ fn huma_spec_examples_are_valid() {
     let servers = corpus_files("huma", "spec-server-");
     assert_eq!(servers.len(), 3);
     for (name, event) in &servers {
-        let channel = if event["type"] == "error" { "error" } else { "event" };
+        let channel = if event["type"] == "error" {
+            "error"
+        } else {
+            "event"
+        };
         let broken = validate::server_event_violations(channel, event);
         assert!(broken.is_empty(), "{name}: {broken:?}");
     }

@@ -113,3 +113,42 @@ fn every_huma_rule_cites_a_section_line_of_its_spec() {
         );
     }
 }
+
+#[test]
+fn every_bundled_case_survives_a_round_trip_through_the_writer() {
+    use wireprobe::suite::writer;
+    for p in protocol::all() {
+        let bundled = suite::load_bundled(*p).expect("loads");
+        for case in &bundled.cases {
+            let text = writer::case_to_toml(case);
+            let again = loader::load_texts(*p, &[("w.toml".into(), text.clone())])
+                .unwrap_or_else(|e| panic!("{}: {e}\n{text}", case.id));
+            let back = &again.cases[0];
+            assert_eq!(back.steps, case.steps, "{}\n{text}", case.id);
+            assert_eq!(
+                (&back.id, &back.rules, back.handshake, back.timeout_ms),
+                (&case.id, &case.rules, case.handshake, case.timeout_ms),
+                "{}",
+                case.id
+            );
+        }
+    }
+}
+
+#[test]
+fn nulls_are_written_as_a_marker_and_read_back() {
+    use wireprobe::suite::model::{Action, Step, Times};
+    use wireprobe::suite::writer;
+    let mut case = suite::load_bundled(haip()).expect("loads").cases[0].clone();
+    let event = serde_json::json!({"type": "PING", "payload": {"nonce": null, "x": [null, 1.5]}});
+    case.steps = vec![Step {
+        action: Action::Send {
+            event: event.clone(),
+            times: Times::Fixed(1),
+        },
+        rule: None,
+    }];
+    let text = writer::case_to_toml(&case);
+    let back = loader::load_texts(haip(), &[("w.toml".into(), text.clone())]).expect("loads");
+    assert_eq!(back.cases[0].steps, case.steps, "{text}");
+}

@@ -26,6 +26,9 @@ pub enum Answer {
     Error(Option<&'static str>),
     /// The spec names no answer: the target must only stay alive and keep serving.
     Survive,
+    /// The spec leaves even the connection's fate open (a malformed transport packet): the
+    /// fuzzer records what happens and reconnects before going on.
+    Unspecified,
 }
 
 impl Answer {
@@ -36,6 +39,7 @@ impl Answer {
             Answer::Error(None) => "error".into(),
             Answer::Error(Some(code)) => format!("error {code}"),
             Answer::Survive => "survive".into(),
+            Answer::Unspecified => "unspecified".into(),
         }
     }
 }
@@ -66,6 +70,41 @@ pub trait FuzzProfile: Send + Sync {
     fn mutators(&self) -> &'static [Mutator];
     /// The rules a client input breaks, by the protocol's own validator (empty: valid).
     fn input_violations(&self, input: &Input) -> Vec<&'static str>;
+
+    /// A message that shows the target still serves, what answers it (a pattern), and the rule
+    /// an unanswered probe after an adversarial input breaks. `None` for the answer: the probe
+    /// is answered by silence (no error, no disconnect) for a short while.
+    fn probe(&self) -> Probe;
+
+    /// The rule a missing or wrong answer to `mutator`'s input breaks (default: the one the
+    /// input breaks).
+    fn answer_rule(&self, mutator: &Mutator) -> &'static str {
+        mutator.breaks
+    }
+
+    /// What to send live for a generated event: `sent` (a mutation of `original`, or
+    /// `original` itself) with the fields the session fills (ids, counters) left to it, unless
+    /// the mutation changed them. `None`: not sent live (a handshake the session does itself).
+    fn live_event(&self, original: &Value, sent: &Value) -> Option<Value> {
+        let _ = original;
+        Some(sent.clone())
+    }
+
+    /// The exact frame bytes for raw input (a Socket.IO profile wraps them in an emit).
+    fn raw_frame(&self, bytes: &[u8]) -> Vec<u8> {
+        bytes.to_vec()
+    }
+}
+
+/// A liveness probe (see [`FuzzProfile::probe`]).
+#[derive(Debug, Clone)]
+pub struct Probe {
+    pub send: Value,
+    /// What answers it; `None`: silence (no error, no disconnect) answers it.
+    pub answer: Option<Value>,
+    /// What an error looks like, for silence probes.
+    pub error: Value,
+    pub rule: &'static str,
 }
 
 /// A small deterministic generator (SplitMix64): mutations are reproducible from a seed

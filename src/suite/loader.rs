@@ -332,8 +332,10 @@ fn parse_step(protocol: &dyn Protocol, v: Value) -> Result<Step, String> {
             if !body.is_object() {
                 return Err("`send` takes an event table".into());
             }
+            let mut event = body;
+            super::writer::restore_nulls(&mut event);
             Action::Send {
-                event: body,
+                event,
                 times: parse_times(m.remove("times"))?,
             }
         }

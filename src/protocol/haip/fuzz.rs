@@ -5,8 +5,9 @@
 
 use super::schema::schema;
 use super::session::HaipSession;
-use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Rng};
+use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Probe, Rng};
 use crate::protocol::Session;
+use crate::protocol::OMIT;
 use crate::transport::Frame;
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -302,6 +303,47 @@ impl FuzzProfile for HaipFuzz {
 
     fn mutators(&self) -> &'static [Mutator] {
         MUTATORS
+    }
+
+    fn probe(&self) -> Probe {
+        Probe {
+            send: json!({"type": "PING", "payload": {"nonce": "wireprobe-probe"}}),
+            answer: Some(json!({"type": "PONG"})),
+            error: json!({"type": "ERROR"}),
+            rule: "HAIP-PING-001",
+        }
+    }
+
+    /// A malformed message must be answered with ERROR (HAIP-ERR-001); `crit` with an unknown
+    /// field with UNSUPPORTED_TYPE (HAIP-ENV-008).
+    fn answer_rule(&self, mutator: &Mutator) -> &'static str {
+        match mutator.answer {
+            Answer::Error(Some("UNSUPPORTED_TYPE")) => "HAIP-ENV-008",
+            Answer::Error(_) => "HAIP-ERR-001",
+            _ => mutator.breaks,
+        }
+    }
+
+    /// The live session does its own HAI and numbers, names and stamps every message; only the
+    /// envelope fields a mutation changed are sent as the mutation has them.
+    fn live_event(&self, original: &Value, sent: &Value) -> Option<Value> {
+        if original["type"] == "HAI" {
+            return None;
+        }
+        let mut out = sent.clone();
+        let obj = out.as_object_mut()?;
+        // A field the mutation removed stays removed (the session would fill it back).
+        for key in original.as_object()?.keys() {
+            if sent.get(key).is_none() {
+                obj.insert(key.clone(), json!(OMIT));
+            }
+        }
+        for key in ["id", "session", "seq", "ack", "ts"] {
+            if original.get(key).is_some() && original.get(key) == sent.get(key) {
+                obj.remove(key);
+            }
+        }
+        Some(out)
     }
 
     /// Text that is not a JSON value is HAIP-ERR-001's "malformed JSON".

@@ -1,10 +1,11 @@
 //! What the fuzzer gets for HUMA: valid client events (context-update, tool-result,
 //! addon-tool-event, boundary sizes included), the mutators that break each validation rule,
 //! and the client-event validator. Malformed JSON inside an emit is HUMA-TR-002: the spec
-//! names no answer, so the target must only survive it.
+//! names no answer, not even whether the connection survives (Socket.IO servers close on a
+//! packet they cannot parse), so the fuzzer only records it and reconnects.
 
 use super::validate::{self, FORBIDDEN_KEYS, MAX_NAME, MAX_RESULT, OUTCOMES};
-use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator};
+use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Probe};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 
@@ -241,19 +242,19 @@ static MUTATORS: &[Mutator] = &[
     Mutator {
         name: "invalid-json",
         breaks: "HUMA-TR-002",
-        answer: Answer::Survive,
+        answer: Answer::Unspecified,
         apply: |e, rng| Some(mutate::truncated(e, rng)),
     },
     Mutator {
         name: "invalid-utf8",
         breaks: "HUMA-TR-002",
-        answer: Answer::Survive,
+        answer: Answer::Unspecified,
         apply: |e, _| Some(mutate::invalid_utf8(e)),
     },
     Mutator {
         name: "lone-surrogate",
         breaks: "HUMA-TR-002",
-        answer: Answer::Survive,
+        answer: Answer::Unspecified,
         apply: |e, _| {
             // JSON text a JavaScript server parses and a strict parser refuses.
             of_type(e, "context-update")
@@ -264,7 +265,7 @@ static MUTATORS: &[Mutator] = &[
     Mutator {
         name: "deep-nesting",
         breaks: "HUMA-TR-002",
-        answer: Answer::Survive,
+        answer: Answer::Unspecified,
         apply: |e, _| mutate::deep_nesting(e, "/type", 10_000),
     },
 ];
@@ -277,6 +278,26 @@ impl FuzzProfile for HumaFuzz {
 
     fn mutators(&self) -> &'static [Mutator] {
         MUTATORS
+    }
+
+    /// A non-triggering context-update needs no answer: silence (no error, no disconnect)
+    /// shows the connection is still usable.
+    fn probe(&self) -> Probe {
+        Probe {
+            send: json!({"type": "context-update", "triggering": false, "name": "wireprobe-probe",
+                "context": {}, "description": "liveness probe"}),
+            answer: None,
+            error: json!({"channel": "error"}),
+            rule: "HUMA-ERR-003",
+        }
+    }
+
+    /// Raw bytes go out as the argument of a `message` emit.
+    fn raw_frame(&self, bytes: &[u8]) -> Vec<u8> {
+        let mut frame = b"42[\"message\",".to_vec();
+        frame.extend_from_slice(bytes);
+        frame.push(b']');
+        frame
     }
 
     /// An input that is not JSON at all is HUMA-TR-002 (malformed Socket.IO input).

@@ -4,7 +4,7 @@
 //! the fuzzer's liveness oracle judges for every input.
 
 use super::input;
-use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator};
+use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Probe};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -129,6 +129,22 @@ impl FuzzProfile for NuumFuzz {
 
     fn mutators(&self) -> &'static [Mutator] {
         MUTATORS
+    }
+
+    fn probe(&self) -> Probe {
+        Probe {
+            send: json!({"type": "control", "action": "heartbeat"}),
+            answer: Some(json!({"type": "system", "subtype": "heartbeat_ack"})),
+            error: json!({"type": "system", "subtype": "error"}),
+            rule: "NUUM-BAD-001",
+        }
+    }
+
+    /// A raw input is one stdin line: it gets its newline here.
+    fn raw_frame(&self, bytes: &[u8]) -> Vec<u8> {
+        let mut line = bytes.to_vec();
+        line.push(b'\n');
+        line
     }
 
     /// A raw input is judged line by line, as the process reads it: one bad line is enough.
