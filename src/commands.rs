@@ -1,6 +1,7 @@
 //! What each subcommand does; errors become one clear line and an exit code.
 
 use crate::cli::{Command, RunArgs, ServeArgs};
+use crate::target;
 use anyhow::{anyhow, bail, Context, Result};
 use std::collections::BTreeSet;
 use std::io::BufRead;
@@ -153,27 +154,6 @@ fn load_suite(p: &dyn Protocol, path: Option<&std::path::Path>) -> Result<Suite>
 
 async fn run(args: RunArgs) -> Result<u8, Failure> {
     let p = protocol_named(&args.protocol).map_err(usage)?;
-    let is_stdio = p.transport() == protocol::TransportKind::Stdio;
-    let builtin = args.target.as_deref() == Some("builtin");
-    let exec = match (&args.exec, is_stdio) {
-        (Some(cmd), true) => {
-            wireprobe::transport::stdio::split_command(cmd).map_err(|e| usage(e.into()))?
-        }
-        (None, true) if builtin => builtin_stdio_command(p, &args.faults).map_err(usage)?,
-        (None, true) => {
-            return Err(usage(anyhow!(
-                "{} targets are processes: use --exec \"CMD\" or --target builtin",
-                p.id()
-            )))
-        }
-        (Some(_), false) => {
-            return Err(usage(anyhow!(
-                "{} targets are network servers: use --target URL or --target builtin",
-                p.id()
-            )))
-        }
-        (None, _) => Vec::new(),
-    };
     let suite = load_suite(p, args.suite.as_deref()).map_err(usage)?;
     let known_failing = match &args.known_failing {
         Some(path) => read_known_failing(path)
@@ -182,55 +162,32 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
         None => BTreeSet::new(),
     };
     let filter = CaseFilter::new(&args.cases, &args.skips).map_err(|e| usage(e.into()))?;
-    let target = args
-        .target
-        .clone()
-        .or_else(|| args.exec.clone())
-        .unwrap_or_default();
-    let mut credentials = Credentials {
-        token: args.token.clone(),
-        jwt_secret: args.jwt_secret.clone(),
-    };
-
-    // `--target builtin` starts the reference target here; it needs tokens unless told otherwise,
-    // so the auth cases run in the demo too.
-    let _builtin;
-    let url = if builtin && is_stdio {
-        format!("builtin ({})", exec.join(" "))
-    } else if builtin {
-        if !credentials.any() {
-            credentials.jwt_secret = Some(format!("wireprobe-demo-{}", uuid::Uuid::new_v4()));
-        }
-        // The builtin HUMA target waits 2 s, not the spec's 30 s, for a missing confirmation,
-        // so the timeout case does not dominate the demo.
-        let opts = ServeOptions {
-            confirm_timeout: Some(Duration::from_secs(2)),
-            faults: args.faults.clone(),
-            jwt_secret: credentials.jwt_secret.clone(),
-        };
-        let running = reference::start(p.id(), SocketAddr::from(([127, 0, 0, 1], 0)), &opts)
-            .await
-            .map_err(|e| usage(e.into()))?;
-        let url = running.url.clone();
-        _builtin = Some(running);
-        url
-    } else {
-        if !args.faults.is_empty() {
-            return Err(usage(anyhow!("--fault applies only to --target builtin")));
-        }
-        target.clone()
-    };
+    let prepared = target::prepare(
+        p,
+        target::TargetArgs {
+            target: args.target.as_deref(),
+            exec: args.exec.as_deref(),
+            faults: &args.faults,
+            credentials: Credentials {
+                token: args.token.clone(),
+                jwt_secret: args.jwt_secret.clone(),
+            },
+        },
+    )
+    .await
+    .map_err(usage)?;
+    let url = prepared.url.clone();
 
     let config = RunConfig {
         target_url: url.clone(),
         step_timeout: Duration::from_millis(args.timeout_ms),
         jobs: args.jobs as usize,
         filter,
-        credentials,
+        credentials: prepared.credentials.clone(),
         headers: parse_headers(&args.headers).map_err(usage)?,
         max_frame: args.max_frame_bytes,
         socketio_path: args.path.clone(),
-        exec,
+        exec: prepared.exec.clone(),
         cwd: args.cwd.clone(),
         handshake_defaults: match &args.auth {
             None => None,
@@ -264,11 +221,7 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
             });
         }
     };
-    let shown_target = if builtin && !is_stdio {
-        format!("builtin ({url})")
-    } else {
-        url
-    };
+    let shown_target = prepared.shown.clone();
     let report = Report::new(
         p.id(),
         &shown_target,
@@ -401,24 +354,6 @@ fn gen(id: &str, kind: Option<&str>, count: Option<u64>, seed: Option<u64>) -> R
         }
     }
     Ok(EXIT_OK)
-}
-
-/// The command that runs this binary as a stdio protocol's reference target, one database per
-/// case (`{tmp}`), with `faults`.
-fn builtin_stdio_command(p: &dyn Protocol, faults: &[String]) -> Result<Vec<String>> {
-    let me = std::env::current_exe().context("cannot find wireprobe's own executable")?;
-    let mut argv = vec![
-        me.to_string_lossy().into_owned(),
-        "serve".into(),
-        p.id().into(),
-        "--stdio".into(),
-        "--db".into(),
-        "{tmp}/agent.db".into(),
-    ];
-    for fault in faults {
-        argv.extend(["--fault".into(), fault.clone()]);
-    }
-    Ok(argv)
 }
 
 /// A check's findings as a report: one entry per rule, failed when the transcript breaks it.

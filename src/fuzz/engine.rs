@@ -1,0 +1,407 @@
+//! Live fuzzing: generated sequences of valid and mutated events become suite cases, run
+//! against the target over its real transport by the suite runner. The oracles are steps
+//! (the error the spec requires, a liveness probe after every adversarial input) plus the
+//! protocol's checker judging every frame the target sends. A failure is shrunk with
+//! proptest's value trees, re-run to see whether it reproduces, and kept as a case that
+//! `wireprobe run --suite` replays.
+
+use super::{gen, Answer, FuzzProfile, Input, Rng};
+use crate::protocol::{Protocol, TransportKind};
+use crate::rules;
+use crate::suite::model::{
+    Action, Case, ConnectSpec, HandshakeMode, RawFrame, Step, Times, Unanswered,
+};
+use crate::suite::runner::{self, CaseResult, RunConfig};
+use crate::verdict::Verdict;
+use proptest::prelude::*;
+use proptest::strategy::ValueTree;
+use serde_json::Value;
+
+/// One generated step: a valid event, or a mutation of one.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FuzzStep {
+    Valid(Value),
+    /// `mutator` (an index into the profile's list) applied to `base` with `seed`.
+    Mutated {
+        base: Value,
+        mutator: usize,
+        seed: u64,
+    },
+}
+
+/// Sequences of up to `max_len` steps, about one in four mutated. Shrinking removes steps and
+/// turns mutated steps back into valid ones.
+pub fn sequences(profile: &dyn FuzzProfile, max_len: usize) -> BoxedStrategy<Vec<FuzzStep>> {
+    let mutators = profile.mutators().len().max(1);
+    let max_len = max_len.max(1);
+    (
+        profile.valid_sequence(1..=max_len),
+        proptest::collection::vec((0u8..4, 0..mutators, any::<u64>()), max_len),
+    )
+        .prop_map(|(events, choices)| {
+            events
+                .into_iter()
+                .zip(choices)
+                .map(|(event, (roll, mutator, seed))| match roll {
+                    3 => FuzzStep::Mutated {
+                        base: event,
+                        mutator,
+                        seed,
+                    },
+                    _ => FuzzStep::Valid(event),
+                })
+                .collect()
+        })
+        .boxed()
+}
+
+/// The suite case that plays `steps` against a target, with the oracles as steps. Every rule
+/// of the protocol is the case's, so the checker judges everything the target sends.
+pub fn case_for(
+    protocol: &dyn Protocol,
+    profile: &dyn FuzzProfile,
+    id: &str,
+    steps: &[FuzzStep],
+) -> Case {
+    let mut out = Vec::new();
+    let step = |action: Action, rule: Option<&str>| Step {
+        action,
+        rule: rule.map(str::to_owned),
+    };
+    let probe = profile.probe();
+    for s in steps {
+        let (original, input, mutator) = match s {
+            FuzzStep::Valid(e) => (e, Input::Event(e.clone()), None),
+            FuzzStep::Mutated {
+                base,
+                mutator,
+                seed,
+            } => {
+                let Some(m) = profile.mutators().get(*mutator) else {
+                    continue;
+                };
+                match (m.apply)(base, &mut Rng::new(*seed)) {
+                    Some(input) => (base, input, Some(m)),
+                    None => (base, Input::Event(base.clone()), None),
+                }
+            }
+        };
+        match send_action(profile, original, input) {
+            Some(action) => out.push(step(action, None)),
+            None => continue,
+        }
+        let Some(m) = mutator else { continue };
+        match m.answer {
+            Answer::Error(code) => out.push(step(
+                Action::ExpectError {
+                    code: code.map(str::to_owned),
+                    unless: None,
+                    within_ms: None,
+                },
+                Some(profile.answer_rule(m)),
+            )),
+            Answer::Accept | Answer::Survive => {}
+            Answer::Unspecified => {
+                // Whatever the target did, go on from a fresh connection.
+                out.push(step(Action::Wait { ms: 100 }, None));
+                out.push(step(
+                    if protocol.transport() == TransportKind::Stdio {
+                        Action::Restart
+                    } else {
+                        Action::Reconnect {
+                            handshake: HandshakeMode::Full,
+                            handshake_with: None,
+                        }
+                    },
+                    None,
+                ));
+                continue;
+            }
+        }
+        // Still serving? Answers to the bad input are forgotten first, so they cannot pass for
+        // the probe's.
+        out.push(step(Action::Discard, None));
+        out.push(step(
+            Action::Send {
+                event: probe.send.clone(),
+                times: Times::Fixed(1),
+            },
+            None,
+        ));
+        out.push(step(
+            match &probe.answer {
+                Some(answer) => Action::Expect {
+                    patterns: vec![answer.clone()],
+                    count: 1,
+                    within_ms: None,
+                    unanswered: Unanswered::Fails,
+                },
+                None => Action::ExpectSilence {
+                    ms: 300,
+                    matching: vec![probe.error.clone()],
+                    unanswered: Unanswered::Fails,
+                },
+            },
+            Some(probe.rule),
+        ));
+    }
+    Case {
+        id: id.to_owned(),
+        title: "a generated sequence of valid and mutated events".into(),
+        rules: protocol.rules().iter().map(|r| r.id.to_owned()).collect(),
+        requires: Vec::new(),
+        handshake: HandshakeMode::Full,
+        handshake_with: None,
+        connect: ConnectSpec::default(),
+        timeout_ms: None,
+        steps: out,
+        origin: "fuzz".into(),
+    }
+}
+
+/// How an input goes out: an event through the session, anything else as exact bytes.
+fn send_action(profile: &dyn FuzzProfile, original: &Value, input: Input) -> Option<Action> {
+    let raw = |bytes: Vec<u8>| Action::SendRaw {
+        frame: RawFrame::TextBytes(profile.raw_frame(&bytes)),
+        times: Times::Fixed(1),
+    };
+    Some(match input {
+        Input::Event(event @ Value::Object(_)) => Action::Send {
+            event: profile.live_event(original, &event)?,
+            times: Times::Fixed(1),
+        },
+        // A session encodes objects only: other JSON goes out as its text.
+        Input::Event(other) => raw(other.to_string().into_bytes()),
+        Input::Raw(bytes) => raw(bytes),
+    })
+}
+
+/// A rule broken by a run, with the runner's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub rule: String,
+    pub verdict: Verdict,
+    pub message: String,
+}
+
+/// The failure a case result shows, if any (`fail`, or `warn` for a should rule).
+pub fn failure_of(protocol: &dyn Protocol, result: &CaseResult) -> Option<Failure> {
+    if !matches!(result.verdict, Verdict::Fail | Verdict::Warn) {
+        return None;
+    }
+    let named = result
+        .message
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .find(|w| rules::find(protocol.rules(), w).is_some());
+    Some(Failure {
+        rule: named.unwrap_or("?").to_owned(),
+        verdict: result.verdict,
+        message: result.message.clone(),
+    })
+}
+
+/// What a fuzz run found.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub failure: Failure,
+    /// The run (0-based) whose sequence failed first.
+    pub run: u64,
+    /// The shrunk sequence, as a replayable case, and its last result.
+    pub case: Case,
+    pub result: CaseResult,
+    /// Steps before and after shrinking.
+    pub steps_before: usize,
+    pub steps_after: usize,
+    /// How often the shrunk case failed the same way when re-run.
+    pub reproduced: u32,
+    pub attempts: u32,
+}
+
+impl Finding {
+    /// True when the shrunk case did not fail every time it was re-run.
+    pub fn is_flaky(&self) -> bool {
+        self.reproduced < self.attempts
+    }
+}
+
+/// How to fuzz.
+#[derive(Debug, Clone)]
+pub struct FuzzConfig {
+    pub seed: u64,
+    pub runs: u64,
+    /// Stop after this long, whatever `runs` says.
+    pub duration: Option<std::time::Duration>,
+    /// Longest generated sequence.
+    pub max_len: usize,
+    /// Most shrinking steps tried.
+    pub shrink_budget: u32,
+    /// How often a shrunk failure is re-run to confirm it.
+    pub confirm: u32,
+}
+
+impl Default for FuzzConfig {
+    fn default() -> Self {
+        FuzzConfig {
+            seed: 0,
+            runs: 100,
+            duration: None,
+            max_len: 12,
+            shrink_budget: 64,
+            confirm: 3,
+        }
+    }
+}
+
+/// Progress a caller can show.
+#[derive(Debug, Clone)]
+pub enum Progress {
+    /// A run finished (`failed`: it found something).
+    Run {
+        run: u64,
+        failed: bool,
+        events: usize,
+    },
+    /// Shrinking tried a smaller sequence.
+    Shrink { steps: usize, still_fails: bool },
+}
+
+/// Why fuzzing could not go on.
+#[derive(Debug, thiserror::Error)]
+pub enum FuzzError {
+    #[error("{0} cannot be fuzzed yet")]
+    NotFuzzable(String),
+    #[error("the generator failed: {0}")]
+    Strategy(String),
+    #[error("the target never completed a run: {0}")]
+    Unusable(String),
+}
+
+/// What a fuzz run did.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    pub runs: u64,
+    /// Frames sent (every event, mutation and probe).
+    pub events: u64,
+    pub finding: Option<Finding>,
+    /// Runs the harness could not complete (`error` verdicts).
+    pub errors: u64,
+}
+
+/// Fuzzes `protocol`'s target (`run_cfg` says where it is) until a failure or the budget ends.
+pub async fn fuzz(
+    protocol: &dyn Protocol,
+    cfg: &FuzzConfig,
+    run_cfg: &RunConfig,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Outcome, FuzzError> {
+    let profile = protocol
+        .fuzzing()
+        .ok_or_else(|| FuzzError::NotFuzzable(protocol.id().to_owned()))?;
+    let strategy = sequences(profile, cfg.max_len);
+    let mut runner = gen::runner(cfg.seed);
+    let started = std::time::Instant::now();
+    let mut outcome = Outcome::default();
+    let mut last_error = String::new();
+    for run in 0..cfg.runs {
+        if cfg.duration.is_some_and(|d| started.elapsed() >= d) {
+            break;
+        }
+        let mut tree = strategy
+            .new_tree(&mut runner)
+            .map_err(|e| FuzzError::Strategy(e.to_string()))?;
+        let id = format!("fuzz.{}.{}.s{}", protocol.id(), run, cfg.seed);
+        let case = case_for(protocol, profile, &id, &tree.current());
+        let result = runner::run_case(protocol, &case, run_cfg).await;
+        outcome.runs += 1;
+        outcome.events += sends(&case) as u64;
+        if result.verdict == Verdict::Error {
+            outcome.errors += 1;
+            last_error = result.message.clone();
+        }
+        let failure = failure_of(protocol, &result);
+        progress(Progress::Run {
+            run,
+            failed: failure.is_some(),
+            events: sends(&case),
+        });
+        let Some(failure) = failure else { continue };
+        let steps_before = tree.current().len();
+        let (case, result) = shrink(
+            protocol, profile, cfg, run_cfg, &mut *tree, &id, &failure, case, result, progress,
+        )
+        .await;
+        let mut reproduced = 0;
+        for _ in 0..cfg.confirm {
+            let again = runner::run_case(protocol, &case, run_cfg).await;
+            if failure_of(protocol, &again).is_some_and(|f| f.rule == failure.rule) {
+                reproduced += 1;
+            }
+        }
+        outcome.finding = Some(Finding {
+            failure: failure_of(protocol, &result).unwrap_or(failure),
+            run,
+            steps_after: tree.current().len(),
+            case,
+            result,
+            steps_before,
+            reproduced,
+            attempts: cfg.confirm,
+        });
+        return Ok(outcome);
+    }
+    if outcome.runs > 0 && outcome.errors == outcome.runs {
+        return Err(FuzzError::Unusable(last_error));
+    }
+    Ok(outcome)
+}
+
+/// Shrinks a failing sequence while it fails the same rule; returns the smallest case found
+/// and its result.
+#[allow(clippy::too_many_arguments)]
+async fn shrink(
+    protocol: &dyn Protocol,
+    profile: &dyn FuzzProfile,
+    cfg: &FuzzConfig,
+    run_cfg: &RunConfig,
+    tree: &mut dyn ValueTree<Value = Vec<FuzzStep>>,
+    id: &str,
+    failure: &Failure,
+    case: Case,
+    result: CaseResult,
+    progress: &mut dyn FnMut(Progress),
+) -> (Case, CaseResult) {
+    let mut best = (case, result);
+    let mut budget = cfg.shrink_budget;
+    if !tree.simplify() {
+        return best;
+    }
+    while budget > 0 {
+        budget -= 1;
+        let steps = tree.current();
+        let candidate = case_for(protocol, profile, id, &steps);
+        let result = runner::run_case(protocol, &candidate, run_cfg).await;
+        let same = failure_of(protocol, &result).is_some_and(|f| f.rule == failure.rule);
+        progress(Progress::Shrink {
+            steps: steps.len(),
+            still_fails: same,
+        });
+        let more = if same {
+            best = (candidate, result);
+            tree.simplify()
+        } else {
+            tree.complicate()
+        };
+        if !more {
+            break;
+        }
+    }
+    best
+}
+
+/// How many frames a case sends.
+pub fn sends(case: &Case) -> usize {
+    case.steps
+        .iter()
+        .filter(|s| matches!(s.action, Action::Send { .. } | Action::SendRaw { .. }))
+        .count()
+}

@@ -1,0 +1,118 @@
+//! Where a command's target is: a URL, a command to spawn (`--exec`), or `builtin` (the
+//! reference target, started here for network protocols, spawned per case for stdio ones).
+//! `run` and `fuzz` share this.
+
+use anyhow::{anyhow, Context, Result};
+use std::net::SocketAddr;
+use std::time::Duration;
+use wireprobe::protocol::{Protocol, TransportKind};
+use wireprobe::reference::{self, RunningTarget, ServeOptions};
+use wireprobe::suite::runner::Credentials;
+
+/// What the command line says about the target.
+pub struct TargetArgs<'a> {
+    pub target: Option<&'a str>,
+    pub exec: Option<&'a str>,
+    pub faults: &'a [String],
+    pub credentials: Credentials,
+}
+
+/// A target ready to be driven; a builtin network target runs as long as this lives.
+pub struct Prepared {
+    /// Where network targets are (for stdio targets, a description).
+    pub url: String,
+    /// How reports name it.
+    pub shown: String,
+    /// Stdio targets: the command, split.
+    pub exec: Vec<String>,
+    /// The credentials, with a minted secret for a builtin target.
+    pub credentials: Credentials,
+    _builtin: Option<RunningTarget>,
+}
+
+/// Checks the target arguments against the protocol's transport and starts a builtin target.
+pub async fn prepare(p: &dyn Protocol, args: TargetArgs<'_>) -> Result<Prepared> {
+    let is_stdio = p.transport() == TransportKind::Stdio;
+    let builtin = args.target == Some("builtin");
+    let mut credentials = args.credentials;
+    if !builtin && !args.faults.is_empty() {
+        return Err(anyhow!("--fault applies only to --target builtin"));
+    }
+    let exec = match (args.exec, is_stdio) {
+        (Some(cmd), true) => wireprobe::transport::stdio::split_command(cmd)?,
+        (None, true) if builtin => builtin_stdio_command(p, args.faults)?,
+        (None, true) => {
+            return Err(anyhow!(
+                "{} targets are processes: use --exec \"CMD\" or --target builtin",
+                p.id()
+            ))
+        }
+        (Some(_), false) => {
+            return Err(anyhow!(
+                "{} targets are network servers: use --target URL or --target builtin",
+                p.id()
+            ))
+        }
+        (None, false) => Vec::new(),
+    };
+    if is_stdio {
+        let url = match builtin {
+            true => format!("builtin ({})", exec.join(" ")),
+            false => args.exec.unwrap_or_default().to_owned(),
+        };
+        return Ok(Prepared {
+            shown: url.clone(),
+            url,
+            exec,
+            credentials,
+            _builtin: None,
+        });
+    }
+    if !builtin {
+        let url = args.target.unwrap_or_default().to_owned();
+        return Ok(Prepared {
+            shown: url.clone(),
+            url,
+            exec,
+            credentials,
+            _builtin: None,
+        });
+    }
+    // The builtin target needs tokens unless told otherwise, so the auth cases run in the demo.
+    if !credentials.any() {
+        credentials.jwt_secret = Some(format!("wireprobe-demo-{}", uuid::Uuid::new_v4()));
+    }
+    // The builtin HUMA target waits 2 s, not the spec's 30 s, for a missing confirmation, so
+    // the timeout case does not dominate the demo.
+    let opts = ServeOptions {
+        confirm_timeout: Some(Duration::from_secs(2)),
+        faults: args.faults.to_vec(),
+        jwt_secret: credentials.jwt_secret.clone(),
+    };
+    let running = reference::start(p.id(), SocketAddr::from(([127, 0, 0, 1], 0)), &opts).await?;
+    Ok(Prepared {
+        shown: format!("builtin ({})", running.url),
+        url: running.url.clone(),
+        exec,
+        credentials,
+        _builtin: Some(running),
+    })
+}
+
+/// The command that runs this binary as a stdio protocol's reference target, one database per
+/// case (`{tmp}`), with `faults`.
+fn builtin_stdio_command(p: &dyn Protocol, faults: &[String]) -> Result<Vec<String>> {
+    let me = std::env::current_exe().context("cannot find wireprobe's own executable")?;
+    let mut argv = vec![
+        me.to_string_lossy().into_owned(),
+        "serve".into(),
+        p.id().into(),
+        "--stdio".into(),
+        "--db".into(),
+        "{tmp}/agent.db".into(),
+    ];
+    for fault in faults {
+        argv.extend(["--fault".into(), fault.clone()]);
+    }
+    Ok(argv)
+}
