@@ -35,6 +35,9 @@ struct Turn {
     accept_due: bool,
     /// Messages queued during this turn and not yet injected.
     queued: u64,
+    /// A tool result came after the oldest uninjected message was queued: the model call
+    /// under way then has ended, and the next one must see the message.
+    model_call_ended: bool,
     /// Messages queued in an earlier turn that ended without injecting them: the target may
     /// inject them later or run them as a turn of their own (the spec does not say).
     carried: u64,
@@ -79,15 +82,19 @@ impl NuumChecker {
             Kind::Assistant => {
                 self.turn_output(kind, out);
                 let turn = &mut self.process.turn;
-                if turn.queued > 0 {
+                // Outputs of the model call under way when the message was queued may still
+                // come (one call can stream several assistant lines); wireprobe sees a call end
+                // only at a tool result, and judges the output after that.
+                if turn.queued > 0 && turn.model_call_ended {
                     out.push(Violation::new(
                         "NUUM-INJ-002",
                         format!(
-                            "assistant output while {} queued message(s) were not injected",
+                            "assistant output after a tool result while {} queued message(s) were not injected",
                             turn.queued
                         ),
                     ));
                     turn.queued = 0;
+                    turn.model_call_ended = false;
                 }
                 self.tool_uses(line);
                 let unlisted = validate::content_blocks(line)
@@ -103,9 +110,20 @@ impl NuumChecker {
             Kind::ToolResult | Kind::ToolResultAsUser => {
                 self.turn_output(kind, out);
                 self.tool_results(kind, line, out);
+                let turn = &mut self.process.turn;
+                turn.model_call_ended = turn.queued > 0;
             }
             Kind::Result => self.result(line, out),
-            Kind::Queued => self.process.turn.queued += 1,
+            // Queued after the turn's result (the message raced the turn's end): it waits for a
+            // later turn, like one the turn left uninjected.
+            Kind::Queued if !self.process.turn.open => self.process.turn.carried += 1,
+            Kind::Queued => {
+                let turn = &mut self.process.turn;
+                if turn.queued == 0 {
+                    turn.model_call_ended = false;
+                }
+                turn.queued += 1;
+            }
             Kind::Injected => {
                 let count = line.get("message_count").and_then(Value::as_u64).unwrap_or(0);
                 let turn = &mut self.process.turn;
@@ -118,6 +136,9 @@ impl NuumChecker {
                 }
                 let from_this_turn = count.min(turn.queued);
                 turn.queued -= from_this_turn;
+                if turn.queued == 0 {
+                    turn.model_call_ended = false;
+                }
                 turn.carried = turn.carried.saturating_sub(count - from_this_turn);
             }
             Kind::OtherSystem(subtype) => out.push(Violation::new(
@@ -297,6 +318,7 @@ impl NuumChecker {
         turn.accept_due = false;
         turn.unanswered_tools.clear();
         turn.carried += std::mem::take(&mut turn.queued);
+        turn.model_call_ended = false;
     }
 
     fn on_client_line(&mut self, line: &Value) {
@@ -440,7 +462,27 @@ mod tests {
     }
 
     #[test]
-    fn assistant_output_before_injection_breaks_inj_002() {
+    fn a_message_queued_as_the_turn_ended_may_start_the_next_turn() {
+        let lines = [
+            ("<", init()),
+            (">", user()),
+            ("<", accepted()),
+            (">", user()),
+            ("<", say("a")),
+            ("<", result()),
+            ("<", queued()),
+            ("<", accepted()),
+            ("<", say("b")),
+            ("<", result()),
+        ];
+        assert_eq!(broken(&lines), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn an_output_after_a_tool_result_before_injection_breaks_inj_002() {
+        let call = json!({"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"read","input":{}}]},"session_id":"s"});
+        let done = json!({"type":"system","subtype":"tool_result","tool_result":{"type":"tool_result","tool_use_id":"t1","content":"ok"}});
+        // Outputs of the model call under way when the message was queued may still come...
         let lines = [
             ("<", init()),
             (">", user()),
@@ -449,6 +491,26 @@ mod tests {
             (">", user()),
             ("<", queued()),
             ("<", say("b")),
+            ("<", call.clone()),
+            ("<", done.clone()),
+            (
+                "<",
+                json!({"type":"system","subtype":"injected","message_count":1}),
+            ),
+            ("<", say("c")),
+            ("<", result()),
+        ];
+        assert_eq!(broken(&lines), Vec::<&str>::new());
+        // ...but after a tool result the next output is a new call that did not see it.
+        let lines = [
+            ("<", init()),
+            (">", user()),
+            ("<", accepted()),
+            ("<", call),
+            (">", user()),
+            ("<", queued()),
+            ("<", done),
+            ("<", say("c")),
             ("<", result()),
         ];
         assert_eq!(broken(&lines), ["NUUM-INJ-002"]);
