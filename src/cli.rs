@@ -30,21 +30,7 @@ pub enum Command {
     /// Run a protocol's suite against a live target.
     Run(Box<RunArgs>),
     /// Fuzz a live target with generated event sequences.
-    Fuzz {
-        protocol: String,
-        #[arg(long)]
-        target: Option<String>,
-        #[arg(long)]
-        exec: Option<String>,
-        #[arg(long)]
-        seed: Option<u64>,
-        #[arg(long)]
-        runs: Option<u64>,
-        #[arg(long)]
-        duration: Option<u64>,
-        #[arg(long)]
-        out: Option<PathBuf>,
-    },
+    Fuzz(FuzzArgs),
     /// Emit generated events as NDJSON on stdout.
     Gen {
         protocol: String,
@@ -151,4 +137,45 @@ pub struct ServeArgs {
     /// HUMA: how long a messaging burst waits for each confirmation (default 30000).
     #[arg(long)]
     pub confirm_timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct FuzzArgs {
+    pub protocol: String,
+    /// The target's URL, or `builtin` for the reference target.
+    #[arg(long, value_name = "URL", required_unless_present = "exec")]
+    pub target: Option<String>,
+    /// Spawn the target as a child process (stdio protocols).
+    #[arg(long, value_name = "CMD", conflicts_with = "target")]
+    pub exec: Option<String>,
+    /// Stdio protocols: the target's working directory.
+    #[arg(long, requires = "exec")]
+    pub cwd: Option<PathBuf>,
+    /// The seed every generated sequence follows from (default: random, printed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// How many sequences to run.
+    #[arg(long, default_value_t = 200)]
+    pub runs: u64,
+    /// Stop after this many seconds, whatever --runs says.
+    #[arg(long, value_name = "SECS")]
+    pub duration: Option<u64>,
+    /// Where a finding's replayable case and transcript are written.
+    #[arg(long, default_value = "reports/fuzz")]
+    pub out: PathBuf,
+    /// Longest generated sequence.
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub max_len: u64,
+    /// Budget of each waiting step, in milliseconds.
+    #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    pub timeout_ms: u64,
+    /// Break one rule on purpose in the builtin target (repeatable).
+    #[arg(long = "fault", value_name = "NAME")]
+    pub faults: Vec<String>,
+    /// A valid bearer token for the target.
+    #[arg(long)]
+    pub token: Option<String>,
+    /// The target's HS256 secret.
+    #[arg(long)]
+    pub jwt_secret: Option<String>,
 }

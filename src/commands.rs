@@ -29,6 +29,7 @@ macro_rules! say {
 
 /// Exit codes of the CLI contract.
 pub const EXIT_OK: u8 = 0;
+pub const EXIT_FAIL: u8 = 1;
 pub const EXIT_USAGE: u8 = 2;
 pub const EXIT_UNREACHABLE: u8 = 3;
 
@@ -68,9 +69,7 @@ pub async fn dispatch(command: Command) -> u8 {
             count,
             seed,
         } => gen(&protocol, kind.as_deref(), count, seed).map_err(usage),
-        Command::Fuzz { protocol, .. } => Err(usage(anyhow!(
-            "`fuzz` is not implemented yet for {protocol} (planned: issue 5)"
-        ))),
+        Command::Fuzz(args) => fuzz(args).await,
     };
     match result {
         Ok(code) => code,
@@ -317,6 +316,18 @@ fn check(
         return Err(usage(anyhow!("{shown} holds no transcript lines")));
     }
     Ok(gate.exit_code() as u8)
+}
+
+async fn fuzz(args: crate::cli::FuzzArgs) -> Result<u8, Failure> {
+    let p = protocol_named(&args.protocol).map_err(usage)?;
+    match crate::fuzzing::fuzz(p, args).await.map_err(usage)? {
+        crate::fuzzing::Ended::Clean => Ok(EXIT_OK),
+        crate::fuzzing::Ended::Found => Ok(EXIT_FAIL),
+        crate::fuzzing::Ended::Unusable(why) => Err(Failure {
+            code: EXIT_UNREACHABLE,
+            error: anyhow!("target unreachable: {why}"),
+        }),
+    }
 }
 
 /// `wireprobe gen`: generated events as NDJSON on stdout, reproducible from the seed (which is

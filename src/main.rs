@@ -2,6 +2,7 @@
 
 mod cli;
 mod commands;
+mod fuzzing;
 mod target;
 
 use clap::Parser;
