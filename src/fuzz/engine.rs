@@ -121,13 +121,15 @@ pub fn case_for(
         // Still serving? Answers to the bad input are forgotten first, so they cannot pass for
         // the probe's.
         out.push(step(Action::Discard, None));
-        out.push(step(
-            Action::Send {
-                event: probe.send.clone(),
-                times: Times::Fixed(1),
-            },
-            None,
-        ));
+        for event in &probe.sends {
+            out.push(step(
+                Action::Send {
+                    event: event.clone(),
+                    times: Times::Fixed(1),
+                },
+                None,
+            ));
+        }
         out.push(step(
             match &probe.answer {
                 Some(answer) => Action::Expect {

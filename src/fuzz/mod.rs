@@ -100,7 +100,9 @@ pub trait FuzzProfile: Send + Sync {
 /// A liveness probe (see [`FuzzProfile::probe`]).
 #[derive(Debug, Clone)]
 pub struct Probe {
-    pub send: Value,
+    /// Sent in order; the answer is awaited after the last. (More than one lets a profile
+    /// cover readings the spec leaves open, e.g. whether a rejected message used its number.)
+    pub sends: Vec<Value>,
     /// What answers it; `None`: silence (no error, no disconnect) answers it.
     pub answer: Option<Value>,
     /// What an error looks like, for silence probes.

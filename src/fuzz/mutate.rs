@@ -99,8 +99,13 @@ pub fn raw_token(event: &Value, path: &str, raw: &str) -> Option<Input> {
 /// The event's JSON text cut short: not JSON.
 pub fn truncated(event: &Value, rng: &mut Rng) -> Input {
     let text = event.to_string();
-    let cut = 1 + rng.below(text.len().saturating_sub(1).max(1));
-    Input::Raw(text.as_bytes()[..cut.min(text.len() - 1)].to_vec())
+    let mut cut = (1 + rng.below(text.len().saturating_sub(1).max(1))).min(text.len() - 1);
+    // Cut between characters: invalid UTF-8 is a mutation of its own, which transports
+    // answer differently (a WebSocket text frame must carry UTF-8).
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    Input::Raw(text.as_bytes()[..cut].to_vec())
 }
 
 /// The event's JSON text with a byte that is not UTF-8 inside its first string.

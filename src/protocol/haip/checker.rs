@@ -99,6 +99,10 @@ struct Sender {
     paused: HashMap<String, (u64, u64)>,
     /// Nonces of the peer's PINGs this side has not answered yet.
     pings_to_answer: VecDeque<Option<String>>,
+    /// Nonces of the peer's PINGs resent under a number already used: dropped as duplicates,
+    /// or taken if the first message with that number was rejected (suites/haip/ERRATA.md
+    /// item 19). Their PONG is neither owed nor wrong.
+    pings_maybe_dropped: VecDeque<Option<String>>,
     /// Open text streams by message_id.
     open_texts: HashSet<String>,
     /// After an envelope with bin_len: the binary frame length owed.
@@ -173,7 +177,9 @@ impl HaipChecker {
             ));
         }
         if let Some(hai) = &f.hai {
-            if from == Direction::Client {
+            // Only a HAI that opens a connection starts (or resumes) a session; one sent later
+            // is just a bad message for the target to reject.
+            if from == Direction::Client && first {
                 self.resuming = hai.resumes;
                 if !self.resuming {
                     self.new_session();
@@ -185,6 +191,9 @@ impl HaipChecker {
 
         // Sequencing. A message at or below the highest seq already sent is a resend (unless
         // it fills a gap): it is exempt from the lifecycle checks, which saw it the first time.
+        // A message filling a gap was first sent before the ones after it, with the ack it had
+        // then: its ack is not held against the later ones.
+        let mut resent = false;
         if let Some(seq) = f.seq {
             let sender = &mut self.senders[me];
             match sender.max_seq {
@@ -198,10 +207,15 @@ impl HaipChecker {
                     format!("the session's first seq is \"{seq}\", not \"1\""),
                 )),
                 Some(max) if seq > max + 1 => {
-                    out.push(Violation::new(
-                        "HAIP-SEQ-001",
-                        format!("seq jumped from \"{max}\" to \"{seq}\""),
-                    ));
+                    // A server answering a resume sends its HAI, a new message, before it
+                    // replays what the client missed: the HAI's number is past the gap.
+                    let resumed_hai = from == Direction::Server && self.resuming && f.hai.is_some();
+                    if !resumed_hai {
+                        out.push(Violation::new(
+                            "HAIP-SEQ-001",
+                            format!("seq jumped from \"{max}\" to \"{seq}\""),
+                        ));
+                    }
                     if seq - max <= MAX_TRACKED_GAP {
                         sender.missing.extend(max + 1..seq);
                     }
@@ -209,12 +223,22 @@ impl HaipChecker {
                         sender.missing.pop_first();
                     }
                 }
-                Some(max) if seq <= max && !sender.missing.remove(&seq) => return,
+                Some(max) if seq <= max && sender.missing.remove(&seq) => resent = true,
+                Some(max) if seq <= max => {
+                    if ty == "PING" {
+                        let maybe = &mut self.senders[peer].pings_maybe_dropped;
+                        if maybe.len() >= 64 {
+                            maybe.pop_front();
+                        }
+                        maybe.push_back(f.nonce.map(str::to_owned));
+                    }
+                    return;
+                }
                 _ => {}
             }
             sender.max_seq = Some(sender.max_seq.map_or(seq, |m| m.max(seq)));
         }
-        if let Some(ack) = f.ack {
+        if let Some(ack) = f.ack.filter(|_| !resent) {
             let peer_max = self.senders[peer].max_seq.unwrap_or(0);
             if ack > peer_max {
                 out.push(Violation::new(
@@ -514,9 +538,12 @@ impl HaipChecker {
                 pending.push_back(f.nonce.map(str::to_owned));
             }
             "PONG" => {
-                let pending = &mut self.senders[me].pings_to_answer;
+                let sender = &mut self.senders[me];
+                let (pending, maybe) = (&mut sender.pings_to_answer, &mut sender.pings_maybe_dropped);
                 if let Some(i) = pending.iter().position(|n| n.as_deref() == f.nonce) {
                     pending.remove(i);
+                } else if let Some(i) = maybe.iter().position(|n| n.as_deref() == f.nonce) {
+                    maybe.remove(i);
                 } else if pending.pop_front().is_some() {
                     out.push(Violation::new(
                         "HAIP-PING-002",

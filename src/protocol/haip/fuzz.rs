@@ -8,6 +8,7 @@ use super::session::HaipSession;
 use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Probe, Rng};
 use crate::protocol::Session;
 use crate::protocol::OMIT;
+use super::session::REPEAT_SEQ;
 use crate::transport::Frame;
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -264,10 +265,12 @@ static MUTATORS: &[Mutator] = &[
         answer: MALFORMED,
         apply: |e, rng| Some(mutate::truncated(e, rng)),
     },
+    // WebSocket fails the connection on invalid UTF-8 in a text frame (RFC 6455 §8.1) before
+    // HAIP sees it (suites/haip/ERRATA.md item 16): any end is allowed, then a new connection.
     Mutator {
         name: "invalid-utf8",
         breaks: "HAIP-ERR-001",
-        answer: MALFORMED,
+        answer: Answer::Unspecified,
         apply: |e, _| Some(mutate::invalid_utf8(e)),
     },
     Mutator {
@@ -305,9 +308,15 @@ impl FuzzProfile for HaipFuzz {
         MUTATORS
     }
 
+    /// Whether a message the target rejected used up its `seq` is open (suites/haip/ERRATA.md),
+    /// so the probe is two PINGs: the first repeats the last number (a duplicate, dropped, if
+    /// the target counted it; the missing number if not), the second takes the next one.
     fn probe(&self) -> Probe {
         Probe {
-            send: json!({"type": "PING", "payload": {"nonce": "wireprobe-probe"}}),
+            sends: vec![
+                json!({"type": "PING", "seq": REPEAT_SEQ, "payload": {"nonce": "wireprobe-probe-again"}}),
+                json!({"type": "PING", "payload": {"nonce": "wireprobe-probe"}}),
+            ],
             answer: Some(json!({"type": "PONG"})),
             error: json!({"type": "ERROR"}),
             rule: "HAIP-PING-001",

@@ -6,6 +6,10 @@ use crate::transport::Frame;
 use serde_json::{json, Map, Value};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+/// A `seq` value that stands for the number the previous message got (not a new one): how a
+/// case sends a message that either fills the slot a rejected message left or duplicates it.
+pub const REPEAT_SEQ: &str = "$repeat";
+
 /// Credit we advertise by default: large enough never to hold a target back.
 const DEFAULT_CREDIT_MESSAGES: u64 = 1_000_000;
 const DEFAULT_CREDIT_BYTES: u64 = 1 << 40;
@@ -113,6 +117,9 @@ impl Session for HaipSession {
         envelope.insert("payload".into(), json!({}));
         let mut envelope = Value::Object(envelope);
         merge(&mut envelope, event);
+        if envelope["seq"] == REPEAT_SEQ {
+            envelope["seq"] = json!(auto_seq.saturating_sub(1).max(1).to_string());
+        }
         // An explicit seq moves the counter forward only (a duplicate must not rewind it).
         match envelope.get("seq").and_then(model::parse_seq) {
             Some(seq) if seq >= auto_seq => self.next_seq = seq + 1,

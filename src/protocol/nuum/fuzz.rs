@@ -133,7 +133,7 @@ impl FuzzProfile for NuumFuzz {
 
     fn probe(&self) -> Probe {
         Probe {
-            send: json!({"type": "control", "action": "heartbeat"}),
+            sends: vec![json!({"type": "control", "action": "heartbeat"})],
             answer: Some(json!({"type": "system", "subtype": "heartbeat_ack"})),
             error: json!({"type": "system", "subtype": "error"}),
             rule: "NUUM-BAD-001",
