@@ -154,12 +154,15 @@ pub struct FuzzArgs {
     /// The seed every generated sequence follows from (default: random, printed).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// How many sequences to run.
-    #[arg(long, default_value_t = 200)]
-    pub runs: u64,
-    /// Stop after this many seconds, whatever --runs says.
+    /// How many sequences to run (default 200, or no limit with --duration).
+    #[arg(long)]
+    pub runs: Option<u64>,
+    /// Stop after this many seconds (and after --runs, when both are given).
     #[arg(long, value_name = "SECS")]
     pub duration: Option<u64>,
+    /// Sequences run at once, each on its own connection or process.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub jobs: u64,
     /// Where a finding's replayable case and transcript are written.
     #[arg(long, default_value = "reports/fuzz")]
     pub out: PathBuf,

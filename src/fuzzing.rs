@@ -48,9 +48,14 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
     run_cfg.credentials = prepared.credentials.clone();
     run_cfg.exec = prepared.exec.clone();
     run_cfg.cwd = args.cwd.clone();
+    run_cfg.jobs = args.jobs as usize;
     let cfg = FuzzConfig {
         seed,
-        runs: args.runs,
+        runs: args.runs.unwrap_or(if args.duration.is_some() {
+            u64::MAX
+        } else {
+            200
+        }),
         duration: args.duration.map(Duration::from_secs),
         max_len: args.max_len as usize,
         ..FuzzConfig::default()
@@ -63,11 +68,7 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
             events += n as u64;
             if terminal {
                 let rate = events as f64 / started.elapsed().as_secs_f64().max(0.001);
-                eprint!(
-                    "\r  run {}/{}  {events} events  {rate:.0}/s   ",
-                    run + 1,
-                    args.runs
-                );
+                eprint!("\r  run {}  {events} events  {rate:.0}/s   ", run + 1);
             }
         }
         Progress::Shrink { steps, still_fails } => {
@@ -95,6 +96,9 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
         outcome.events as f64 / elapsed,
         outcome.errors
     );
+    if let Some(why) = &outcome.last_error {
+        eprintln!("wireprobe: the last run that could not complete: {why}");
+    }
     let Some(finding) = outcome.finding else {
         eprintln!("wireprobe: nothing found");
         return Ok(Ended::Clean);

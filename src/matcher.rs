@@ -54,6 +54,13 @@ fn substitute_str(s: &str, vars: &Vars) -> Result<Value, UnknownVariable> {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(start) = rest.find("${") {
+        // `$${` is a literal `${` (see [`literal`]).
+        if rest[..start].ends_with('$') {
+            out.push_str(&rest[..start - 1]);
+            out.push_str("${");
+            rest = &rest[start + 2..];
+            continue;
+        }
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
         let Some(end) = after.find('}') else {
@@ -71,6 +78,19 @@ fn substitute_str(s: &str, vars: &Vars) -> Result<Value, UnknownVariable> {
     Ok(Value::String(out))
 }
 
+/// `v` with every `${` written `$${`, so [`substitute`] gives back exactly `v`: how generated
+/// data that happens to look like a template goes out as it is.
+pub fn literal(v: &Value) -> Value {
+    match v {
+        Value::String(s) if s.contains("${") => Value::String(s.replace("${", "$${")),
+        Value::Array(items) => Value::Array(items.iter().map(literal).collect()),
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), literal(v))).collect())
+        }
+        other => other.clone(),
+    }
+}
+
 /// Binds a fresh UUID to every `${uuid:NAME}` in `v` that has none yet.
 pub fn bind_uuids(v: &Value, vars: &mut Vars) {
     match v {
@@ -78,6 +98,10 @@ pub fn bind_uuids(v: &Value, vars: &mut Vars) {
             let mut rest = s.as_str();
             while let Some(start) = rest.find("${uuid:") {
                 let after = &rest[start + 2..];
+                if rest[..start].ends_with('$') {
+                    rest = after;
+                    continue;
+                }
                 let Some(end) = after.find('}') else { break };
                 vars.entry(after[..end].to_owned())
                     .or_insert_with(|| Value::String(uuid::Uuid::new_v4().to_string()));
@@ -186,6 +210,22 @@ fn match_into(pattern: &Value, actual: Option<&Value>, found: &mut Vars) -> bool
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn literal_values_survive_substitution() {
+        let vars = Vars::new();
+        for text in ["${x}", "a${uuid:y}b", "$${", "$$${z}", "${", "plain", "$"] {
+            let v = json!({"k": [text, {"n": text}]});
+            assert_eq!(
+                substitute(&literal(&v), &vars).ok(),
+                Some(v.clone()),
+                "{text}"
+            );
+            let mut bound = Vars::new();
+            bind_uuids(&literal(&v), &mut bound);
+            assert!(bound.is_empty(), "{text}");
+        }
+    }
 
     #[test]
     fn subset_capture_and_substitute() {

@@ -103,6 +103,16 @@ impl Transcript {
         self.push_at(Direction::Server, at, received_to_value(received), size);
     }
 
+    /// Records a text frame whose JSON the caller has already parsed (`event`).
+    pub fn record_received_parsed(&mut self, text: &str, event: &Value, at: Instant) {
+        let value = if text.len() <= MAX_STORED_FRAME {
+            event.clone()
+        } else {
+            text_to_value(text)
+        };
+        self.push_at(Direction::Server, at, value, text.len());
+    }
+
     pub fn entries(&self) -> &[Entry] {
         &self.entries
     }

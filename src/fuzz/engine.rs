@@ -6,6 +6,7 @@
 //! `wireprobe run --suite` replays.
 
 use super::{gen, Answer, FuzzProfile, Input, Rng};
+use crate::matcher;
 use crate::protocol::{Protocol, TransportKind};
 use crate::rules;
 use crate::suite::model::{
@@ -13,6 +14,7 @@ use crate::suite::model::{
 };
 use crate::suite::runner::{self, CaseResult, RunConfig};
 use crate::verdict::Verdict;
+use futures_util::stream::{FuturesUnordered, StreamExt};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use serde_json::Value;
@@ -169,7 +171,7 @@ fn send_action(profile: &dyn FuzzProfile, original: &Value, input: Input) -> Opt
     };
     Some(match input {
         Input::Event(event @ Value::Object(_)) => Action::Send {
-            event: profile.live_event(original, &event)?,
+            event: matcher::literal(&profile.live_event(original, &event)?),
             times: Times::Fixed(1),
         },
         // A session encodes objects only: other JSON goes out as its text.
@@ -287,11 +289,14 @@ pub struct Outcome {
     pub finding: Option<Finding>,
     /// Runs the harness could not complete (`error` verdicts).
     pub errors: u64,
+    /// Why the last of them could not (with its run's case id).
+    pub last_error: Option<String>,
 }
 
-/// Fuzzes `protocol`'s target (`run_cfg` says where it is) until a failure or the budget ends.
+/// Fuzzes `protocol`'s target (`run_cfg` says where it is, and how many runs go at once) until
+/// a failure or the budget ends.
 pub async fn fuzz(
-    protocol: &dyn Protocol,
+    protocol: &'static dyn Protocol,
     cfg: &FuzzConfig,
     run_cfg: &RunConfig,
     progress: &mut dyn FnMut(Progress),
@@ -304,21 +309,54 @@ pub async fn fuzz(
     let started = std::time::Instant::now();
     let mut outcome = Outcome::default();
     let mut last_error = String::new();
-    for run in 0..cfg.runs {
-        if cfg.duration.is_some_and(|d| started.elapsed() >= d) {
-            break;
+    let mut trees = std::collections::HashMap::new();
+    let mut running = FuturesUnordered::new();
+    let mut next_run = 0u64;
+    let shared_cfg = std::sync::Arc::new(run_cfg.clone());
+    // The lowest-numbered failing run, once one fails: no new runs start, and the ones already
+    // running with lower numbers finish first, so a seed always reports the same run.
+    let mut first_failure: Option<(u64, Case, CaseResult, Failure)> = None;
+    loop {
+        while first_failure.is_none()
+            && running.len() < run_cfg.jobs.max(1)
+            && next_run < cfg.runs
+            && !cfg.duration.is_some_and(|d| started.elapsed() >= d)
+        {
+            let tree = strategy
+                .new_tree(&mut runner)
+                .map_err(|e| FuzzError::Strategy(e.to_string()))?;
+            let run = next_run;
+            next_run += 1;
+            let id = format!("fuzz.{}.{}.s{}", protocol.id(), run, cfg.seed);
+            let case = case_for(protocol, profile, &id, &tree.current());
+            trees.insert(run, tree);
+            // Each run is a task of its own, so the runner and checker use every core.
+            let shared = shared_cfg.clone();
+            let handle = tokio::spawn(async move {
+                let result = runner::run_case(protocol, &case, &shared).await;
+                (case, result)
+            });
+            running.push(async move { (run, handle.await) });
         }
-        let mut tree = strategy
-            .new_tree(&mut runner)
-            .map_err(|e| FuzzError::Strategy(e.to_string()))?;
-        let id = format!("fuzz.{}.{}.s{}", protocol.id(), run, cfg.seed);
-        let case = case_for(protocol, profile, &id, &tree.current());
-        let result = runner::run_case(protocol, &case, run_cfg).await;
+        let Some((run, joined)) = running.next().await else {
+            break;
+        };
+        let (case, result) = match joined {
+            Ok(done) => done,
+            Err(e) => {
+                // A panic in the harness is a wireprobe bug: count it, keep going.
+                outcome.runs += 1;
+                outcome.errors += 1;
+                last_error = format!("run {run} panicked: {e}");
+                trees.remove(&run);
+                continue;
+            }
+        };
         outcome.runs += 1;
         outcome.events += sends(&case) as u64;
         if result.verdict == Verdict::Error {
             outcome.errors += 1;
-            last_error = result.message.clone();
+            last_error = format!("{}: {}", case.id, result.message);
         }
         let failure = failure_of(protocol, &result);
         progress(Progress::Run {
@@ -326,34 +364,59 @@ pub async fn fuzz(
             failed: failure.is_some(),
             events: sends(&case),
         });
-        let Some(failure) = failure else { continue };
-        let steps_before = tree.current().len();
-        let (case, result) = shrink(
-            protocol, profile, cfg, run_cfg, &mut *tree, &id, &failure, case, result, progress,
-        )
-        .await;
-        let mut reproduced = 0;
-        for _ in 0..cfg.confirm {
-            let again = runner::run_case(protocol, &case, run_cfg).await;
-            if failure_of(protocol, &again).is_some_and(|f| f.rule == failure.rule) {
-                reproduced += 1;
+        match failure {
+            Some(failure) if first_failure.as_ref().is_none_or(|(r, ..)| run < *r) => {
+                first_failure = Some((run, case, result, failure));
+            }
+            _ => {
+                trees.remove(&run);
             }
         }
-        outcome.finding = Some(Finding {
-            failure: failure_of(protocol, &result).unwrap_or(failure),
-            run,
-            steps_after: tree.current().len(),
-            case,
-            result,
-            steps_before,
-            reproduced,
-            attempts: cfg.confirm,
-        });
+    }
+    drop(running);
+    if outcome.errors > 0 {
+        outcome.last_error = Some(last_error.clone());
+    }
+    let Some((run, case, result, failure)) = first_failure else {
+        if outcome.runs > 0 && outcome.errors == outcome.runs {
+            return Err(FuzzError::Unusable(last_error));
+        }
         return Ok(outcome);
+    };
+    let Some(mut tree) = trees.remove(&run) else {
+        return Err(FuzzError::Strategy(format!("run {run} lost its sequence")));
+    };
+    let steps_before = tree.current().len();
+    let (case, result) = shrink(
+        protocol,
+        profile,
+        cfg,
+        run_cfg,
+        &mut *tree,
+        &case.id.clone(),
+        &failure,
+        case,
+        result,
+        progress,
+    )
+    .await;
+    let mut reproduced = 0;
+    for _ in 0..cfg.confirm {
+        let again = runner::run_case(protocol, &case, run_cfg).await;
+        if failure_of(protocol, &again).is_some_and(|f| f.rule == failure.rule) {
+            reproduced += 1;
+        }
     }
-    if outcome.runs > 0 && outcome.errors == outcome.runs {
-        return Err(FuzzError::Unusable(last_error));
-    }
+    outcome.finding = Some(Finding {
+        failure: failure_of(protocol, &result).unwrap_or(failure),
+        run,
+        steps_after: tree.current().len(),
+        case,
+        result,
+        steps_before,
+        reproduced,
+        attempts: cfg.confirm,
+    });
     Ok(outcome)
 }
 

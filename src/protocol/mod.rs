@@ -101,6 +101,11 @@ pub trait Session: Send {
     fn encode(&mut self, event: &Value) -> Result<Frame, ProtocolError>;
     /// Decodes a received frame, updating acknowledgement state.
     fn decode(&mut self, frame: &Frame) -> Decoded;
+    /// True when an event decoded from a text frame is exactly that frame's JSON text parsed,
+    /// so the transcript can keep it instead of parsing the frame a second time.
+    fn decodes_verbatim(&self) -> bool {
+        false
+    }
     /// The error code when `event` is the protocol's error event.
     fn error_code(&self, event: &Value) -> Option<String>;
     /// A capability the target declared in its handshake reply.

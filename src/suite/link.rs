@@ -52,14 +52,34 @@ impl Link {
     /// Records and decodes one observation.
     /// `None` for transport-level control packets, which only the transcript keeps.
     pub(super) fn arrive(&mut self, received: Received, at: std::time::Instant) -> Option<Item> {
-        self.transcript.record_received(&received, at);
         let item = match received {
-            Received::Frame(frame) => match self.session.decode(&frame) {
-                Decoded::Event(v) => Item::Event(v),
-                Decoded::Binary(n) => Item::Binary(n),
-                Decoded::Garbage(t) => Item::Garbage(t),
-                Decoded::Control => return None,
-            },
+            Received::Frame(frame) => {
+                let decoded = self.session.decode(&frame);
+                match (&frame, &decoded) {
+                    (Frame::Text(text), Decoded::Event(v)) if self.session.decodes_verbatim() => {
+                        self.transcript.record_received_parsed(text, v, at)
+                    }
+                    _ => self.transcript.record_received(&Received::Frame(frame), at),
+                }
+                match decoded {
+                    Decoded::Event(v) => Item::Event(v),
+                    Decoded::Binary(n) => Item::Binary(n),
+                    Decoded::Garbage(t) => Item::Garbage(t),
+                    Decoded::Control => return None,
+                }
+            }
+            other => {
+                self.transcript.record_received(&other, at);
+                return self.non_frame(other);
+            }
+        };
+        Some(item)
+    }
+
+    /// What a non-frame arrival means to the steps.
+    fn non_frame(&mut self, received: Received) -> Option<Item> {
+        let item = match received {
+            Received::Frame(_) => return None,
             Received::Closed { code, reason } => Item::Ended(match code {
                 Some(c) if reason.is_empty() => format!("close code {c}"),
                 Some(c) => format!("close code {c} {reason:?}"),

@@ -539,7 +539,8 @@ impl HaipChecker {
             }
             "PONG" => {
                 let sender = &mut self.senders[me];
-                let (pending, maybe) = (&mut sender.pings_to_answer, &mut sender.pings_maybe_dropped);
+                let (pending, maybe) =
+                    (&mut sender.pings_to_answer, &mut sender.pings_maybe_dropped);
                 if let Some(i) = pending.iter().position(|n| n.as_deref() == f.nonce) {
                     pending.remove(i);
                 } else if let Some(i) = maybe.iter().position(|n| n.as_deref() == f.nonce) {

@@ -5,10 +5,10 @@
 
 use super::schema::schema;
 use super::session::HaipSession;
+use super::session::REPEAT_SEQ;
 use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Probe, Rng};
 use crate::protocol::Session;
 use crate::protocol::OMIT;
-use super::session::REPEAT_SEQ;
 use crate::transport::Frame;
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -51,30 +51,34 @@ fn envelopes(actions: Vec<Vec<(&'static str, Value)>>, seed: u64) -> Vec<Value> 
     let mut rng = Rng::new(seed);
     let mut session = HaipSession::new();
     let session_id = uuid_from(&mut rng);
-    let mut frames = session.handshake(None, false).unwrap_or_default();
+    let mut events: Vec<Value> = session
+        .handshake(None, false)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|frame| match frame {
+            Frame::Text(text) => serde_json::from_str(text).ok(),
+            _ => None,
+        })
+        .collect();
     for group in actions {
         let message_id = uuid_from(&mut rng);
         for (ty, mut payload) in group {
             if ty.starts_with("TEXT_MESSAGE") {
                 payload["message_id"] = json!(message_id);
             }
-            if let Ok(frame) = session.encode(&json!({"type": ty, "payload": payload})) {
-                frames.push(frame);
+            if let Ok(e) = session.envelope(&json!({"type": ty, "payload": payload})) {
+                events.push(e);
             }
         }
     }
-    frames
+    events
         .into_iter()
         .enumerate()
-        .filter_map(|(i, frame)| {
-            let Frame::Text(text) = frame else {
-                return None;
-            };
-            let mut e: Value = serde_json::from_str(&text).ok()?;
+        .map(|(i, mut e)| {
             e["id"] = json!(uuid_from(&mut rng));
             e["session"] = json!(session_id);
             e["ts"] = json!((1_700_000_000_000u64 + i as u64 * 7).to_string());
-            Some(e)
+            e
         })
         .collect()
 }

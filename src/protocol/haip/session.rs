@@ -43,6 +43,40 @@ impl HaipSession {
     pub fn session_id(&self) -> &str {
         &self.session_id
     }
+
+    /// The full envelope `encode` sends for `event`: numbered, stamped and acknowledged,
+    /// with the event's own fields over the defaults.
+    pub fn envelope(&mut self, event: &Value) -> Result<Value, ProtocolError> {
+        let Value::Object(fields) = event else {
+            return Err(ProtocolError::InvalidEvent(
+                "a sent event must be a table/object".into(),
+            ));
+        };
+        let ty = fields.get("type").and_then(Value::as_str).unwrap_or("");
+        let auto_seq = self.next_seq;
+        let mut envelope = Map::new();
+        envelope.insert("id".into(), json!(uuid::Uuid::new_v4().to_string()));
+        envelope.insert("session".into(), json!(self.session_id));
+        envelope.insert("seq".into(), json!(auto_seq.to_string()));
+        if let Some(ack) = self.delivered {
+            envelope.insert("ack".into(), json!(ack.to_string()));
+        }
+        envelope.insert("ts".into(), json!(now_ms().to_string()));
+        envelope.insert("channel".into(), json!(default_channel(ty)));
+        envelope.insert("type".into(), json!(ty));
+        envelope.insert("payload".into(), json!({}));
+        let mut envelope = Value::Object(envelope);
+        merge(&mut envelope, event);
+        if envelope["seq"] == REPEAT_SEQ {
+            envelope["seq"] = json!(auto_seq.saturating_sub(1).max(1).to_string());
+        }
+        // An explicit seq moves the counter forward only (a duplicate must not rewind it).
+        match envelope.get("seq").and_then(model::parse_seq) {
+            Some(seq) if seq >= auto_seq => self.next_seq = seq + 1,
+            _ => {}
+        }
+        Ok(envelope)
+    }
 }
 
 /// Milliseconds since the Unix epoch, as HAIP's `ts` wants it.
@@ -97,37 +131,15 @@ impl Session for HaipSession {
     }
 
     fn encode(&mut self, event: &Value) -> Result<Frame, ProtocolError> {
-        let Value::Object(fields) = event else {
-            return Err(ProtocolError::InvalidEvent(
-                "a sent event must be a table/object".into(),
-            ));
-        };
-        let ty = fields.get("type").and_then(Value::as_str).unwrap_or("");
-        let auto_seq = self.next_seq;
-        let mut envelope = Map::new();
-        envelope.insert("id".into(), json!(uuid::Uuid::new_v4().to_string()));
-        envelope.insert("session".into(), json!(self.session_id));
-        envelope.insert("seq".into(), json!(auto_seq.to_string()));
-        if let Some(ack) = self.delivered {
-            envelope.insert("ack".into(), json!(ack.to_string()));
-        }
-        envelope.insert("ts".into(), json!(now_ms().to_string()));
-        envelope.insert("channel".into(), json!(default_channel(ty)));
-        envelope.insert("type".into(), json!(ty));
-        envelope.insert("payload".into(), json!({}));
-        let mut envelope = Value::Object(envelope);
-        merge(&mut envelope, event);
-        if envelope["seq"] == REPEAT_SEQ {
-            envelope["seq"] = json!(auto_seq.saturating_sub(1).max(1).to_string());
-        }
-        // An explicit seq moves the counter forward only (a duplicate must not rewind it).
-        match envelope.get("seq").and_then(model::parse_seq) {
-            Some(seq) if seq >= auto_seq => self.next_seq = seq + 1,
-            _ => {}
-        }
+        let envelope = self.envelope(event)?;
         serde_json::to_string(&envelope)
             .map(Frame::Text)
             .map_err(|e| ProtocolError::InvalidEvent(e.to_string()))
+    }
+
+    /// A frame is one JSON event.
+    fn decodes_verbatim(&self) -> bool {
+        true
     }
 
     fn decode(&mut self, frame: &Frame) -> Decoded {

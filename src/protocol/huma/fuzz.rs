@@ -284,8 +284,10 @@ impl FuzzProfile for HumaFuzz {
     /// shows the connection is still usable.
     fn probe(&self) -> Probe {
         Probe {
-            sends: vec![json!({"type": "context-update", "triggering": false, "name": "wireprobe-probe",
-                "context": {}, "description": "liveness probe"})],
+            sends: vec![
+                json!({"type": "context-update", "triggering": false, "name": "wireprobe-probe",
+                "context": {}, "description": "liveness probe"}),
+            ],
             answer: None,
             error: json!({"channel": "error"}),
             rule: "HUMA-ERR-003",

@@ -33,6 +33,11 @@ impl Session for NuumSession {
         Ok(Frame::Text(event.to_string()))
     }
 
+    /// A frame is one JSON event.
+    fn decodes_verbatim(&self) -> bool {
+        true
+    }
+
     fn decode(&mut self, frame: &Frame) -> Decoded {
         match frame {
             Frame::Text(text) => serde_json::from_str(text)

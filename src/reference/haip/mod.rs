@@ -71,7 +71,7 @@ pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarge
                         let auth_config = config.clone();
                         #[allow(clippy::result_large_err)]
                         let callback = move |req: &Request, resp: Response| authorize(&auth_config, req, resp);
-                        if let Ok(ws) = tokio_tungstenite::accept_hdr_async(stream, callback).await {
+                        if let Ok(ws) = tokio_tungstenite::accept_hdr_async_with_config(stream, callback, Some(ws_config())).await {
                             conn::Conn::new(config, store, ws).run().await;
                         }
                     });
@@ -80,6 +80,12 @@ pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarge
         }
     })
     .await
+}
+
+/// The server's WebSocket settings: the client's small read buffer (see the transport).
+fn ws_config() -> tokio_tungstenite::tungstenite::protocol::WebSocketConfig {
+    tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
+        .read_buffer_size(crate::transport::websocket::READ_BUFFER)
 }
 
 /// Checks the bearer token at the WebSocket upgrade; a refusal is an HTTP 401.
