@@ -110,9 +110,12 @@ pub fn case_for(
                     if protocol.transport() == TransportKind::Stdio {
                         Action::Restart
                     } else {
+                        // A new session: the target may have forgotten the old one, and
+                        // a refused resume is not what this run is about.
                         Action::Reconnect {
                             handshake: HandshakeMode::Full,
                             handshake_with: None,
+                            new_session: true,
                         }
                     },
                     None,

@@ -425,10 +425,12 @@ fn parse_step(protocol: &dyn Protocol, v: Value) -> Result<Step, String> {
             let mut b = as_table(body, name)?;
             let handshake = parse_handshake(b.remove("handshake"))?;
             let handshake_with = take_object(&mut b, "handshake_with")?;
+            let new_session = take_bool(&mut b, "new_session")?.unwrap_or(false);
             no_more(&b, name)?;
             Action::Reconnect {
                 handshake,
                 handshake_with,
+                new_session,
             }
         }
         _ => {

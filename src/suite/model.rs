@@ -173,6 +173,8 @@ pub enum Action {
     Reconnect {
         handshake: HandshakeMode,
         handshake_with: Option<Value>,
+        /// Start a new session instead of resuming the old one.
+        new_session: bool,
     },
     Restart,
 }

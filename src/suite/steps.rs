@@ -389,6 +389,7 @@ impl<'a> CaseRun<'a> {
             Action::Reconnect {
                 handshake,
                 handshake_with,
+                new_session,
             } => {
                 if let Some(conn) = self.link.conn.take() {
                     self.link.transcript.push(
@@ -399,8 +400,11 @@ impl<'a> CaseRun<'a> {
                 }
                 let handshake_with = self.handshake_with(handshake_with.as_ref())?;
                 let token = token_for(self.case.connect.token, &self.cfg.credentials)?;
+                if *new_session {
+                    self.link.session = self.protocol.session();
+                }
                 self.open(token.as_deref(), false).await?;
-                self.handshake(*handshake, handshake_with.as_ref(), true)
+                self.handshake(*handshake, handshake_with.as_ref(), !*new_session)
                     .await
             }
             Action::Restart if self.protocol.transport() != TransportKind::Stdio => Err(

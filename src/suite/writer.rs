@@ -149,6 +149,7 @@ fn action_to_toml(action: &Action) -> String {
         Action::Reconnect {
             handshake,
             handshake_with,
+            new_session,
         } => {
             let mut fields = Vec::new();
             match handshake {
@@ -158,6 +159,9 @@ fn action_to_toml(action: &Action) -> String {
             }
             if let Some(w) = handshake_with {
                 fields.push(format!("handshake_with = {}", inline(w)));
+            }
+            if *new_session {
+                fields.push("new_session = true".to_owned());
             }
             format!("reconnect = {{ {} }}", fields.join(", "))
         }

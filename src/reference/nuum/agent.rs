@@ -95,8 +95,9 @@ pub struct TurnCtx {
     pub out: Out,
     pub session_id: String,
     pub faults: Faults,
-    /// Messages queued mid-turn, waiting for injection.
-    pub queue: Arc<Mutex<Vec<String>>>,
+    /// Messages queued mid-turn, waiting for injection. Held while `queued` or `injected` is
+    /// written, so the host never reads an injection before the message's `queued`.
+    pub queue: Arc<tokio::sync::Mutex<Vec<String>>>,
     pub tasks: Tasks,
     pub ids: Arc<AtomicU64>,
     /// Told when the turn has emitted its result.
@@ -251,11 +252,8 @@ impl TurnCtx {
     /// An assistant output: queued messages are injected first (the "next model call").
     async fn assistant(&self, content: Vec<Value>) {
         if !self.faults.has("no-injection") {
-            let injected = self
-                .queue
-                .lock()
-                .map(|mut q| q.drain(..).count())
-                .unwrap_or(0);
+            let mut queue = self.queue.lock().await;
+            let injected = std::mem::take(&mut *queue).len();
             if injected > 0 {
                 self.out
                     .line(

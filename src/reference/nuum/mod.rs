@@ -13,7 +13,7 @@ use agent::{timestamp, Tasks, TurnCtx};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::SystemTime;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot, watch};
@@ -135,7 +135,7 @@ pub async fn serve(
             out: out.clone(),
             session_id,
             faults: faults.clone(),
-            queue: Arc::new(Mutex::new(Vec::new())),
+            queue: Arc::new(tokio::sync::Mutex::new(Vec::new())),
             tasks: Tasks::default(),
             ids: Arc::new(AtomicU64::new(0)),
             done: done_tx,
@@ -240,7 +240,7 @@ impl Agent {
                         "status_response"
                     };
                     let running = self.running.is_some() && !self.faults.has("status-always-idle");
-                    let queued = self.ctx.queue.lock().map(|q| q.len()).unwrap_or(0);
+                    let queued = self.ctx.queue.lock().await.len();
                     self.ctx
                         .out
                         .line(
@@ -269,15 +269,14 @@ impl Agent {
             if self.held.len() < MAX_QUEUED {
                 self.held.push(text);
             }
-        } else if self.ctx.queue.lock().map(|q| q.len()).unwrap_or(0) >= MAX_QUEUED {
+        } else if self.ctx.queue.lock().await.len() >= MAX_QUEUED {
             self.ctx.out.line(json!({"type": "system", "subtype": "error",
                 "message": format!("{MAX_QUEUED} messages are queued already; this one is dropped")})).await;
         } else {
-            let position = self.ctx.queue.lock().map(|mut q| {
-                q.push(text);
-                q.len()
-            });
-            self.ctx.out.line(json!({"type": "system", "subtype": "queued", "position": position.unwrap_or(1)})).await;
+            let mut queue = self.ctx.queue.lock().await;
+            queue.push(text);
+            let position = queue.len();
+            self.ctx.out.line(json!({"type": "system", "subtype": "queued", "position": position})).await;
         }
     }
 
@@ -300,12 +299,7 @@ impl Agent {
         if self.faults.has("exits-when-idle") {
             self.idle_since = Some(tokio::time::Instant::now());
         }
-        let mut next: Vec<String> = self
-            .ctx
-            .queue
-            .lock()
-            .map(|mut q| q.drain(..).collect())
-            .unwrap_or_default();
+        let mut next: Vec<String> = std::mem::take(&mut *self.ctx.queue.lock().await);
         next.append(&mut self.held);
         if !next.is_empty() {
             self.start_turn(next.join("\n")).await;

@@ -211,11 +211,14 @@ pub fn parse_sio(text: &str) -> Result<SioPacket, PacketError> {
         None
     };
     rest = &rest[digits..];
-    let data = if rest.is_empty() {
+    let data: Option<Value> = if rest.is_empty() {
         None
     } else {
         Some(serde_json::from_str(rest).map_err(|e| bad(&format!("payload is not JSON: {e}")))?)
     };
+    if !payload_fits(kind, data.as_ref()) {
+        return Err(bad("payload of the wrong shape for the packet type"));
+    }
     Ok(SioPacket {
         kind,
         namespace,
@@ -223,6 +226,21 @@ pub fn parse_sio(text: &str) -> Result<SioPacket, PacketError> {
         attachments,
         data,
     })
+}
+
+/// The payload shapes socket.io-parser accepts per type (its `isPayloadValid`). Without this
+/// check an ack id followed by a numeric payload would read back as a longer id.
+fn payload_fits(kind: SioKind, data: Option<&Value>) -> bool {
+    match (kind, data) {
+        (SioKind::Connect, None | Some(Value::Object(_))) => true,
+        (SioKind::Disconnect, None) => true,
+        (SioKind::ConnectError, Some(Value::String(_) | Value::Object(_))) => true,
+        (SioKind::Event | SioKind::BinaryEvent, Some(Value::Array(items))) => {
+            matches!(items.first(), Some(Value::String(_) | Value::Number(_)))
+        }
+        (SioKind::Ack | SioKind::BinaryAck, Some(Value::Array(_))) => true,
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -282,6 +300,11 @@ mod tests {
             Some(("e".into(), 1))
         );
         assert!(parse_sio("2[\"truncated").is_err());
+        // Found by fuzz/socketio_packet: an ack id before a numeric payload read back as a
+        // longer id. Payloads must have their type's shape, as socket.io-parser demands.
+        for bad in ["400 0 ", "20", "2{}", "2[]", "2[{}]", "1{}", "3{}", "4[1]", "0[]"] {
+            assert!(parse_sio(bad).is_err(), "{bad}");
+        }
         assert!(parse_sio("9").is_err());
         assert!(parse_sio("").is_err());
     }

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Builds the cargo-fuzz targets in fuzz/ on stable (`-s none`: coverage, no sanitizer) and runs
+# each for SECS seconds (default 10) from the seeds in corpus/, printing executions per second.
+# A crash fails the script and leaves the input in fuzz/artifacts/TARGET/.
+#   scripts/fuzz-smoke.sh [SECS] [TARGET...]
+set -euo pipefail
+cd "$(dirname "$0")/../fuzz"
+secs=${1:-10}
+shift || true
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  cargo install cargo-fuzz --locked --version 0.13.2
+fi
+cargo fuzz build -s none
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(cargo fuzz list)
+
+seeds_for() {
+  case "$1" in
+    check_haip | haip_frames) echo ../corpus/haip/valid ../corpus/haip/invalid ;;
+    check_huma) echo ../corpus/huma/valid ../corpus/huma/invalid ;;
+    check_nuum | nuum_input) echo ../corpus/nuum/valid ../corpus/nuum/invalid ;;
+    socketio_packet) echo seeds/socketio_packet ../corpus/huma/valid ;;
+    ndjson_framer) echo ../corpus/nuum/valid ../corpus/haip/valid ;;
+    *) echo ;;
+  esac
+}
+
+for target in "${targets[@]}"; do
+  work=$(mktemp -d)
+  log="$work/log"
+  # shellcheck disable=SC2046 # the seed directories are separate words
+  if ! cargo fuzz run -s none "$target" "$work" $(seeds_for "$target") -- \
+      -max_total_time="$secs" -print_final_stats=1 -rss_limit_mb=2048 >"$log" 2>&1; then
+    tail -40 "$log"
+    echo "fuzz-smoke: $target FAILED (input in fuzz/artifacts/$target/)" >&2
+    exit 1
+  fi
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+  took=$(sed -n 's/^stat::slowest_unit_time_sec: *//p' "$log")
+  echo "$target: $((runs / secs)) execs/s ($runs runs in ${secs} s, slowest unit ${took} s)"
+  rm -rf "$work"
+done
