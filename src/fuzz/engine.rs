@@ -13,6 +13,7 @@ use crate::suite::model::{
     Action, Case, ConnectSpec, HandshakeMode, RawFrame, Step, Times, Unanswered,
 };
 use crate::suite::runner::{self, CaseResult, RunConfig};
+use crate::transcript::Direction;
 use crate::verdict::Verdict;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use proptest::prelude::*;
@@ -71,6 +72,26 @@ pub fn case_for(
         rule: rule.map(str::to_owned),
     };
     let probe = profile.probe();
+    if let Some(answer) = &probe.answer {
+        out.extend(probe.sends.iter().map(|event| {
+            step(
+                Action::Send {
+                    event: event.clone(),
+                    times: Times::Fixed(1),
+                },
+                None,
+            )
+        }));
+        out.push(step(
+            Action::Expect {
+                patterns: vec![answer.clone()],
+                count: 1,
+                within_ms: None,
+                unanswered: Unanswered::Fails,
+            },
+            Some(probe.answered_by),
+        ));
+    }
     for s in steps {
         let (original, input, mutator) = match s {
             FuzzStep::Valid(e) => (e, Input::Event(e.clone()), None),
@@ -191,10 +212,26 @@ pub struct Failure {
     pub message: String,
 }
 
-/// The failure a case result shows, if any (`fail`, or `warn` for a should rule).
-pub fn failure_of(protocol: &dyn Protocol, result: &CaseResult) -> Option<Failure> {
+/// The failure a case result shows, if any (`fail`, or `warn` for a should rule). A target
+/// that ended where the profile's probe says it must stay breaks that rule, whatever step
+/// noticed it.
+pub fn failure_of(
+    protocol: &dyn Protocol,
+    profile: &dyn FuzzProfile,
+    result: &CaseResult,
+) -> Option<Failure> {
     if !matches!(result.verdict, Verdict::Fail | Verdict::Warn) {
         return None;
+    }
+    if let Some(rule) = profile.probe().ended.filter(|_| target_ended(result)) {
+        return Some(Failure {
+            rule: rule.to_owned(),
+            verdict: Verdict::Fail,
+            message: format!(
+                "{rule}: the target ended after an adversarial input ({})",
+                result.message
+            ),
+        });
     }
     let named = result
         .message
@@ -205,6 +242,27 @@ pub fn failure_of(protocol: &dyn Protocol, result: &CaseResult) -> Option<Failur
         verdict: result.verdict,
         message: result.message.clone(),
     })
+}
+
+/// True when the target ended a connection (or its process exited) that we were not closing.
+fn target_ended(result: &CaseResult) -> bool {
+    let mut closing = false;
+    for entry in &result.transcript {
+        let Some(frame) = entry.frame.as_object() else {
+            continue;
+        };
+        match entry.from {
+            Direction::Client if frame.contains_key("$close") => closing = true,
+            Direction::Client if frame.contains_key("$connect") => closing = false,
+            Direction::Server
+                if !closing && (frame.contains_key("$close") || frame.contains_key("$error")) =>
+            {
+                return true
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// What a fuzz run found.
@@ -361,7 +419,7 @@ pub async fn fuzz(
             outcome.errors += 1;
             last_error = format!("{}: {}", case.id, result.message);
         }
-        let failure = failure_of(protocol, &result);
+        let failure = failure_of(protocol, profile, &result);
         progress(Progress::Run {
             run,
             failed: failure.is_some(),
@@ -406,12 +464,12 @@ pub async fn fuzz(
     let mut reproduced = 0;
     for _ in 0..cfg.confirm {
         let again = runner::run_case(protocol, &case, run_cfg).await;
-        if failure_of(protocol, &again).is_some_and(|f| f.rule == failure.rule) {
+        if failure_of(protocol, profile, &again).is_some_and(|f| f.rule == failure.rule) {
             reproduced += 1;
         }
     }
     outcome.finding = Some(Finding {
-        failure: failure_of(protocol, &result).unwrap_or(failure),
+        failure: failure_of(protocol, profile, &result).unwrap_or(failure),
         run,
         steps_after: tree.current().len(),
         case,
@@ -448,7 +506,7 @@ async fn shrink(
         let steps = tree.current();
         let candidate = case_for(protocol, profile, id, &steps);
         let result = runner::run_case(protocol, &candidate, run_cfg).await;
-        let same = failure_of(protocol, &result).is_some_and(|f| f.rule == failure.rule);
+        let same = failure_of(protocol, profile, &result).is_some_and(|f| f.rule == failure.rule);
         progress(Progress::Shrink {
             steps: steps.len(),
             still_fails: same,

@@ -107,7 +107,15 @@ pub struct Probe {
     pub answer: Option<Value>,
     /// What an error looks like, for silence probes.
     pub error: Value,
+    /// The rule broken when the probe goes unanswered after an adversarial input: the target
+    /// stopped serving.
     pub rule: &'static str,
+    /// The rule that makes the target answer the probe at all, judged by one probe before the
+    /// sequence (so a target that never answers is not blamed for the sequence).
+    pub answered_by: &'static str,
+    /// The rule broken when the target ends (connection or process) after an adversarial
+    /// input where the spec wants it to stay; `None`: the answer's own rule judges that.
+    pub ended: Option<&'static str>,
 }
 
 /// A small deterministic generator (SplitMix64): mutations are reproducible from a seed

@@ -103,6 +103,9 @@ struct Sender {
     /// or taken if the first message with that number was rejected (suites/haip/ERRATA.md
     /// item 19). Their PONG is neither owed nor wrong.
     pings_maybe_dropped: VecDeque<Option<String>>,
+    /// Numbers of this side's messages the peer must have rejected (malformed, or naming
+    /// another session): the number may come again on a new message (ERRATA item 19).
+    rejected: BTreeSet<u64>,
     /// Open text streams by message_id.
     open_texts: HashSet<String>,
     /// After an envelope with bin_len: the binary frame length owed.
@@ -128,6 +131,11 @@ pub struct HaipChecker {
     resuming: bool,
     /// Time of the current observation, in ms (from the transcript).
     now_ms: u64,
+    /// The message being judged passed the schema. A malformed PAUSE_CHANNEL or
+    /// RESUME_CHANNEL is rejected by its receiver, so it changes nothing.
+    well_formed: bool,
+    /// The session UUID of the client's latest HAI: a message naming another is rejected.
+    session_id: Option<String>,
 }
 
 impl HaipChecker {
@@ -224,7 +232,12 @@ impl HaipChecker {
                     }
                 }
                 Some(max) if seq <= max && sender.missing.remove(&seq) => resent = true,
+                Some(max) if seq <= max && sender.rejected.remove(&seq) => {}
                 Some(max) if seq <= max => {
+                    // A resent media envelope is followed by its binary frame again.
+                    if let Some(len) = f.bin_len {
+                        sender.owed_binary = Some(len);
+                    }
                     if ty == "PING" {
                         let maybe = &mut self.senders[peer].pings_maybe_dropped;
                         if maybe.len() >= 64 {
@@ -237,6 +250,13 @@ impl HaipChecker {
                 _ => {}
             }
             sender.max_seq = Some(sender.max_seq.map_or(seq, |m| m.max(seq)));
+            // Only the target's rejections are seen (its ERROR); ours are not judged here.
+            if !self.well_formed && from == Direction::Client {
+                if sender.rejected.len() >= 64 {
+                    sender.rejected.pop_first();
+                }
+                sender.rejected.insert(seq);
+            }
         }
         if let Some(ack) = f.ack.filter(|_| !resent) {
             let peer_max = self.senders[peer].max_seq.unwrap_or(0);
@@ -344,6 +364,7 @@ impl HaipChecker {
                 }
                 return;
             }
+            ("PAUSE_CHANNEL" | "RESUME_CHANNEL", _) if !self.well_formed => return,
             ("PAUSE_CHANNEL", Some(ch)) => {
                 let at = self.now_ms;
                 self.senders[peer]
@@ -568,7 +589,18 @@ impl HaipChecker {
 
     /// Checks a parsed event: the schema, then the lifecycle.
     fn on_value(&mut self, from: Direction, event: &Value, out: &mut Vec<Violation>) {
+        let before = out.len();
         schema().check(event, out);
+        let session = event.get("session").and_then(Value::as_str);
+        if from == Direction::Client && event.get("type").and_then(Value::as_str) == Some("HAI") {
+            self.session_id = session.map(str::to_owned);
+        }
+        let foreign =
+            session.is_some() && self.session_id.is_some() && session != self.session_id.as_deref();
+        // Unknown fields are tolerated (suites/haip/ERRATA.md item 2) unless `crit` is set.
+        self.well_formed = !foreign
+            && out[before..].iter().all(|v| v.rule == "HAIP-ENV-005")
+            && event.get("crit") != Some(&Value::Bool(true));
         if let Some(facts) = Facts::from_value(event) {
             self.on_facts(from, &facts, out);
         }
@@ -622,6 +654,7 @@ impl Checker for HaipChecker {
         match fast::accept(raw) {
             Some(facts) => {
                 self.now_ms = at_ms;
+                self.well_formed = true;
                 self.on_facts(from, &facts, out);
                 true
             }

@@ -43,6 +43,26 @@ fn action() -> impl Strategy<Value = Vec<(&'static str, Value)>> {
         }),
         1 => (1u64..1000).prop_map(|n| vec![("FLOW_UPDATE", json!({"channel": "agent", "add_messages": n}))]),
         1 => Just(vec![("REPLAY_REQUEST", json!({"from_seq": "1"}))]),
+        // Server-side flows, through the README's scenario directives: a target that does not
+        // know them just gets a text message.
+        3 => prop_oneof![
+            text(16).prop_map(|t| format!("wireprobe: say {t}")),
+            Just("wireprobe: fail".to_owned()),
+            (1u32..256).prop_map(|n| format!("wireprobe: audio {n}")),
+        ]
+        .prop_map(|directive| vec![
+            ("TEXT_MESSAGE_START", json!({"author": "user", "text": directive})),
+            ("TEXT_MESSAGE_END", json!({})),
+        ]),
+        // The reference tools; a target without them answers with an error of its choosing.
+        1 => any::<u8>().prop_map(|x| vec![("TOOL_CALL", json!({"tool": "wireprobe.echo", "params": {"x": x}}))]),
+        1 => (100u64..300).prop_map(|ms| vec![("TOOL_CALL", json!({"tool": "wireprobe.slow", "params": {"ms": ms}}))]),
+        1 => text(16).prop_map(|t| vec![
+            ("PAUSE_CHANNEL", json!({"channel": "AGENT"})),
+            ("TEXT_MESSAGE_START", json!({"author": "user", "text": format!("wireprobe: say {t}")})),
+            ("TEXT_MESSAGE_END", json!({})),
+            ("RESUME_CHANNEL", json!({"channel": "AGENT"})),
+        ]),
     ]
 }
 
@@ -65,6 +85,9 @@ fn envelopes(actions: Vec<Vec<(&'static str, Value)>>, seed: u64) -> Vec<Value> 
         for (ty, mut payload) in group {
             if ty.starts_with("TEXT_MESSAGE") {
                 payload["message_id"] = json!(message_id);
+            }
+            if ty == "TOOL_CALL" {
+                payload["call_id"] = json!(message_id);
             }
             if let Ok(e) = session.envelope(&json!({"type": ty, "payload": payload})) {
                 events.push(e);
@@ -324,6 +347,8 @@ impl FuzzProfile for HaipFuzz {
             answer: Some(json!({"type": "PONG"})),
             error: json!({"type": "ERROR"}),
             rule: "HAIP-PING-001",
+            answered_by: "HAIP-PING-001",
+            ended: None,
         }
     }
 

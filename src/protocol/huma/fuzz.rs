@@ -291,6 +291,8 @@ impl FuzzProfile for HumaFuzz {
             answer: None,
             error: json!({"channel": "error"}),
             rule: "HUMA-ERR-003",
+            answered_by: "HUMA-ERR-003",
+            ended: None,
         }
     }
 

@@ -22,6 +22,16 @@ fn host_line() -> BoxedStrategy<Value> {
             let blocks: Vec<Value> = ts.into_iter().map(|t| json!({"type": "text", "text": t})).collect();
             json!({"type": "user", "message": {"role": "user", "content": blocks}})
         }),
+        // Tools, tasks, failing and slow turns, through the README's directives: a target that
+        // does not know them just gets a user message.
+        3 => prop_oneof![
+            any::<u8>().prop_map(|x| format!("wireprobe: tool echo {{\"x\":{x}}}")),
+            Just("wireprobe: task research fuzzing".to_owned()),
+            (1u8..3).prop_map(|s| format!("wireprobe: alarm {s} fuzz")),
+            Just("wireprobe: fail".to_owned()),
+            (50u32..300).prop_map(|ms| format!("wireprobe: slow {ms}")),
+        ]
+        .prop_map(|t| json!({"type": "user", "message": {"role": "user", "content": t}})),
         2 => Just(json!({"type": "control", "action": "heartbeat"})),
         1 => Just(json!({"type": "control", "action": "status"})),
         1 => Just(json!({"type": "control", "action": "interrupt"})),
@@ -137,6 +147,9 @@ impl FuzzProfile for NuumFuzz {
             answer: Some(json!({"type": "system", "subtype": "heartbeat_ack"})),
             error: json!({"type": "system", "subtype": "error"}),
             rule: "NUUM-BAD-001",
+            answered_by: "NUUM-CTL-003",
+            // "Stays alive between turns, accepts ongoing messages" (suites/nuum/ERRATA.md).
+            ended: Some("NUUM-BAD-001"),
         }
     }
 

@@ -276,7 +276,10 @@ impl Agent {
             let mut queue = self.ctx.queue.lock().await;
             queue.push(text);
             let position = queue.len();
-            self.ctx.out.line(json!({"type": "system", "subtype": "queued", "position": position})).await;
+            self.ctx
+                .out
+                .line(json!({"type": "system", "subtype": "queued", "position": position}))
+                .await;
         }
     }
 

@@ -302,7 +302,9 @@ mod tests {
         assert!(parse_sio("2[\"truncated").is_err());
         // Found by fuzz/socketio_packet: an ack id before a numeric payload read back as a
         // longer id. Payloads must have their type's shape, as socket.io-parser demands.
-        for bad in ["400 0 ", "20", "2{}", "2[]", "2[{}]", "1{}", "3{}", "4[1]", "0[]"] {
+        for bad in [
+            "400 0 ", "20", "2{}", "2[]", "2[{}]", "1{}", "3{}", "4[1]", "0[]",
+        ] {
             assert!(parse_sio(bad).is_err(), "{bad}");
         }
         assert!(parse_sio("9").is_err());
