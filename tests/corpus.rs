@@ -109,3 +109,51 @@ fn nuum_spec_examples_are_valid() {
         assert!(broken.is_empty(), "{name}: {broken:?}");
     }
 }
+
+/// `invalid/gen-MUTATOR--RULE.*` (written by scripts/gen-corpus.sh): each breaks the rule its
+/// name gives, by the protocol's own validator, and that rule is its mutator's.
+#[test]
+fn generated_invalid_seeds_break_the_rule_they_name() {
+    use wireprobe::fuzz::Input;
+    for protocol in ["haip", "huma", "nuum"] {
+        let profile = wireprobe::protocol::get(protocol)
+            .and_then(|p| p.fuzzing())
+            .expect("fuzzable protocol");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("corpus/{protocol}/invalid"));
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).expect("corpus dir") {
+            let path = entry.expect("entry").path();
+            let name = path
+                .file_stem()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            let Some((mutator, rule)) = name.strip_prefix("gen-").and_then(|n| n.split_once("--"))
+            else {
+                continue;
+            };
+            let m = profile
+                .mutators()
+                .iter()
+                .find(|m| m.name == mutator)
+                .expect("known mutator");
+            assert_eq!(m.breaks, rule, "{}", path.display());
+            let bytes = std::fs::read(&path).expect("seed");
+            let input = match path.extension().and_then(|e| e.to_str()) {
+                Some("json") => Input::Event(serde_json::from_slice(&bytes).expect("JSON seed")),
+                _ => Input::Raw(bytes),
+            };
+            let broken = profile.input_violations(&input);
+            assert!(
+                broken.contains(&rule),
+                "{} breaks {broken:?}",
+                path.display()
+            );
+            seen += 1;
+        }
+        assert_eq!(
+            seen,
+            profile.mutators().len(),
+            "{protocol}: one seed per mutator"
+        );
+    }
+}

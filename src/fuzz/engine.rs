@@ -233,10 +233,12 @@ pub fn failure_of(
             ),
         });
     }
+    // The first rule named that is more than a note: an `info` finding rides along in the
+    // message but never fails a run.
     let named = result
         .message
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
-        .find(|w| rules::find(protocol.rules(), w).is_some());
+        .find(|w| rules::find(protocol.rules(), w).is_some_and(|r| r.level > rules::Level::May));
     Some(Failure {
         rule: named.unwrap_or("?").to_owned(),
         verdict: result.verdict,
@@ -300,6 +302,8 @@ pub struct FuzzConfig {
     pub max_len: usize,
     /// Most shrinking steps tried.
     pub shrink_budget: u32,
+    /// Longest time spent shrinking (a failure that is a timeout costs one per attempt).
+    pub shrink_time: std::time::Duration,
     /// How often a shrunk failure is re-run to confirm it.
     pub confirm: u32,
 }
@@ -312,6 +316,7 @@ impl Default for FuzzConfig {
             duration: None,
             max_len: 12,
             shrink_budget: 64,
+            shrink_time: std::time::Duration::from_secs(30),
             confirm: 3,
         }
     }
@@ -498,10 +503,11 @@ async fn shrink(
 ) -> (Case, CaseResult) {
     let mut best = (case, result);
     let mut budget = cfg.shrink_budget;
+    let started = std::time::Instant::now();
     if !tree.simplify() {
         return best;
     }
-    while budget > 0 {
+    while budget > 0 && started.elapsed() < cfg.shrink_time {
         budget -= 1;
         let steps = tree.current();
         let candidate = case_for(protocol, profile, id, &steps);

@@ -1,0 +1,106 @@
+//! Live fuzzing throughput against the in-process HAIP reference target, beside the raw
+//! WebSocket echo rate of this machine measured in the same run (`scripts/bench-fuzz.sh`).
+//! Both use the same number of concurrent connections; the ratio is the figure we track.
+//!
+//! Usage: fuzz_bench [SECONDS] [JOBS]
+
+use futures_util::{SinkExt, StreamExt};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio_tungstenite::tungstenite::Message;
+use wireprobe::fuzz::engine::{self, FuzzConfig};
+use wireprobe::protocol;
+use wireprobe::reference::{self, ServeOptions};
+use wireprobe::suite::runner::RunConfig;
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let secs: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(10);
+    let jobs: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(32);
+    let echo = echo_rate(Duration::from_secs(secs), jobs).await?;
+    let fuzz = fuzz_rate(Duration::from_secs(secs), jobs).await?;
+    println!("raw WebSocket echo: {echo:.0} messages/s ({jobs} connections)");
+    println!("live fuzzing (serve haip): {fuzz:.0} events/s ({jobs} jobs)");
+    println!("ratio fuzz/echo: {:.3}", fuzz / echo);
+    Ok(())
+}
+
+/// Events per second the fuzz engine sends to the reference HAIP target.
+async fn fuzz_rate(span: Duration, jobs: usize) -> Result<f64, Box<dyn std::error::Error>> {
+    let target = reference::start(
+        "haip",
+        SocketAddr::from(([127, 0, 0, 1], 0)),
+        &ServeOptions::default(),
+    )
+    .await?;
+    let p = protocol::get("haip").ok_or("haip is not registered")?;
+    let mut run_cfg = RunConfig::new(target.url.clone());
+    run_cfg.jobs = jobs;
+    run_cfg.step_timeout = Duration::from_millis(2000);
+    let cfg = FuzzConfig {
+        seed: 1,
+        runs: u64::MAX,
+        duration: Some(span),
+        max_len: 50,
+        ..FuzzConfig::default()
+    };
+    let started = Instant::now();
+    let outcome = engine::fuzz(p, &cfg, &run_cfg, &mut |_| {}).await?;
+    if let Some(f) = outcome.finding {
+        return Err(format!("the correct reference failed: {}", f.failure.message).into());
+    }
+    Ok(outcome.events as f64 / started.elapsed().as_secs_f64())
+}
+
+/// Messages per second echoed by a bare tokio-tungstenite server, `jobs` connections each
+/// sending one message and waiting for it to come back.
+async fn echo_rate(span: Duration, jobs: usize) -> Result<f64, Box<dyn std::error::Error>> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let _ = tcp.set_nodelay(true);
+                let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await else {
+                    return;
+                };
+                while let Some(Ok(msg)) = ws.next().await {
+                    if msg.is_text() && ws.send(msg).await.is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    let count = Arc::new(AtomicU64::new(0));
+    let deadline = Instant::now() + span;
+    // A message the size of a typical HAIP envelope.
+    let payload = "x".repeat(220);
+    let mut clients = Vec::new();
+    for _ in 0..jobs {
+        let (count, payload) = (count.clone(), payload.clone());
+        clients.push(tokio::spawn(async move {
+            let url = format!("ws://{addr}/");
+            let Ok((mut ws, _)) = tokio_tungstenite::connect_async(url).await else {
+                return;
+            };
+            while Instant::now() < deadline {
+                if ws.send(Message::text(payload.clone())).await.is_err() {
+                    return;
+                }
+                match ws.next().await {
+                    Some(Ok(_)) => count.fetch_add(1, Ordering::Relaxed),
+                    _ => return,
+                };
+            }
+        }));
+    }
+    let started = Instant::now();
+    for c in clients {
+        let _ = c.await;
+    }
+    Ok(count.load(Ordering::Relaxed) as f64 / started.elapsed().as_secs_f64())
+}
