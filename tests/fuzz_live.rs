@@ -107,9 +107,13 @@ fn a_written_finding_replays_with_run() {
         .arg(&case)
         .output()
         .expect("wireprobe runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(1), "{stdout}");
-    assert!(stdout.contains(&rule), "{rule} not in:\n{stdout}");
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(output.status.code(), Some(1), "{shown}");
+    assert!(shown.contains(&rule), "{rule} not in:\n{shown}");
     // Against the correct target the same case passes.
     let output = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
         .args(["run", "haip", "--target", "builtin", "--suite"])
