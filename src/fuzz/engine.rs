@@ -386,7 +386,7 @@ pub async fn fuzz(
         while first_failure.is_none()
             && running.len() < run_cfg.jobs.max(1)
             && next_run < cfg.runs
-            && !cfg.duration.is_some_and(|d| started.elapsed() >= d)
+            && cfg.duration.is_none_or(|d| started.elapsed() < d)
         {
             let tree = strategy
                 .new_tree(&mut runner)

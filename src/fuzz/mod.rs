@@ -97,6 +97,17 @@ pub trait FuzzProfile: Send + Sync {
     }
 }
 
+/// The JSON value an input carries: the event, or raw bytes that parse as JSON; `None` when
+/// the bytes are not JSON at all (what each protocol calls malformed input).
+pub fn input_json(input: &Input) -> Option<std::borrow::Cow<'_, Value>> {
+    match input {
+        Input::Event(e) => Some(std::borrow::Cow::Borrowed(e)),
+        Input::Raw(bytes) => serde_json::from_slice(bytes)
+            .ok()
+            .map(std::borrow::Cow::Owned),
+    }
+}
+
 /// A liveness probe (see [`FuzzProfile::probe`]).
 #[derive(Debug, Clone)]
 pub struct Probe {

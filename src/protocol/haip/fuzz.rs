@@ -386,17 +386,10 @@ impl FuzzProfile for HaipFuzz {
 
     /// Text that is not a JSON value is HAIP-ERR-001's "malformed JSON".
     fn input_violations(&self, input: &Input) -> Vec<&'static str> {
-        let parsed;
-        let event = match input {
-            Input::Event(e) => e,
-            Input::Raw(bytes) => match serde_json::from_slice::<Value>(bytes) {
-                Ok(v) => {
-                    parsed = v;
-                    &parsed
-                }
-                Err(_) => return vec!["HAIP-ERR-001"],
-            },
+        let Some(event) = crate::fuzz::input_json(input) else {
+            return vec!["HAIP-ERR-001"];
         };
+        let event = event.as_ref();
         let mut out = Vec::new();
         schema().check(event, &mut out);
         let mut rules: Vec<&'static str> = out.into_iter().map(|v| v.rule).collect();

@@ -306,17 +306,10 @@ impl FuzzProfile for HumaFuzz {
 
     /// An input that is not JSON at all is HUMA-TR-002 (malformed Socket.IO input).
     fn input_violations(&self, input: &Input) -> Vec<&'static str> {
-        let parsed;
-        let event = match input {
-            Input::Event(e) => e,
-            Input::Raw(bytes) => match serde_json::from_slice::<Value>(bytes) {
-                Ok(v) => {
-                    parsed = v;
-                    &parsed
-                }
-                Err(_) => return vec!["HUMA-TR-002"],
-            },
+        let Some(event) = crate::fuzz::input_json(input) else {
+            return vec!["HUMA-TR-002"];
         };
+        let event = event.as_ref();
         let mut rules: Vec<&'static str> = validate::client_event_violations(event)
             .into_iter()
             .map(|v| v.rule)
