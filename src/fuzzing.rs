@@ -4,6 +4,7 @@
 use crate::cli::FuzzArgs;
 use crate::target;
 use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -60,34 +61,28 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
         max_len: args.max_len as usize,
         ..FuzzConfig::default()
     };
-    let terminal = std::io::stderr().is_terminal();
+    let bar = progress_bar(&cfg);
     let started = std::time::Instant::now();
     let mut events = 0u64;
     let mut show = |progress: Progress| match progress {
-        Progress::Run { run, events: n, .. } => {
+        Progress::Run { events: n, .. } => {
             events += n as u64;
-            if terminal {
-                let rate = events as f64 / started.elapsed().as_secs_f64().max(0.001);
-                eprint!("\r  run {}  {events} events  {rate:.0}/s   ", run + 1);
-            }
+            let rate = events as f64 / started.elapsed().as_secs_f64().max(0.001);
+            bar.inc(1);
+            bar.set_message(format!("{events} events, {rate:.0}/s"));
         }
-        Progress::Shrink { steps, still_fails } => {
-            if terminal {
-                eprint!(
-                    "\r  shrinking: {steps} steps ({})   ",
-                    if still_fails { "fails" } else { "passes" }
-                );
-            }
-        }
+        Progress::Shrink { steps, still_fails } => bar.set_message(format!(
+            "shrinking: {steps} steps ({})",
+            if still_fails { "fails" } else { "passes" }
+        )),
     };
-    let outcome = match engine::fuzz(p, &cfg, &run_cfg, &mut show).await {
+    let outcome = engine::fuzz(p, &cfg, &run_cfg, &mut show).await;
+    bar.finish_and_clear();
+    let outcome = match outcome {
         Ok(outcome) => outcome,
         Err(FuzzError::Unusable(why)) => return Ok(Ended::Unusable(why)),
         Err(e) => return Err(e.into()),
     };
-    if terminal {
-        eprintln!();
-    }
     let elapsed = started.elapsed().as_secs_f64().max(0.001);
     eprintln!(
         "wireprobe: {} runs, {} events in {elapsed:.1} s ({:.0} events/s), {} runs could not complete",
@@ -123,6 +118,30 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
         written.display()
     );
     Ok(Ended::Found)
+}
+
+/// A bar over the runs (a spinner when only a duration bounds them) on a terminal; hidden
+/// otherwise, so logs get only the plain summary lines.
+fn progress_bar(cfg: &FuzzConfig) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bounded = cfg.runs != u64::MAX;
+    let bar = if bounded {
+        ProgressBar::new(cfg.runs)
+    } else {
+        ProgressBar::new_spinner()
+    };
+    let template = if bounded {
+        "  {bar:30} {pos}/{len} runs  {msg}"
+    } else {
+        "  {spinner} {pos} runs  {msg}"
+    };
+    if let Ok(style) = ProgressStyle::with_template(template) {
+        bar.set_style(style);
+    }
+    bar.set_draw_target(ProgressDrawTarget::stderr());
+    bar
 }
 
 /// Writes `PROTOCOL-sSEED-rRUN.toml` (the case) and `.ndjson` (its transcript) under `out`.
