@@ -61,15 +61,8 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     pub protocol: String,
-    /// The target's URL, or `builtin` for the reference target.
-    #[arg(long, value_name = "URL", required_unless_present = "exec")]
-    pub target: Option<String>,
-    /// Spawn the target as a child process (stdio protocols).
-    #[arg(long, value_name = "CMD", conflicts_with = "target")]
-    pub exec: Option<String>,
-    /// Stdio protocols: the target's working directory.
-    #[arg(long, requires = "exec")]
-    pub cwd: Option<PathBuf>,
+    #[command(flatten)]
+    pub target: TargetFlags,
     /// A suite file or directory (default: the suite built into wireprobe).
     #[arg(long)]
     pub suite: Option<PathBuf>,
@@ -93,12 +86,6 @@ pub struct RunArgs {
     pub known_failing: Option<PathBuf>,
     #[arg(long = "report", value_name = "FORMAT=PATH")]
     pub reports: Vec<ReportTarget>,
-    /// A valid bearer token for the target.
-    #[arg(long)]
-    pub token: Option<String>,
-    /// The target's HS256 secret: wireprobe mints valid, expired and not-yet-valid tokens.
-    #[arg(long)]
-    pub jwt_secret: Option<String>,
     /// An extra request header, `"Name: value"` (repeatable).
     #[arg(long = "header", value_name = "K: V")]
     pub headers: Vec<String>,
@@ -111,9 +98,6 @@ pub struct RunArgs {
     /// The Engine.IO path of a Socket.IO target.
     #[arg(long, default_value = wireprobe::transport::socketio::DEFAULT_PATH)]
     pub path: String,
-    /// With `--target builtin`: start the reference target with this fault (repeatable).
-    #[arg(long = "fault", value_name = "NAME")]
-    pub faults: Vec<String>,
 }
 
 #[derive(Debug, Args)]
@@ -142,15 +126,8 @@ pub struct ServeArgs {
 #[derive(Debug, Args)]
 pub struct FuzzArgs {
     pub protocol: String,
-    /// The target's URL, or `builtin` for the reference target.
-    #[arg(long, value_name = "URL", required_unless_present = "exec")]
-    pub target: Option<String>,
-    /// Spawn the target as a child process (stdio protocols).
-    #[arg(long, value_name = "CMD", conflicts_with = "target")]
-    pub exec: Option<String>,
-    /// Stdio protocols: the target's working directory.
-    #[arg(long, requires = "exec")]
-    pub cwd: Option<PathBuf>,
+    #[command(flatten)]
+    pub target: TargetFlags,
     /// The seed every generated sequence follows from (default: random, printed).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -172,13 +149,27 @@ pub struct FuzzArgs {
     /// Budget of each waiting step, in milliseconds.
     #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     pub timeout_ms: u64,
-    /// Break one rule on purpose in the builtin target (repeatable).
-    #[arg(long = "fault", value_name = "NAME")]
-    pub faults: Vec<String>,
+}
+
+/// Where the target is and how to reach it, shared by `run` and `fuzz`.
+#[derive(Debug, Args)]
+pub struct TargetFlags {
+    /// The target's URL, or `builtin` for the reference target.
+    #[arg(long, value_name = "URL", required_unless_present = "exec")]
+    pub target: Option<String>,
+    /// Spawn the target as a child process (stdio protocols).
+    #[arg(long, value_name = "CMD", conflicts_with = "target")]
+    pub exec: Option<String>,
+    /// Stdio protocols: the target's working directory.
+    #[arg(long, requires = "exec")]
+    pub cwd: Option<PathBuf>,
     /// A valid bearer token for the target.
     #[arg(long)]
     pub token: Option<String>,
-    /// The target's HS256 secret.
+    /// The target's HS256 secret: wireprobe mints valid, expired and not-yet-valid tokens.
     #[arg(long)]
     pub jwt_secret: Option<String>,
+    /// With `--target builtin`: start the reference target with this fault (repeatable).
+    #[arg(long = "fault", value_name = "NAME")]
+    pub faults: Vec<String>,
 }

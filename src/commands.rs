@@ -13,7 +13,7 @@ use wireprobe::reference::{self, ServeOptions};
 use wireprobe::report::{self, console, Gate, Report};
 use wireprobe::rules::{self, Level};
 use wireprobe::suite::filter::{read_known_failing, CaseFilter};
-use wireprobe::suite::runner::{self, CaseResult, Credentials, RunConfig, RunError};
+use wireprobe::suite::runner::{self, CaseResult, RunConfig, RunError};
 use wireprobe::suite::{self as suites, Suite};
 use wireprobe::transcript::Direction;
 use wireprobe::verdict::Verdict;
@@ -161,20 +161,7 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
         None => BTreeSet::new(),
     };
     let filter = CaseFilter::new(&args.cases, &args.skips).map_err(|e| usage(e.into()))?;
-    let prepared = target::prepare(
-        p,
-        target::TargetArgs {
-            target: args.target.as_deref(),
-            exec: args.exec.as_deref(),
-            faults: &args.faults,
-            credentials: Credentials {
-                token: args.token.clone(),
-                jwt_secret: args.jwt_secret.clone(),
-            },
-        },
-    )
-    .await
-    .map_err(usage)?;
+    let prepared = target::prepare(p, &args.target).await.map_err(usage)?;
     let url = prepared.url.clone();
 
     let config = RunConfig {
@@ -187,7 +174,7 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
         max_frame: args.max_frame_bytes,
         socketio_path: args.path.clone(),
         exec: prepared.exec.clone(),
-        cwd: args.cwd.clone(),
+        cwd: args.target.cwd.clone(),
         handshake_defaults: match &args.auth {
             None => None,
             Some(_) if p.transport() != protocol::TransportKind::SocketIo => {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 use wireprobe::fuzz::engine::{self, Finding, FuzzConfig, FuzzError, Progress};
 use wireprobe::protocol::Protocol;
-use wireprobe::suite::runner::{Credentials, RunConfig};
+use wireprobe::suite::runner::RunConfig;
 use wireprobe::suite::writer;
 
 /// What a fuzz command ended with.
@@ -23,19 +23,7 @@ pub enum Ended {
 
 /// Runs `wireprobe fuzz`.
 pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
-    let prepared = target::prepare(
-        p,
-        target::TargetArgs {
-            target: args.target.as_deref(),
-            exec: args.exec.as_deref(),
-            faults: &args.faults,
-            credentials: Credentials {
-                token: args.token.clone(),
-                jwt_secret: args.jwt_secret.clone(),
-            },
-        },
-    )
-    .await?;
+    let prepared = target::prepare(p, &args.target).await?;
     let seed = args
         .seed
         .unwrap_or_else(|| uuid::Uuid::new_v4().as_u64_pair().0);
@@ -48,7 +36,7 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
     run_cfg.step_timeout = Duration::from_millis(args.timeout_ms);
     run_cfg.credentials = prepared.credentials.clone();
     run_cfg.exec = prepared.exec.clone();
-    run_cfg.cwd = args.cwd.clone();
+    run_cfg.cwd = args.target.cwd.clone();
     run_cfg.jobs = args.jobs as usize;
     let cfg = FuzzConfig {
         seed,

@@ -2,20 +2,13 @@
 //! reference target, started here for network protocols, spawned per case for stdio ones).
 //! `run` and `fuzz` share this.
 
+use crate::cli::TargetFlags;
 use anyhow::{anyhow, Context, Result};
 use std::net::SocketAddr;
 use std::time::Duration;
 use wireprobe::protocol::{Protocol, TransportKind};
 use wireprobe::reference::{self, RunningTarget, ServeOptions};
 use wireprobe::suite::runner::Credentials;
-
-/// What the command line says about the target.
-pub struct TargetArgs<'a> {
-    pub target: Option<&'a str>,
-    pub exec: Option<&'a str>,
-    pub faults: &'a [String],
-    pub credentials: Credentials,
-}
 
 /// A target ready to be driven; a builtin network target runs as long as this lives.
 pub struct Prepared {
@@ -31,16 +24,19 @@ pub struct Prepared {
 }
 
 /// Checks the target arguments against the protocol's transport and starts a builtin target.
-pub async fn prepare(p: &dyn Protocol, args: TargetArgs<'_>) -> Result<Prepared> {
+pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> {
     let is_stdio = p.transport() == TransportKind::Stdio;
-    let builtin = args.target == Some("builtin");
-    let mut credentials = args.credentials;
-    if !builtin && !args.faults.is_empty() {
+    let builtin = flags.target.as_deref() == Some("builtin");
+    let mut credentials = Credentials {
+        token: flags.token.clone(),
+        jwt_secret: flags.jwt_secret.clone(),
+    };
+    if !builtin && !flags.faults.is_empty() {
         return Err(anyhow!("--fault applies only to --target builtin"));
     }
-    let exec = match (args.exec, is_stdio) {
+    let exec = match (flags.exec.as_deref(), is_stdio) {
         (Some(cmd), true) => wireprobe::transport::stdio::split_command(cmd)?,
-        (None, true) if builtin => builtin_stdio_command(p, args.faults)?,
+        (None, true) if builtin => builtin_stdio_command(p, &flags.faults)?,
         (None, true) => {
             return Err(anyhow!(
                 "{} targets are processes: use --exec \"CMD\" or --target builtin",
@@ -58,7 +54,7 @@ pub async fn prepare(p: &dyn Protocol, args: TargetArgs<'_>) -> Result<Prepared>
     if is_stdio {
         let url = match builtin {
             true => format!("builtin ({})", exec.join(" ")),
-            false => args.exec.unwrap_or_default().to_owned(),
+            false => flags.exec.clone().unwrap_or_default(),
         };
         return Ok(Prepared {
             shown: url.clone(),
@@ -69,7 +65,7 @@ pub async fn prepare(p: &dyn Protocol, args: TargetArgs<'_>) -> Result<Prepared>
         });
     }
     if !builtin {
-        let url = args.target.unwrap_or_default().to_owned();
+        let url = flags.target.clone().unwrap_or_default();
         return Ok(Prepared {
             shown: url.clone(),
             url,
@@ -86,7 +82,7 @@ pub async fn prepare(p: &dyn Protocol, args: TargetArgs<'_>) -> Result<Prepared>
     // the timeout case does not dominate the demo.
     let opts = ServeOptions {
         confirm_timeout: Some(Duration::from_secs(2)),
-        faults: args.faults.to_vec(),
+        faults: flags.faults.clone(),
         jwt_secret: credentials.jwt_secret.clone(),
     };
     let running = reference::start(p.id(), SocketAddr::from(([127, 0, 0, 1], 0)), &opts).await?;

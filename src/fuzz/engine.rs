@@ -5,7 +5,7 @@
 //! proptest's value trees, re-run to see whether it reproduces, and kept as a case that
 //! `wireprobe run --suite` replays.
 
-use super::{gen, Answer, FuzzProfile, Input, Rng};
+use super::{gen, Answer, FuzzProfile, Input, Probe, Rng};
 use crate::matcher;
 use crate::protocol::{Protocol, TransportKind};
 use crate::rules;
@@ -72,25 +72,9 @@ pub fn case_for(
         rule: rule.map(str::to_owned),
     };
     let probe = profile.probe();
-    if let Some(answer) = &probe.answer {
-        out.extend(probe.sends.iter().map(|event| {
-            step(
-                Action::Send {
-                    event: event.clone(),
-                    times: Times::Fixed(1),
-                },
-                None,
-            )
-        }));
-        out.push(step(
-            Action::Expect {
-                patterns: vec![answer.clone()],
-                count: 1,
-                within_ms: None,
-                unanswered: Unanswered::Fails,
-            },
-            Some(probe.answered_by),
-        ));
+    // A probe answered by silence establishes nothing before the sequence.
+    if probe.answer.is_some() {
+        out.extend(probe_steps(&probe, probe.answered_by));
     }
     for s in steps {
         let (original, input, mutator) = match s {
@@ -147,31 +131,7 @@ pub fn case_for(
         // Still serving? Answers to the bad input are forgotten first, so they cannot pass for
         // the probe's.
         out.push(step(Action::Discard, None));
-        for event in &probe.sends {
-            out.push(step(
-                Action::Send {
-                    event: event.clone(),
-                    times: Times::Fixed(1),
-                },
-                None,
-            ));
-        }
-        out.push(step(
-            match &probe.answer {
-                Some(answer) => Action::Expect {
-                    patterns: vec![answer.clone()],
-                    count: 1,
-                    within_ms: None,
-                    unanswered: Unanswered::Fails,
-                },
-                None => Action::ExpectSilence {
-                    ms: 300,
-                    matching: vec![probe.error.clone()],
-                    unanswered: Unanswered::Fails,
-                },
-            },
-            Some(probe.rule),
-        ));
+        out.extend(probe_steps(&probe, probe.rule));
     }
     Case {
         id: id.to_owned(),
@@ -185,6 +145,38 @@ pub fn case_for(
         steps: out,
         origin: "fuzz".into(),
     }
+}
+
+/// The probe's messages, then its answer (or silence) judged under `rule`.
+fn probe_steps(probe: &Probe, rule: &str) -> Vec<Step> {
+    let mut out: Vec<Step> = probe
+        .sends
+        .iter()
+        .map(|event| Step {
+            action: Action::Send {
+                event: event.clone(),
+                times: Times::Fixed(1),
+            },
+            rule: None,
+        })
+        .collect();
+    out.push(Step {
+        action: match &probe.answer {
+            Some(answer) => Action::Expect {
+                patterns: vec![answer.clone()],
+                count: 1,
+                within_ms: None,
+                unanswered: Unanswered::Fails,
+            },
+            None => Action::ExpectSilence {
+                ms: 300,
+                matching: vec![probe.error.clone()],
+                unanswered: Unanswered::Fails,
+            },
+        },
+        rule: Some(rule.to_owned()),
+    });
+    out
 }
 
 /// How an input goes out: an event through the session, anything else as exact bytes.
@@ -432,7 +424,10 @@ pub async fn fuzz(
         });
         match failure {
             Some(failure) if first_failure.as_ref().is_none_or(|(r, ..)| run < *r) => {
-                first_failure = Some((run, case, result, failure));
+                // A later-numbered failure it replaces needs its sequence no more.
+                if let Some((later, ..)) = first_failure.replace((run, case, result, failure)) {
+                    trees.remove(&later);
+                }
             }
             _ => {
                 trees.remove(&run);
