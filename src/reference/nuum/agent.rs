@@ -100,8 +100,10 @@ pub struct TurnCtx {
     pub queue: Arc<tokio::sync::Mutex<Vec<String>>>,
     pub tasks: Tasks,
     pub ids: Arc<AtomicU64>,
-    /// Told when the turn has emitted its result.
-    pub done: mpsc::Sender<()>,
+    /// Takes the turn's closing lines (its result): the agent loop marks the turn over before
+    /// it writes them, so a `status` the host sends after reading the result never sees the
+    /// turn still running.
+    pub done: mpsc::Sender<Vec<Value>>,
 }
 
 impl TurnCtx {
@@ -117,8 +119,8 @@ impl TurnCtx {
                 _ = cancel.wait_for(|c| *c) => Outcome::Cancelled,
             }
         };
-        self.finish(outcome, started.elapsed()).await;
-        let _ = self.done.send(()).await;
+        let closing = self.finish(outcome, started.elapsed());
+        let _ = self.done.send(closing).await;
     }
 
     async fn play(&self, directive: Directive) -> Outcome {
@@ -274,7 +276,8 @@ impl TurnCtx {
             .await;
     }
 
-    async fn finish(&self, outcome: Outcome, took: Duration) {
+    /// The lines that end the turn.
+    fn finish(&self, outcome: Outcome, took: Duration) -> Vec<Value> {
         let (subtype, is_error, result) = match outcome {
             Outcome::Success(text) => (
                 "success",
@@ -282,10 +285,7 @@ impl TurnCtx {
                 Some(text),
             ),
             Outcome::Error(why) if self.faults.has("no-result-on-fail") => {
-                self.out
-                    .line(json!({"type": "system", "subtype": "error", "message": why}))
-                    .await;
-                return;
+                return vec![json!({"type": "system", "subtype": "error", "message": why})];
             }
             Outcome::Error(why) => (
                 if self.faults.has("result-error-subtype") {
@@ -315,9 +315,7 @@ impl TurnCtx {
         } else {
             1
         };
-        for _ in 0..times {
-            self.out.line(line.clone()).await;
-        }
+        vec![line; times]
     }
 
     fn next_id(&self, prefix: &str) -> String {

@@ -174,7 +174,7 @@ pub async fn serve(
                     break stop;
                 }
             }
-            Some(()) = done_rx.recv() => agent.turn_finished().await,
+            Some(closing) = done_rx.recv() => agent.turn_finished(closing).await,
         }
     };
     out.flush().await;
@@ -296,9 +296,13 @@ impl Agent {
         tokio::spawn(self.ctx.clone().run(text, cancelled));
     }
 
-    /// The running turn emitted its result; messages it did not take start the next one.
-    async fn turn_finished(&mut self) {
+    /// The running turn is over: its closing lines go out, and messages it did not take start
+    /// the next one.
+    async fn turn_finished(&mut self, closing: Vec<Value>) {
         self.running = None;
+        for line in closing {
+            self.ctx.out.line(line).await;
+        }
         if self.faults.has("exits-when-idle") {
             self.idle_since = Some(tokio::time::Instant::now());
         }
