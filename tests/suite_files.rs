@@ -131,6 +131,12 @@ fn every_bundled_case_survives_a_round_trip_through_the_writer() {
                 "{}",
                 case.id
             );
+            assert_eq!(
+                (&back.requires, &back.handshake_with, back.connect),
+                (&case.requires, &case.handshake_with, case.connect),
+                "{}\n{text}",
+                case.id
+            );
         }
     }
 }
@@ -151,4 +157,43 @@ fn nulls_are_written_as_a_marker_and_read_back() {
     let text = writer::case_to_toml(&case);
     let back = loader::load_texts(haip(), &[("w.toml".into(), text.clone())]).expect("loads");
     assert_eq!(back.cases[0].steps, case.steps, "{text}");
+}
+
+#[test]
+fn reconnect_tokens_and_code_rules_load_and_round_trip() {
+    use wireprobe::suite::model::{Action, TokenKind};
+    use wireprobe::suite::writer;
+    let text = r#"
+[[case]]
+id = "x.reconnect-token"
+title = "t"
+rules = ["HAIP-AUTH-004", "HAIP-ENV-008"]
+handshake_with = { payload = { capabilities = { binary_frames = false } } }
+steps = [
+  { reconnect = { token = "expired", handshake = "send", new_session = true } },
+  { expect_refused = {} },
+  { expect_error = { code = "UNSUPPORTED_TYPE", code_rule = "HAIP-ENV-008" } },
+]
+"#;
+    let loaded = loader::load_texts(haip(), &[("t.toml".into(), text.into())]).expect("loads");
+    let case = &loaded.cases[0];
+    assert!(matches!(
+        case.steps[0].action,
+        Action::Reconnect {
+            token: Some(TokenKind::Expired),
+            ..
+        }
+    ));
+    assert!(matches!(
+        &case.steps[2].action,
+        Action::ExpectError { code_rule: Some(r), .. } if r == "HAIP-ENV-008"
+    ));
+    let again = writer::case_to_toml(case);
+    let back = loader::load_texts(haip(), &[("w.toml".into(), again.clone())]).expect("loads");
+    assert_eq!(back.cases[0].steps, case.steps, "{again}");
+    assert_eq!(back.cases[0].handshake_with, case.handshake_with, "{again}");
+    // A code rule without a code to judge is a mistake in the suite.
+    let bad = text.replace(r#"code = "UNSUPPORTED_TYPE", "#, "");
+    let err = loader::load_texts(haip(), &[("t.toml".into(), bad)]).expect_err("refused");
+    assert!(err.to_string().contains("code_rule"), "{err}");
 }

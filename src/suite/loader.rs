@@ -2,7 +2,7 @@
 //! and the step.
 
 use super::model::*;
-use crate::protocol::{Protocol, TokenPlacement};
+use crate::protocol::Protocol;
 use crate::rules;
 use base64::Engine;
 use serde_json::{Map, Value};
@@ -233,6 +233,18 @@ fn parse_handshake(v: Option<Value>) -> Result<HandshakeMode, String> {
     }
 }
 
+/// The value `name` stands for in `table`, or an error listing the names `key` takes.
+fn named<T: Copy>(table: &[(&str, T)], name: &str, key: &str) -> Result<T, String> {
+    table
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| *v)
+        .ok_or_else(|| {
+            let names: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
+            format!("`{key}` {name:?} is not one of {}", names.join(", "))
+        })
+}
+
 fn parse_connect(v: Option<Value>) -> Result<ConnectSpec, String> {
     let Some(v) = v else {
         return Ok(ConnectSpec::default());
@@ -240,29 +252,13 @@ fn parse_connect(v: Option<Value>) -> Result<ConnectSpec, String> {
     let Value::Object(mut m) = v else {
         return Err("`connect` must be a table".into());
     };
-    let token = match take_str(&mut m, "token")?.as_deref() {
-        None | Some("valid") => TokenKind::Valid,
-        Some("none") => TokenKind::Absent,
-        Some("malformed") => TokenKind::Malformed,
-        Some("tampered") => TokenKind::Tampered,
-        Some("alg-none") => TokenKind::AlgNone,
-        Some("wrong-key") => TokenKind::WrongKey,
-        Some("expired") => TokenKind::Expired,
-        Some("not-yet-valid") => TokenKind::NotYetValid,
-        Some(other) => return Err(format!(
-            "`connect.token` {other:?} is not one of valid, none, malformed, tampered, alg-none, wrong-key, expired, not-yet-valid"
-        )),
+    let token = match take_str(&mut m, "token")? {
+        None => TokenKind::Valid,
+        Some(name) => named(&TokenKind::NAMES, &name, "connect.token")?,
     };
-    let token_in = match take_str(&mut m, "token_in")?.as_deref() {
+    let token_in = match take_str(&mut m, "token_in")? {
         None => None,
-        Some("query") => Some(TokenPlacement::Query),
-        Some("subprotocol") => Some(TokenPlacement::Subprotocol),
-        Some("header") => Some(TokenPlacement::Header),
-        Some(other) => {
-            return Err(format!(
-                "`connect.token_in` is query, subprotocol or header, not {other:?}"
-            ))
-        }
+        Some(name) => Some(named(&TOKEN_PLACEMENTS, &name, "connect.token_in")?),
     };
     let refusal_fails = match take_str(&mut m, "refusal")?.as_deref() {
         None | Some("error") => false,
@@ -364,11 +360,16 @@ fn parse_step(protocol: &dyn Protocol, v: Value) -> Result<Step, String> {
         "expect_error" => {
             let mut b = as_table(body, name)?;
             let code = take_str(&mut b, "code")?;
+            let code_rule = take_str(&mut b, "code_rule")?;
+            if code_rule.is_some() && code.is_none() {
+                return Err("`code_rule` needs a `code` to judge".into());
+            }
             let unless = take_object(&mut b, "unless")?;
             let within_ms = take_u64(&mut b, "within_ms")?;
             no_more(&b, name)?;
             Action::ExpectError {
                 code,
+                code_rule,
                 unless,
                 within_ms,
             }
@@ -426,8 +427,12 @@ fn parse_step(protocol: &dyn Protocol, v: Value) -> Result<Step, String> {
             let handshake = parse_handshake(b.remove("handshake"))?;
             let handshake_with = take_object(&mut b, "handshake_with")?;
             let new_session = take_bool(&mut b, "new_session")?.unwrap_or(false);
+            let token = take_str(&mut b, "token")?
+                .map(|t| named(&TokenKind::NAMES, &t, "reconnect.token"))
+                .transpose()?;
             no_more(&b, name)?;
             Action::Reconnect {
+                token,
                 handshake,
                 handshake_with,
                 new_session,

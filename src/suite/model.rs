@@ -61,6 +61,17 @@ pub struct ConnectSpec {
     pub refusal_fails: bool,
 }
 
+impl Requirement {
+    /// The name a suite gives it in `requires`.
+    pub fn name(&self) -> &str {
+        match self {
+            Requirement::Credentials => "credentials",
+            Requirement::JwtSecret => "jwt-secret",
+            Requirement::Capability(cap) => cap,
+        }
+    }
+}
+
 /// Which token a connection presents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TokenKind {
@@ -81,6 +92,35 @@ pub enum TokenKind {
     /// Signed with the right key, `iat` and `nbf` an hour ahead (needs `--jwt-secret`).
     NotYetValid,
 }
+
+impl TokenKind {
+    /// Each kind by the name a suite gives it (`connect.token`).
+    pub const NAMES: [(&'static str, TokenKind); 8] = [
+        ("valid", TokenKind::Valid),
+        ("none", TokenKind::Absent),
+        ("malformed", TokenKind::Malformed),
+        ("tampered", TokenKind::Tampered),
+        ("alg-none", TokenKind::AlgNone),
+        ("wrong-key", TokenKind::WrongKey),
+        ("expired", TokenKind::Expired),
+        ("not-yet-valid", TokenKind::NotYetValid),
+    ];
+
+    /// The name a suite gives this kind.
+    pub fn name(self) -> &'static str {
+        Self::NAMES
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map_or("valid", |(n, _)| n)
+    }
+}
+
+/// Each token placement by the name a suite gives it (`connect.token_in`).
+pub const TOKEN_PLACEMENTS: [(&str, TokenPlacement); 3] = [
+    ("query", TokenPlacement::Query),
+    ("subprotocol", TokenPlacement::Subprotocol),
+    ("header", TokenPlacement::Header),
+];
 
 /// How many times a send step repeats.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -144,6 +184,9 @@ pub enum Action {
     },
     ExpectError {
         code: Option<String>,
+        /// The rule an error with another code breaks, when it is not the step's (HUMA: a
+        /// missing error breaks the validation rule, a wrong code only HUMA-ERR-002).
+        code_rule: Option<String>,
         unless: Option<Value>,
         within_ms: Option<u64>,
     },
@@ -175,6 +218,9 @@ pub enum Action {
         handshake_with: Option<Value>,
         /// Start a new session instead of resuming the old one.
         new_session: bool,
+        /// Present this token instead of the case's (a refusal is then for the next
+        /// `expect_refused` to judge).
+        token: Option<TokenKind>,
     },
     Restart,
 }

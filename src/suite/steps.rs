@@ -354,11 +354,17 @@ impl<'a> CaseRun<'a> {
             }
             Action::ExpectError {
                 code,
+                code_rule,
                 unless,
                 within_ms,
             } => {
-                self.expect_error(code.as_deref(), unless.as_ref(), *within_ms)
-                    .await
+                self.expect_error(
+                    code.as_deref(),
+                    code_rule.as_deref(),
+                    unless.as_ref(),
+                    *within_ms,
+                )
+                .await
             }
             Action::ExpectClose { code, within_ms } => self.expect_close(*code, *within_ms).await,
             Action::ExpectSilence {
@@ -390,6 +396,7 @@ impl<'a> CaseRun<'a> {
                 handshake,
                 handshake_with,
                 new_session,
+                token,
             } => {
                 if let Some(conn) = self.link.conn.take() {
                     self.link.transcript.push(
@@ -399,11 +406,13 @@ impl<'a> CaseRun<'a> {
                     conn.close().await;
                 }
                 let handshake_with = self.handshake_with(handshake_with.as_ref())?;
-                let token = token_for(self.case.connect.token, &self.cfg.credentials)?;
+                let kind = token.unwrap_or(self.case.connect.token);
+                let token = token_for(kind, &self.cfg.credentials)?;
                 if *new_session {
                     self.link.session = self.protocol.session();
                 }
-                self.open(token.as_deref(), false).await?;
+                self.open(token.as_deref(), kind != TokenKind::Valid)
+                    .await?;
                 self.handshake(*handshake, handshake_with.as_ref(), !*new_session)
                     .await
             }
@@ -483,6 +492,7 @@ impl<'a> CaseRun<'a> {
     async fn expect_error(
         &mut self,
         code: Option<&str>,
+        code_rule: Option<&str>,
         unless: Option<&Value>,
         within_ms: Option<u64>,
     ) -> Result<(), Outcome> {
@@ -520,19 +530,20 @@ impl<'a> CaseRun<'a> {
             Some(Err(seen)) => Err(Outcome::Skip(format!(
                 "the target sent {seen}, so the condition for {want} no longer held"
             ))),
-            None => Err(fail(match (wrong, &self.link.ended) {
-                (Some(got), _) => {
-                    format!("rejected for the wrong reason: expected {want}, got {got}")
-                }
-                (None, Some(how)) => {
-                    format!("expected {want}, but the connection ended ({how}) with no error event")
-                }
-                (None, None) => format!(
+            None => Err(match (wrong, &self.link.ended) {
+                (Some(got), _) => Outcome::Fail {
+                    rule: code_rule.map(str::to_owned),
+                    message: format!("rejected for the wrong reason: expected {want}, got {got}"),
+                },
+                (None, Some(how)) => fail(format!(
+                    "expected {want}, but the connection ended ({how}) with no error event"
+                )),
+                (None, None) => fail(format!(
                     "expected {want} within {} ms; {}",
                     timeout.as_millis(),
                     self.link.unmatched_summary()
-                ),
-            })),
+                )),
+            }),
         }
     }
 

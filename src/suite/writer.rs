@@ -1,7 +1,9 @@
 //! Writes cases back as suite TOML, so a case built in code (a fuzz finding) replays with
 //! `wireprobe run --suite FILE`. JSON `null`, which TOML lacks, is written as `"$null"`.
 
-use super::model::{Action, Case, HandshakeMode, RawFrame, Step, Times, Unanswered};
+use super::model::{
+    Action, Case, ConnectSpec, HandshakeMode, RawFrame, Step, Times, Unanswered, TOKEN_PLACEMENTS,
+};
 use base64::Engine as _;
 use serde_json::Value;
 
@@ -15,10 +17,20 @@ pub fn case_to_toml(case: &Case) -> String {
     out.push_str(&format!("title = {}\n", quote(&case.title)));
     let rules: Vec<String> = case.rules.iter().map(|r| quote(r)).collect();
     out.push_str(&format!("rules = [{}]\n", rules.join(", ")));
+    if !case.requires.is_empty() {
+        let names: Vec<String> = case.requires.iter().map(|r| quote(r.name())).collect();
+        out.push_str(&format!("requires = [{}]\n", names.join(", ")));
+    }
     match case.handshake {
         HandshakeMode::Full => {}
         HandshakeMode::SendOnly => out.push_str("handshake = \"send\"\n"),
         HandshakeMode::None => out.push_str("handshake = \"none\"\n"),
+    }
+    if let Some(with) = &case.handshake_with {
+        out.push_str(&format!("handshake_with = {}\n", inline(with)));
+    }
+    if case.connect != ConnectSpec::default() {
+        out.push_str(&format!("connect = {}\n", connect_to_toml(&case.connect)));
     }
     if let Some(ms) = case.timeout_ms {
         out.push_str(&format!("timeout_ms = {ms}\n"));
@@ -29,6 +41,20 @@ pub fn case_to_toml(case: &Case) -> String {
     }
     out.push_str("]\n");
     out
+}
+
+fn connect_to_toml(connect: &ConnectSpec) -> String {
+    let mut fields = vec![format!("token = {}", quote(connect.token.name()))];
+    if let Some((name, _)) = TOKEN_PLACEMENTS
+        .iter()
+        .find(|(_, p)| Some(*p) == connect.token_in)
+    {
+        fields.push(format!("token_in = {}", quote(name)));
+    }
+    if connect.refusal_fails {
+        fields.push("refusal = \"fail\"".into());
+    }
+    format!("{{ {} }}", fields.join(", "))
 }
 
 fn step_to_toml(step: &Step) -> String {
@@ -98,12 +124,16 @@ fn action_to_toml(action: &Action) -> String {
         }
         Action::ExpectError {
             code,
+            code_rule,
             unless,
             within_ms,
         } => {
             let mut fields = Vec::new();
             if let Some(code) = code {
                 fields.push(format!("code = {}", quote(code)));
+            }
+            if let Some(rule) = code_rule {
+                fields.push(format!("code_rule = {}", quote(rule)));
             }
             if let Some(u) = unless {
                 fields.push(format!("unless = {}", inline(u)));
@@ -150,8 +180,12 @@ fn action_to_toml(action: &Action) -> String {
             handshake,
             handshake_with,
             new_session,
+            token,
         } => {
             let mut fields = Vec::new();
+            if let Some(kind) = token {
+                fields.push(format!("token = {}", quote(kind.name())));
+            }
             match handshake {
                 HandshakeMode::Full => {}
                 HandshakeMode::SendOnly => fields.push("handshake = \"send\"".to_owned()),
