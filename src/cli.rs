@@ -149,6 +149,9 @@ pub struct FuzzArgs {
     /// Budget of each waiting step, in milliseconds.
     #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     pub timeout_ms: u64,
+    /// Longest time spent shrinking a finding, in seconds (0: report it as found).
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    pub shrink_secs: u64,
 }
 
 /// Where the target is and how to reach it, shared by `run` and `fuzz`.

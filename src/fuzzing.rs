@@ -47,6 +47,7 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
         }),
         duration: args.duration.map(Duration::from_secs),
         max_len: args.max_len as usize,
+        shrink_time: Duration::from_secs(args.shrink_secs),
         ..FuzzConfig::default()
     };
     let bar = progress_bar(&cfg);

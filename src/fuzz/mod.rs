@@ -7,7 +7,7 @@ pub mod engine;
 pub mod gen;
 pub mod mutate;
 
-use proptest::strategy::BoxedStrategy;
+use proptest::strategy::{BoxedStrategy, Strategy};
 use serde_json::Value;
 
 /// Something wireprobe sends: an event its encoder frames, or bytes no encoder would produce.
@@ -30,6 +30,39 @@ pub enum Answer {
     /// The spec leaves even the connection's fate open (a malformed transport packet): the
     /// fuzzer records what happens and reconnects before going on.
     Unspecified,
+    /// A valid event whose answer depends on the sequence around it: out of order (a gap, a
+    /// duplicate), or the start of a scenario (a turn interrupted, a burst aborted). The
+    /// profile's [`FuzzProfile::oracles`] say what the target owes.
+    Sequence,
+}
+
+/// What the target owes after an [`Answer::Sequence`] input, and what to send on the way, in
+/// order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Oracle {
+    /// Send this event (through the session, as a valid event is; `"${NAME}"` is a value an
+    /// earlier reply captured).
+    Send(Value),
+    /// Nothing matching any of `matching` arrives (or waits) for `ms`.
+    Silence {
+        matching: Vec<Value>,
+        ms: u64,
+        rule: &'static str,
+    },
+    /// A message matching one of `patterns` arrives within the step timeout (`"$capture:NAME"`
+    /// binds a value a later [`Oracle::Send`] uses as `"${NAME}"`). A `scenario` reply is a
+    /// directive obeyed: without it the run ends as skipped ("scenario not reached"), since a
+    /// target need not know the directives.
+    Reply {
+        patterns: Vec<Value>,
+        rule: &'static str,
+        scenario: bool,
+    },
+    /// The session cannot go on as it is: go on from a new connection (or process).
+    Restart,
+    /// Reconnect and resume the same session, with these fields over the session's own
+    /// handshake (`"${NAME}"` is a value an earlier reply captured).
+    Resume(Value),
 }
 
 impl Answer {
@@ -41,6 +74,7 @@ impl Answer {
             Answer::Error(Some(code)) => format!("error {code}"),
             Answer::Survive => "survive".into(),
             Answer::Unspecified => "unspecified".into(),
+            Answer::Sequence => "sequence".into(),
         }
     }
 }
@@ -63,8 +97,40 @@ impl std::fmt::Debug for Mutator {
     }
 }
 
+/// How a run opens its session.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Opening {
+    /// The session's own handshake, with these fields over it (`None`: as it is) — a client
+    /// that declares less (fewer accepted events, less credit, no binary frames) sees flows a
+    /// default client never does.
+    Handshake(Option<Value>),
+    /// A handshake the target must refuse with an error (with `code` when the spec names one)
+    /// and, when `closes`, by ending the connection; judged under `rule`. The run then goes on
+    /// from a new connection with the session's own handshake.
+    Refused {
+        with: Value,
+        code: Option<&'static str>,
+        closes: bool,
+        rule: &'static str,
+    },
+    /// A connection presenting a bad token, which the target must refuse (judged under
+    /// `rule`), before the run goes on from a new connection with a valid one. Only when the
+    /// run has credentials (the target requires tokens), and for a token that needs minting
+    /// (`needs_secret`: expired, not yet valid) only with `--jwt-secret`.
+    Unauthorized {
+        token: crate::suite::model::TokenKind,
+        needs_secret: bool,
+        rule: &'static str,
+    },
+}
+
 /// What a protocol gives the fuzzer.
 pub trait FuzzProfile: Send + Sync {
+    /// How runs open (default: always the session's own handshake).
+    fn openings(&self) -> BoxedStrategy<Opening> {
+        proptest::strategy::Just(Opening::Handshake(None)).boxed()
+    }
+
     /// Spec-valid client events, as a sequence whose ids and counters are consistent.
     fn valid_sequence(&self, len: std::ops::RangeInclusive<usize>) -> BoxedStrategy<Vec<Value>>;
     /// The protocol's mutators (shared ones bound to its rules, and its own).
@@ -81,6 +147,35 @@ pub trait FuzzProfile: Send + Sync {
     /// input breaks).
     fn answer_rule(&self, mutator: &Mutator) -> &'static str {
         mutator.breaks
+    }
+
+    /// True when the spec lets the target answer this valid event with an error (HUMA: a
+    /// tool-result for a call it never issued). The fuzzer lets such an answer arrive and
+    /// forgets it before it sends a mutated input, so it is taken for neither that input's
+    /// answer nor a broken probe.
+    fn answer_open(&self, event: &Value) -> bool {
+        let _ = event;
+        false
+    }
+
+    /// A message whose answer is its own (`tag` makes it unique within a run): once it is
+    /// answered, every earlier input has been answered too. `None`: the protocol has none.
+    fn sync(&self, tag: u64) -> Option<SyncPoint> {
+        let _ = tag;
+        None
+    }
+
+    /// What the target owes after `input`, made by `mutator` with [`Answer::Sequence`].
+    fn oracles(&self, mutator: &Mutator, input: &Input) -> Vec<Oracle> {
+        let _ = (mutator, input);
+        Vec::new()
+    }
+
+    /// The rule an error with another code than the one `mutator` names breaks, when it is not
+    /// [`FuzzProfile::answer_rule`] (a spec may demand the error at MUST and its code at SHOULD).
+    fn code_rule(&self, mutator: &Mutator) -> Option<&'static str> {
+        let _ = mutator;
+        None
     }
 
     /// What to send live for a generated event: `sent` (a mutation of `original`, or
@@ -106,6 +201,15 @@ pub fn input_json(input: &Input) -> Option<std::borrow::Cow<'_, Value>> {
             .ok()
             .map(std::borrow::Cow::Owned),
     }
+}
+
+/// A message and the pattern of the answer only it gets (see [`FuzzProfile::sync`]).
+#[derive(Debug, Clone)]
+pub struct SyncPoint {
+    pub send: Value,
+    pub answer: Value,
+    /// The rule an unanswered sync message breaks.
+    pub rule: &'static str,
 }
 
 /// A liveness probe (see [`FuzzProfile::probe`]).

@@ -3,15 +3,21 @@
 //! schema rule, and the schema as the validator. A receiver must answer a malformed message
 //! with ERROR (HAIP-ERR-001); unknown fields it may ignore (HAIP-ENV-005) unless `crit` is set.
 
+use super::model::EVENT_TYPES;
+use super::scenarios;
 use super::schema::schema;
 use super::session::HaipSession;
-use super::session::REPEAT_SEQ;
-use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Probe, Rng};
+use super::session::{REPEAT_SEQ, SKIP_SEQ};
+use crate::fuzz::{
+    mutate, Answer, FuzzProfile, Input, Mutator, Opening, Oracle, Probe, Rng, SyncPoint,
+};
 use crate::protocol::Session;
 use crate::protocol::OMIT;
+use crate::suite::model::TokenKind;
 use crate::transport::Frame;
 use proptest::prelude::*;
 use serde_json::{json, Value};
+use std::sync::LazyLock;
 
 /// The HAIP [`FuzzProfile`].
 pub struct HaipFuzz;
@@ -112,8 +118,13 @@ fn pick_set(e: &Value, path: &str, choices: &[Value], rng: &mut Rng) -> Option<I
     mutate::set(e, path, rng.pick(choices).clone()).map(Input::Event)
 }
 
-fn of_types(e: &Value, types: &[&str]) -> bool {
+pub(super) fn of_types(e: &Value, types: &[&str]) -> bool {
     e["type"].as_str().is_some_and(|t| types.contains(&t))
+}
+
+/// A decimal counter field's value.
+pub(super) fn counter(e: &Value, field: &str) -> Option<u64> {
+    e.get(field)?.as_str()?.parse().ok()
 }
 
 static MUTATORS: &[Mutator] = &[
@@ -314,7 +325,66 @@ static MUTATORS: &[Mutator] = &[
     },
 ];
 
+/// Bad tokens (§Authentication and Security): the kind, whether minting it needs the secret,
+/// and the rule a target accepting it breaks.
+const UNAUTHORIZED: [(TokenKind, bool, &str); 7] = [
+    (TokenKind::Absent, false, "HAIP-AUTH-001"),
+    (TokenKind::Malformed, false, "HAIP-AUTH-002"),
+    (TokenKind::Tampered, false, "HAIP-AUTH-003"),
+    (TokenKind::AlgNone, false, "HAIP-AUTH-003"),
+    (TokenKind::WrongKey, false, "HAIP-AUTH-003"),
+    (TokenKind::Expired, true, "HAIP-AUTH-004"),
+    (TokenKind::NotYetValid, true, "HAIP-AUTH-005"),
+];
+
+/// The envelope mutators, then the sequencing and run/tool scenarios.
+static ALL_MUTATORS: LazyLock<Vec<Mutator>> =
+    LazyLock::new(|| [MUTATORS, scenarios::MUTATORS].concat());
+
 impl FuzzProfile for HaipFuzz {
+    /// Mostly our usual HAI; sometimes one that declares less, so the target must hold back
+    /// (HAIP-VER-002 accept_events, HAIP-MEDIA-003 binary_frames, HAIP-FLOW-001 credit), or one
+    /// sharing no MAJOR version, which must be refused with VERSION_INCOMPATIBLE and a close
+    /// (HAIP-VER-001), or resuming a session the target never had (RESUME_FAILED,
+    /// HAIP-SEQ-009); with credentials, sometimes a connection with a bad token first, which
+    /// must be refused (HAIP-AUTH-001 to 005).
+    fn openings(&self) -> BoxedStrategy<Opening> {
+        let narrow: Vec<&str> = EVENT_TYPES
+            .into_iter()
+            .filter(|t| !matches!(*t, "TOOL_LIST" | "TOOL_SCHEMA"))
+            .collect();
+        prop_oneof![
+            6 => Just(Opening::Handshake(None)),
+            1 => Just(Opening::Handshake(Some(
+                json!({"payload": {"accept_events": narrow}})
+            ))),
+            1 => Just(Opening::Handshake(Some(
+                json!({"payload": {"capabilities": {"binary_frames": false}}})
+            ))),
+            1 => (1u64..8).prop_map(|credit| Opening::Handshake(Some(json!({"payload": {
+                "capabilities": {"flow_control": {"initial_credit_messages": credit}}
+            }})))),
+            1 => (2u64..100).prop_map(|major| Opening::Refused {
+                with: json!({"payload": {"haip_version": format!("{major}.0.0"), "accept_major": [major]}}),
+                code: Some("VERSION_INCOMPATIBLE"),
+                closes: true,
+                rule: "HAIP-VER-001",
+            }),
+            1 => any::<u128>().prop_map(|n| Opening::Refused {
+                // A resume of a session the target never had.
+                with: json!({"session": uuid::Builder::from_random_bytes(n.to_le_bytes()).into_uuid().to_string(),
+                    "payload": {"last_rx_seq": "5"}}),
+                code: Some("RESUME_FAILED"),
+                closes: false,
+                rule: "HAIP-SEQ-009",
+            }),
+            2 => proptest::sample::select(&UNAUTHORIZED[..]).prop_map(|(token, needs_secret, rule)| {
+                Opening::Unauthorized { token, needs_secret, rule }
+            }),
+        ]
+        .boxed()
+    }
+
     fn valid_sequence(&self, len: std::ops::RangeInclusive<usize>) -> BoxedStrategy<Vec<Value>> {
         let (min, max) = (*len.start(), *len.end());
         // Actions expand to one or more messages: draw enough, then cut to length after HAI.
@@ -332,7 +402,7 @@ impl FuzzProfile for HaipFuzz {
     }
 
     fn mutators(&self) -> &'static [Mutator] {
-        MUTATORS
+        &ALL_MUTATORS
     }
 
     /// Whether a message the target rejected used up its `seq` is open (suites/haip/ERRATA.md),
@@ -381,7 +451,38 @@ impl FuzzProfile for HaipFuzz {
                 obj.remove(key);
             }
         }
+        // A message renumbered next to its place keeps that relation to the live numbering.
+        if let (Some(was), Some(is)) = (counter(original, "seq"), counter(sent, "seq")) {
+            if is == was + 1 {
+                obj.insert("seq".into(), json!(SKIP_SEQ));
+            } else if is + 1 == was {
+                obj.insert("seq".into(), json!(REPEAT_SEQ));
+            }
+        }
         Some(out)
+    }
+
+    /// A target without the reference tools answers a TOOL_CALL with an error of its choosing;
+    /// a text part or end whose start was refused earlier is rightly refused too.
+    fn answer_open(&self, event: &Value) -> bool {
+        of_types(
+            event,
+            &["TOOL_CALL", "TEXT_MESSAGE_PART", "TEXT_MESSAGE_END"],
+        )
+    }
+
+    /// A PING with a nonce of its own: its PONG echoes it (HAIP-PING-002).
+    fn sync(&self, tag: u64) -> Option<SyncPoint> {
+        let nonce = format!("wireprobe-sync-{tag}");
+        Some(SyncPoint {
+            send: json!({"type": "PING", "payload": {"nonce": nonce}}),
+            answer: json!({"type": "PONG", "payload": {"nonce": nonce}}),
+            rule: "HAIP-PING-002",
+        })
+    }
+
+    fn oracles(&self, mutator: &Mutator, input: &Input) -> Vec<Oracle> {
+        scenarios::oracles(mutator.name, input)
     }
 
     /// Text that is not a JSON value is HAIP-ERR-001's "malformed JSON".

@@ -8,6 +8,7 @@ pub mod fast;
 pub mod fuzz;
 pub mod model;
 pub mod rules;
+pub mod scenarios;
 pub mod schema;
 pub mod session;
 

@@ -10,6 +10,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// case sends a message that either fills the slot a rejected message left or duplicates it.
 pub const REPEAT_SEQ: &str = "$repeat";
 
+/// A `seq` value that stands for one past the next number: the next number is left out, a gap
+/// the target must notice (how the fuzzer sends a message out of order).
+pub const SKIP_SEQ: &str = "$skip";
+
 /// Credit we advertise by default: large enough never to hold a target back.
 const DEFAULT_CREDIT_MESSAGES: u64 = 1_000_000;
 const DEFAULT_CREDIT_BYTES: u64 = 1 << 40;
@@ -69,6 +73,8 @@ impl HaipSession {
         merge(&mut envelope, event);
         if envelope["seq"] == REPEAT_SEQ {
             envelope["seq"] = json!(auto_seq.saturating_sub(1).max(1).to_string());
+        } else if envelope["seq"] == SKIP_SEQ {
+            envelope["seq"] = json!((auto_seq + 1).to_string());
         }
         // An explicit seq moves the counter forward only (a duplicate must not rewind it).
         match envelope.get("seq").and_then(model::parse_seq) {

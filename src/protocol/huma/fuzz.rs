@@ -4,10 +4,12 @@
 //! names no answer, not even whether the connection survives (Socket.IO servers close on a
 //! packet they cannot parse), so the fuzzer only records it and reconnects.
 
+use super::scenarios;
 use super::validate::{self, FORBIDDEN_KEYS, MAX_NAME, MAX_RESULT, OUTCOMES};
-use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Probe};
+use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
+use std::sync::LazyLock;
 
 /// The HUMA [`FuzzProfile`].
 pub struct HumaFuzz;
@@ -38,15 +40,38 @@ fn call_id() -> impl Strategy<Value = String> {
     })
 }
 
+/// A scenario directive (README: `context.wireprobe`), so server flows are fuzzed too: a tool
+/// call, one left outstanding for the next triggering event to cancel, a messaging burst. A
+/// target that does not know them just sees context.
+fn directive() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        (ident(), record()).prop_map(|(tool, arguments)| {
+            json!({"do": "tool-call", "tool": tool, "arguments": arguments})
+        }),
+        ident().prop_map(|tool| json!({"do": "hold-tool", "tool": tool})),
+        proptest::collection::vec(text(16), 1..4)
+            .prop_map(|messages| json!({"do": "say", "messages": messages})),
+    ]
+}
+
 fn context_update() -> impl Strategy<Value = Value> {
     let name = prop_oneof![Just(1usize), Just(MAX_NAME), 1..MAX_NAME,]
         .prop_flat_map(|n| proptest::collection::vec(any::<char>(), n).prop_map(String::from_iter));
-    (any::<bool>(), name, record(), text(40)).prop_map(
-        |(triggering, name, context, description)| {
+    (
+        any::<bool>(),
+        name,
+        record(),
+        text(40),
+        proptest::option::weighted(0.3, directive()),
+    )
+        .prop_map(|(triggering, name, mut context, description, directive)| {
+            // Only a triggering event makes the agent act on a directive.
+            if let Some(d) = directive.filter(|_| triggering) {
+                context["wireprobe"] = d;
+            }
             json!({"type": "context-update", "triggering": triggering, "name": name,
             "context": context, "description": description})
-        },
-    )
+        })
 }
 
 fn tool_result() -> impl Strategy<Value = Value> {
@@ -111,7 +136,10 @@ fn retype_field(e: &Value, ty: &str, fields: &[&str], rng: &mut crate::fuzz::Rng
 const CU: [&str; 4] = ["triggering", "name", "context", "description"];
 const TR: [&str; 4] = ["triggering", "toolCallId", "toolName", "outcome"];
 const AE: [&str; 2] = ["toolCallId", "data"];
-const REJECT: Answer = Answer::Error(None);
+/// The spec's error example names `INVALID_EVENT` for a validation error (HUMA-ERR-002, a
+/// should: another code is a `warn`, no error at all fails the validation rule).
+const REJECT: Answer = Answer::Error(Some(INVALID_EVENT));
+const INVALID_EVENT: &str = "INVALID_EVENT";
 
 static MUTATORS: &[Mutator] = &[
     Mutator {
@@ -158,7 +186,8 @@ static MUTATORS: &[Mutator] = &[
         breaks: "HUMA-VAL-002",
         answer: REJECT,
         apply: |e, rng| {
-            let len = if rng.below(2) == 0 { 0 } else { MAX_NAME + 1 };
+            // Mostly just past the limit: an empty name is refused by more servers.
+            let len = if rng.below(4) == 0 { 0 } else { MAX_NAME + 1 };
             of_type(e, "context-update")
                 .then(|| mutate::set(e, "/name", mutate::string_of(len)))
                 .flatten()
@@ -270,6 +299,10 @@ static MUTATORS: &[Mutator] = &[
     },
 ];
 
+/// The validation mutators, then the server-flow scenarios.
+static ALL_MUTATORS: LazyLock<Vec<Mutator>> =
+    LazyLock::new(|| [MUTATORS, scenarios::MUTATORS].concat());
+
 impl FuzzProfile for HumaFuzz {
     fn valid_sequence(&self, len: std::ops::RangeInclusive<usize>) -> BoxedStrategy<Vec<Value>> {
         let event = prop_oneof![3 => context_update(), 2 => tool_result(), 1 => addon_event()];
@@ -277,7 +310,11 @@ impl FuzzProfile for HumaFuzz {
     }
 
     fn mutators(&self) -> &'static [Mutator] {
-        MUTATORS
+        &ALL_MUTATORS
+    }
+
+    fn oracles(&self, mutator: &Mutator, _input: &Input) -> Vec<Oracle> {
+        scenarios::oracles(mutator.name)
     }
 
     /// A non-triggering context-update needs no answer: silence (no error, no disconnect)
@@ -294,6 +331,19 @@ impl FuzzProfile for HumaFuzz {
             answered_by: "HUMA-ERR-003",
             ended: None,
         }
+    }
+
+    /// Generated tool-results and confirmations name calls and bursts the target never
+    /// started; what it does with those the spec leaves open (HUMA-LC-006).
+    fn answer_open(&self, event: &Value) -> bool {
+        matches!(
+            event["type"].as_str(),
+            Some("tool-result" | "addon-tool-event")
+        )
+    }
+
+    fn code_rule(&self, mutator: &Mutator) -> Option<&'static str> {
+        matches!(mutator.answer, Answer::Error(Some(INVALID_EVENT))).then_some("HUMA-ERR-002")
     }
 
     /// Raw bytes go out as the argument of a `message` emit.

@@ -4,9 +4,11 @@
 //! the fuzzer's liveness oracle judges for every input.
 
 use super::input;
-use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Probe};
+use super::scenarios;
+use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe};
 use proptest::prelude::*;
 use serde_json::{json, Value};
+use std::sync::LazyLock;
 
 /// The Nuum [`FuzzProfile`].
 pub struct NuumFuzz;
@@ -130,7 +132,19 @@ static MUTATORS: &[Mutator] = &[
         e,
         rng.below(2) == 0
     ))),
+    // Megabytes of garbage on one line, past any sensible line limit (the suite's huge line):
+    // a reader that gives up on it must still read the next one.
+    mutator!("huge-line", |_, rng| {
+        Some(Input::Raw(vec![b'x'; HUGE_LINE + rng.below(1024)]))
+    }),
 ];
+
+/// Bytes of the `huge-line` mutator's line: 4 MiB, as the suite's case.
+const HUGE_LINE: usize = 4 << 20;
+
+/// The bad-input mutators, then the turn and control scenarios.
+static ALL_MUTATORS: LazyLock<Vec<Mutator>> =
+    LazyLock::new(|| [MUTATORS, scenarios::MUTATORS].concat());
 
 impl FuzzProfile for NuumFuzz {
     fn valid_sequence(&self, len: std::ops::RangeInclusive<usize>) -> BoxedStrategy<Vec<Value>> {
@@ -138,7 +152,16 @@ impl FuzzProfile for NuumFuzz {
     }
 
     fn mutators(&self) -> &'static [Mutator] {
-        MUTATORS
+        &ALL_MUTATORS
+    }
+
+    fn oracles(&self, mutator: &Mutator, _input: &Input) -> Vec<Oracle> {
+        scenarios::oracles(mutator.name)
+    }
+
+    /// What a process does with an interrupt when no turn runs is open (NUUM-CTL-005).
+    fn answer_open(&self, event: &Value) -> bool {
+        event["type"] == "control" && event["action"] == "interrupt"
     }
 
     fn probe(&self) -> Probe {

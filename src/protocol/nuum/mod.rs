@@ -5,6 +5,7 @@ pub mod checker;
 pub mod fuzz;
 pub mod input;
 pub mod rules;
+pub mod scenarios;
 pub mod session;
 pub mod validate;
 

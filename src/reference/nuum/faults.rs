@@ -33,6 +33,6 @@ pub static FAULTS: &[Fault] = &[
     fault!("no-queueing", ["NUUM-INJ-001", "NUUM-INJ-002"], "a message sent mid-turn gets no system/queued and waits for the turn to end"),
     fault!("no-injection", ["NUUM-INJ-002"], "queued messages are not injected; they run as the next turn"),
     fault!("exits-on-bad-input", ["NUUM-BAD-001"], "exits with status 1 on any bad input line"),
-    fault!("stalls-on-huge-line", ["NUUM-BAD-001"], "stops reading stdin after a line over its limit"),
+    fault!("stalls-on-huge-line", ["NUUM-BAD-001", "NUUM-BAD-002"], "stops reading stdin after a line over its limit (so that line gets no system/error either)"),
     fault!("silent-on-bad-input", ["NUUM-BAD-002"], "ignores bad input without a system/error"),
 ];

@@ -1,0 +1,207 @@
+//! HAIP inputs whose answer depends on the sequence around them. Out of order
+//! (§Sequencing and Replay): a gap is answered by REPLAY_REQUEST after the 500 ms wait
+//! (HAIP-SEQ-003/004), a duplicate is dropped silently (HAIP-SEQ-005), a resume resends what
+//! came after `last_rx_seq` (HAIP-SEQ-008). Scenarios through the
+//! README's directives: a run cancelled mid-way ends CANCELLED or in RUN_ERROR (HAIP-RUN-004),
+//! a tool call cancelled mid-way ends with TOOL_DONE CANCELLED (HAIP-TOOL-003); a target that
+//! does not obey the directive ends the run as skipped, never failed.
+
+use super::fuzz::{counter, of_types};
+use crate::fuzz::{input_json, mutate, Answer, Input, Mutator, Oracle};
+use serde_json::{json, Value};
+
+/// `e` numbered `delta` away from its own place in the sequence (never the HAI, which the live
+/// session sends itself). Live, the session turns the shift into `$skip` or `$repeat`.
+fn renumbered(e: &Value, delta: i64) -> Option<Value> {
+    if of_types(e, &["HAI"]) {
+        return None;
+    }
+    let seq = counter(e, "seq")?
+        .checked_add_signed(delta)
+        .filter(|s| *s >= 1)?;
+    mutate::set(e, "/seq", json!(seq.to_string()))
+}
+
+/// `e`, a user TEXT_MESSAGE_START, with `text` as its text.
+fn user_text(e: &Value, text: &str) -> Option<Input> {
+    if !of_types(e, &["TEXT_MESSAGE_START"]) {
+        return None;
+    }
+    let e = mutate::set(e, "/payload/author", json!("user"))?;
+    mutate::set(&e, "/payload/text", json!(text)).map(Input::Event)
+}
+
+pub static MUTATORS: &[Mutator] = &[
+    Mutator {
+        name: "seq-gap",
+        breaks: "HAIP-SEQ-003",
+        answer: Answer::Sequence,
+        apply: |e, _| renumbered(e, 1).map(Input::Event),
+    },
+    Mutator {
+        name: "seq-duplicate",
+        breaks: "HAIP-SEQ-005",
+        answer: Answer::Sequence,
+        apply: |e, rng| {
+            // A PING whose own nonce shows whether the duplicate was processed (a PONG).
+            if !of_types(e, &["PING"]) {
+                return None;
+            }
+            let nonce = format!("wireprobe-duplicate-{:016x}", rng.next_u64());
+            mutate::set(&renumbered(e, -1)?, "/payload/nonce", json!(nonce)).map(Input::Event)
+        },
+    },
+    Mutator {
+        name: "resume",
+        breaks: "HAIP-SEQ-008",
+        answer: Answer::Sequence,
+        apply: |e, rng| {
+            if !of_types(e, &["PING"]) {
+                return None;
+            }
+            let nonce = format!("wireprobe-resume-{:016x}", rng.next_u64());
+            mutate::set(e, "/payload/nonce", json!(nonce)).map(Input::Event)
+        },
+    },
+    Mutator {
+        name: "cancel-run",
+        breaks: "HAIP-RUN-004",
+        answer: Answer::Sequence,
+        apply: |e, _| user_text(e, "wireprobe: slow 4000"),
+    },
+    Mutator {
+        name: "cancel-tool",
+        breaks: "HAIP-TOOL-003",
+        answer: Answer::Sequence,
+        apply: |e, _| {
+            if !of_types(e, &["TOOL_CALL"]) {
+                return None;
+            }
+            let e = mutate::set(e, "/payload/tool", json!("wireprobe.slow"))?;
+            mutate::set(&e, "/payload/params", json!({"ms": 4000})).map(Input::Event)
+        },
+    },
+];
+
+/// Credit for the channel the scenario's first reply came on: a run may have opened with
+/// little credit, and the answer owed must not wait for a grant that never comes.
+fn unblock() -> Oracle {
+    Oracle::Send(json!({"type": "FLOW_UPDATE",
+        "payload": {"channel": "${fuzz_channel}", "add_messages": 1000}}))
+}
+
+/// The same channel resumed, in case the sequence paused it.
+fn resume() -> Oracle {
+    Oracle::Send(json!({"type": "RESUME_CHANNEL", "payload": {"channel": "${fuzz_channel}"}}))
+}
+
+/// What the target owes after the input of `name`.
+pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
+    let sent = input_json(input)
+        .map(|e| e.into_owned())
+        .unwrap_or_default();
+    let replay = json!({"type": "REPLAY_REQUEST"});
+    match name {
+        "seq-gap" => vec![
+            Oracle::Silence {
+                matching: vec![replay.clone()],
+                ms: 400,
+                rule: "HAIP-SEQ-004",
+            },
+            Oracle::Reply {
+                patterns: vec![replay],
+                rule: "HAIP-SEQ-003",
+                scenario: false,
+            },
+            // The target holds everything after the gap: go on from a new session.
+            Oracle::Restart,
+        ],
+        "seq-duplicate" => vec![Oracle::Silence {
+            matching: vec![
+                json!({"type": "PONG", "payload": {"nonce": sent.pointer("/payload/nonce")}}),
+                json!({"type": "ERROR"}),
+            ],
+            ms: 400,
+            rule: "HAIP-SEQ-005",
+        }],
+        "resume" => {
+            // Two PONGs; a resume from the first one's seq must resend the second.
+            let nonce = sent.pointer("/payload/nonce").cloned();
+            let pong = |nonce: Value, seq: &str| json!({"type": "PONG", "seq": seq, "payload": {"nonce": nonce}});
+            let second = json!(format!(
+                "{}-again",
+                nonce.as_ref().and_then(Value::as_str).unwrap_or("")
+            ));
+            vec![
+                Oracle::Reply {
+                    patterns: vec![pong(nonce.clone().unwrap_or_default(), "$capture:fuzz_s0")],
+                    // A PONG without the nonce breaks HAIP-PING-002 (it may not find this one).
+                    rule: "HAIP-PING-002",
+                    scenario: false,
+                },
+                Oracle::Send(json!({"type": "PING", "payload": {"nonce": second}})),
+                Oracle::Reply {
+                    patterns: vec![pong(second, "$capture:fuzz_s1")],
+                    rule: "HAIP-PING-002",
+                    scenario: false,
+                },
+                Oracle::Resume(json!({"payload": {"last_rx_seq": "${fuzz_s0}"}})),
+                Oracle::Reply {
+                    patterns: vec![json!({"type": "PONG", "seq": "${fuzz_s1}"})],
+                    rule: "HAIP-SEQ-008",
+                    scenario: false,
+                },
+            ]
+        }
+        "cancel-run" => {
+            let message_id = sent.pointer("/payload/message_id").cloned();
+            vec![
+                Oracle::Send(
+                    json!({"type": "TEXT_MESSAGE_END", "payload": {"message_id": message_id}}),
+                ),
+                Oracle::Reply {
+                    patterns: vec![json!({"type": "RUN_STARTED", "run_id": "$capture:fuzz_run",
+                        "channel": "$capture:fuzz_channel"})],
+                    rule: "HAIP-RUN-004",
+                    scenario: true,
+                },
+                unblock(),
+                resume(),
+                Oracle::Send(json!({"type": "RUN_CANCEL", "run_id": "${fuzz_run}",
+                    "payload": {"run_id": "${fuzz_run}"}})),
+                Oracle::Reply {
+                    patterns: vec![
+                        json!({"type": "RUN_FINISHED", "payload": {"status": "CANCELLED"}}),
+                        json!({"type": "RUN_ERROR"}),
+                    ],
+                    rule: "HAIP-RUN-004",
+                    scenario: false,
+                },
+            ]
+        }
+        "cancel-tool" => {
+            let call_id = sent.pointer("/payload/call_id").cloned();
+            vec![
+                Oracle::Reply {
+                    patterns: vec![
+                        json!({"type": "TOOL_UPDATE", "channel": "$capture:fuzz_channel",
+                        "payload": {"call_id": call_id}}),
+                    ],
+                    rule: "HAIP-TOOL-003",
+                    scenario: true,
+                },
+                unblock(),
+                resume(),
+                Oracle::Send(json!({"type": "TOOL_CANCEL",
+                    "payload": {"call_id": call_id, "reason": "wireprobe cancels"}})),
+                Oracle::Reply {
+                    patterns: vec![json!({"type": "TOOL_DONE",
+                        "payload": {"call_id": call_id, "status": "CANCELLED"}})],
+                    rule: "HAIP-TOOL-003",
+                    scenario: false,
+                },
+            ]
+        }
+        _ => Vec::new(),
+    }
+}

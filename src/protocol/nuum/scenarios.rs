@@ -1,0 +1,159 @@
+//! Nuum flows the fuzzer drives through the README's directives, each ending in what the spec
+//! says the process owes: a turn interrupted mid-way ends `cancelled` (NUUM-CTL-001), a
+//! message sent mid-turn is `queued` (NUUM-INJ-001), a failing turn still ends with a result
+//! (NUUM-RES-001), a research task is announced by a tasks snapshot (NUUM-TASK-003), a message
+//! of text blocks starts a turn that ends in a result (NUUM-TURN-002), `status` is answered
+//! with `status_response` (NUUM-CTL-002), and a restart on the same database keeps the
+//! session_id (NUUM-SID-002, judged by the checker). A target that does not obey a
+//! directive ends the run as skipped, never failed.
+
+use crate::fuzz::{mutate, Answer, Input, Mutator, Oracle};
+use serde_json::{json, Value};
+
+/// `e`, a user message, with `text` as its content.
+fn saying(e: &Value, text: &str) -> Option<Input> {
+    if e["type"] != "user" {
+        return None;
+    }
+    mutate::set(e, "/message/content", json!(text)).map(Input::Event)
+}
+
+fn user(text: &str) -> Value {
+    json!({"type": "user", "message": {"role": "user", "content": text}})
+}
+
+/// An assistant line with a content block matching `block`.
+fn assistant(block: Value) -> Value {
+    json!({"type": "assistant", "message": {"content": [block]}})
+}
+
+fn slow_started() -> Oracle {
+    Oracle::Reply {
+        patterns: vec![assistant(json!({"type": "text", "text": "slow: started"}))],
+        rule: "NUUM-CTL-001",
+        scenario: true,
+    }
+}
+
+pub static MUTATORS: &[Mutator] = &[
+    Mutator {
+        name: "interrupt-mid-turn",
+        breaks: "NUUM-CTL-001",
+        answer: Answer::Sequence,
+        apply: |e, _| saying(e, "wireprobe: slow 2000"),
+    },
+    Mutator {
+        name: "message-mid-turn",
+        breaks: "NUUM-INJ-001",
+        answer: Answer::Sequence,
+        apply: |e, _| saying(e, "wireprobe: slow 1000"),
+    },
+    Mutator {
+        name: "failing-turn",
+        breaks: "NUUM-RES-001",
+        answer: Answer::Sequence,
+        apply: |e, _| saying(e, "wireprobe: fail"),
+    },
+    Mutator {
+        name: "research-task",
+        breaks: "NUUM-TASK-003",
+        answer: Answer::Sequence,
+        apply: |e, _| saying(e, "wireprobe: task research scenario"),
+    },
+    Mutator {
+        name: "content-blocks",
+        breaks: "NUUM-TURN-002",
+        answer: Answer::Sequence,
+        apply: |e, _| {
+            if e["type"] != "user" {
+                return None;
+            }
+            let blocks = json!([{"type": "text", "text": "wireprobe: say blocks"}]);
+            mutate::set(e, "/message/content", blocks).map(Input::Event)
+        },
+    },
+    Mutator {
+        name: "restart",
+        breaks: "NUUM-SID-002",
+        answer: Answer::Sequence,
+        apply: |e, _| {
+            (e["type"] == "control")
+                .then(|| Input::Event(json!({"type": "control", "action": "heartbeat"})))
+        },
+    },
+    Mutator {
+        name: "status",
+        breaks: "NUUM-CTL-002",
+        answer: Answer::Sequence,
+        apply: |e, _| {
+            (e["type"] == "control")
+                .then(|| Input::Event(json!({"type": "control", "action": "status"})))
+        },
+    },
+];
+
+/// What the process owes after the input of scenario `name`.
+pub fn oracles(name: &str) -> Vec<Oracle> {
+    match name {
+        "interrupt-mid-turn" => vec![
+            slow_started(),
+            Oracle::Send(json!({"type": "control", "action": "interrupt"})),
+            Oracle::Reply {
+                patterns: vec![json!({"type": "result", "subtype": "cancelled"})],
+                rule: "NUUM-CTL-001",
+                scenario: false,
+            },
+        ],
+        "message-mid-turn" => vec![
+            slow_started(),
+            Oracle::Send(user("wireprobe-mid-turn")),
+            Oracle::Reply {
+                patterns: vec![json!({"type": "system", "subtype": "queued"})],
+                rule: "NUUM-INJ-001",
+                scenario: false,
+            },
+        ],
+        "failing-turn" => vec![
+            Oracle::Reply {
+                patterns: vec![assistant(
+                    json!({"type": "text", "text": "fail: failing on purpose"}),
+                )],
+                rule: "NUUM-RES-001",
+                scenario: true,
+            },
+            Oracle::Reply {
+                patterns: vec![json!({"type": "result"})],
+                rule: "NUUM-RES-001",
+                scenario: false,
+            },
+        ],
+        "research-task" => vec![
+            Oracle::Reply {
+                patterns: vec![assistant(
+                    json!({"type": "tool_use", "name": "background_research"}),
+                )],
+                rule: "NUUM-TASK-003",
+                scenario: true,
+            },
+            Oracle::Reply {
+                patterns: vec![json!({"type": "system", "subtype": "tasks"})],
+                rule: "NUUM-TASK-003",
+                scenario: false,
+            },
+        ],
+        // Whoever answers, the turn a text-block message starts ends in a result.
+        "content-blocks" => vec![Oracle::Reply {
+            patterns: vec![json!({"type": "result"})],
+            rule: "NUUM-TURN-002",
+            scenario: false,
+        }],
+        // The process started again on the same database: its init is judged by the checker.
+        "restart" => vec![Oracle::Restart],
+        "status" => vec![Oracle::Reply {
+            patterns: vec![json!({"type": "system", "subtype": "status_response"})],
+            rule: "NUUM-CTL-002",
+            scenario: false,
+        }],
+        _ => Vec::new(),
+    }
+}
