@@ -194,3 +194,14 @@ fn captured_nuum_stdout_is_checked_with_from_server() {
         );
     }
 }
+
+/// A fuzz run against the correct reference: our HAI granted one message of credit, a resume
+/// later announced a million, and the target went by the second. Whether a resuming HAI
+/// resets the credit left is open (ERRATA), so neither reading is a finding.
+#[test]
+fn a_resume_may_reset_credit() {
+    let out = check(&[&fixture("resume-readvertises-credit.ndjson")], None);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let server_findings: Vec<&str> = stdout.lines().filter(|l| l.contains("(server)")).collect();
+    assert!(server_findings.is_empty(), "{server_findings:#?}");
+}

@@ -91,6 +91,20 @@ pub struct Mutator {
     pub apply: fn(&Value, &mut Rng) -> Option<Input>,
 }
 
+/// A [`Mutator`] whose input is a valid event with [`Answer::Sequence`]: what the target owes
+/// comes from the profile's [`FuzzProfile::oracles`].
+#[macro_export]
+macro_rules! sequence_mutator {
+    ($name:literal, $breaks:literal, $apply:expr) => {
+        $crate::fuzz::Mutator {
+            name: $name,
+            breaks: $breaks,
+            answer: $crate::fuzz::Answer::Sequence,
+            apply: $apply,
+        }
+    };
+}
+
 impl std::fmt::Debug for Mutator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Mutator({} breaks {})", self.name, self.breaks)

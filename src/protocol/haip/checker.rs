@@ -194,6 +194,9 @@ impl HaipChecker {
                     self.senders[me].sent_on_connection = 1;
                 }
             }
+            if self.resuming && first {
+                self.readvertised(me, hai);
+            }
             self.on_hai(from, hai, out);
         }
 
@@ -422,6 +425,20 @@ impl HaipChecker {
                     ),
                 ));
             }
+        }
+    }
+
+    /// A HAI resuming a session announces credit again. Whether that resets the credit left
+    /// is open (suites/haip/ERRATA.md), so the peer may use whichever is larger.
+    fn readvertised(&mut self, advertiser: usize, hai: &HaiFacts) {
+        let widen = |left: &mut Option<i64>, announced: Option<u64>| {
+            if let (Some(l), Some(a)) = (left.as_mut(), announced) {
+                *l = (*l).max(a.min(i64::MAX as u64) as i64);
+            }
+        };
+        for credit in self.senders[1 - advertiser].credit.values_mut() {
+            widen(&mut credit.messages, hai.credit_messages);
+            widen(&mut credit.bytes, hai.credit_bytes);
         }
     }
 

@@ -2,12 +2,13 @@
 //! (§Sequencing and Replay): a gap is answered by REPLAY_REQUEST after the 500 ms wait
 //! (HAIP-SEQ-003/004), a duplicate is dropped silently (HAIP-SEQ-005), a resume resends what
 //! came after `last_rx_seq` (HAIP-SEQ-008). Scenarios through the
-//! README's directives: a run cancelled mid-way ends CANCELLED or in RUN_ERROR (HAIP-RUN-004),
+//! README's directives: a run cancelled mid-way ends (HAIP-RUN-004),
 //! a tool call cancelled mid-way ends with TOOL_DONE CANCELLED (HAIP-TOOL-003); a target that
 //! does not obey the directive ends the run as skipped, never failed.
 
 use super::fuzz::{counter, of_types};
-use crate::fuzz::{input_json, mutate, Answer, Input, Mutator, Oracle};
+use crate::fuzz::{input_json, mutate, Input, Mutator, Oracle};
+use crate::sequence_mutator;
 use serde_json::{json, Value};
 
 /// `e` numbered `delta` away from its own place in the sequence (never the HAI, which the live
@@ -32,55 +33,34 @@ fn user_text(e: &Value, text: &str) -> Option<Input> {
 }
 
 pub static MUTATORS: &[Mutator] = &[
-    Mutator {
-        name: "seq-gap",
-        breaks: "HAIP-SEQ-003",
-        answer: Answer::Sequence,
-        apply: |e, _| renumbered(e, 1).map(Input::Event),
-    },
-    Mutator {
-        name: "seq-duplicate",
-        breaks: "HAIP-SEQ-005",
-        answer: Answer::Sequence,
-        apply: |e, rng| {
-            // A PING whose own nonce shows whether the duplicate was processed (a PONG).
-            if !of_types(e, &["PING"]) {
-                return None;
-            }
-            let nonce = format!("wireprobe-duplicate-{:016x}", rng.next_u64());
-            mutate::set(&renumbered(e, -1)?, "/payload/nonce", json!(nonce)).map(Input::Event)
-        },
-    },
-    Mutator {
-        name: "resume",
-        breaks: "HAIP-SEQ-008",
-        answer: Answer::Sequence,
-        apply: |e, rng| {
-            if !of_types(e, &["PING"]) {
-                return None;
-            }
-            let nonce = format!("wireprobe-resume-{:016x}", rng.next_u64());
-            mutate::set(e, "/payload/nonce", json!(nonce)).map(Input::Event)
-        },
-    },
-    Mutator {
-        name: "cancel-run",
-        breaks: "HAIP-RUN-004",
-        answer: Answer::Sequence,
-        apply: |e, _| user_text(e, "wireprobe: slow 4000"),
-    },
-    Mutator {
-        name: "cancel-tool",
-        breaks: "HAIP-TOOL-003",
-        answer: Answer::Sequence,
-        apply: |e, _| {
-            if !of_types(e, &["TOOL_CALL"]) {
-                return None;
-            }
-            let e = mutate::set(e, "/payload/tool", json!("wireprobe.slow"))?;
-            mutate::set(&e, "/payload/params", json!({"ms": 4000})).map(Input::Event)
-        },
-    },
+    sequence_mutator!("seq-gap", "HAIP-SEQ-003", |e, _| renumbered(e, 1)
+        .map(Input::Event)),
+    sequence_mutator!("seq-duplicate", "HAIP-SEQ-005", |e, rng| {
+        // A PING whose own nonce shows whether the duplicate was processed (a PONG).
+        if !of_types(e, &["PING"]) {
+            return None;
+        }
+        let nonce = format!("wireprobe-duplicate-{:016x}", rng.next_u64());
+        mutate::set(&renumbered(e, -1)?, "/payload/nonce", json!(nonce)).map(Input::Event)
+    }),
+    sequence_mutator!("resume", "HAIP-SEQ-008", |e, rng| {
+        if !of_types(e, &["PING"]) {
+            return None;
+        }
+        let nonce = format!("wireprobe-resume-{:016x}", rng.next_u64());
+        mutate::set(e, "/payload/nonce", json!(nonce)).map(Input::Event)
+    }),
+    sequence_mutator!("cancel-run", "HAIP-RUN-004", |e, _| user_text(
+        e,
+        "wireprobe: slow 30000"
+    )),
+    sequence_mutator!("cancel-tool", "HAIP-TOOL-003", |e, _| {
+        if !of_types(e, &["TOOL_CALL"]) {
+            return None;
+        }
+        let e = mutate::set(e, "/payload/tool", json!("wireprobe.slow"))?;
+        mutate::set(&e, "/payload/params", json!({"ms": 4000})).map(Input::Event)
+    }),
 ];
 
 /// Credit for the channel the scenario's first reply came on: a run may have opened with
@@ -169,10 +149,14 @@ pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
                 resume(),
                 Oracle::Send(json!({"type": "RUN_CANCEL", "run_id": "${fuzz_run}",
                     "payload": {"run_id": "${fuzz_run}"}})),
+                // The run started may be an earlier one whose RUN_STARTED was held back (by
+                // credit, say) and which may have ended on its own: any end of the run the cancel
+                // named answers. Ours streams for 30 s, so one that ignores the cancel does not
+                // end within the step timeout.
                 Oracle::Reply {
                     patterns: vec![
-                        json!({"type": "RUN_FINISHED", "payload": {"status": "CANCELLED"}}),
-                        json!({"type": "RUN_ERROR"}),
+                        json!({"type": "RUN_FINISHED", "run_id": "${fuzz_run}"}),
+                        json!({"type": "RUN_ERROR", "run_id": "${fuzz_run}"}),
                     ],
                     rule: "HAIP-RUN-004",
                     scenario: false,

@@ -5,7 +5,8 @@
 //! context-update into the triggering one that starts the flow; a target that does not obey
 //! the directive ends the run as skipped, never failed.
 
-use crate::fuzz::{mutate, Answer, Input, Mutator, Oracle};
+use crate::fuzz::{mutate, Input, Mutator, Oracle};
+use crate::sequence_mutator;
 use serde_json::{json, Value};
 
 /// `e`, a context-update, made triggering with `directive` in its context.
@@ -33,24 +34,18 @@ fn interruption() -> Value {
 }
 
 pub static MUTATORS: &[Mutator] = &[
-    Mutator {
-        name: "interrupt-held-tool",
-        breaks: "HUMA-LC-004",
-        answer: Answer::Sequence,
-        apply: |e, _| directing(e, json!({"do": "hold-tool", "tool": "wireprobe_held"})),
-    },
-    Mutator {
-        name: "unconfirmed-message",
-        breaks: "HUMA-LC-002",
-        answer: Answer::Sequence,
-        apply: |e, _| directing(e, json!({"do": "say", "messages": ["first", "second"]})),
-    },
-    Mutator {
-        name: "abort-burst",
-        breaks: "HUMA-LC-005",
-        answer: Answer::Sequence,
-        apply: |e, _| directing(e, json!({"do": "say", "messages": ["a", "b", "c"]})),
-    },
+    sequence_mutator!("interrupt-held-tool", "HUMA-LC-004", |e, _| directing(
+        e,
+        json!({"do": "hold-tool", "tool": "wireprobe_held"})
+    )),
+    sequence_mutator!("unconfirmed-message", "HUMA-LC-002", |e, _| directing(
+        e,
+        json!({"do": "say", "messages": ["first", "second"]})
+    )),
+    sequence_mutator!("abort-burst", "HUMA-LC-005", |e, _| directing(
+        e,
+        json!({"do": "say", "messages": ["a", "b", "c"]})
+    )),
 ];
 
 /// How long the second message of a burst must wait for a confirmation that never comes: well

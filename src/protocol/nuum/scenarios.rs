@@ -7,7 +7,8 @@
 //! session_id (NUUM-SID-002, judged by the checker). A target that does not obey a
 //! directive ends the run as skipped, never failed.
 
-use crate::fuzz::{mutate, Answer, Input, Mutator, Oracle};
+use crate::fuzz::{mutate, Input, Mutator, Oracle};
+use crate::sequence_mutator;
 use serde_json::{json, Value};
 
 /// `e`, a user message, with `text` as its content.
@@ -36,60 +37,37 @@ fn slow_started() -> Oracle {
 }
 
 pub static MUTATORS: &[Mutator] = &[
-    Mutator {
-        name: "interrupt-mid-turn",
-        breaks: "NUUM-CTL-001",
-        answer: Answer::Sequence,
-        apply: |e, _| saying(e, "wireprobe: slow 2000"),
-    },
-    Mutator {
-        name: "message-mid-turn",
-        breaks: "NUUM-INJ-001",
-        answer: Answer::Sequence,
-        apply: |e, _| saying(e, "wireprobe: slow 1000"),
-    },
-    Mutator {
-        name: "failing-turn",
-        breaks: "NUUM-RES-001",
-        answer: Answer::Sequence,
-        apply: |e, _| saying(e, "wireprobe: fail"),
-    },
-    Mutator {
-        name: "research-task",
-        breaks: "NUUM-TASK-003",
-        answer: Answer::Sequence,
-        apply: |e, _| saying(e, "wireprobe: task research scenario"),
-    },
-    Mutator {
-        name: "content-blocks",
-        breaks: "NUUM-TURN-002",
-        answer: Answer::Sequence,
-        apply: |e, _| {
-            if e["type"] != "user" {
-                return None;
-            }
-            let blocks = json!([{"type": "text", "text": "wireprobe: say blocks"}]);
-            mutate::set(e, "/message/content", blocks).map(Input::Event)
-        },
-    },
-    Mutator {
-        name: "restart",
-        breaks: "NUUM-SID-002",
-        answer: Answer::Sequence,
-        apply: |e, _| {
-            (e["type"] == "control")
-                .then(|| Input::Event(json!({"type": "control", "action": "heartbeat"})))
-        },
-    },
-    Mutator {
-        name: "status",
-        breaks: "NUUM-CTL-002",
-        answer: Answer::Sequence,
-        apply: |e, _| {
-            (e["type"] == "control")
-                .then(|| Input::Event(json!({"type": "control", "action": "status"})))
-        },
-    },
+    sequence_mutator!("interrupt-mid-turn", "NUUM-CTL-001", |e, _| saying(
+        e,
+        "wireprobe: slow 2000"
+    )),
+    sequence_mutator!("message-mid-turn", "NUUM-INJ-001", |e, _| saying(
+        e,
+        "wireprobe: slow 1000"
+    )),
+    sequence_mutator!("failing-turn", "NUUM-RES-001", |e, _| saying(
+        e,
+        "wireprobe: fail"
+    )),
+    sequence_mutator!("research-task", "NUUM-TASK-003", |e, _| saying(
+        e,
+        "wireprobe: task research scenario"
+    )),
+    sequence_mutator!("content-blocks", "NUUM-TURN-002", |e, _| {
+        if e["type"] != "user" {
+            return None;
+        }
+        let blocks = json!([{"type": "text", "text": "wireprobe: say blocks"}]);
+        mutate::set(e, "/message/content", blocks).map(Input::Event)
+    }),
+    sequence_mutator!("restart", "NUUM-SID-002", |e, _| {
+        (e["type"] == "control")
+            .then(|| Input::Event(json!({"type": "control", "action": "heartbeat"})))
+    }),
+    sequence_mutator!("status", "NUUM-CTL-002", |e, _| {
+        (e["type"] == "control")
+            .then(|| Input::Event(json!({"type": "control", "action": "status"})))
+    }),
 ];
 
 /// What the process owes after the input of scenario `name`.
