@@ -3,6 +3,7 @@
 //! and deterministic generation from a seed ([`gen`]). Nothing here knows a protocol: each
 //! protocol module implements [`FuzzProfile`].
 
+pub mod case;
 pub mod engine;
 pub mod gen;
 pub mod mutate;

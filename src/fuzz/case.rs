@@ -1,0 +1,373 @@
+//! Generated runs as suite cases: how a run opens, its valid and mutated events, and the
+//! oracles as steps — the error the spec requires, what a sequence input is owed, a liveness
+//! probe after every adversarial input. Every rule of the protocol is the case's, so the
+//! checker judges everything the target sends too.
+
+use super::{Answer, FuzzProfile, Input, Opening, Oracle, Probe, Rng};
+use crate::matcher;
+use crate::protocol::{Protocol, TransportKind};
+use crate::suite::model::{
+    Action, Case, ConnectSpec, HandshakeMode, RawFrame, Step, Times, Unanswered,
+};
+use crate::suite::runner::Credentials;
+use proptest::prelude::*;
+use serde_json::Value;
+
+/// How long an answer the spec leaves open may take to arrive before it is forgotten.
+const SETTLE_MS: u64 = 200;
+
+/// One generated step: a valid event, or a mutation of one.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FuzzStep {
+    Valid(Value),
+    /// `mutator` (an index into the profile's list) applied to `base` with `seed`.
+    Mutated {
+        base: Value,
+        mutator: usize,
+        seed: u64,
+    },
+}
+
+/// One generated run: how it opens, then its steps.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FuzzRun {
+    pub opening: Opening,
+    pub steps: Vec<FuzzStep>,
+}
+
+/// Runs of up to `max_len` steps, about one in four mutated. Shrinking removes steps, turns
+/// mutated steps back into valid ones and the opening into the session's own handshake.
+pub fn sequences(profile: &dyn FuzzProfile, max_len: usize) -> BoxedStrategy<FuzzRun> {
+    let mutators = profile.mutators().len().max(1);
+    let max_len = max_len.max(1);
+    (
+        profile.openings(),
+        profile.valid_sequence(1..=max_len),
+        proptest::collection::vec((0u8..4, 0..mutators, any::<u64>()), max_len),
+    )
+        .prop_map(|(opening, events, choices)| FuzzRun {
+            opening,
+            steps: events
+                .into_iter()
+                .zip(choices)
+                .map(|(event, (roll, mutator, seed))| match roll {
+                    3 => FuzzStep::Mutated {
+                        base: event,
+                        mutator,
+                        seed,
+                    },
+                    _ => FuzzStep::Valid(event),
+                })
+                .collect(),
+        })
+        .boxed()
+}
+
+/// The suite case that plays `run` against a target, with the oracles as steps. Every rule
+/// of the protocol is the case's, so the checker judges everything the target sends.
+pub fn case_for(
+    protocol: &dyn Protocol,
+    profile: &dyn FuzzProfile,
+    id: &str,
+    run: &FuzzRun,
+    credentials: &Credentials,
+) -> Case {
+    let mut out = Vec::new();
+    let step = |action: Action, rule: Option<&str>| Step {
+        action,
+        rule: rule.map(str::to_owned),
+    };
+    let (handshake, handshake_with) = match &run.opening {
+        Opening::Handshake(with) => (HandshakeMode::Full, with.clone()),
+        Opening::Unauthorized {
+            token,
+            needs_secret,
+            rule,
+        } => {
+            if credentials.any() && (!needs_secret || credentials.jwt_secret.is_some()) {
+                out.push(step(
+                    Action::Reconnect {
+                        handshake: HandshakeMode::SendOnly,
+                        handshake_with: None,
+                        new_session: true,
+                        token: Some(*token),
+                    },
+                    None,
+                ));
+                out.push(step(Action::ExpectRefused { within_ms: None }, Some(rule)));
+                out.push(step(restart(protocol), None));
+            }
+            (HandshakeMode::Full, None)
+        }
+        Opening::Refused {
+            with,
+            code,
+            closes,
+            rule,
+        } => {
+            out.push(step(
+                Action::ExpectError {
+                    code: code.map(str::to_owned),
+                    code_rule: None,
+                    unless: None,
+                    within_ms: None,
+                },
+                Some(rule),
+            ));
+            if *closes {
+                out.push(step(
+                    Action::ExpectClose {
+                        code: None,
+                        within_ms: None,
+                    },
+                    Some(rule),
+                ));
+            }
+            out.push(step(restart(protocol), None));
+            (HandshakeMode::SendOnly, Some(with.clone()))
+        }
+    };
+    let probe = profile.probe();
+    // A probe answered by silence establishes nothing before the sequence.
+    if probe.answer.is_some() {
+        out.extend(probe_steps(&probe, probe.answered_by));
+    }
+    // A valid event the spec lets the target answer with an error was sent since the last
+    // time the connection settled.
+    let mut unsettled = false;
+    for s in &run.steps {
+        let (original, input, mutator) = match s {
+            FuzzStep::Valid(e) => (e, Input::Event(e.clone()), None),
+            FuzzStep::Mutated {
+                base,
+                mutator,
+                seed,
+            } => match mutation(profile, base, *mutator, *seed) {
+                Some((m, input)) => (base, input, Some(m)),
+                None => (base, Input::Event(base.clone()), None),
+            },
+        };
+        let Some(action) = send_action(profile, original, input.clone()) else {
+            continue;
+        };
+        let Some(m) = mutator else {
+            unsettled |= profile.answer_open(original);
+            out.push(step(action, None));
+            continue;
+        };
+        // Only what this input provokes counts: an error owed to an earlier valid event (or a
+        // late one for an orphaned message) must not pass for its answer, nor for a broken probe.
+        if std::mem::take(&mut unsettled) || m.answer == Answer::Sequence {
+            let tag = out.len() as u64;
+            out.extend(settle(profile, tag));
+        }
+        out.push(step(action, None));
+        match m.answer {
+            Answer::Error(code) => out.push(step(
+                Action::ExpectError {
+                    code: code.map(str::to_owned),
+                    code_rule: profile.code_rule(m).map(str::to_owned),
+                    unless: None,
+                    within_ms: None,
+                },
+                Some(profile.answer_rule(m)),
+            )),
+            Answer::Accept | Answer::Survive => {}
+            Answer::Unspecified => {
+                // Whatever the target did, go on from a fresh connection.
+                out.push(step(Action::Wait { ms: 100 }, None));
+                out.push(step(restart(protocol), None));
+                continue;
+            }
+            Answer::Sequence => {
+                let oracles = profile.oracles(m, &input);
+                let restarts = oracles.contains(&Oracle::Restart);
+                out.extend(oracles.into_iter().map(|o| oracle_step(protocol, o)));
+                if restarts {
+                    continue;
+                }
+            }
+        }
+        // Still serving? Answers to the bad input are forgotten first, so they cannot pass for
+        // the probe's.
+        out.push(step(Action::Discard, None));
+        out.extend(probe_steps(&probe, probe.rule));
+    }
+    Case {
+        id: id.to_owned(),
+        title: "a generated sequence of valid and mutated events".into(),
+        rules: protocol.rules().iter().map(|r| r.id.to_owned()).collect(),
+        requires: Vec::new(),
+        handshake,
+        handshake_with,
+        connect: ConnectSpec::default(),
+        timeout_ms: None,
+        steps: out,
+        origin: "fuzz".into(),
+    }
+}
+
+/// The mutator at `index` applied to `base`, or when it does not apply to that event, the next
+/// one that does (so a mutation step is rarely wasted on a mutator for another event type).
+fn mutation<'p>(
+    profile: &'p dyn FuzzProfile,
+    base: &Value,
+    index: usize,
+    seed: u64,
+) -> Option<(&'p super::Mutator, Input)> {
+    let all = profile.mutators();
+    (0..all.len()).find_map(|i| {
+        let m = &all[(index + i) % all.len()];
+        (m.apply)(base, &mut Rng::new(seed)).map(|input| (m, input))
+    })
+}
+
+/// Steps after which every answer owed to earlier input has arrived and been forgotten: the
+/// profile's sync message and its own answer, or a short wait.
+fn settle(profile: &dyn FuzzProfile, tag: u64) -> Vec<Step> {
+    let mut out = match profile.sync(tag) {
+        Some(sync) => vec![
+            Step {
+                action: Action::Send {
+                    event: sync.send,
+                    times: Times::Fixed(1),
+                },
+                rule: None,
+            },
+            Step {
+                action: Action::Expect {
+                    patterns: vec![sync.answer],
+                    count: 1,
+                    within_ms: None,
+                    unanswered: Unanswered::Fails,
+                },
+                rule: Some(sync.rule.to_owned()),
+            },
+        ],
+        None => vec![Step {
+            action: Action::Wait { ms: SETTLE_MS },
+            rule: None,
+        }],
+    };
+    out.push(Step {
+        action: Action::Discard,
+        rule: None,
+    });
+    out
+}
+
+/// How the fuzzer goes on from a fresh start: a new process, or a new connection and session
+/// (the target may have forgotten the old one, and a refused resume is not what a run is about).
+fn restart(protocol: &dyn Protocol) -> Action {
+    if protocol.transport() == TransportKind::Stdio {
+        Action::Restart
+    } else {
+        Action::Reconnect {
+            handshake: HandshakeMode::Full,
+            handshake_with: None,
+            new_session: true,
+            token: None,
+        }
+    }
+}
+
+/// The step that checks an [`Oracle`].
+fn oracle_step(protocol: &dyn Protocol, oracle: Oracle) -> Step {
+    let (action, rule) = match oracle {
+        Oracle::Silence { matching, ms, rule } => (
+            Action::ExpectSilence {
+                ms,
+                matching,
+                unanswered: Unanswered::Fails,
+            },
+            Some(rule),
+        ),
+        Oracle::Reply {
+            patterns,
+            rule,
+            scenario,
+        } => (
+            Action::Expect {
+                patterns,
+                count: 1,
+                within_ms: None,
+                unanswered: if scenario {
+                    Unanswered::ScenarioNotReached
+                } else {
+                    Unanswered::Fails
+                },
+            },
+            Some(rule),
+        ),
+        Oracle::Send(event) => (
+            Action::Send {
+                event,
+                times: Times::Fixed(1),
+            },
+            None,
+        ),
+        Oracle::Restart => (restart(protocol), None),
+        Oracle::Resume(with) => (
+            Action::Reconnect {
+                handshake: HandshakeMode::Full,
+                handshake_with: Some(with),
+                new_session: false,
+                token: None,
+            },
+            None,
+        ),
+    };
+    Step {
+        action,
+        rule: rule.map(str::to_owned),
+    }
+}
+
+/// The probe's messages, then its answer (or silence) judged under `rule`.
+fn probe_steps(probe: &Probe, rule: &str) -> Vec<Step> {
+    let mut out: Vec<Step> = probe
+        .sends
+        .iter()
+        .map(|event| Step {
+            action: Action::Send {
+                event: event.clone(),
+                times: Times::Fixed(1),
+            },
+            rule: None,
+        })
+        .collect();
+    out.push(Step {
+        action: match &probe.answer {
+            Some(answer) => Action::Expect {
+                patterns: vec![answer.clone()],
+                count: 1,
+                within_ms: None,
+                unanswered: Unanswered::Fails,
+            },
+            None => Action::ExpectSilence {
+                ms: 300,
+                matching: vec![probe.error.clone()],
+                unanswered: Unanswered::Fails,
+            },
+        },
+        rule: Some(rule.to_owned()),
+    });
+    out
+}
+
+/// How an input goes out: an event through the session, anything else as exact bytes.
+fn send_action(profile: &dyn FuzzProfile, original: &Value, input: Input) -> Option<Action> {
+    let raw = |bytes: Vec<u8>| Action::SendRaw {
+        frame: RawFrame::TextBytes(profile.raw_frame(&bytes)),
+        times: Times::Fixed(1),
+    };
+    Some(match input {
+        Input::Event(event @ Value::Object(_)) => Action::Send {
+            event: matcher::literal(&profile.live_event(original, &event)?),
+            times: Times::Fixed(1),
+        },
+        // A session encodes objects only: other JSON goes out as its text.
+        Input::Event(other) => raw(other.to_string().into_bytes()),
+        Input::Raw(bytes) => raw(bytes),
+    })
+}
