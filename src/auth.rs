@@ -166,3 +166,46 @@ mod tests {
         );
     }
 }
+
+/// Which token a connection presents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TokenKind {
+    /// `--token`, or one minted with `--jwt-secret`, or none when neither was given.
+    #[default]
+    Valid,
+    Absent,
+    /// Not a JWT at all.
+    Malformed,
+    /// A valid token with its signature altered.
+    Tampered,
+    /// The valid token's claims with `alg: none` and no signature.
+    AlgNone,
+    /// Signed with a key that is not the target's.
+    WrongKey,
+    /// Signed with the right key, `exp` in the past (needs `--jwt-secret`).
+    Expired,
+    /// Signed with the right key, `iat` and `nbf` an hour ahead (needs `--jwt-secret`).
+    NotYetValid,
+}
+
+impl TokenKind {
+    /// Each kind by the name a suite gives it (`connect.token`).
+    pub const NAMES: [(&'static str, TokenKind); 8] = [
+        ("valid", TokenKind::Valid),
+        ("none", TokenKind::Absent),
+        ("malformed", TokenKind::Malformed),
+        ("tampered", TokenKind::Tampered),
+        ("alg-none", TokenKind::AlgNone),
+        ("wrong-key", TokenKind::WrongKey),
+        ("expired", TokenKind::Expired),
+        ("not-yet-valid", TokenKind::NotYetValid),
+    ];
+
+    /// The name a suite gives this kind.
+    pub fn name(self) -> &'static str {
+        Self::NAMES
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map_or("valid", |(n, _)| n)
+    }
+}

@@ -133,7 +133,7 @@ pub enum Opening {
     /// run has credentials (the target requires tokens), and for a token that needs minting
     /// (`needs_secret`: expired, not yet valid) only with `--jwt-secret`.
     Unauthorized {
-        token: crate::suite::model::TokenKind,
+        token: crate::auth::TokenKind,
         needs_secret: bool,
         rule: &'static str,
     },

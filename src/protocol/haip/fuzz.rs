@@ -8,12 +8,12 @@ use super::scenarios;
 use super::schema::schema;
 use super::session::HaipSession;
 use super::session::{REPEAT_SEQ, SKIP_SEQ};
+use crate::auth::TokenKind;
 use crate::fuzz::{
     mutate, Answer, FuzzProfile, Input, Mutator, Opening, Oracle, Probe, Rng, SyncPoint,
 };
 use crate::protocol::Session;
 use crate::protocol::OMIT;
-use crate::suite::model::TokenKind;
 use crate::transport::Frame;
 use proptest::prelude::*;
 use serde_json::{json, Value};
