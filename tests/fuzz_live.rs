@@ -153,7 +153,7 @@ fn fuzzing_finds_haip_faults() {
                 "every connection of the fuzzer is refused, so no run completes (auth cases)",
             ),
         ],
-        150,
+        400,
     );
 }
 

@@ -38,12 +38,24 @@ pub struct FuzzRun {
 /// Runs of up to `max_len` steps, about one in four mutated. Shrinking removes steps, turns
 /// mutated steps back into valid ones and the opening into the session's own handshake.
 pub fn sequences(profile: &dyn FuzzProfile, max_len: usize) -> BoxedStrategy<FuzzRun> {
-    let mutators = profile.mutators().len().max(1);
+    // Each mutator's index, as often as its weight.
+    let mut draw: Vec<usize> = profile
+        .mutators()
+        .iter()
+        .enumerate()
+        .flat_map(|(i, m)| std::iter::repeat_n(i, profile.weight(m)))
+        .collect();
+    if draw.is_empty() {
+        draw.push(0);
+    }
     let max_len = max_len.max(1);
     (
         profile.openings(),
         profile.valid_sequence(1..=max_len),
-        proptest::collection::vec((0u8..4, 0..mutators, any::<u64>()), max_len),
+        proptest::collection::vec(
+            (0u8..4, proptest::sample::select(draw), any::<u64>()),
+            max_len,
+        ),
     )
         .prop_map(|(opening, events, choices)| FuzzRun {
             opening,
@@ -182,7 +194,10 @@ pub fn case_for(
             Answer::Sequence => {
                 let oracles = profile.oracles(m, &input);
                 let restarts = oracles.contains(&Oracle::Restart);
-                out.extend(oracles.into_iter().map(|o| oracle_step(protocol, o)));
+                for oracle in oracles {
+                    let tag = out.len() as u64;
+                    out.extend(oracle_steps(protocol, profile, oracle, tag));
+                }
                 if restarts {
                     continue;
                 }
@@ -225,7 +240,18 @@ fn mutation<'p>(
 /// Steps after which every answer owed to earlier input has arrived and been forgotten: the
 /// profile's sync message and its own answer, or a short wait.
 fn settle(profile: &dyn FuzzProfile, tag: u64) -> Vec<Step> {
-    let mut out = match profile.sync(tag) {
+    let mut out = sync_steps(profile, tag);
+    out.push(Step {
+        action: Action::Discard,
+        rule: None,
+    });
+    out
+}
+
+/// Steps after which every answer owed to earlier input has arrived (and is still there to
+/// judge): the profile's sync message and its own answer, or a short wait.
+fn sync_steps(profile: &dyn FuzzProfile, tag: u64) -> Vec<Step> {
+    match profile.sync(tag) {
         Some(sync) => vec![
             Step {
                 action: Action::Send {
@@ -248,12 +274,7 @@ fn settle(profile: &dyn FuzzProfile, tag: u64) -> Vec<Step> {
             action: Action::Wait { ms: SETTLE_MS },
             rule: None,
         }],
-    };
-    out.push(Step {
-        action: Action::Discard,
-        rule: None,
-    });
-    out
+    }
 }
 
 /// How the fuzzer goes on from a fresh start: a new process, or a new connection and session
@@ -271,9 +292,15 @@ fn restart(protocol: &dyn Protocol) -> Action {
     }
 }
 
-/// The step that checks an [`Oracle`].
-fn oracle_step(protocol: &dyn Protocol, oracle: Oracle) -> Step {
+/// The steps that check an [`Oracle`] (`tag` makes a sync message unique in the run).
+fn oracle_steps(
+    protocol: &dyn Protocol,
+    profile: &dyn FuzzProfile,
+    oracle: Oracle,
+    tag: u64,
+) -> Vec<Step> {
     let (action, rule) = match oracle {
+        Oracle::Sync => return sync_steps(profile, tag),
         Oracle::Silence { matching, ms, rule } => (
             Action::ExpectSilence {
                 ms,
@@ -317,10 +344,10 @@ fn oracle_step(protocol: &dyn Protocol, oracle: Oracle) -> Step {
             None,
         ),
     };
-    Step {
+    vec![Step {
         action,
         rule: rule.map(str::to_owned),
-    }
+    }]
 }
 
 /// The probe's messages, then its answer (or silence) judged under `rule`.

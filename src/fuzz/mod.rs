@@ -59,6 +59,9 @@ pub enum Oracle {
         rule: &'static str,
         scenario: bool,
     },
+    /// Wait until every answer owed to earlier input has arrived (the profile's
+    /// [`FuzzProfile::sync`]), keeping what came for the next oracles to judge.
+    Sync,
     /// The session cannot go on as it is: go on from a new connection (or process).
     Restart,
     /// Reconnect and resume the same session, with these fields over the session's own
@@ -178,6 +181,14 @@ pub trait FuzzProfile: Send + Sync {
     fn sync(&self, tag: u64) -> Option<SyncPoint> {
         let _ = tag;
         None
+    }
+
+    /// How often `mutator` is drawn, relative to the others (default: all alike). A mutator
+    /// whose oracle waits on the spec's own timers can be drawn less, so runs spend their time
+    /// fuzzing rather than waiting.
+    fn weight(&self, mutator: &Mutator) -> usize {
+        let _ = mutator;
+        1
     }
 
     /// What the target owes after `input`, made by `mutator` with [`Answer::Sequence`].

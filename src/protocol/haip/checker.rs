@@ -428,9 +428,11 @@ impl HaipChecker {
         }
     }
 
-    /// A HAI resuming a session announces credit again. Whether that resets the credit left
-    /// is open (suites/haip/ERRATA.md), so the peer may use whichever is larger.
+    /// A HAI resuming a session announces credit again. Whether that resets the credit left,
+    /// and whether channels paused on the old connection stay paused, is open
+    /// (suites/haip/ERRATA.md): the peer may use whichever credit is larger, and no pause binds.
     fn readvertised(&mut self, advertiser: usize, hai: &HaiFacts) {
+        self.senders[1 - advertiser].paused.clear();
         let widen = |left: &mut Option<i64>, announced: Option<u64>| {
             if let (Some(l), Some(a)) = (left.as_mut(), announced) {
                 *l = (*l).max(a.min(i64::MAX as u64) as i64);

@@ -6,7 +6,8 @@
 //! a tool call cancelled mid-way ends with TOOL_DONE CANCELLED (HAIP-TOOL-003); a target that
 //! does not obey the directive ends the run as skipped, never failed.
 
-use super::fuzz::{counter, of_types};
+use super::fuzz::{counter, of_types, uuid_from};
+use super::model::USER_CHANNEL;
 use crate::fuzz::{input_json, mutate, Input, Mutator, Oracle};
 use crate::sequence_mutator;
 use serde_json::{json, Value};
@@ -54,12 +55,20 @@ pub static MUTATORS: &[Mutator] = &[
         e,
         "wireprobe: slow 30000"
     )),
-    sequence_mutator!("cancel-tool", "HAIP-TOOL-003", |e, _| {
-        if !of_types(e, &["TOOL_CALL"]) {
+    // A tool call in place of a call or a PING (tool calls are rare in generated sequences).
+    sequence_mutator!("cancel-tool", "HAIP-TOOL-003", |e, rng| {
+        if !of_types(e, &["TOOL_CALL", "PING"]) {
             return None;
         }
-        let e = mutate::set(e, "/payload/tool", json!("wireprobe.slow"))?;
-        mutate::set(&e, "/payload/params", json!({"ms": 4000})).map(Input::Event)
+        let call_id = uuid_from(rng);
+        let e = mutate::set(e, "/type", json!("TOOL_CALL"))?;
+        let e = mutate::set(&e, "/channel", json!(USER_CHANNEL))?;
+        mutate::set(
+            &e,
+            "/payload",
+            json!({"call_id": call_id, "tool": "wireprobe.slow", "params": {"ms": 4000}}),
+        )
+        .map(Input::Event)
     }),
 ];
 
@@ -96,14 +105,19 @@ pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
             // The target holds everything after the gap: go on from a new session.
             Oracle::Restart,
         ],
-        "seq-duplicate" => vec![Oracle::Silence {
-            matching: vec![
-                json!({"type": "PONG", "payload": {"nonce": sent.pointer("/payload/nonce")}}),
-                json!({"type": "ERROR"}),
-            ],
-            ms: 400,
-            rule: "HAIP-SEQ-005",
-        }],
+        // The sync PING is answered after the duplicate would have been: by then neither the
+        // duplicate's PONG nor an ERROR may be there.
+        "seq-duplicate" => vec![
+            Oracle::Sync,
+            Oracle::Silence {
+                matching: vec![
+                    json!({"type": "PONG", "payload": {"nonce": sent.pointer("/payload/nonce")}}),
+                    json!({"type": "ERROR"}),
+                ],
+                ms: 50,
+                rule: "HAIP-SEQ-005",
+            },
+        ],
         "resume" => {
             // Two PONGs; a resume from the first one's seq must resend the second.
             let nonce = sent.pointer("/payload/nonce").cloned();
