@@ -132,41 +132,6 @@ pub fn verify_hs256(
     Ok(claims)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn minted_tokens_verify_and_bad_ones_do_not() {
-        let now = now_secs();
-        let good = mint_hs256(b"k", &fresh_claims(None));
-        assert!(verify_hs256(&good, b"k", now).is_ok());
-        assert_eq!(
-            verify_hs256(&tamper(&good), b"k", now),
-            Err(TokenError::Signature)
-        );
-        assert_eq!(
-            verify_hs256(&good, b"other", now),
-            Err(TokenError::Signature)
-        );
-        assert!(matches!(
-            verify_hs256(&alg_none(&good), b"k", now),
-            Err(TokenError::Algorithm(_))
-        ));
-        assert_eq!(verify_hs256("abc", b"k", now), Err(TokenError::Malformed));
-        let expired = mint_hs256(b"k", &json!({"iat": now - 7200, "exp": now - 3600}));
-        assert_eq!(verify_hs256(&expired, b"k", now), Err(TokenError::Expired));
-        let future = mint_hs256(
-            b"k",
-            &json!({"iat": now + 3600, "nbf": now + 3600, "exp": now + 7200}),
-        );
-        assert_eq!(
-            verify_hs256(&future, b"k", now),
-            Err(TokenError::NotYetValid)
-        );
-    }
-}
-
 /// Which token a connection presents.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TokenKind {
@@ -207,5 +172,40 @@ impl TokenKind {
             .iter()
             .find(|(_, k)| *k == self)
             .map_or("valid", |(n, _)| n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minted_tokens_verify_and_bad_ones_do_not() {
+        let now = now_secs();
+        let good = mint_hs256(b"k", &fresh_claims(None));
+        assert!(verify_hs256(&good, b"k", now).is_ok());
+        assert_eq!(
+            verify_hs256(&tamper(&good), b"k", now),
+            Err(TokenError::Signature)
+        );
+        assert_eq!(
+            verify_hs256(&good, b"other", now),
+            Err(TokenError::Signature)
+        );
+        assert!(matches!(
+            verify_hs256(&alg_none(&good), b"k", now),
+            Err(TokenError::Algorithm(_))
+        ));
+        assert_eq!(verify_hs256("abc", b"k", now), Err(TokenError::Malformed));
+        let expired = mint_hs256(b"k", &json!({"iat": now - 7200, "exp": now - 3600}));
+        assert_eq!(verify_hs256(&expired, b"k", now), Err(TokenError::Expired));
+        let future = mint_hs256(
+            b"k",
+            &json!({"iat": now + 3600, "nbf": now + 3600, "exp": now + 7200}),
+        );
+        assert_eq!(
+            verify_hs256(&future, b"k", now),
+            Err(TokenError::NotYetValid)
+        );
     }
 }

@@ -38,6 +38,15 @@ fn fixture(name: &str) -> String {
     format!("{}/tests/fixtures/haip/{name}", env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The target's findings above `info` in `check`'s output.
+fn server_findings(out: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.contains("(server)") && !l.contains("[info]"))
+        .map(str::to_owned)
+        .collect()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reference_traffic_has_no_findings() {
     // Real transcripts: every case the correct reference target passes, back to back.
@@ -50,14 +59,10 @@ async fn reference_traffic_has_no_findings() {
         }
     }
     let out = check(&["-"], Some(&ndjson));
-    let stdout = String::from_utf8_lossy(&out.stdout);
     // The suite provokes the target on purpose (gaps, duplicates, bad input), so the client
     // side has findings; the target's side must have none.
-    let server_findings: Vec<&str> = stdout
-        .lines()
-        .filter(|l| l.contains("(server)") && !l.contains("[info]"))
-        .collect();
-    assert!(server_findings.is_empty(), "{server_findings:#?}");
+    let findings = server_findings(&out);
+    assert!(findings.is_empty(), "{findings:#?}");
 }
 
 #[test]
@@ -205,12 +210,7 @@ fn a_resume_may_reset_credit_and_pauses() {
         "resume-readvertises-credit.ndjson",
         "resume-ends-pauses.ndjson",
     ] {
-        let out = check(&[&fixture(name)], None);
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let server_findings: Vec<&str> = stdout
-            .lines()
-            .filter(|l| l.contains("(server)") && !l.contains("[info]"))
-            .collect();
-        assert!(server_findings.is_empty(), "{name}: {server_findings:#?}");
+        let findings = server_findings(&check(&[&fixture(name)], None));
+        assert!(findings.is_empty(), "{name}: {findings:#?}");
     }
 }

@@ -16,6 +16,9 @@ use serde_json::Value;
 /// How long an answer the spec leaves open may take to arrive before it is forgotten.
 const SETTLE_MS: u64 = 200;
 
+/// How long a probe answered by silence (no error, no disconnect) is watched.
+const PROBE_SILENCE_MS: u64 = 300;
+
 /// One generated step: a valid event, or a mutation of one.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FuzzStep {
@@ -253,22 +256,8 @@ fn settle(profile: &dyn FuzzProfile, tag: u64) -> Vec<Step> {
 fn sync_steps(profile: &dyn FuzzProfile, tag: u64) -> Vec<Step> {
     match profile.sync(tag) {
         Some(sync) => vec![
-            Step {
-                action: Action::Send {
-                    event: sync.send,
-                    times: Times::Fixed(1),
-                },
-                rule: None,
-            },
-            Step {
-                action: Action::Expect {
-                    patterns: vec![sync.answer],
-                    count: 1,
-                    within_ms: None,
-                    unanswered: Unanswered::Fails,
-                },
-                rule: Some(sync.rule.to_owned()),
-            },
+            send_step(sync.send),
+            reply_step(vec![sync.answer], sync.rule, false),
         ],
         None => vec![Step {
             action: Action::Wait { ms: SETTLE_MS },
@@ -299,87 +288,79 @@ fn oracle_steps(
     oracle: Oracle,
     tag: u64,
 ) -> Vec<Step> {
-    let (action, rule) = match oracle {
-        Oracle::Sync => return sync_steps(profile, tag),
-        Oracle::Silence { matching, ms, rule } => (
-            Action::ExpectSilence {
-                ms,
-                matching,
-                unanswered: Unanswered::Fails,
-            },
-            Some(rule),
-        ),
+    let plain = |action| vec![Step { action, rule: None }];
+    match oracle {
+        Oracle::Send(event) => vec![send_step(event)],
+        Oracle::Silence { matching, ms, rule } => vec![silence_step(matching, ms, rule)],
         Oracle::Reply {
             patterns,
             rule,
             scenario,
-        } => (
-            Action::Expect {
-                patterns,
-                count: 1,
-                within_ms: None,
-                unanswered: if scenario {
-                    Unanswered::ScenarioNotReached
-                } else {
-                    Unanswered::Fails
-                },
+        } => vec![reply_step(patterns, rule, scenario)],
+        Oracle::Sync => sync_steps(profile, tag),
+        Oracle::Restart => plain(restart(protocol)),
+        Oracle::Resume(with) => plain(Action::Reconnect {
+            handshake: HandshakeMode::Full,
+            handshake_with: Some(with),
+            new_session: false,
+            token: None,
+        }),
+    }
+}
+
+/// Sends `event` through the session.
+fn send_step(event: Value) -> Step {
+    Step {
+        action: Action::Send {
+            event,
+            times: Times::Fixed(1),
+        },
+        rule: None,
+    }
+}
+
+/// One of `patterns` arrives within the step timeout, else `rule` is broken (or, for a
+/// `scenario`, the run is skipped).
+fn reply_step(patterns: Vec<Value>, rule: &str, scenario: bool) -> Step {
+    Step {
+        action: Action::Expect {
+            patterns,
+            count: 1,
+            within_ms: None,
+            unanswered: if scenario {
+                Unanswered::ScenarioNotReached
+            } else {
+                Unanswered::Fails
             },
-            Some(rule),
-        ),
-        Oracle::Send(event) => (
-            Action::Send {
-                event,
-                times: Times::Fixed(1),
-            },
-            None,
-        ),
-        Oracle::Restart => (restart(protocol), None),
-        Oracle::Resume(with) => (
-            Action::Reconnect {
-                handshake: HandshakeMode::Full,
-                handshake_with: Some(with),
-                new_session: false,
-                token: None,
-            },
-            None,
-        ),
-    };
-    vec![Step {
-        action,
-        rule: rule.map(str::to_owned),
-    }]
+        },
+        rule: Some(rule.to_owned()),
+    }
+}
+
+/// Nothing matching `matching` arrives (or waits) for `ms`, else `rule` is broken.
+fn silence_step(matching: Vec<Value>, ms: u64, rule: &str) -> Step {
+    Step {
+        action: Action::ExpectSilence {
+            ms,
+            matching,
+            unanswered: Unanswered::Fails,
+        },
+        rule: Some(rule.to_owned()),
+    }
 }
 
 /// The probe's messages, then its answer (or silence) judged under `rule`.
 fn probe_steps(probe: &Probe, rule: &str) -> Vec<Step> {
-    let mut out: Vec<Step> = probe
+    let answer = match &probe.answer {
+        Some(answer) => reply_step(vec![answer.clone()], rule, false),
+        None => silence_step(vec![probe.error.clone()], PROBE_SILENCE_MS, rule),
+    };
+    probe
         .sends
         .iter()
-        .map(|event| Step {
-            action: Action::Send {
-                event: event.clone(),
-                times: Times::Fixed(1),
-            },
-            rule: None,
-        })
-        .collect();
-    out.push(Step {
-        action: match &probe.answer {
-            Some(answer) => Action::Expect {
-                patterns: vec![answer.clone()],
-                count: 1,
-                within_ms: None,
-                unanswered: Unanswered::Fails,
-            },
-            None => Action::ExpectSilence {
-                ms: 300,
-                matching: vec![probe.error.clone()],
-                unanswered: Unanswered::Fails,
-            },
-        },
-        rule: Some(rule.to_owned()),
-    });
-    out
+        .map(|event| send_step(event.clone()))
+        .chain([answer])
+        .collect()
 }
 
 /// How an input goes out: an event through the session, anything else as exact bytes.

@@ -181,11 +181,10 @@ fn parse_case(
         None => Vec::new(),
         Some(Value::Array(items)) => items
             .into_iter()
-            .map(|v| match v.as_str() {
-                Some("credentials") => Ok(Requirement::Credentials),
-                Some("jwt-secret") => Ok(Requirement::JwtSecret),
-                Some(cap) if !cap.is_empty() => Ok(Requirement::Capability(cap.to_owned())),
-                _ => Err(whole("`requires` lists strings".into())),
+            .map(|v| {
+                v.as_str()
+                    .and_then(Requirement::from_name)
+                    .ok_or_else(|| whole("`requires` lists strings".into()))
             })
             .collect::<Result<_, _>>()?,
         Some(_) => return Err(whole("`requires` must be a list".into())),

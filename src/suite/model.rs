@@ -62,6 +62,16 @@ pub struct ConnectSpec {
 }
 
 impl Requirement {
+    /// The requirement a suite names in `requires` (any other name is a capability).
+    pub fn from_name(name: &str) -> Option<Requirement> {
+        match name {
+            "" => None,
+            "credentials" => Some(Requirement::Credentials),
+            "jwt-secret" => Some(Requirement::JwtSecret),
+            cap => Some(Requirement::Capability(cap.to_owned())),
+        }
+    }
+
     /// The name a suite gives it in `requires`.
     pub fn name(&self) -> &str {
         match self {
