@@ -1,10 +1,11 @@
 //! Offline checking of recorded traffic: NDJSON transcripts streamed through a protocol's
 //! checker with memory that does not grow with the input.
 
+use crate::judge::observed_of;
 use crate::ndjson::{self, Line};
-use crate::protocol::{Checker, Observed, Protocol};
+use crate::protocol::{Observed, Protocol};
 use crate::rules::Violation;
-use crate::transcript::{Direction, Entry};
+use crate::transcript::Direction;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -12,46 +13,6 @@ use std::io::BufRead;
 
 /// Findings kept in full; beyond this only the per-rule counts grow.
 pub const MAX_KEPT_FINDINGS: usize = 1000;
-
-/// Feeds one transcript entry to a checker.
-pub fn observe_entry(checker: &mut dyn Checker, entry: &Entry, out: &mut Vec<Violation>) {
-    checker.observe(entry.from, entry.at_ms, observed_of(&entry.frame), out);
-}
-
-/// What a transcript frame is: an event, or one of the `$`-tagged observations (`$truncated`
-/// marks where a capped transcript stopped storing; nothing after it is judged).
-pub fn observed_of(frame: &Value) -> Observed<'_> {
-    if let Value::Object(m) = frame {
-        if m.len() <= 2 {
-            if m.contains_key("$connect") {
-                return Observed::Connect;
-            }
-            if m.contains_key("$stderr") {
-                return Observed::Aside;
-            }
-            if let Some(what) = m.get("$notice") {
-                return Observed::Notice(what.as_str().unwrap_or(""));
-            }
-            if ["$close", "$error", "$rejected", "$truncated"]
-                .iter()
-                .any(|k| m.contains_key(*k))
-            {
-                return Observed::Closed;
-            }
-            if m.contains_key("$binary") {
-                let len = m.get("len").and_then(Value::as_u64).unwrap_or(0);
-                return Observed::Binary(len as usize);
-            }
-            if let Some(text) = m.get("$text") {
-                return Observed::Garbage(text.as_str().unwrap_or(""));
-            }
-            if m.contains_key("$invalid_utf8_text") {
-                return Observed::Garbage("");
-            }
-        }
-    }
-    Observed::Event(frame)
-}
 
 /// One rule broken at one line.
 #[derive(Debug, Clone)]

@@ -17,7 +17,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// List protocols, or a protocol's rules, cases or reference faults.
+    /// List protocols, or a protocol's rules, cases, reference faults or variants.
     List {
         protocol: Option<String>,
         #[arg(long)]
@@ -26,6 +26,8 @@ pub enum Command {
         cases: bool,
         #[arg(long)]
         faults: bool,
+        #[arg(long)]
+        variants: bool,
     },
     /// Run a protocol's suite against a live target.
     Run(Box<RunArgs>),
@@ -115,6 +117,10 @@ pub struct ServeArgs {
     /// Break one rule on purpose (repeatable); `wireprobe list PROTOCOL --faults` lists them.
     #[arg(long = "fault", value_name = "NAME")]
     pub faults: Vec<String>,
+    /// Behave in a legal but different way (repeatable); `wireprobe list PROTOCOL --variants`
+    /// lists them.
+    #[arg(long = "variant", value_name = "NAME")]
+    pub variants: Vec<String>,
     /// Require HS256 bearer tokens signed with this secret.
     #[arg(long)]
     pub jwt_secret: Option<String>,
@@ -172,7 +178,14 @@ pub struct TargetFlags {
     /// The target's HS256 secret: wireprobe mints valid, expired and not-yet-valid tokens.
     #[arg(long)]
     pub jwt_secret: Option<String>,
+    /// A JSON object of claims merged into every token wireprobe mints (a server may need its
+    /// own, such as `{"userId": "probe"}`).
+    #[arg(long, value_name = "JSON")]
+    pub claims: Option<String>,
     /// With `--target builtin`: start the reference target with this fault (repeatable).
     #[arg(long = "fault", value_name = "NAME")]
     pub faults: Vec<String>,
+    /// With `--target builtin`: start the reference target with this variant (repeatable).
+    #[arg(long = "variant", value_name = "NAME")]
+    pub variants: Vec<String>,
 }

@@ -53,7 +53,8 @@ pub async fn dispatch(command: Command) -> u8 {
             rules,
             cases,
             faults,
-        } => list(protocol.as_deref(), rules, cases, faults).map_err(usage),
+            variants,
+        } => list(protocol.as_deref(), rules, cases, faults, variants).map_err(usage),
         Command::Run(args) => run(*args).await,
         Command::Check {
             protocol,
@@ -87,7 +88,13 @@ fn protocol_named(id: &str) -> Result<&'static dyn Protocol> {
     })
 }
 
-fn list(protocol: Option<&str>, rules: bool, cases: bool, faults: bool) -> Result<u8> {
+fn list(
+    protocol: Option<&str>,
+    rules: bool,
+    cases: bool,
+    faults: bool,
+    variants: bool,
+) -> Result<u8> {
     let Some(id) = protocol else {
         for p in protocol::all() {
             say!(
@@ -101,7 +108,7 @@ fn list(protocol: Option<&str>, rules: bool, cases: bool, faults: bool) -> Resul
         return Ok(EXIT_OK);
     };
     let p = protocol_named(id)?;
-    let all = !rules && !cases && !faults;
+    let all = !rules && !cases && !faults && !variants;
     if rules || all {
         for r in p.rules() {
             say!(
@@ -128,6 +135,11 @@ fn list(protocol: Option<&str>, rules: bool, cases: bool, faults: bool) -> Resul
                 f.breaks.join(","),
                 f.description
             );
+        }
+    }
+    if variants {
+        for v in reference::variants(p.id()).unwrap_or_default() {
+            say!("{:<28} {}", v.name, v.description);
         }
     }
     Ok(EXIT_OK)
@@ -216,7 +228,7 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
         p.rules(),
         results,
     );
-    let gate = Gate::evaluate(&report.cases, args.strict, &known_failing);
+    let gate = Gate::evaluate(&report, args.strict, &known_failing);
     eprint!("{}", console::summary(&report, &gate));
     report::write_all(&report, &args.reports, args.strict)
         .context("writing a report")
@@ -287,7 +299,7 @@ fn check(
         started.elapsed().as_millis() as u64,
         &summary,
     );
-    let gate = Gate::evaluate(&report.cases, strict, &BTreeSet::new());
+    let gate = Gate::evaluate(&report, strict, &BTreeSet::new());
     eprintln!(
         "{}: {} lines, {} events, {} findings, {} unreadable lines",
         shown,
@@ -371,11 +383,9 @@ fn check_report(
                 .findings
                 .iter()
                 .find(|f| f.violation.rule == rule.id);
-            let verdict = match (count, rule.level) {
-                (0, _) => Verdict::Pass,
-                (_, Level::Must) => Verdict::Fail,
-                (_, Level::Should | Level::May) => Verdict::Warn,
-                (_, Level::Info) => Verdict::Info,
+            let verdict = match count {
+                0 => Verdict::Pass,
+                _ => Verdict::broken(rule.level),
             };
             let message = first.map_or(String::new(), |f| {
                 format!(
@@ -391,6 +401,8 @@ fn check_report(
                 verdict,
                 message,
                 duration_ms: 0,
+                judged: [(rule.id.to_owned(), verdict)].into(),
+                violations: Vec::new(),
                 transcript: Vec::new(),
             }
         })
@@ -420,10 +432,15 @@ async fn serve(args: ServeArgs) -> Result<u8> {
     let addr: SocketAddr = listen
         .parse()
         .with_context(|| format!("--listen {listen:?} is not HOST:PORT"))?;
-    let (faults, jwt_secret, confirm_timeout_ms) =
-        (args.faults, args.jwt_secret, args.confirm_timeout_ms);
+    let (faults, variants, jwt_secret, confirm_timeout_ms) = (
+        args.faults,
+        args.variants,
+        args.jwt_secret,
+        args.confirm_timeout_ms,
+    );
     let opts = ServeOptions {
         faults,
+        variants,
         jwt_secret,
         confirm_timeout: confirm_timeout_ms.map(Duration::from_millis),
     };
@@ -447,6 +464,7 @@ async fn serve_stdio(args: ServeArgs) -> Result<u8> {
     let opts = reference::nuum::NuumOptions {
         db: args.db,
         faults: args.faults,
+        variants: args.variants,
     };
     let stop = reference::nuum::serve(tokio::io::stdin(), tokio::io::stdout(), &opts).await?;
     std::process::exit(match stop {

@@ -8,6 +8,7 @@
 pub mod auth;
 pub mod check;
 pub mod fuzz;
+pub mod judge;
 pub mod matcher;
 pub mod ndjson;
 pub mod protocol;

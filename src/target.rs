@@ -27,16 +27,34 @@ pub struct Prepared {
 pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> {
     let is_stdio = p.transport() == TransportKind::Stdio;
     let builtin = flags.target.as_deref() == Some("builtin");
+    let claims = match flags.claims.as_deref() {
+        None => None,
+        Some(text) => match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(serde_json::Value::Object(map)) => Some(map),
+            Ok(_) => return Err(anyhow!("--claims takes a JSON object, got {text}")),
+            Err(e) => return Err(anyhow!("--claims {text:?} is not JSON: {e}")),
+        },
+    };
+    if claims.is_some() && flags.jwt_secret.is_none() && flags.target.as_deref() != Some("builtin")
+    {
+        return Err(anyhow!(
+            "--claims needs --jwt-secret: they go into the tokens wireprobe mints"
+        ));
+    }
     let mut credentials = Credentials {
         token: flags.token.clone(),
         jwt_secret: flags.jwt_secret.clone(),
+        claims,
     };
-    if !builtin && !flags.faults.is_empty() {
-        return Err(anyhow!("--fault applies only to --target builtin"));
+    let switched = !flags.faults.is_empty() || !flags.variants.is_empty();
+    if switched && !builtin {
+        return Err(anyhow!(
+            "--fault and --variant apply only to --target builtin"
+        ));
     }
     let exec = match (flags.exec.as_deref(), is_stdio) {
         (Some(cmd), true) => wireprobe::transport::stdio::split_command(cmd)?,
-        (None, true) if builtin => builtin_stdio_command(p, &flags.faults)?,
+        (None, true) if builtin => builtin_stdio_command(p, flags)?,
         (None, true) => {
             return Err(anyhow!(
                 "{} targets are processes: use --exec \"CMD\" or --target builtin",
@@ -83,6 +101,7 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
     let opts = ServeOptions {
         confirm_timeout: Some(Duration::from_secs(2)),
         faults: flags.faults.clone(),
+        variants: flags.variants.clone(),
         jwt_secret: credentials.jwt_secret.clone(),
     };
     let running = reference::start(p.id(), SocketAddr::from(([127, 0, 0, 1], 0)), &opts).await?;
@@ -96,8 +115,8 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
 }
 
 /// The command that runs this binary as a stdio protocol's reference target, one database per
-/// case (`{tmp}`), with `faults`.
-fn builtin_stdio_command(p: &dyn Protocol, faults: &[String]) -> Result<Vec<String>> {
+/// case (`{tmp}`), with the flags' faults and variants.
+fn builtin_stdio_command(p: &dyn Protocol, flags: &TargetFlags) -> Result<Vec<String>> {
     let me = std::env::current_exe().context("cannot find wireprobe's own executable")?;
     let mut argv = vec![
         me.to_string_lossy().into_owned(),
@@ -107,8 +126,11 @@ fn builtin_stdio_command(p: &dyn Protocol, faults: &[String]) -> Result<Vec<Stri
         "--db".into(),
         "{tmp}/agent.db".into(),
     ];
-    for fault in faults {
+    for fault in &flags.faults {
         argv.extend(["--fault".into(), fault.clone()]);
+    }
+    for variant in &flags.variants {
+        argv.extend(["--variant".into(), variant.clone()]);
     }
     Ok(argv)
 }

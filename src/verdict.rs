@@ -1,5 +1,6 @@
 //! Case verdicts and how they combine.
 
+use crate::rules::Level;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -45,6 +46,24 @@ impl Verdict {
     /// True when this verdict makes the run exit 1 (`warn` only under `--strict`).
     pub fn is_failing(self, strict: bool) -> bool {
         matches!(self, Verdict::Fail | Verdict::Error) || (strict && self == Verdict::Warn)
+    }
+
+    /// The verdict a broken rule of `level` gives: `fail` for a must, `warn` for a should or
+    /// may, `info` for behaviour the spec leaves open.
+    pub fn broken(level: Level) -> Verdict {
+        match level {
+            Level::Must => Verdict::Fail,
+            Level::Should | Level::May => Verdict::Warn,
+            Level::Info => Verdict::Info,
+        }
+    }
+
+    /// The verdict a rule of `level` gives when it held: `info` rules record, others pass.
+    pub fn held(level: Level) -> Verdict {
+        match level {
+            Level::Info => Verdict::Info,
+            _ => Verdict::Pass,
+        }
     }
 
     pub const ALL: [Verdict; 6] = [

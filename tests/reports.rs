@@ -3,6 +3,7 @@
 use serde_json::json;
 use std::collections::BTreeSet;
 use std::time::{Duration, SystemTime};
+use wireprobe::judge::FrameViolation;
 use wireprobe::report::{self, Format, Gate, Report};
 use wireprobe::rules::{Level, Rule};
 use wireprobe::suite::runner::CaseResult;
@@ -39,6 +40,8 @@ fn result(id: &str, rule: &str, level: Level, verdict: Verdict, message: &str) -
         verdict,
         message: message.into(),
         duration_ms: 12,
+        judged: [(rule.to_owned(), verdict)].into(),
+        violations: Vec::new(),
         transcript: vec![
             Entry {
                 from: Direction::Client,
@@ -78,6 +81,14 @@ fn sample() -> Report {
             "needs --token or --jwt-secret",
         ),
     ];
+    // The nonce case's transcript also shows the frame that broke its rule.
+    let mut results = results;
+    results[1].violations.push(FrameViolation {
+        rule: "T-PING-002",
+        level: Level::Should,
+        message: "PONG nonce \"b\" does not echo \"a\"".into(),
+        frame: 1,
+    });
     let started = SystemTime::UNIX_EPOCH + Duration::from_secs(1_790_000_000);
     Report::new("test", "ws://127.0.0.1:9/", started, 34, RULES, results)
 }
@@ -107,23 +118,23 @@ fn markdown_report() {
 fn gate_exit_codes_and_stale_baseline() {
     let r = sample();
     let none = BTreeSet::new();
-    let gate = Gate::evaluate(&r.cases, false, &none);
+    let gate = Gate::evaluate(&r, false, &none);
     assert_eq!(
         (gate.new_failures.clone(), gate.exit_code()),
         (vec!["t.seq.start".to_string()], 1)
     );
-    let strict = Gate::evaluate(&r.cases, true, &none);
+    let strict = Gate::evaluate(&r, true, &none);
     assert_eq!(strict.new_failures.len(), 2);
     let known: BTreeSet<String> = ["t.seq.start".to_string()].into();
-    assert_eq!(Gate::evaluate(&r.cases, false, &known).exit_code(), 0);
+    assert_eq!(Gate::evaluate(&r, false, &known).exit_code(), 0);
     // A baseline entry for a case that passes is stale, and stale fails the run.
     let known: BTreeSet<String> = ["t.seq.start".to_string(), "t.ping.nonce".to_string()].into();
-    let gate = Gate::evaluate(&r.cases, false, &known);
+    let gate = Gate::evaluate(&r, false, &known);
     assert_eq!(gate.stale, vec!["t.ping.nonce".to_string()]);
     assert_eq!(gate.exit_code(), 1);
     // A skipped case is not evidence either way.
     let known: BTreeSet<String> = ["t.seq.start".to_string(), "t.auth.none".to_string()].into();
-    assert_eq!(Gate::evaluate(&r.cases, false, &known).exit_code(), 0);
+    assert_eq!(Gate::evaluate(&r, false, &known).exit_code(), 0);
 }
 
 #[test]

@@ -27,31 +27,83 @@ macro_rules! fault {
     };
 }
 
-/// The faults a target was started with (validated against its catalogue).
-#[derive(Debug, Clone, Default)]
-pub struct Faults(BTreeSet<&'static str>);
+/// A legal-but-different behaviour a reference target can be started with (other wording,
+/// ids, order, timing the spec allows): a suite that passes every variant does not fit one
+/// implementation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Variant {
+    pub name: &'static str,
+    pub description: &'static str,
+}
 
-impl Faults {
-    /// Resolves fault names against `catalogue`.
-    pub fn parse(catalogue: &'static [Fault], names: &[String]) -> Result<Faults, ServeError> {
+/// A [`Variant`]: `variant!("name", "what it does differently")`.
+#[macro_export]
+macro_rules! variant {
+    ($name:literal, $description:literal $(,)?) => {
+        $crate::reference::Variant {
+            name: $name,
+            description: $description,
+        }
+    };
+}
+
+/// Something a target can be switched to: a [`Fault`] or a [`Variant`].
+pub trait Switch {
+    fn name(&self) -> &'static str;
+    /// What the command line calls it (`fault`, `variant`).
+    const KIND: &'static str;
+}
+
+impl Switch for Fault {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    const KIND: &'static str = "fault";
+}
+
+impl Switch for Variant {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    const KIND: &'static str = "variant";
+}
+
+/// The faults (or variants) a target was started with, validated against its catalogue.
+#[derive(Debug, Clone, Default)]
+pub struct Switches(BTreeSet<&'static str>);
+
+/// The faults a target was started with.
+pub type Faults = Switches;
+/// The variants a target was started with.
+pub type Variants = Switches;
+
+impl Switches {
+    /// Resolves names against `catalogue`.
+    pub fn parse<S: Switch>(
+        catalogue: &'static [S],
+        names: &[String],
+    ) -> Result<Switches, ServeError> {
         let mut set = BTreeSet::new();
         for name in names {
-            let fault = catalogue.iter().find(|f| f.name == name).ok_or_else(|| {
-                ServeError::UnknownFault {
-                    name: name.clone(),
-                    known: catalogue
-                        .iter()
-                        .map(|f| f.name)
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                }
-            })?;
-            set.insert(fault.name);
+            let known =
+                catalogue
+                    .iter()
+                    .find(|f| f.name() == name)
+                    .ok_or_else(|| ServeError::Unknown {
+                        kind: S::KIND,
+                        name: name.clone(),
+                        known: catalogue
+                            .iter()
+                            .map(Switch::name)
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    })?;
+            set.insert(known.name());
         }
-        Ok(Faults(set))
+        Ok(Switches(set))
     }
 
-    /// True when the fault named `name` is on.
+    /// True when the switch named `name` is on.
     pub fn has(&self, name: &str) -> bool {
         self.0.contains(name)
     }
@@ -60,8 +112,12 @@ impl Faults {
 /// Why a reference target could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {
-    #[error("unknown fault {name:?}; known faults: {known}")]
-    UnknownFault { name: String, known: String },
+    #[error("unknown {kind} {name:?}; known: {known}")]
+    Unknown {
+        kind: &'static str,
+        name: String,
+        known: String,
+    },
     #[error("no reference target for protocol {0:?}")]
     UnknownProtocol(String),
     #[error("{0}")]
@@ -79,6 +135,8 @@ pub enum ServeError {
 #[derive(Debug, Clone, Default)]
 pub struct ServeOptions {
     pub faults: Vec<String>,
+    /// Legal-but-different behaviours (`--variant`).
+    pub variants: Vec<String>,
     /// When set, clients must present an HS256 token signed with it.
     pub jwt_secret: Option<String>,
     /// HUMA: how long a messaging burst waits for each confirmation.
@@ -116,6 +174,16 @@ pub fn faults(protocol: &str) -> Option<&'static [Fault]> {
         "haip" => Some(haip::faults::FAULTS),
         "huma" => Some(huma::faults::FAULTS),
         "nuum" => Some(nuum::faults::FAULTS),
+        _ => None,
+    }
+}
+
+/// The variant catalogue of a protocol's reference target.
+pub fn variants(protocol: &str) -> Option<&'static [Variant]> {
+    match protocol {
+        "haip" => Some(haip::variants::VARIANTS),
+        "huma" => Some(huma::variants::VARIANTS),
+        "nuum" => Some(nuum::variants::VARIANTS),
         _ => None,
     }
 }

@@ -82,25 +82,7 @@ impl Report {
         let cases: Vec<CaseReport> = results;
         let rules = catalogue
             .iter()
-            .map(|rule| {
-                let mine: Vec<&CaseReport> = cases
-                    .iter()
-                    .filter(|c| c.rules.iter().any(|r| r == rule.id))
-                    .collect();
-                let verdict = mine
-                    .iter()
-                    .map(|c| c.verdict)
-                    .reduce(Verdict::worst)
-                    .unwrap_or(Verdict::Skip);
-                RuleReport {
-                    id: rule.id.to_owned(),
-                    level: rule.level,
-                    text: rule.text.to_owned(),
-                    source: rule.source.to_owned(),
-                    cases: mine.iter().map(|c| c.id.clone()).collect(),
-                    verdict,
-                }
-            })
+            .map(|rule| rule_report(rule, &cases))
             .collect();
         Report {
             wireprobe: crate::VERSION.to_owned(),
@@ -112,6 +94,40 @@ impl Report {
             cases,
             rules,
         }
+    }
+}
+
+/// A rule's verdict over a whole run: the worst of what the cases written for it concluded
+/// and of every violation of it seen in any case's transcript. Its `cases` are the cases
+/// written for it, then those that merely saw it broken.
+fn rule_report(rule: &Rule, cases: &[CaseReport]) -> RuleReport {
+    let mut verdict: Option<Verdict> = None;
+    let mut judged_by = Vec::new();
+    let mut seen_in = Vec::new();
+    for case in cases {
+        let listed = case.rules.iter().any(|r| r == rule.id);
+        if listed {
+            judged_by.push(case.id.clone());
+        }
+        if let Some(v) = case.judged.get(rule.id) {
+            verdict = Some(verdict.map_or(*v, |w| w.worst(*v)));
+        }
+        if case.violations.iter().any(|v| v.rule == rule.id) {
+            let broken = Verdict::broken(rule.level);
+            verdict = Some(verdict.map_or(broken, |w| w.worst(broken)));
+            if !listed {
+                seen_in.push(case.id.clone());
+            }
+        }
+    }
+    judged_by.extend(seen_in);
+    RuleReport {
+        id: rule.id.to_owned(),
+        level: rule.level,
+        text: rule.text.to_owned(),
+        source: rule.source.to_owned(),
+        cases: judged_by,
+        verdict: verdict.unwrap_or(Verdict::Skip),
     }
 }
 
@@ -204,20 +220,43 @@ fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
 /// The outcome of comparing results with a `--known-failing` baseline.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Gate {
-    /// Failing cases not in the baseline.
+    /// Failing cases not in the baseline, then rules broken only in the transcripts of cases
+    /// written for other rules (`RULE-ID (seen in CASE)`).
     pub new_failures: Vec<String>,
-    /// Baseline cases that no longer fail (the baseline is stale).
+    /// Baseline entries (case or rule ids) that no longer fail (the baseline is stale).
     pub stale: Vec<String>,
 }
 
 impl Gate {
-    pub fn evaluate(cases: &[CaseReport], strict: bool, known_failing: &BTreeSet<String>) -> Gate {
+    /// Gates a run. `known_failing` holds case ids and rule ids.
+    pub fn evaluate(report: &Report, strict: bool, known_failing: &BTreeSet<String>) -> Gate {
         let mut gate = Gate::default();
-        for c in cases {
+        for c in &report.cases {
             let failing = c.verdict.is_failing(strict);
             match (failing, known_failing.contains(&c.id)) {
                 (true, false) => gate.new_failures.push(c.id.clone()),
                 (false, true) if c.verdict != Verdict::Skip => gate.stale.push(c.id.clone()),
+                _ => {}
+            }
+        }
+        for rule in &report.rules {
+            let failing = rule.verdict.is_failing(strict);
+            let known = known_failing.contains(&rule.id);
+            // A failing case written for the rule already gates it.
+            let gated_by_case = report
+                .cases
+                .iter()
+                .any(|c| c.verdict.is_failing(strict) && c.rules.contains(&rule.id));
+            match (failing, known) {
+                (true, false) if !gated_by_case => {
+                    let seen_in = report
+                        .cases
+                        .iter()
+                        .find(|c| c.violations.iter().any(|v| v.rule == rule.id))
+                        .map_or(String::new(), |c| format!(" (seen in {})", c.id));
+                    gate.new_failures.push(format!("{}{seen_in}", rule.id));
+                }
+                (false, true) if rule.verdict != Verdict::Skip => gate.stale.push(rule.id.clone()),
                 _ => {}
             }
         }

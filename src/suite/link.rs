@@ -1,7 +1,7 @@
 //! The connection side of a running case: sending, receiving with deadlines, and the
 //! arrivals no step has consumed yet.
 
-use super::steps::{fail, Outcome};
+use super::steps::Outcome;
 use crate::protocol::{Decoded, Session};
 use crate::transcript::Transcript;
 use crate::transport::{Connection, Frame, Received, TransportError};
@@ -119,24 +119,23 @@ impl Link {
         }
     }
 
-    /// Looks through kept arrivals (when `scan_pending`) and then new ones until `judge`
-    /// decides, the connection ends, or `deadline` passes (`None`).
+    /// Looks through kept arrivals and then new ones, in wire order, until `judge` decides,
+    /// the connection ends, or `deadline` passes (`None`). Kept arrivals always come first:
+    /// whatever arrived while a step was sending (a server's greeting sent on connect, a
+    /// refusal closing the socket before our first frame) is an answer like any other.
     pub(super) async fn watch<T>(
         &mut self,
         deadline: Instant,
-        scan_pending: bool,
         mut judge: impl FnMut(&Item, &dyn Session) -> Watch<T>,
     ) -> Option<T> {
-        if scan_pending {
-            for i in 0..self.pending.len() {
-                match judge(&self.pending[i], &*self.session) {
-                    Watch::Take(t) => {
-                        self.pending.remove(i);
-                        return Some(t);
-                    }
-                    Watch::Stop(t) => return Some(t),
-                    Watch::Keep => {}
+        for i in 0..self.pending.len() {
+            match judge(&self.pending[i], &*self.session) {
+                Watch::Take(t) => {
+                    self.pending.remove(i);
+                    return Some(t);
                 }
+                Watch::Stop(t) => return Some(t),
+                Watch::Keep => {}
             }
         }
         loop {
@@ -178,24 +177,27 @@ impl Link {
             Err(TransportError::Timeout(_)) => Err(Outcome::Error(
                 "the target stopped reading: a send timed out".into(),
             )),
-            // The target ending the connection is its behaviour, judged like any other (a
-            // target that never answered at all still ends as `error`).
+            // The target ending the connection is its behaviour, and the steps after this one
+            // judge it: a refusal expected next holds, an expected answer fails with "the
+            // connection ended". Failing the send itself would blame a target that closed on
+            // purpose (a 1008 refusal racing our first frame).
             Err(TransportError::Closed) => {
                 if self.ended.is_none() {
                     // The end itself (a process's exit status, say) may be just behind.
                     let soon = deadline.min(Instant::now() + std::time::Duration::from_secs(1));
-                    self.watch(soon, false, |a, _| match a {
+                    self.watch(soon, |a, _| match a {
                         Item::Ended(_) => Watch::Stop(()),
                         _ => Watch::Keep,
                     })
                     .await;
                 }
-                Err(fail(match &self.ended {
-                    Some(how) => {
-                        format!("the connection had ended ({how}) before this step could send")
-                    }
-                    None => "the target closed the connection before this step could send".into(),
-                }))
+                if self.ended.is_none() {
+                    self.keep(Item::Ended(
+                        "the target closed the connection before this step could send".into(),
+                    ));
+                    self.ended = Some("closed before a send".into());
+                }
+                Ok(())
             }
             Err(other) => Err(Outcome::Error(format!("could not send: {other}"))),
         }

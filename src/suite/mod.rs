@@ -7,6 +7,7 @@ pub mod model;
 pub mod runner;
 mod steps;
 mod tokens;
+mod verdicts;
 pub mod writer;
 
 pub use loader::{load_bundled, load_path, SuiteError};

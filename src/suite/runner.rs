@@ -4,13 +4,15 @@
 use super::filter::CaseFilter;
 use super::model::{Case, Requirement, Suite};
 use super::steps::{CaseRun, Outcome};
-use crate::check::observe_entry;
+use super::verdicts::{case_level, judge_case};
+use crate::judge::FrameViolation;
 use crate::protocol::{Protocol, TransportKind};
-use crate::rules::{self, Level, Violation};
-use crate::transcript::{Direction, Entry};
+use crate::rules::Level;
+use crate::transcript::Entry;
 use crate::transport::{socketio, stdio, websocket, Connection, TransportError, DEFAULT_MAX_FRAME};
 use crate::verdict::Verdict;
 use futures_util::StreamExt;
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// Credentials for targets that require authentication.
@@ -20,11 +22,25 @@ pub struct Credentials {
     pub token: Option<String>,
     /// The target's HS256 secret (`--jwt-secret`): wireprobe mints valid and invalid tokens.
     pub jwt_secret: Option<String>,
+    /// Claims merged into every minted token (`--claims`): a server may need its own
+    /// (`userId`, `aud`, `iss`).
+    pub claims: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 impl Credentials {
     pub fn any(&self) -> bool {
         self.token.is_some() || self.jwt_secret.is_some()
+    }
+
+    /// The claims a minted token starts from: those of `--token` (so a minted token looks
+    /// like the user's), then `--claims` over them.
+    pub fn claims_template(&self) -> Option<serde_json::Map<String, serde_json::Value>> {
+        let mut template = self.token.as_deref().and_then(crate::auth::peek_claims);
+        if let Some(extra) = &self.claims {
+            let base = template.get_or_insert_with(Default::default);
+            base.extend(extra.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        template
     }
 }
 
@@ -81,6 +97,13 @@ pub struct CaseResult {
     pub verdict: Verdict,
     pub message: String,
     pub duration_ms: u64,
+    /// The verdict this case gives each of its own rules (a rule it could not reach, because
+    /// a step failed under another rule first, is absent).
+    pub judged: BTreeMap<String, Verdict>,
+    /// Every rule the target broke anywhere in the transcript, the case's own and any other,
+    /// each pinned to the frame where it was seen. Only the case's own rules change its
+    /// verdict; the rest count for their rules in the report.
+    pub violations: Vec<FrameViolation>,
     pub transcript: Vec<Entry>,
 }
 
@@ -183,24 +206,6 @@ impl Drop for CaseDir {
     }
 }
 
-fn case_level(protocol: &dyn Protocol, case: &Case) -> Level {
-    case.rules
-        .iter()
-        .filter_map(|r| rules::find(protocol.rules(), r))
-        .map(|r| r.level)
-        .max()
-        .unwrap_or(Level::Info)
-}
-
-/// The verdict a broken rule of `level` gives.
-fn verdict_for(level: Level) -> Verdict {
-    match level {
-        Level::Must => Verdict::Fail,
-        Level::Should | Level::May => Verdict::Warn,
-        Level::Info => Verdict::Info,
-    }
-}
-
 /// Runs one case to a verdict (never panics on target input; every wait is bounded).
 pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> CaseResult {
     let started = Instant::now();
@@ -213,6 +218,8 @@ pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> 
         verdict: Verdict::Skip,
         message: String::new(),
         duration_ms: 0,
+        judged: BTreeMap::new(),
+        violations: Vec::new(),
         transcript: Vec::new(),
     };
     if !cfg.filter.selects(&case.id) {
@@ -221,6 +228,11 @@ pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> 
     }
     if let Some(why) = unmet_run_requirement(case, cfg) {
         result.message = why;
+        result.judged = case
+            .rules
+            .iter()
+            .map(|r| (r.clone(), Verdict::Skip))
+            .collect();
         return result;
     }
 
@@ -237,52 +249,11 @@ pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> 
     };
     let _ = tokio::time::timeout(Duration::from_secs(2), run.finish()).await;
     let transcript = run.into_transcript();
-    let step_failed = matches!(outcome, Err(Outcome::Fail { .. }));
-
-    let (mut verdict, mut message) = match outcome {
-        Ok(()) => (
-            if level == Level::Info {
-                Verdict::Info
-            } else {
-                Verdict::Pass
-            },
-            String::new(),
-        ),
-        Err(Outcome::Skip(why)) => (Verdict::Skip, why),
-        Err(Outcome::Error(why)) => (Verdict::Error, why),
-        Err(Outcome::Fail { rule, message }) => {
-            let rule_level = rule
-                .as_deref()
-                .and_then(|r| rules::find(protocol.rules(), r))
-                .map_or(level, |r| r.level);
-            let prefix = rule.map(|r| format!("{r}: ")).unwrap_or_default();
-            (verdict_for(rule_level), format!("{prefix}{message}"))
-        }
-    };
-
-    // Judge everything the target sent against the case's rules, whatever the steps checked.
-    if verdict != Verdict::Skip {
-        for v in passive_violations(protocol, &transcript, &case.rules) {
-            let rule_level = rules::find(protocol.rules(), v.rule).map_or(Level::Info, |r| r.level);
-            verdict = verdict.worst(verdict_for(rule_level));
-            if !message.is_empty() {
-                message.push_str("; ");
-            }
-            message.push_str(&format!("{}: {}", v.rule, v.message));
-        }
-    }
-    // A target that never said anything in the protocol (silence, a close, garbage, an
-    // oversized frame) has not answered: the case could not be judged.
-    let judged_against = step_failed || matches!(verdict, Verdict::Fail | Verdict::Warn);
-    if judged_against && !answered(protocol, &transcript) {
-        verdict = Verdict::Error;
-        message = format!("the target sent no protocol message: {message}");
-    }
-    if verdict == Verdict::Info && message.is_empty() {
-        message = "behaviour recorded: every step held".into();
-    }
-    result.verdict = verdict;
-    result.message = message;
+    let judged = judge_case(protocol, case, outcome, &transcript);
+    result.verdict = judged.verdict;
+    result.message = judged.message;
+    result.judged = judged.rules;
+    result.violations = judged.violations;
     result.duration_ms = started.elapsed().as_millis() as u64;
     result.transcript = transcript;
     result
@@ -326,39 +297,4 @@ fn unmet_run_requirement(case: &Case, cfg: &RunConfig) -> Option<String> {
         }
         _ => None,
     })
-}
-
-/// True when the target answered at all: an explicit refusal of the connection, or a message
-/// the protocol recognises as its own.
-fn answered(protocol: &dyn Protocol, transcript: &[Entry]) -> bool {
-    transcript.iter().any(|e| {
-        e.from == Direction::Server
-            && (e.frame.get("$rejected").is_some() || protocol.recognises(&e.frame))
-    })
-}
-
-/// Violations of `rules` by the target (server side) anywhere in the transcript.
-fn passive_violations(
-    protocol: &dyn Protocol,
-    transcript: &[Entry],
-    rules: &[String],
-) -> Vec<Violation> {
-    let mut checker = protocol.checker();
-    let mut found = Vec::new();
-    let mut scratch = Vec::new();
-    for entry in transcript {
-        observe_entry(&mut *checker, entry, &mut scratch);
-        if entry.from == Direction::Server {
-            found.extend(
-                scratch
-                    .drain(..)
-                    .filter(|v| rules.iter().any(|r| r == v.rule)),
-            );
-        }
-        scratch.clear();
-    }
-    // One line per rule and message is enough: a flood of the same violation helps nobody.
-    found.dedup();
-    found.truncate(20);
-    found
 }

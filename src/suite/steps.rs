@@ -227,7 +227,7 @@ impl<'a> CaseRun<'a> {
         let deadline = Instant::now() + self.timeout(None);
         let found = self
             .link
-            .watch(deadline, false, |a, session| match a {
+            .watch(deadline, |a, session| match a {
                 Item::Event(e) if session.is_handshake_reply(e) => Watch::Take(Ok(e.clone())),
                 Item::Event(e) => match session.error_code(e) {
                     Some(code) => Watch::Stop(Err(format!(
@@ -456,7 +456,7 @@ impl<'a> CaseRun<'a> {
         let mut captured = Vars::new();
         let found = self
             .link
-            .watch(deadline, true, |a, _| match a {
+            .watch(deadline, |a, _| match a {
                 Item::Event(e)
                     if patterns
                         .iter()
@@ -505,7 +505,7 @@ impl<'a> CaseRun<'a> {
         let mut wrong: Option<String> = None;
         let found = self
             .link
-            .watch(deadline, true, |a, session| {
+            .watch(deadline, |a, session| {
                 let Item::Event(e) = a else {
                     return Watch::Keep;
                 };
@@ -556,7 +556,7 @@ impl<'a> CaseRun<'a> {
         let deadline = Instant::now() + timeout;
         let found = self
             .link
-            .watch(deadline, true, |a, _| match a {
+            .watch(deadline, |a, _| match a {
                 Item::Ended(how) => Watch::Take(how.clone()),
                 _ => Watch::Keep,
             })
@@ -589,7 +589,7 @@ impl<'a> CaseRun<'a> {
         let deadline = Instant::now() + Duration::from_millis(ms);
         let found = self
             .link
-            .watch(deadline, true, |a, _| match a {
+            .watch(deadline, |a, _| match a {
                 Item::Ended(how) => Watch::Stop(format!("the connection ended ({how})")),
                 Item::Event(e) if relevant(e) => Watch::Stop(describe_event(e)),
                 Item::Event(_) => Watch::Keep,
@@ -618,7 +618,7 @@ impl<'a> CaseRun<'a> {
         let deadline = Instant::now() + timeout;
         let found = self
             .link
-            .watch(deadline, true, |a, session| match a {
+            .watch(deadline, |a, session| match a {
                 Item::Event(e) if session.is_handshake_reply(e) => Watch::Stop(false),
                 Item::Event(e) if session.error_code(e).is_some() => Watch::Take(true),
                 Item::Ended(_) => Watch::Take(true),

@@ -6,8 +6,9 @@ use super::steps::Outcome;
 use crate::auth;
 use serde_json::json;
 
-/// The URL with `token` added as a `token` query parameter.
+/// The URL with `token` added as a `token` query parameter (after any query it has).
 pub(super) fn with_query_token(url: &str, token: &str) -> String {
+    let url = crate::transport::websocket::with_root_path(url);
     let encoded: String = token
         .bytes()
         .map(|b| match b {
@@ -24,7 +25,7 @@ pub(super) fn with_query_token(url: &str, token: &str) -> String {
 /// The token a connection presents for `kind`, or why the case cannot run.
 pub(super) fn token_for(kind: TokenKind, creds: &Credentials) -> Result<Option<String>, Outcome> {
     let secret = creds.jwt_secret.as_deref().map(str::as_bytes);
-    let template = creds.token.as_deref().and_then(auth::peek_claims);
+    let template = creds.claims_template();
     let valid = || -> Option<String> {
         creds
             .token

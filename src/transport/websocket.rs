@@ -45,6 +45,22 @@ impl WsOptions {
     }
 }
 
+/// The URL with `/` as its path when it has none (`ws://h:1?x` → `ws://h:1/?x`): an empty
+/// path would go out as a request line without a `/`, which servers answer with 400.
+pub fn with_root_path(url: &str) -> String {
+    let Some(scheme_end) = url.find("://").map(|i| i + 3) else {
+        return url.to_owned();
+    };
+    let authority_end = url[scheme_end..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| scheme_end + i);
+    if url[authority_end..].starts_with('/') {
+        url.to_owned()
+    } else {
+        format!("{}/{}", &url[..authority_end], &url[authority_end..])
+    }
+}
+
 /// Connects and returns a live [`Connection`].
 ///
 /// A failure to open TCP is [`TransportError::Unreachable`]; a target that accepts TCP but
@@ -55,8 +71,8 @@ pub async fn connect(opts: &WsOptions) -> Result<Connection, TransportError> {
         target: opts.url.clone(),
         reason,
     };
-    let mut request = opts
-        .url
+    let url = with_root_path(&opts.url);
+    let mut request = url
         .as_str()
         .into_client_request()
         .map_err(|e| bad(e.to_string()))?;
@@ -211,5 +227,19 @@ fn map_read_error(e: WsError, limit: usize) -> TransportError {
         )),
         WsError::ConnectionClosed | WsError::AlreadyClosed => TransportError::Closed,
         other => TransportError::Protocol(other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_root_path;
+
+    #[test]
+    fn an_empty_path_becomes_root() {
+        assert_eq!(with_root_path("ws://h:1"), "ws://h:1/");
+        assert_eq!(with_root_path("ws://h:1?token=t"), "ws://h:1/?token=t");
+        assert_eq!(with_root_path("ws://h:1/haip?x=1"), "ws://h:1/haip?x=1");
+        assert_eq!(with_root_path("ws://h:1/"), "ws://h:1/");
+        assert_eq!(with_root_path("not a url"), "not a url");
     }
 }

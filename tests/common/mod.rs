@@ -47,15 +47,31 @@ pub async fn run_protocol_results(
     faults: &[&str],
     filter: Option<&str>,
 ) -> Vec<CaseResult> {
+    run_reference(id, faults, &[], filter).await
+}
+
+/// Runs a protocol's bundled suite against its reference target started with `faults` and
+/// `variants`.
+pub async fn run_reference(
+    id: &str,
+    faults: &[&str],
+    variants: &[&str],
+    filter: Option<&str>,
+) -> Vec<CaseResult> {
     let protocol = protocol::get(id).expect("protocol is registered");
     // A stdio protocol's reference target is this package's binary, one process per case.
     let (_target, mut cfg) = if protocol.transport() == protocol::TransportKind::Stdio {
         let mut cfg = RunConfig::new(format!("builtin {id}"));
         cfg.exec = builtin_stdio_command(id, faults);
+        for variant in variants {
+            cfg.exec
+                .extend(["--variant".to_owned(), variant.to_string()]);
+        }
         (None, cfg)
     } else {
         let opts = ServeOptions {
             faults: faults.iter().map(|f| f.to_string()).collect(),
+            variants: variants.iter().map(|v| v.to_string()).collect(),
             jwt_secret: Some(TEST_SECRET.into()),
             // HUMA's confirmation timeout, scaled from the spec's 30 s.
             confirm_timeout: Some(Duration::from_millis(1500)),
@@ -71,6 +87,7 @@ pub async fn run_protocol_results(
     cfg.credentials = Credentials {
         token: None,
         jwt_secret: Some(TEST_SECRET.into()),
+        claims: None,
     };
     if let Some(glob) = filter {
         cfg.filter = CaseFilter::new(&[glob.to_string()], &[]).expect("glob parses");

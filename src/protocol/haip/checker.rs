@@ -150,10 +150,15 @@ impl HaipChecker {
         }
     }
 
-    /// A client HAI without `last_rx_seq` starts a new session: numbering restarts.
+    /// A client HAI without `last_rx_seq` starts a new session: numbering restarts. A server
+    /// that greeted this connection before the client's HAI arrived has already begun the
+    /// new session's numbering, so what it sent stands.
     fn new_session(&mut self) {
-        for s in &mut self.senders {
+        for (i, s) in self.senders.iter_mut().enumerate() {
             let sent = s.sent_on_connection;
+            if i == side(Direction::Server) && sent > 0 {
+                continue;
+            }
             *s = Sender {
                 sent_on_connection: sent,
                 ..Sender::default()

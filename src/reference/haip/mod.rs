@@ -5,8 +5,9 @@ mod agent;
 mod conn;
 pub mod faults;
 mod outbox;
+pub mod variants;
 
-use super::{spawn_listener, Faults, RunningTarget, ServeError, ServeOptions};
+use super::{spawn_listener, Faults, RunningTarget, ServeError, ServeOptions, Variants};
 use crate::auth::{self, TokenError};
 use outbox::SessionStore;
 use std::net::SocketAddr;
@@ -20,6 +21,7 @@ use tokio_tungstenite::tungstenite::http::{HeaderValue, StatusCode};
 #[derive(Debug, Clone)]
 pub struct Config {
     pub faults: Faults,
+    pub variants: Variants,
     pub jwt_secret: Option<String>,
     /// Messages kept for replay (the spec's minimum is 1000).
     pub replay_window: usize,
@@ -43,6 +45,7 @@ impl Config {
         };
         Ok(Config {
             faults,
+            variants: Variants::parse(variants::VARIANTS, &opts.variants)?,
             jwt_secret: opts.jwt_secret.clone(),
             replay_window,
             gap_wait: Duration::from_millis(500),

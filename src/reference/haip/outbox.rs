@@ -61,13 +61,18 @@ impl SessionStore {
     /// A fresh session under `id`, replacing any earlier one.
     pub fn create(&self, id: &str, config: &Config) -> SharedState {
         let state = fresh_state(config);
+        self.register(id, state.clone());
+        state
+    }
+
+    /// Files `state` under `id`, replacing any earlier session of that id.
+    pub fn register(&self, id: &str, state: SharedState) {
         if let Ok(mut map) = self.0.lock() {
             if map.len() >= MAX_SESSIONS {
                 map.clear();
             }
-            map.insert(id.to_owned(), state.clone());
+            map.insert(id.to_owned(), state);
         }
-        state
     }
 }
 
@@ -159,6 +164,13 @@ impl Outbox {
             paused: HashSet::new(),
             held: VecDeque::new(),
         }
+    }
+
+    /// Sends under session `id` from now on (a server that greeted before it knew the
+    /// client's session takes the client's).
+    pub fn adopt_session(&mut self, id: &str, client: ClientPrefs) {
+        self.session_id = id.to_owned();
+        self.client = client;
     }
 
     pub fn queue(&mut self, mut o: Outgoing) {

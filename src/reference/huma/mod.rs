@@ -10,8 +10,9 @@
 
 mod burst;
 pub mod faults;
+pub mod variants;
 
-use super::{start_socketio, Faults, RunningTarget, ServeError, ServeOptions};
+use super::{start_socketio, Faults, RunningTarget, ServeError, ServeOptions, Variants};
 use crate::protocol::huma::validate;
 use burst::Burst;
 use serde_json::{json, Value};
@@ -31,6 +32,7 @@ pub const CONFIRM_TIMEOUT: Duration = Duration::from_secs(30);
 #[derive(Debug, Clone)]
 pub struct Config {
     pub faults: Faults,
+    pub variants: Variants,
     /// How long a burst waits for each confirmation (the spec's 30 s, scalable for tests).
     pub confirm_timeout: Duration,
 }
@@ -49,6 +51,7 @@ type Shared = Arc<Mutex<ConnState>>;
 pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {
     let config = Arc::new(Config {
         faults: Faults::parse(faults::FAULTS, &opts.faults)?,
+        variants: Variants::parse(variants::VARIANTS, &opts.variants)?,
         confirm_timeout: opts.confirm_timeout.unwrap_or(CONFIRM_TIMEOUT),
     });
     // Two socketioxide behaviours shape this. Message handlers are spawned, so two quick

@@ -5,6 +5,7 @@
 pub mod agent;
 pub mod faults;
 pub mod store;
+pub mod variants;
 
 use crate::ndjson::{AsyncLines, Line};
 use crate::protocol::nuum::input::{self, Action, HostLine};
@@ -30,6 +31,8 @@ pub struct NuumOptions {
     /// The database; without one the identity lives in memory (a new one per start).
     pub db: Option<PathBuf>,
     pub faults: Vec<String>,
+    /// Legal-but-different behaviours ([`variants::VARIANTS`]).
+    pub variants: Vec<String>,
 }
 
 enum OutMsg {

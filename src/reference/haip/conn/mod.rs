@@ -42,6 +42,8 @@ pub struct Conn {
     outbox: Option<Outbox>,
     /// True once HAI was exchanged.
     handshaken: bool,
+    /// Variant `hai-on-connect`: our HAI went out before the client's arrived.
+    greeted: bool,
     /// Client messages that arrived ahead of a gap, by seq.
     buffer: BTreeMap<u64, Value>,
     gap_deadline: Option<Instant>,
@@ -70,6 +72,7 @@ impl Conn {
             stream: Some(stream),
             outbox: None,
             handshaken: false,
+            greeted: false,
             buffer: BTreeMap::new(),
             gap_deadline: None,
             granted: HashMap::new(),
@@ -89,6 +92,9 @@ impl Conn {
             return;
         };
         let mut refill = tokio::time::interval(Duration::from_millis(100));
+        if self.config.variants.has("hai-on-connect") {
+            self.greet().await;
+        }
         while !self.closing {
             let gap = self.gap_deadline;
             tokio::select! {
@@ -258,6 +264,26 @@ impl Conn {
         }
     }
 
+    /// Variant `hai-on-connect`: our HAI (and tool list) before the client has said anything,
+    /// in a session of our own until the client's HAI names one.
+    async fn greet(&mut self) {
+        let session_id = uuid::Uuid::new_v4().to_string();
+        let state = self.store.create(&session_id, &self.config);
+        self.outbox = Some(Outbox::new(
+            self.config.clone(),
+            session_id,
+            state,
+            ClientPrefs::default(),
+        ));
+        self.greeted = true;
+        self.emit(Outgoing::new(
+            "HAI",
+            SYSTEM_CHANNEL,
+            outbox::hai_payload(&self.config),
+        ))
+        .await;
+    }
+
     /// The first message: it must be a HAI we can accept.
     async fn on_first(&mut self, hai: Value) {
         let f = self.config.faults.clone();
@@ -324,6 +350,17 @@ impl Conn {
                 }
             },
         };
+        let prefs = outbox::client_prefs(&hai);
+        if let (true, None, Some(outbox)) = (self.greeted, &resumed, self.outbox.as_mut()) {
+            // Our greeting opened the numbering; the session becomes the client's.
+            self.store.register(&session_id, outbox.state.clone());
+            if let Ok(mut s) = outbox.state.lock() {
+                s.expected_client_seq = s.expected_client_seq.max(hai_seq + 1);
+            }
+            outbox.adopt_session(&session_id, prefs);
+            self.handshaken = true;
+            return self.after_hai(None).await;
+        }
         let (state, replay_from) = match resumed {
             Some((state, last)) => (state, Some(last + 1)),
             None => (self.store.create(&session_id, &self.config), None),
@@ -331,9 +368,12 @@ impl Conn {
         if let Ok(mut s) = state.lock() {
             s.expected_client_seq = s.expected_client_seq.max(hai_seq + 1);
         }
-        let prefs = outbox::client_prefs(&hai);
         self.outbox = Some(Outbox::new(self.config.clone(), session_id, state, prefs));
         self.handshaken = true;
+        if self.greeted {
+            // Resumed after greeting: the replay follows the HAI already sent.
+            return self.after_hai(replay_from).await;
+        }
         if f.has("hai-not-first") {
             self.emit(Outgoing::new(
                 "TOOL_LIST",
@@ -348,6 +388,12 @@ impl Conn {
             outbox::hai_payload(&self.config),
         ))
         .await;
+        self.after_hai(replay_from).await;
+    }
+
+    /// After our HAI: the replay a resume asked for, then the tool list and schemas.
+    async fn after_hai(&mut self, replay_from: Option<u64>) {
+        let f = self.config.faults.clone();
         if let (Some(from), Some(outbox)) = (replay_from, self.outbox.as_ref()) {
             let frames = outbox.replay(from, u64::MAX).unwrap_or_default();
             self.send_frames(frames).await;

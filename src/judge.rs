@@ -1,0 +1,94 @@
+//! Judging a transcript: every frame through the protocol's whole checker (validator plus
+//! lifecycle). One judge serves `check` (a recorded transcript, streamed), `run` (each case's
+//! transcript, whatever rules the case was written for) and `fuzz` (each generated run).
+
+use crate::protocol::{Checker, Observed, Protocol};
+use crate::rules::{self, Level, Violation};
+use crate::transcript::{Direction, Entry};
+use serde::Serialize;
+use serde_json::Value;
+
+/// Most violations one case keeps (after merging repeats): a flood of the same broken rule
+/// helps nobody, and a report must stay bounded.
+pub const MAX_CASE_VIOLATIONS: usize = 50;
+
+/// What a transcript frame is: an event, or one of the `$`-tagged observations (`$truncated`
+/// marks where a capped transcript stopped storing; nothing after it is judged).
+pub fn observed_of(frame: &Value) -> Observed<'_> {
+    if let Value::Object(m) = frame {
+        if m.len() <= 2 {
+            if m.contains_key("$connect") {
+                return Observed::Connect;
+            }
+            if m.contains_key("$stderr") {
+                return Observed::Aside;
+            }
+            if let Some(what) = m.get("$notice") {
+                return Observed::Notice(what.as_str().unwrap_or(""));
+            }
+            if ["$close", "$error", "$rejected", "$truncated"]
+                .iter()
+                .any(|k| m.contains_key(*k))
+            {
+                return Observed::Closed;
+            }
+            if m.contains_key("$binary") {
+                let len = m.get("len").and_then(Value::as_u64).unwrap_or(0);
+                return Observed::Binary(len as usize);
+            }
+            if let Some(text) = m.get("$text") {
+                return Observed::Garbage(text.as_str().unwrap_or(""));
+            }
+            if m.contains_key("$invalid_utf8_text") {
+                return Observed::Garbage("");
+            }
+        }
+    }
+    Observed::Event(frame)
+}
+
+/// Feeds one transcript entry to a checker.
+pub fn observe_entry(checker: &mut dyn Checker, entry: &Entry, out: &mut Vec<Violation>) {
+    checker.observe(entry.from, entry.at_ms, observed_of(&entry.frame), out);
+}
+
+/// A rule the target broke, pinned to the transcript entry where the checker saw it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FrameViolation {
+    pub rule: &'static str,
+    pub level: Level,
+    pub message: String,
+    /// Index of the entry in the case's transcript (0-based).
+    pub frame: usize,
+}
+
+/// Every rule the target (the server side) broke anywhere in `transcript`, in wire order.
+/// The same rule with the same message is kept once (at its first frame), and at most
+/// [`MAX_CASE_VIOLATIONS`] are kept.
+pub fn target_violations(protocol: &dyn Protocol, transcript: &[Entry]) -> Vec<FrameViolation> {
+    let mut checker = protocol.checker();
+    let mut found: Vec<FrameViolation> = Vec::new();
+    let mut scratch = Vec::new();
+    for (frame, entry) in transcript.iter().enumerate() {
+        observe_entry(&mut *checker, entry, &mut scratch);
+        if entry.from != Direction::Server {
+            scratch.clear();
+            continue;
+        }
+        for v in scratch.drain(..) {
+            let seen = found
+                .iter()
+                .any(|f| f.rule == v.rule && f.message == v.message);
+            if seen || found.len() >= MAX_CASE_VIOLATIONS {
+                continue;
+            }
+            found.push(FrameViolation {
+                rule: v.rule,
+                level: rules::find(protocol.rules(), v.rule).map_or(Level::Info, |r| r.level),
+                message: v.message,
+                frame,
+            });
+        }
+    }
+    found
+}

@@ -1,0 +1,12 @@
+//! Legal-but-different behaviours of the reference target (`--variant NAME`): each one does
+//! something the spec allows that the default does not, so the suite is shown to judge the
+//! protocol's structure rather than this implementation's habits.
+
+use crate::reference::Variant;
+use crate::variant;
+
+pub static VARIANTS: &[Variant] = &[variant!(
+    "hai-on-connect",
+    "sends its HAI the moment the socket opens, before the client's HAI arrives, then \
+     takes the client's session (or resumes it) when that HAI comes"
+)];

@@ -1,0 +1,154 @@
+//! From a case's outcome and transcript to its verdict: what the steps found, what the
+//! protocol's whole checker found in every frame, and the verdict each of the case's own
+//! rules gets.
+//!
+//! A case speaks for the rules it was written for. A violation of any other rule seen in its
+//! transcript is kept (and counts for that rule in the report), but never changes the case's
+//! own verdict. Evidence is never thrown away: a case that skipped still reports what it saw.
+
+use super::model::Case;
+use super::steps::Outcome;
+use crate::judge::{self, FrameViolation};
+use crate::protocol::Protocol;
+use crate::rules::{self, Level};
+use crate::transcript::{Direction, Entry};
+use crate::verdict::Verdict;
+use std::collections::BTreeMap;
+
+/// What judging one case concluded.
+#[derive(Debug, Clone)]
+pub(super) struct Judged {
+    pub verdict: Verdict,
+    pub message: String,
+    /// The verdict each of the case's rules gets from it (a rule the case could not reach,
+    /// because an earlier step failed under another rule, is absent).
+    pub rules: BTreeMap<String, Verdict>,
+    /// Every rule the target broke in the transcript, the case's own and any other.
+    pub violations: Vec<FrameViolation>,
+}
+
+/// The level of rule `id` (an unknown id counts as `info`: it cannot fail anything).
+fn level_of(protocol: &dyn Protocol, id: &str) -> Level {
+    rules::find(protocol.rules(), id).map_or(Level::Info, |r| r.level)
+}
+
+/// The strictest level among the case's rules.
+pub(super) fn case_level(protocol: &dyn Protocol, case: &Case) -> Level {
+    case.rules
+        .iter()
+        .map(|r| level_of(protocol, r))
+        .max()
+        .unwrap_or(Level::Info)
+}
+
+/// Judges a finished case.
+pub(super) fn judge_case(
+    protocol: &dyn Protocol,
+    case: &Case,
+    outcome: Result<(), Outcome>,
+    transcript: &[Entry],
+) -> Judged {
+    let level = case_level(protocol, case);
+    let step_failed = matches!(outcome, Err(Outcome::Fail { .. }));
+    let mut own: BTreeMap<String, Verdict> = BTreeMap::new();
+    let (mut verdict, mut message) = match outcome {
+        Ok(()) => {
+            for r in &case.rules {
+                own.insert(r.clone(), Verdict::held(level_of(protocol, r)));
+            }
+            (Verdict::held(level), String::new())
+        }
+        Err(Outcome::Skip(why)) => {
+            for r in &case.rules {
+                own.insert(r.clone(), Verdict::Skip);
+            }
+            (Verdict::Skip, why)
+        }
+        Err(Outcome::Error(why)) => {
+            for r in &case.rules {
+                own.insert(r.clone(), Verdict::Error);
+            }
+            (Verdict::Error, why)
+        }
+        Err(Outcome::Fail { rule, message }) => {
+            // A step that names no rule speaks for the case's strictest rules.
+            let blamed: Vec<String> = match rule {
+                Some(r) => vec![r],
+                None => case
+                    .rules
+                    .iter()
+                    .filter(|r| level_of(protocol, r) == level)
+                    .cloned()
+                    .collect(),
+            };
+            let blamed_level = blamed
+                .iter()
+                .map(|r| level_of(protocol, r))
+                .max()
+                .unwrap_or(level);
+            for r in &blamed {
+                own.insert(r.clone(), Verdict::broken(level_of(protocol, r)));
+            }
+            let prefix = match blamed.as_slice() {
+                [one] => format!("{one}: "),
+                _ => String::new(),
+            };
+            (Verdict::broken(blamed_level), format!("{prefix}{message}"))
+        }
+    };
+
+    // Everything the target sent, through the whole checker.
+    let violations = judge::target_violations(protocol, transcript);
+    for v in violations
+        .iter()
+        .filter(|v| case.rules.iter().any(|r| r == v.rule))
+    {
+        let broken = Verdict::broken(v.level);
+        let entry = own.entry(v.rule.to_owned()).or_insert(broken);
+        *entry = entry.worst(broken);
+        verdict = verdict.worst(broken);
+        if !message.is_empty() {
+            message.push_str("; ");
+        }
+        message.push_str(&format!("{}: {}", v.rule, v.message));
+    }
+
+    // A target that never said anything in the protocol (silence, a close, garbage, an
+    // oversized frame) has not answered: the case could not be judged.
+    let judged_against = step_failed || matches!(verdict, Verdict::Fail | Verdict::Warn);
+    if judged_against && !answered(protocol, transcript) {
+        verdict = Verdict::Error;
+        message = format!("the target sent no protocol message: {message}");
+        for v in own.values_mut() {
+            *v = Verdict::Error;
+        }
+    }
+    // A case that only records behaviour never ends `error`: what happened is the record.
+    if level == Level::Info && verdict == Verdict::Error {
+        verdict = Verdict::Info;
+        message = format!("recorded: {message}");
+    }
+    for (rule, v) in own.iter_mut() {
+        if *v == Verdict::Error && level_of(protocol, rule) == Level::Info {
+            *v = Verdict::Info;
+        }
+    }
+    if verdict == Verdict::Info && message.is_empty() {
+        message = "behaviour recorded: every step held".into();
+    }
+    Judged {
+        verdict,
+        message,
+        rules: own,
+        violations,
+    }
+}
+
+/// True when the target answered at all: an explicit refusal of the connection, or a message
+/// the protocol recognises as its own.
+fn answered(protocol: &dyn Protocol, transcript: &[Entry]) -> bool {
+    transcript.iter().any(|e| {
+        e.from == Direction::Server
+            && (e.frame.get("$rejected").is_some() || protocol.recognises(&e.frame))
+    })
+}

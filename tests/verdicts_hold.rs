@@ -1,0 +1,276 @@
+//! Verdicts that hold on implementations wireprobe was not built with: a greeting sent on
+//! connect, a refusal racing the first send, target URLs of every form, and violations judged
+//! in every case's transcript, whatever the case was written for (and whether it skipped).
+
+mod common;
+
+use common::{run_reference, TEST_SECRET};
+use futures_util::{SinkExt, StreamExt};
+use std::net::SocketAddr;
+use std::time::{Duration, SystemTime};
+use wireprobe::protocol;
+use wireprobe::reference::{self, ServeOptions};
+use wireprobe::report::{Gate, Report};
+use wireprobe::suite::filter::CaseFilter;
+use wireprobe::suite::runner::{run_suite, CaseResult, Credentials, RunConfig};
+use wireprobe::suite::{self, Suite};
+use wireprobe::verdict::Verdict;
+
+fn config(url: &str, glob: Option<&str>) -> RunConfig {
+    let mut cfg = RunConfig::new(url);
+    cfg.step_timeout = Duration::from_millis(1000);
+    cfg.jobs = 8;
+    cfg.credentials = Credentials {
+        token: None,
+        jwt_secret: Some(TEST_SECRET.into()),
+        claims: None,
+    };
+    if let Some(glob) = glob {
+        cfg.filter = CaseFilter::new(&[glob.to_owned()], &[]).expect("glob parses");
+    }
+    cfg
+}
+
+async fn haip_target(faults: &[&str]) -> reference::RunningTarget {
+    let opts = ServeOptions {
+        faults: faults.iter().map(|f| f.to_string()).collect(),
+        jwt_secret: Some(TEST_SECRET.into()),
+        ..ServeOptions::default()
+    };
+    reference::start("haip", SocketAddr::from(([127, 0, 0, 1], 0)), &opts)
+        .await
+        .expect("reference target starts")
+}
+
+fn suite_from(text: &str) -> Suite {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("case.toml");
+    std::fs::write(&path, text).expect("suite written");
+    suite::load_path(protocol::get("haip").expect("haip"), &path).expect("suite loads")
+}
+
+fn report_of(results: Vec<CaseResult>) -> Report {
+    let p = protocol::get("haip").expect("haip");
+    Report::new("haip", "test", SystemTime::now(), 0, p.rules(), results)
+}
+
+fn verdicts(results: &[CaseResult]) -> Vec<(String, Verdict)> {
+    results.iter().map(|r| (r.id.clone(), r.verdict)).collect()
+}
+
+/// A server that sends its HAI the moment the socket opens: every case is judged the same way
+/// on every run (the greeting used to be drained into a queue the handshake never looked at).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_greeting_sent_on_connect_gives_the_same_verdicts_every_time() {
+    let first = verdicts(&run_reference("haip", &[], &["hai-on-connect"], None).await);
+    let broken: Vec<_> = first
+        .iter()
+        .filter(|(_, v)| !matches!(v, Verdict::Pass | Verdict::Info))
+        .collect();
+    assert!(broken.is_empty(), "not passing: {broken:?}");
+    for run in 1..5 {
+        let again = verdicts(&run_reference("haip", &[], &["hai-on-connect"], None).await);
+        assert_eq!(first, again, "run {run} differs from the first");
+    }
+}
+
+/// A WebSocket server that accepts the upgrade and at once closes with 1008, as a server
+/// refusing a token after the upgrade does; returns its URL.
+async fn refusing_server() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        while let Ok((tcp, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await else {
+                    return;
+                };
+                use tokio_tungstenite::tungstenite::protocol::{
+                    frame::coding::CloseCode, CloseFrame,
+                };
+                use tokio_tungstenite::tungstenite::Message;
+                let close = CloseFrame {
+                    code: CloseCode::Policy,
+                    reason: "Invalid token".into(),
+                };
+                let _ = ws.send(Message::Close(Some(close))).await;
+                while let Some(Ok(_)) = ws.next().await {}
+            });
+        }
+    });
+    format!("ws://{addr}/")
+}
+
+/// A refusal that closes the socket before wireprobe's first frame is a refusal, not a
+/// target that "ended before this step could send".
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_close_before_the_first_send_is_a_refusal() {
+    let url = refusing_server().await;
+    let p = protocol::get("haip").expect("haip");
+    let bundled = suite::load_bundled(p).expect("suite");
+    let cfg = config(&url, Some("haip.auth.missing-token"));
+    for _ in 0..10 {
+        let results = run_suite(p, &bundled, &cfg, &|_| {})
+            .await
+            .expect("reachable");
+        let case = results
+            .iter()
+            .find(|r| r.id == "haip.auth.missing-token")
+            .expect("case ran");
+        assert_eq!(case.verdict, Verdict::Pass, "{}", case.message);
+    }
+}
+
+/// `ws://host:port` (no path), a path, and a query of its own all reach the target, with the
+/// token added to the query either way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_url_form_reaches_the_target() {
+    let target = haip_target(&[]).await;
+    let base = format!("ws://{}", target.addr);
+    let p = protocol::get("haip").expect("haip");
+    let bundled = suite::load_bundled(p).expect("suite");
+    for url in [
+        base.clone(),
+        format!("{base}/haip/v1"),
+        format!("{base}?tenant=a"),
+        format!("{base}/haip?tenant=a&x=1"),
+    ] {
+        let cfg = config(
+            &url,
+            Some("haip.{ping.pong,auth.valid-token-query,auth.missing-token}"),
+        );
+        let results = run_suite(p, &bundled, &cfg, &|_| {})
+            .await
+            .expect("reachable");
+        for r in results.iter().filter(|r| cfg.filter.selects(&r.id)) {
+            assert!(
+                matches!(r.verdict, Verdict::Pass | Verdict::Info),
+                "{url}: {} {}: {}",
+                r.verdict,
+                r.id,
+                r.message
+            );
+        }
+    }
+}
+
+/// A violation sitting in the transcript of a case written for another rule is reported
+/// under its own rule (with the case and the frame), fails the rule and gates the run, and
+/// leaves the observing case's verdict alone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_violation_seen_in_another_case_is_reported_under_its_rule() {
+    let target = haip_target(&["bad-uuid"]).await;
+    let p = protocol::get("haip").expect("haip");
+    let bundled = suite::load_bundled(p).expect("suite");
+    let cfg = config(&target.url, Some("haip.ping.pong"));
+    let results = run_suite(p, &bundled, &cfg, &|_| {})
+        .await
+        .expect("reachable");
+    let case = results
+        .iter()
+        .find(|r| r.id == "haip.ping.pong")
+        .expect("case ran")
+        .clone();
+    assert_eq!(case.verdict, Verdict::Pass, "{}", case.message);
+    let seen = case
+        .violations
+        .iter()
+        .find(|v| v.rule == "HAIP-ENV-002")
+        .expect("the non-UUID ids are reported");
+    assert!(
+        case.transcript[seen.frame].frame.get("id").is_some(),
+        "the violation points at the frame"
+    );
+    let report = report_of(results);
+    let rule = report
+        .rules
+        .iter()
+        .find(|r| r.id == "HAIP-ENV-002")
+        .expect("rule");
+    assert_eq!(rule.verdict, Verdict::Fail);
+    assert!(rule.cases.contains(&"haip.ping.pong".to_owned()));
+    let gate = Gate::evaluate(&report, false, &Default::default());
+    assert_eq!(gate.exit_code(), 1, "{gate:?}");
+    assert!(gate
+        .new_failures
+        .iter()
+        .any(|f| f.starts_with("HAIP-ENV-002")));
+    let known = ["HAIP-ENV-002".to_owned()].into();
+    assert_eq!(Gate::evaluate(&report, false, &known).exit_code(), 0);
+}
+
+/// A case that skipped had already received frames; what they break still counts, for the
+/// case's own rules and for every other.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_skipped_case_still_reports_what_it_saw() {
+    let target = haip_target(&["bad-uuid"]).await;
+    let p = protocol::get("haip").expect("haip");
+    let suite = suite_from(
+        r#"
+[[case]]
+id = "t.skips-after-handshake"
+title = "Waits for a scenario the target never reaches"
+rules = ["HAIP-ENV-002"]
+steps = [{ expect = { type = "NEVER_SENT" }, within_ms = 200, scenario = true }]
+
+[[case]]
+id = "t.skips-for-another-rule"
+title = "Waits for a scenario the target never reaches"
+rules = ["HAIP-PING-001"]
+steps = [{ expect = { type = "NEVER_SENT" }, within_ms = 200, scenario = true }]
+"#,
+    );
+    let cfg = config(&target.url, None);
+    let results = run_suite(p, &suite, &cfg, &|_| {})
+        .await
+        .expect("reachable");
+    let own = &results[0];
+    assert_eq!(own.verdict, Verdict::Fail, "{}", own.message);
+    assert_eq!(own.judged.get("HAIP-ENV-002"), Some(&Verdict::Fail));
+    let other = &results[1];
+    assert_eq!(other.verdict, Verdict::Skip, "{}", other.message);
+    assert!(other.violations.iter().any(|v| v.rule == "HAIP-ENV-002"));
+    let report = report_of(results);
+    let verdict_of = |id: &str| report.rules.iter().find(|r| r.id == id).map(|r| r.verdict);
+    assert_eq!(verdict_of("HAIP-ENV-002"), Some(Verdict::Fail));
+    assert_eq!(verdict_of("HAIP-PING-001"), Some(Verdict::Skip));
+}
+
+/// A rule's verdict is never below what its level allows: a case of a must and a should rule
+/// that fails on the should step warns the should rule and leaves the must rule unjudged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_must_rule_never_shows_warn() {
+    let target = haip_target(&["pong-nonce"]).await;
+    let p = protocol::get("haip").expect("haip");
+    let suite = suite_from(
+        r#"
+[[case]]
+id = "t.must-and-should"
+title = "PONG answers PING and echoes its nonce"
+rules = ["HAIP-PING-001", "HAIP-PING-002"]
+steps = [
+  { send = { type = "PING", channel = "SYSTEM", payload = { nonce = "n-1" } } },
+  { expect = { type = "PONG", payload = { nonce = "n-1" } }, rule = "HAIP-PING-002" },
+]
+"#,
+    );
+    let cfg = config(&target.url, None);
+    let results = run_suite(p, &suite, &cfg, &|_| {})
+        .await
+        .expect("reachable");
+    assert_eq!(results[0].verdict, Verdict::Warn, "{}", results[0].message);
+    let report = report_of(results);
+    for rule in &report.rules {
+        if rule.level == wireprobe::rules::Level::Must {
+            assert_ne!(rule.verdict, Verdict::Warn, "{} shows warn", rule.id);
+        }
+    }
+    let ping = report
+        .rules
+        .iter()
+        .find(|r| r.id == "HAIP-PING-002")
+        .expect("rule");
+    assert_eq!(ping.verdict, Verdict::Warn);
+}
