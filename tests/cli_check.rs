@@ -214,3 +214,20 @@ fn a_resume_may_reset_credit_and_pauses() {
         assert!(findings.is_empty(), "{name}: {findings:#?}");
     }
 }
+
+/// A `seq` that is not a decimal string (a server numbering by time in base 36) breaks the
+/// sequence rules, not only the envelope's: it cannot start at "1" and go up by one.
+#[test]
+fn a_base36_seq_breaks_the_sequence_rules() {
+    let out = check(&[&fixture("base36-seq.ndjson")], None);
+    let findings = server_findings(&out);
+    assert!(
+        findings.iter().any(|f| f.contains("HAIP-SEQ-001")),
+        "{findings:#?}"
+    );
+    assert!(
+        findings.iter().any(|f| f.contains("HAIP-ENV-003")),
+        "{findings:#?}"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -206,6 +206,7 @@ const EXPECTED: &[Expectation] = &[
         None,
         &[
             ("haip.envelope.decimal-strings", Fail),
+            ("haip.seq.server-numbering", Fail),
             ("haip.seq.replay-window", Fail),
             ("haip.seq.replay-too-old", Fail),
             ("haip.seq.resume", Error),

@@ -210,6 +210,12 @@ impl HaipChecker {
         // A message filling a gap was first sent before the ones after it, with the ack it had
         // then: its ack is not held against the later ones.
         let mut resent = false;
+        if f.seq_unreadable {
+            out.push(Violation::new(
+                "HAIP-SEQ-001",
+                "seq is not a decimal string, so it cannot start at \"1\" and go up by one",
+            ));
+        }
         if let Some(seq) = f.seq {
             let sender = &mut self.senders[me];
             match sender.max_seq {

@@ -30,6 +30,9 @@ pub struct Facts<'a> {
     pub ty: &'a str,
     /// `seq` when it is a valid decimal string.
     pub seq: Option<u64>,
+    /// `seq` is there but is no decimal string (a number, base-36 text): the sequence rules
+    /// cannot hold for it.
+    pub seq_unreadable: bool,
     pub ack: Option<u64>,
     pub channel: Option<&'a str>,
     pub run_id: Option<&'a str>,
@@ -54,6 +57,7 @@ impl<'a> Facts<'a> {
         Facts {
             ty,
             seq: None,
+            seq_unreadable: false,
             ack: None,
             channel: None,
             run_id: None,
@@ -79,6 +83,7 @@ impl<'a> Facts<'a> {
         let payload = event.get("payload").unwrap_or(&Value::Null);
         let mut f = Facts::bare(ty);
         f.seq = event.get("seq").and_then(model::parse_seq);
+        f.seq_unreadable = f.seq.is_none() && event.get("seq").is_some();
         f.ack = event.get("ack").and_then(model::parse_seq);
         f.channel = s(event, "channel");
         f.run_id = s(event, "run_id");
