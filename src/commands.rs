@@ -204,18 +204,30 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
     };
     let started_at = SystemTime::now();
     let started = Instant::now();
-    // Cases the filters left out are counted in the summary, not listed one by one.
-    let print = |r: &CaseResult| {
-        if !(r.verdict == Verdict::Skip && r.message.starts_with("filtered out")) {
-            eprintln!("{}", console::case_line(r));
+    // The per-case lines and the summary are the command's output, on stdout, unless a
+    // report is written there.
+    let to_stderr = args.reports.iter().any(|r| r.path.is_none());
+    let human = move |text: &str| {
+        if to_stderr {
+            eprint!("{text}");
+        } else {
+            use std::io::Write as _;
+            let _ = write!(std::io::stdout(), "{text}");
         }
     };
+    let print = |r: &CaseResult| human(&format!("{}\n", console::case_line(r)));
     let results = match runner::run_suite(p, &suite, &config, &print).await {
         Ok(r) => r,
         Err(RunError::Unreachable(e)) => {
             return Err(Failure {
                 code: EXIT_UNREACHABLE,
                 error: anyhow!("target unreachable: {e}"),
+            });
+        }
+        Err(RunError::Refused(why)) => {
+            return Err(Failure {
+                code: EXIT_UNREACHABLE,
+                error: anyhow!("{why}"),
             });
         }
     };
@@ -229,7 +241,7 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
         results,
     );
     let gate = Gate::evaluate(&report, args.strict, &known_failing);
-    eprint!("{}", console::summary(&report, &gate));
+    human(&console::summary(&report, &gate));
     report::write_all(&report, &args.reports, args.strict)
         .context("writing a report")
         .map_err(usage)?;

@@ -12,6 +12,9 @@ use serde_json::Value;
 /// helps nobody, and a report must stay bounded.
 pub const MAX_CASE_VIOLATIONS: usize = 50;
 
+/// Most violations of one rule one case keeps.
+pub const MAX_PER_RULE: usize = 5;
+
 /// What a transcript frame is: an event, or one of the `$`-tagged observations (`$truncated`
 /// marks where a capped transcript stopped storing; nothing after it is judged).
 pub fn observed_of(frame: &Value) -> Observed<'_> {
@@ -63,8 +66,8 @@ pub struct FrameViolation {
 }
 
 /// Every rule the target (the server side) broke anywhere in `transcript`, in wire order.
-/// The same rule with the same message is kept once (at its first frame), and at most
-/// [`MAX_CASE_VIOLATIONS`] are kept.
+/// The same rule with the same message is kept once (at its first frame), at most
+/// [`MAX_PER_RULE`] of one rule and [`MAX_CASE_VIOLATIONS`] in all.
 pub fn target_violations(protocol: &dyn Protocol, transcript: &[Entry]) -> Vec<FrameViolation> {
     let mut checker = protocol.checker();
     let mut found: Vec<FrameViolation> = Vec::new();
@@ -76,10 +79,9 @@ pub fn target_violations(protocol: &dyn Protocol, transcript: &[Entry]) -> Vec<F
             continue;
         }
         for v in scratch.drain(..) {
-            let seen = found
-                .iter()
-                .any(|f| f.rule == v.rule && f.message == v.message);
-            if seen || found.len() >= MAX_CASE_VIOLATIONS {
+            let same_rule = found.iter().filter(|f| f.rule == v.rule);
+            let seen = same_rule.clone().any(|f| f.message == v.message);
+            if seen || same_rule.count() >= MAX_PER_RULE || found.len() >= MAX_CASE_VIOLATIONS {
                 continue;
             }
             found.push(FrameViolation {

@@ -15,6 +15,7 @@ pub mod protocol;
 pub mod reference;
 pub mod report;
 pub mod rules;
+pub mod show;
 pub mod suite;
 pub mod transcript;
 pub mod transport;

@@ -12,7 +12,7 @@ use wireprobe::protocol;
 use wireprobe::reference::{self, ServeOptions};
 use wireprobe::report::{Gate, Report};
 use wireprobe::suite::filter::CaseFilter;
-use wireprobe::suite::runner::{run_suite, CaseResult, Credentials, RunConfig};
+use wireprobe::suite::runner::{run_suite, CaseResult, Credentials, RunConfig, RunError};
 use wireprobe::suite::{self, Suite};
 use wireprobe::verdict::Verdict;
 
@@ -74,9 +74,11 @@ async fn a_greeting_sent_on_connect_gives_the_same_verdicts_every_time() {
     }
 }
 
-/// A WebSocket server that accepts the upgrade and at once closes with 1008, as a server
-/// refusing a token after the upgrade does; returns its URL.
-async fn refusing_server() -> String {
+/// A WebSocket server that accepts the upgrade and at once closes with 1008 when the request
+/// carries no `?token=` (or always, with `refuse_all`), as servers refusing a token after the
+/// upgrade do; otherwise it stays silent. Returns its URL.
+async fn refusing_server(refuse_all: bool) -> String {
+    use tokio_tungstenite::tungstenite::handshake::server::{Request, Response};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
@@ -84,18 +86,25 @@ async fn refusing_server() -> String {
     tokio::spawn(async move {
         while let Ok((tcp, _)) = listener.accept().await {
             tokio::spawn(async move {
-                let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await else {
+                let mut has_token = false;
+                let seen = |req: &Request, resp: Response| {
+                    has_token = req.uri().query().is_some_and(|q| q.contains("token="));
+                    Ok(resp)
+                };
+                let Ok(mut ws) = tokio_tungstenite::accept_hdr_async(tcp, seen).await else {
                     return;
                 };
                 use tokio_tungstenite::tungstenite::protocol::{
                     frame::coding::CloseCode, CloseFrame,
                 };
                 use tokio_tungstenite::tungstenite::Message;
-                let close = CloseFrame {
-                    code: CloseCode::Policy,
-                    reason: "Invalid token".into(),
-                };
-                let _ = ws.send(Message::Close(Some(close))).await;
+                if refuse_all || !has_token {
+                    let close = CloseFrame {
+                        code: CloseCode::Policy,
+                        reason: "Invalid token".into(),
+                    };
+                    let _ = ws.send(Message::Close(Some(close))).await;
+                }
                 while let Some(Ok(_)) = ws.next().await {}
             });
         }
@@ -107,7 +116,7 @@ async fn refusing_server() -> String {
 /// target that "ended before this step could send".
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_close_before_the_first_send_is_a_refusal() {
-    let url = refusing_server().await;
+    let url = refusing_server(false).await;
     let p = protocol::get("haip").expect("haip");
     let bundled = suite::load_bundled(p).expect("suite");
     let cfg = config(&url, Some("haip.auth.missing-token"));
@@ -120,6 +129,27 @@ async fn a_close_before_the_first_send_is_a_refusal() {
             .find(|r| r.id == "haip.auth.missing-token")
             .expect("case ran");
         assert_eq!(case.verdict, Verdict::Pass, "{}", case.message);
+    }
+}
+
+/// A target that refuses even the best token wireprobe has (HTTP 401 on the upgrade, or a
+/// 1008 close right after it) stops the run with one line naming the flags that help.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_target_refusing_every_token_is_one_line() {
+    let p = protocol::get("haip").expect("haip");
+    let bundled = suite::load_bundled(p).expect("suite");
+    let closing = refusing_server(true).await;
+    let target = haip_target(&[]).await;
+    let mut wrong_secret = config(&target.url, None);
+    wrong_secret.credentials.jwt_secret = Some("not-the-secret".into());
+    for cfg in [config(&closing, None), wrong_secret] {
+        match run_suite(p, &bundled, &cfg, &|_| {}).await {
+            Err(RunError::Refused(why)) => {
+                assert!(why.contains("--claims") && why.contains("--token"), "{why}")
+            }
+            Err(other) => panic!("{}: {other}", cfg.target_url),
+            Ok(_) => panic!("{}: the run went ahead", cfg.target_url),
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! The human summary on the console.
 
 use super::{Gate, Report};
+use crate::rules::Level;
 use crate::suite::runner::CaseResult;
 use crate::verdict::Verdict;
 use std::fmt::Write;
@@ -16,8 +17,39 @@ pub fn case_line(r: &CaseResult) -> String {
     if r.verdict != Verdict::Pass && !r.message.is_empty() {
         let _ = write!(line, "\n       {}", r.message);
     }
+    // What the case saw broken under other rules counts for those rules; say so here too,
+    // one line per rule.
+    let mut others: Vec<(&str, Level, &str, usize)> = Vec::new();
+    for v in r
+        .violations
+        .iter()
+        .filter(|v| v.level > Level::Info && !r.rules.iter().any(|own| own == v.rule))
+    {
+        match others.iter_mut().find(|(rule, ..)| *rule == v.rule) {
+            Some((.., count)) => *count += 1,
+            None => others.push((v.rule, v.level, &v.message, 1)),
+        }
+    }
+    for (rule, level, message, count) in others.iter().take(MAX_OTHERS_SHOWN) {
+        let times = if *count > 1 {
+            format!(", {count} times")
+        } else {
+            String::new()
+        };
+        let _ = write!(line, "\n       also saw {rule} ({level}{times}): {message}");
+    }
+    if others.len() > MAX_OTHERS_SHOWN {
+        let _ = write!(
+            line,
+            "\n       … and {} more rules",
+            others.len() - MAX_OTHERS_SHOWN
+        );
+    }
     line
 }
+
+/// Violations of other rules listed under one case line.
+const MAX_OTHERS_SHOWN: usize = 3;
 
 /// The closing summary.
 pub fn summary(report: &Report, gate: &Gate) -> String {

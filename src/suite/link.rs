@@ -211,7 +211,7 @@ impl Link {
             .rev()
             .take(8)
             .map(|a| match a {
-                Item::Event(e) => describe_event(e),
+                Item::Event(e) => crate::show::event(e),
                 Item::Binary(n) => format!("binary({n} bytes)"),
                 Item::Garbage(t) => {
                     format!("non-JSON text {:?}", t.chars().take(40).collect::<String>())
@@ -225,17 +225,5 @@ impl Link {
         } else {
             format!("received: {}", seen.join(", "))
         }
-    }
-}
-
-pub(super) fn describe_event(e: &Value) -> String {
-    let s = e.to_string();
-    if s.len() > 160 {
-        format!(
-            "{}…",
-            &s[..s.char_indices().nth(160).map_or(s.len(), |(i, _)| i)]
-        )
-    } else {
-        s
     }
 }

@@ -1,13 +1,14 @@
 //! Executes one case's steps over a live connection.
 
-use super::link::{describe_event, Item, Link, Watch};
+use super::link::{Item, Link, Watch};
 use super::model::*;
 use super::runner::{open_transport, CaseDir, RunConfig};
-use super::tokens::{token_for, with_query_token};
+use super::tokens::{connect_options, token_for};
 use crate::matcher::{self, Vars};
-use crate::protocol::{Protocol, TokenPlacement, TransportKind};
+use crate::protocol::{Protocol, TransportKind};
+use crate::show;
 use crate::transcript::{Direction, Transcript};
-use crate::transport::{websocket, Frame, TransportError};
+use crate::transport::{Frame, TransportError};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -151,19 +152,7 @@ impl<'a> CaseRun<'a> {
             .connect
             .token_in
             .unwrap_or(self.protocol.token_placement());
-        let mut opts = websocket::WsOptions::new(self.cfg.target_url.clone());
-        opts.headers = self.cfg.headers.clone();
-        opts.max_frame = self.cfg.max_frame;
-        opts.connect_timeout = self.timeout(None);
-        if let Some(token) = token {
-            match placement {
-                TokenPlacement::Query => opts.url = with_query_token(&opts.url, token),
-                TokenPlacement::Subprotocol => opts.subprotocols.push(token.to_owned()),
-                TokenPlacement::Header => opts
-                    .headers
-                    .push(("Authorization".into(), format!("Bearer {token}"))),
-            }
-        }
+        let opts = connect_options(self.cfg, token, placement, self.timeout(None));
         self.link
             .transcript
             .push(Direction::Client, json!({"$connect": self.cfg.target_url}));
@@ -511,7 +500,7 @@ impl<'a> CaseRun<'a> {
                 };
                 if let Some(u) = &unless {
                     if matcher::matches(u, e, &mut Vars::new()) {
-                        return Watch::Stop(Err(describe_event(e)));
+                        return Watch::Stop(Err(show::event(e)));
                     }
                 }
                 match session.error_code(e) {
@@ -591,7 +580,7 @@ impl<'a> CaseRun<'a> {
             .link
             .watch(deadline, |a, _| match a {
                 Item::Ended(how) => Watch::Stop(format!("the connection ended ({how})")),
-                Item::Event(e) if relevant(e) => Watch::Stop(describe_event(e)),
+                Item::Event(e) if relevant(e) => Watch::Stop(show::event(e)),
                 Item::Event(_) => Watch::Keep,
                 _ if !matching.is_empty() => Watch::Keep,
                 Item::Binary(n) => Watch::Stop(format!("a binary frame of {n} bytes")),

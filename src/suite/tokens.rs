@@ -1,13 +1,39 @@
 //! Which bearer token a case presents, and where.
 
 use super::model::TokenKind;
-use super::runner::Credentials;
+use super::runner::{Credentials, RunConfig};
 use super::steps::Outcome;
 use crate::auth;
+use crate::protocol::TokenPlacement;
+use crate::transport::websocket::WsOptions;
 use serde_json::json;
+use std::time::Duration;
+
+/// How to open a connection to the run's target presenting `token` at `placement`.
+pub(super) fn connect_options(
+    cfg: &RunConfig,
+    token: Option<&str>,
+    placement: TokenPlacement,
+    timeout: Duration,
+) -> WsOptions {
+    let mut opts = WsOptions::new(cfg.target_url.clone());
+    opts.headers = cfg.headers.clone();
+    opts.max_frame = cfg.max_frame;
+    opts.connect_timeout = timeout;
+    if let Some(token) = token {
+        match placement {
+            TokenPlacement::Query => opts.url = with_query_token(&opts.url, token),
+            TokenPlacement::Subprotocol => opts.subprotocols.push(token.to_owned()),
+            TokenPlacement::Header => opts
+                .headers
+                .push(("Authorization".into(), format!("Bearer {token}"))),
+        }
+    }
+    opts
+}
 
 /// The URL with `token` added as a `token` query parameter (after any query it has).
-pub(super) fn with_query_token(url: &str, token: &str) -> String {
+fn with_query_token(url: &str, token: &str) -> String {
     let url = crate::transport::websocket::with_root_path(url);
     let encoded: String = token
         .bytes()

@@ -80,7 +80,12 @@ pub async fn connect(opts: &WsOptions) -> Result<Connection, TransportError> {
     match uri.scheme_str() {
         Some("ws") => {}
         Some("wss") => return Err(bad("wss:// (TLS) is not supported yet; use ws://".into())),
-        other => return Err(bad(format!("unsupported scheme {other:?}; use ws://"))),
+        other => {
+            return Err(bad(format!(
+                "unsupported scheme {}; use ws://",
+                crate::show::quoted_or_none(other)
+            )))
+        }
     }
     let host = uri.host().ok_or_else(|| bad("no host".into()))?.to_string();
     let port = uri.port_u16().unwrap_or(80);

@@ -12,7 +12,7 @@ use wireprobe::suite::runner::{run_suite, CaseResult, Credentials, RunConfig};
 use wireprobe::suite::{self};
 use wireprobe::verdict::Verdict;
 
-/// `(case id, verdict)`; cases filtered out are reported as `filtered:ID`.
+/// `(case id, verdict)` of every case the filter selected.
 pub type Verdicts = Vec<(String, Verdict)>;
 
 pub const TEST_SECRET: &str = "wireprobe-test-secret";
@@ -27,14 +27,7 @@ pub async fn run_protocol(protocol: &str, faults: &[&str], filter: Option<&str>)
     run_protocol_results(protocol, faults, filter)
         .await
         .into_iter()
-        .map(|r| {
-            let id = if r.message.starts_with("filtered out") {
-                format!("filtered:{}", r.id)
-            } else {
-                r.id
-            };
-            (id, r.verdict)
-        })
+        .map(|r| (r.id, r.verdict))
         .collect()
 }
 
@@ -169,10 +162,7 @@ pub async fn assert_fault_matrix(protocol: &'static str, expected: &'static [Exp
     for (fault, results, want) in results {
         let judged: Vec<&CaseResult> = results
             .iter()
-            .filter(|r| {
-                !matches!(r.verdict, Verdict::Pass | Verdict::Info)
-                    && !r.message.starts_with("filtered out")
-            })
+            .filter(|r| !matches!(r.verdict, Verdict::Pass | Verdict::Info))
             .collect();
         let got: BTreeSet<(String, Verdict)> =
             judged.iter().map(|r| (r.id.clone(), r.verdict)).collect();

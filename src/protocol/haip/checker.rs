@@ -599,7 +599,10 @@ impl HaipChecker {
                 } else if pending.pop_front().is_some() {
                     out.push(Violation::new(
                         "HAIP-PING-002",
-                        format!("PONG nonce {:?} echoes no outstanding PING", f.nonce),
+                        format!(
+                            "PONG nonce {} echoes no outstanding PING",
+                            crate::show::quoted_or_none(f.nonce)
+                        ),
                     ));
                 }
             }

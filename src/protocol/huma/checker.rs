@@ -76,7 +76,8 @@ impl HumaChecker {
                 let index = event.get("messageIndex").and_then(Value::as_u64);
                 if index != Some(next_index) {
                     order(format!(
-                        "message_sent has messageIndex {index:?}; {next_index} was next"
+                        "message_sent has messageIndex {}; {next_index} was next",
+                        index.map_or("none".to_owned(), |i| i.to_string())
                     ));
                 }
                 self.bursts.insert(

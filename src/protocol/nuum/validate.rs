@@ -140,7 +140,10 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
             need(
                 "NUUM-RES-002",
                 matches!(subtype, Some("success" | "error" | "cancelled")),
-                &format!("subtype {subtype:?} is not success, error or cancelled"),
+                &format!(
+                    "subtype {} is not success, error or cancelled",
+                    crate::show::quoted_or_none(subtype)
+                ),
             );
             for field in ["duration_ms", "num_turns"] {
                 need(

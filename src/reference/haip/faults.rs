@@ -49,7 +49,12 @@ pub static FAULTS: &[Fault] = &[
     fault!("bad-uuid", ["HAIP-ENV-002"], "message ids are not UUIDs"),
     fault!(
         "numeric-seq",
-        ["HAIP-ENV-003", "HAIP-SEQ-001", "HAIP-SEQ-006", "HAIP-SEQ-007"],
+        [
+            "HAIP-ENV-003",
+            "HAIP-SEQ-001",
+            "HAIP-SEQ-006",
+            "HAIP-SEQ-007"
+        ],
         "sends seq as a JSON number (so a REPLAY_REQUEST naming it cannot be valid either)"
     ),
     fault!(
