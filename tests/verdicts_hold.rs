@@ -87,6 +87,8 @@ async fn refusing_server(refuse_all: bool) -> String {
         while let Ok((tcp, _)) = listener.accept().await {
             tokio::spawn(async move {
                 let mut has_token = false;
+                // The large error type is tungstenite's callback contract.
+                #[allow(clippy::result_large_err)]
                 let seen = |req: &Request, resp: Response| {
                     has_token = req.uri().query().is_some_and(|q| q.contains("token="));
                     Ok(resp)
