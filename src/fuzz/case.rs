@@ -7,7 +7,7 @@ use super::{Answer, FuzzProfile, Input, Opening, Oracle, Probe, Rng};
 use crate::matcher;
 use crate::protocol::{Protocol, TransportKind};
 use crate::suite::model::{
-    Action, Case, ConnectSpec, HandshakeMode, RawFrame, Step, Times, Unanswered,
+    Action, Case, ConnectSpec, HandshakeMode, Otherwise, RawFrame, Step, Times, Unanswered,
 };
 use crate::suite::runner::Credentials;
 use proptest::prelude::*;
@@ -332,6 +332,7 @@ fn reply_step(patterns: Vec<Value>, rule: &str, scenario: bool) -> Step {
             } else {
                 Unanswered::Fails
             },
+            otherwise: Otherwise::default(),
         },
         rule: Some(rule.to_owned()),
     }

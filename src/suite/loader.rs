@@ -339,8 +339,8 @@ fn parse_step(protocol: &dyn Protocol, v: Value) -> Result<Step, String> {
             times: parse_times(m.remove("times"))?,
         },
         "expect" => {
-            let patterns = patterns(body, "expect")?;
-            if patterns.is_empty() {
+            let wanted = patterns(body, "expect")?;
+            if wanted.is_empty() {
                 return Err("`expect` takes a pattern table or a list of them".into());
             }
             let within_ms = take_u64(&mut m, "within_ms")?;
@@ -349,11 +349,22 @@ fn parse_step(protocol: &dyn Protocol, v: Value) -> Result<Step, String> {
                 Times::Fixed(n) if n >= 1 => n,
                 _ => return Err("`times` on an expect is a whole number of at least 1".into()),
             };
+            let otherwise = Otherwise {
+                patterns: match m.remove("otherwise") {
+                    None => Vec::new(),
+                    Some(v) => patterns(v, "otherwise")?,
+                },
+                skips: take_bool(&mut m, "otherwise_skips")?.unwrap_or(false),
+            };
+            if otherwise.skips && otherwise.patterns.is_empty() {
+                return Err("`otherwise_skips` needs `otherwise` patterns".into());
+            }
             Action::Expect {
-                patterns,
+                patterns: wanted,
                 count,
                 within_ms,
                 unanswered,
+                otherwise,
             }
         }
         "expect_error" => {

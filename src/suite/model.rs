@@ -123,6 +123,18 @@ pub enum Unanswered {
     ProbeUnanswered,
 }
 
+/// Events that answer an `expect` in another form than the one it waits for (a status
+/// request answered with another subtype, a turn that ended before it could be
+/// interrupted): when one arrives first, the wait ends at once with `means`, instead of
+/// running out the timeout.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Otherwise {
+    pub patterns: Vec<Value>,
+    /// What such an answer means (`otherwise_skips = true`: the scenario was not reached;
+    /// by default, what no answer at all means).
+    pub skips: bool,
+}
+
 /// One step of a case.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Step {
@@ -150,6 +162,8 @@ pub enum Action {
         within_ms: Option<u64>,
         /// Without an answer the case is skipped, not failed (see [`Unanswered`]).
         unanswered: Unanswered,
+        /// The target's answer in another form: the wait ends as soon as one arrives.
+        otherwise: Otherwise,
     },
     ExpectError {
         code: Option<String>,

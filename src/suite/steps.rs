@@ -335,9 +335,11 @@ impl<'a> CaseRun<'a> {
                 count,
                 within_ms,
                 unanswered,
+                otherwise,
             } => {
                 for _ in 0..*count {
-                    self.expect(patterns, *within_ms, *unanswered).await?;
+                    self.expect(patterns, *within_ms, *unanswered, otherwise)
+                        .await?;
                 }
                 Ok(())
             }
@@ -438,8 +440,10 @@ impl<'a> CaseRun<'a> {
         patterns: &[Value],
         within_ms: Option<u64>,
         unanswered: Unanswered,
+        otherwise: &Otherwise,
     ) -> Result<(), Outcome> {
         let patterns = self.substitute_all(patterns)?;
+        let other_forms = self.substitute_all(&otherwise.patterns)?;
         let timeout = self.timeout(within_ms);
         let deadline = Instant::now() + timeout;
         let mut captured = Vars::new();
@@ -451,7 +455,14 @@ impl<'a> CaseRun<'a> {
                         .iter()
                         .any(|p| matcher::matches(p, e, &mut captured)) =>
                 {
-                    Watch::Take(())
+                    Watch::Take(Ok(()))
+                }
+                Item::Event(e)
+                    if other_forms
+                        .iter()
+                        .any(|p| matcher::matches(p, e, &mut Vars::new())) =>
+                {
+                    Watch::Stop(Err(show::event(e)))
                 }
                 _ => Watch::Keep,
             })
@@ -461,9 +472,23 @@ impl<'a> CaseRun<'a> {
         } else {
             format!("any of {}", Value::Array(patterns.clone()))
         };
-        if found.is_some() {
-            self.vars.extend(captured);
-            return Ok(());
+        match found {
+            Some(Ok(())) => {
+                self.vars.extend(captured);
+                return Ok(());
+            }
+            Some(Err(instead)) => {
+                let means = if otherwise.skips {
+                    Unanswered::ScenarioNotReached
+                } else {
+                    unanswered
+                };
+                let message = format!(
+                    "the target answered with {instead} instead of an event matching {pattern}"
+                );
+                return Err(unmet(means, message));
+            }
+            None => {}
         }
         let why = match &self.link.ended {
             Some(how) => {

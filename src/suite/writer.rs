@@ -83,6 +83,17 @@ fn unanswered(u: Unanswered) -> &'static str {
     }
 }
 
+/// One pattern inline, or a list of them.
+fn inline_all(patterns: &[Value]) -> String {
+    match patterns {
+        [one] => inline(one),
+        many => format!(
+            "[{}]",
+            many.iter().map(inline).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
 fn action_to_toml(action: &Action) -> String {
     let within = |ms: &Option<u64>| ms.map_or(String::new(), |ms| format!(", within_ms = {ms}"));
     match action {
@@ -103,21 +114,23 @@ fn action_to_toml(action: &Action) -> String {
             count,
             within_ms,
             unanswered: u,
+            otherwise,
         } => {
-            let pattern = match patterns.as_slice() {
-                [one] => inline(one),
-                many => format!(
-                    "[{}]",
-                    many.iter().map(inline).collect::<Vec<_>>().join(", ")
-                ),
-            };
             let count = if *count == 1 {
                 String::new()
             } else {
                 format!(", times = {count}")
             };
+            let otherwise = match (otherwise.patterns.as_slice(), otherwise.skips) {
+                ([], _) => String::new(),
+                (some, false) => format!(", otherwise = {}", inline_all(some)),
+                (some, true) => {
+                    format!(", otherwise = {}, otherwise_skips = true", inline_all(some))
+                }
+            };
             format!(
-                "expect = {pattern}{count}{}{}",
+                "expect = {}{count}{}{}{otherwise}",
+                inline_all(patterns),
                 within(within_ms),
                 unanswered(*u)
             )

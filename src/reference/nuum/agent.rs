@@ -1,8 +1,9 @@
 //! One turn of the reference agent: a scripted "model" driven by directives in the user's text,
 //! with mid-turn injection before every assistant output and a cancellation point everywhere.
 
+use super::variants::tool_names;
 use super::Out;
-use crate::reference::Faults;
+use crate::reference::{Faults, Variants};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -95,6 +96,7 @@ pub struct TurnCtx {
     pub out: Out,
     pub session_id: String,
     pub faults: Faults,
+    pub variants: Variants,
     /// Messages queued mid-turn, waiting for injection. Held while `queued` or `injected` is
     /// written, so the host never reads an injection before the message's `queued`.
     pub queue: Arc<tokio::sync::Mutex<Vec<String>>>,
@@ -124,30 +126,37 @@ impl TurnCtx {
     }
 
     async fn play(&self, directive: Directive) -> Outcome {
+        let [echo, research, alarm] = tool_names(&self.variants);
         match directive {
             Directive::Say(text) => {
-                self.assistant(vec![json!({"type": "text", "text": text})])
-                    .await;
+                self.say_with("Sure, here it is:", &text).await;
                 Outcome::Success(text)
             }
             Directive::Chat(text) => {
                 let reply = format!("You said: {text}");
-                self.assistant(vec![json!({"type": "text", "text": reply})])
-                    .await;
+                self.say_with("I read your message.", &reply).await;
                 Outcome::Success(reply)
             }
             Directive::Tool { name, input } => {
                 let content = input.to_string();
-                self.call_tool(&name, input, content).await;
-                self.assistant(vec![json!({"type": "text", "text": "done"})])
+                let name = if self.variants.has("own-tools") {
+                    echo
+                } else {
+                    &name
+                };
+                self.call_tool(name, input, content).await;
+                self.say(self.words("done", "All set: the tool answered."))
                     .await;
                 Outcome::Success("done".into())
             }
             Directive::Slow(ms) => {
-                self.assistant(vec![json!({"type": "text", "text": "slow: started"})])
-                    .await;
+                let late = self.variants.has("text-after-slow");
+                if !late {
+                    self.say(self.words("slow: started", "Working on it, this takes a while."))
+                        .await;
+                }
                 tokio::time::sleep(Duration::from_millis(ms)).await;
-                self.assistant(vec![json!({"type": "text", "text": "slow: done"})])
+                self.say(self.words("slow: done", "Finished the long job."))
                     .await;
                 Outcome::Success("slow: done".into())
             }
@@ -155,15 +164,21 @@ impl TurnCtx {
                 let id = self.next_id("bgtask");
                 let task = json!({"id": id, "type": "research", "description": description,
                     "status": "running", "createdAt": timestamp(SystemTime::now())});
-                self.call_tool(
-                    "background_research",
-                    json!({"description": description}),
+                let input = json!({"description": description});
+                self.tool_with_task(
+                    research,
+                    input,
                     format!("started {id}"),
+                    task,
+                    id,
+                    Duration::from_millis(500),
                 )
                 .await;
-                self.add_task(task, id, Duration::from_millis(500)).await;
-                self.assistant(vec![json!({"type": "text", "text": "research started"})])
-                    .await;
+                self.say(self.words(
+                    "research started",
+                    "I am looking into it in the background.",
+                ))
+                .await;
                 Outcome::Success("research started".into())
             }
             Directive::Alarm {
@@ -175,24 +190,68 @@ impl TurnCtx {
                 let task = json!({"id": id, "type": "alarm", "description": description,
                     "status": if self.faults.has("bad-task-status") { "scheduled" } else { "pending" },
                     "firesAt": timestamp(fires)});
-                self.call_tool(
-                    "set_alarm",
-                    json!({"seconds": seconds, "description": description}),
+                let input = json!({"seconds": seconds, "description": description});
+                self.tool_with_task(
+                    alarm,
+                    input,
                     format!("set {id}"),
+                    task,
+                    id,
+                    Duration::from_secs(seconds),
                 )
                 .await;
-                self.add_task(task, id, Duration::from_secs(seconds)).await;
-                self.assistant(vec![json!({"type": "text", "text": "alarm set"})])
+                self.say(self.words("alarm set", "I will remind you."))
                     .await;
                 Outcome::Success("alarm set".into())
             }
             Directive::Fail => {
-                self.assistant(vec![
-                    json!({"type": "text", "text": "fail: failing on purpose"}),
-                ])
-                .await;
+                self.say(self.words("fail: failing on purpose", "Something broke on my side."))
+                    .await;
                 Outcome::Error("failing on purpose".into())
             }
+        }
+    }
+
+    /// The default's words, or the `own-words` variant's.
+    fn words(&self, default: &'static str, own: &'static str) -> &'static str {
+        if self.variants.has("own-words") {
+            own
+        } else {
+            default
+        }
+    }
+
+    /// One assistant text line.
+    async fn say(&self, text: &str) {
+        self.assistant(vec![json!({"type": "text", "text": text})])
+            .await;
+    }
+
+    /// `text`, after a line of `preamble` in the `own-words` variant.
+    async fn say_with(&self, preamble: &str, text: &str) {
+        if self.variants.has("own-words") {
+            self.say(preamble).await;
+        }
+        self.say(text).await;
+    }
+
+    /// A tool call that creates a task: the task's snapshot follows the call (or, in the
+    /// `tasks-before-tool` variant, comes first).
+    async fn tool_with_task(
+        &self,
+        name: &str,
+        input: Value,
+        content: String,
+        task: Value,
+        id: String,
+        lasts: Duration,
+    ) {
+        if self.variants.has("tasks-before-tool") {
+            self.add_task(task, id, lasts).await;
+            self.call_tool(name, input, content).await;
+        } else {
+            self.call_tool(name, input, content).await;
+            self.add_task(task, id, lasts).await;
         }
     }
 

@@ -9,7 +9,7 @@ pub mod variants;
 
 use crate::ndjson::{AsyncLines, Line};
 use crate::protocol::nuum::input::{self, Action, HostLine};
-use crate::reference::{Faults, ServeError};
+use crate::reference::{Faults, ServeError, Variants};
 use agent::{timestamp, Tasks, TurnCtx};
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -126,6 +126,7 @@ pub async fn serve(
     opts: &NuumOptions,
 ) -> Result<Stop, ServeError> {
     let faults = Faults::parse(faults::FAULTS, &opts.faults)?;
+    let variants = Variants::parse(variants::VARIANTS, &opts.variants)?;
     let session_id = if faults.has("new-session-id") {
         store::fresh_session_id()
     } else {
@@ -138,6 +139,7 @@ pub async fn serve(
             out: out.clone(),
             session_id,
             faults: faults.clone(),
+            variants,
             queue: Arc::new(tokio::sync::Mutex::new(Vec::new())),
             tasks: Tasks::default(),
             ids: Arc::new(AtomicU64::new(0)),
@@ -198,8 +200,9 @@ impl Agent {
             out.line(json!({"type": "system", "subtype": "starting"}))
                 .await;
         }
+        let tools = variants::tool_names(&self.ctx.variants);
         let mut init = json!({"type": "system", "subtype": "init", "session_id": self.ctx.session_id,
-            "version": env!("CARGO_PKG_VERSION"), "tools": ["echo", "background_research", "set_alarm"]});
+            "version": env!("CARGO_PKG_VERSION"), "tools": tools});
         if self.faults.has("init-without-version") {
             init.as_object_mut().map(|i| i.remove("version"));
         }

@@ -3,5 +3,34 @@
 //! protocol's structure rather than this implementation's habits.
 
 use crate::reference::Variant;
+use crate::variant;
 
-pub static VARIANTS: &[Variant] = &[];
+pub static VARIANTS: &[Variant] = &[
+    variant!(
+        "own-words",
+        "answers every directive in its own words, over two assistant lines (no text the \
+         default uses)"
+    ),
+    variant!(
+        "own-tools",
+        "calls its tools by other names (mirror, spawn_research, schedule_alarm) whatever \
+         the directive names, and lists those in init"
+    ),
+    variant!(
+        "text-after-slow",
+        "a slow turn prints nothing until its slow work is done"
+    ),
+    variant!(
+        "tasks-before-tool",
+        "shows the tasks snapshot of a new task or alarm before the tool_use that made it"
+    ),
+];
+
+/// The names the agent calls its tools by: `(echo, research, alarm)`.
+pub fn tool_names(variants: &crate::reference::Variants) -> [&'static str; 3] {
+    if variants.has("own-tools") {
+        ["mirror", "spawn_research", "schedule_alarm"]
+    } else {
+        ["echo", "background_research", "set_alarm"]
+    }
+}
