@@ -182,6 +182,10 @@ pub struct TargetFlags {
     /// own, such as `{"userId": "probe"}`).
     #[arg(long, value_name = "JSON")]
     pub claims: Option<String>,
+    /// A tool the target offers, with the params to call it with (repeatable): tool cases
+    /// call these before any the target advertises.
+    #[arg(long = "tool", value_name = "NAME[=JSON]")]
+    pub tools: Vec<wireprobe::suite::runner::ToolOffer>,
     /// With `--target builtin`: start the reference target with this fault (repeatable).
     #[arg(long = "fault", value_name = "NAME")]
     pub faults: Vec<String>,

@@ -187,6 +187,7 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
         socketio_path: args.path.clone(),
         exec: prepared.exec.clone(),
         cwd: args.target.cwd.clone(),
+        tools: args.target.tools.clone(),
         handshake_defaults: match &args.auth {
             None => None,
             Some(_) if p.transport() != protocol::TransportKind::SocketIo => {

@@ -306,3 +306,45 @@ steps = [
         .expect("rule");
     assert_eq!(ping.verdict, Verdict::Warn);
 }
+
+/// Tool cases call what the target offers: the tools it advertises under its own names, and
+/// before those any tool given with `--tool NAME=JSON` (with its params).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn tool_cases_call_the_tools_the_target_offers() {
+    let opts = ServeOptions {
+        variants: vec!["other-tools".into()],
+        jwt_secret: Some(TEST_SECRET.into()),
+        ..ServeOptions::default()
+    };
+    let target = reference::start("haip", SocketAddr::from(([127, 0, 0, 1], 0)), &opts)
+        .await
+        .expect("reference target starts");
+    let p = protocol::get("haip").expect("haip");
+    let bundled = suite::load_bundled(p).expect("suite");
+    let called = |results: &[CaseResult], id: &str| -> Vec<String> {
+        let case = results.iter().find(|r| r.id == id).expect("case ran");
+        assert_eq!(case.verdict, Verdict::Pass, "{id}: {}", case.message);
+        case.transcript
+            .iter()
+            .filter(|e| e.frame["type"] == "TOOL_CALL")
+            .map(|e| e.frame["payload"].to_string())
+            .collect()
+    };
+    let cfg = config(&target.url, Some("haip.tool.*"));
+    let results = run_suite(p, &bundled, &cfg, &|_| {})
+        .await
+        .expect("reachable");
+    assert!(called(&results, "haip.tool.echo-completes")[0].contains("util.mirror"));
+    assert!(called(&results, "haip.tool.cancel")[0].contains("util.sleep"));
+
+    let mut cfg = config(&target.url, Some("haip.tool.echo-completes"));
+    cfg.tools = vec!["util.sleep={\"ms\": 50}".parse().expect("a tool offer")];
+    let results = run_suite(p, &bundled, &cfg, &|_| {})
+        .await
+        .expect("reachable");
+    let calls = called(&results, "haip.tool.echo-completes");
+    assert!(
+        calls[0].contains("util.sleep") && calls[0].contains("\"ms\":50"),
+        "{calls:?}"
+    );
+}

@@ -58,6 +58,11 @@ pub trait Protocol: Send + Sync + 'static {
     /// message of this protocol, well-formed or not; a target that never sends one has not
     /// answered at all.
     fn recognises(&self, frame: &Value) -> bool;
+    /// The names of the tools `event` advertises, when it is the protocol's tool list.
+    fn advertised_tools(&self, event: &Value) -> Option<Vec<String>> {
+        let _ = event;
+        None
+    }
     /// What the fuzzer needs of this protocol, when it can be fuzzed.
     fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
         None

@@ -275,7 +275,7 @@ fn parse_connect(v: Option<Value>) -> Result<ConnectSpec, String> {
 }
 
 /// The step's action names; exactly one must appear in each step table.
-const ACTIONS: [&str; 12] = [
+const ACTIONS: [&str; 13] = [
     "send",
     "send_raw",
     "expect",
@@ -288,6 +288,7 @@ const ACTIONS: [&str; 12] = [
     "check",
     "reconnect",
     "restart",
+    "pick_tool",
 ];
 
 fn parse_step(protocol: &dyn Protocol, v: Value) -> Result<Step, String> {
@@ -412,6 +413,31 @@ fn parse_step(protocol: &dyn Protocol, v: Value) -> Result<Step, String> {
             let within_ms = take_u64(&mut b, "within_ms")?;
             no_more(&b, name)?;
             Action::ExpectRefused { within_ms }
+        }
+        "pick_tool" => {
+            let mut b = as_table(body, name)?;
+            let prefer = match b.remove("prefer") {
+                None => Vec::new(),
+                Some(Value::Array(items)) => items
+                    .into_iter()
+                    .map(|v| match v {
+                        Value::String(g) => globset::Glob::new(&g)
+                            .map(|_| g.clone())
+                            .map_err(|e| format!("`prefer` glob {g}: {e}")),
+                        other => Err(format!("`prefer` takes name globs, not {other}")),
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(other) => return Err(format!("`prefer` takes a list of globs, not {other}")),
+            };
+            let params =
+                take_object(&mut b, "params")?.unwrap_or_else(|| Value::Object(Map::new()));
+            let within_ms = take_u64(&mut b, "within_ms")?;
+            no_more(&b, name)?;
+            Action::PickTool {
+                prefer,
+                params,
+                within_ms,
+            }
         }
         "wait" => {
             let mut b = as_table(body, name)?;

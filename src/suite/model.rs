@@ -196,6 +196,16 @@ pub enum Action {
         value: Value,
         pattern: Value,
     },
+    /// Chooses a tool the target offers (one given with `--tool`, else one it advertises)
+    /// and binds it as `${tool.name}` and `${tool.params}`; none offered skips the case.
+    PickTool {
+        /// Globs of names to prefer, in order (a case that needs a slow tool prefers names
+        /// that say so); without a match the first offered tool is taken.
+        prefer: Vec<String>,
+        /// Params for a tool the user gave without any.
+        params: Value,
+        within_ms: Option<u64>,
+    },
     Reconnect {
         handshake: HandshakeMode,
         handshake_with: Option<Value>,

@@ -70,6 +70,37 @@ pub struct RunConfig {
     pub exec: Vec<String>,
     /// Stdio protocols: the target's working directory.
     pub cwd: Option<std::path::PathBuf>,
+    /// Tools the target offers (`--tool NAME[=JSON params]`), before any it advertises.
+    pub tools: Vec<ToolOffer>,
+}
+
+/// A tool the user says the target offers (`--tool NAME[=JSON params]`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOffer {
+    pub name: String,
+    /// Params to call it with (`None`: the case's own).
+    pub params: Option<serde_json::Value>,
+}
+
+impl std::str::FromStr for ToolOffer {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (name, params) = match s.split_once('=') {
+            None => (s, None),
+            Some((name, json)) => match serde_json::from_str::<serde_json::Value>(json) {
+                Ok(v @ serde_json::Value::Object(_)) => (name, Some(v)),
+                Ok(_) => return Err(format!("--tool {name}=JSON takes a JSON object of params")),
+                Err(e) => return Err(format!("--tool {name}: the params are not JSON: {e}")),
+            },
+        };
+        if name.trim().is_empty() {
+            return Err("--tool needs a tool name (NAME or NAME=JSON)".into());
+        }
+        Ok(ToolOffer {
+            name: name.trim().to_owned(),
+            params,
+        })
+    }
 }
 
 impl RunConfig {
@@ -86,6 +117,7 @@ impl RunConfig {
             handshake_defaults: None,
             exec: Vec::new(),
             cwd: None,
+            tools: Vec::new(),
         }
     }
 }

@@ -383,6 +383,11 @@ impl<'a> CaseRun<'a> {
                 self.link.pending.clear();
                 Ok(())
             }
+            Action::PickTool {
+                prefer,
+                params,
+                within_ms,
+            } => self.pick_tool(prefer, params, *within_ms).await,
             Action::Reconnect {
                 handshake,
                 handshake_with,
@@ -501,6 +506,49 @@ impl<'a> CaseRun<'a> {
         };
         let message = format!("{why}; {}", self.link.unmatched_summary());
         Err(unmet(unanswered, message))
+    }
+
+    async fn pick_tool(
+        &mut self,
+        prefer: &[String],
+        params: &Value,
+        within_ms: Option<u64>,
+    ) -> Result<(), Outcome> {
+        let given: Vec<(String, Option<Value>)> = self
+            .cfg
+            .tools
+            .iter()
+            .map(|t| (t.name.clone(), t.params.clone()))
+            .collect();
+        let offered = if given.is_empty() {
+            let deadline = Instant::now() + self.timeout(within_ms);
+            let protocol = self.protocol;
+            let advertised = self
+                .link
+                .watch(deadline, |a, _| match a {
+                    Item::Event(e) => protocol
+                        .advertised_tools(e)
+                        .map_or(Watch::Keep, Watch::Stop),
+                    _ => Watch::Keep,
+                })
+                .await;
+            advertised
+                .unwrap_or_default()
+                .into_iter()
+                .map(|name| (name, None))
+                .collect()
+        } else {
+            given
+        };
+        let Some((name, own_params)) = choose_tool(offered, prefer) else {
+            return Err(Outcome::Skip(
+                "the target offers no tool: it advertised none, and none was given with --tool NAME[=JSON]".into(),
+            ));
+        };
+        let params = own_params.unwrap_or_else(|| params.clone());
+        self.vars
+            .insert("tool".into(), json!({"name": name, "params": params}));
+        Ok(())
     }
 
     async fn expect_error(
@@ -650,4 +698,20 @@ impl<'a> CaseRun<'a> {
             ))),
         }
     }
+}
+
+/// The first offered tool whose name matches the earliest of the `prefer` globs, else the
+/// first offered.
+fn choose_tool(
+    offered: Vec<(String, Option<Value>)>,
+    prefer: &[String],
+) -> Option<(String, Option<Value>)> {
+    let preferred = prefer.iter().find_map(|glob| {
+        let glob = globset::Glob::new(glob).ok()?.compile_matcher();
+        offered
+            .iter()
+            .find(|(name, _)| glob.is_match(name))
+            .cloned()
+    });
+    preferred.or_else(|| offered.into_iter().next())
 }

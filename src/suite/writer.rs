@@ -213,6 +213,22 @@ fn action_to_toml(action: &Action) -> String {
             format!("reconnect = {{ {} }}", fields.join(", "))
         }
         Action::Restart => "restart = {}".into(),
+        Action::PickTool {
+            prefer,
+            params,
+            within_ms,
+        } => {
+            let prefer = prefer
+                .iter()
+                .map(|g| Value::String(g.clone()).to_string())
+                .collect::<Vec<_>>()
+                .join(", ");
+            format!(
+                "pick_tool = {{ prefer = [{prefer}], params = {}{} }}",
+                inline(params),
+                within(within_ms)
+            )
+        }
     }
 }
 

@@ -91,4 +91,18 @@ impl Protocol for Haip {
     fn recognises(&self, frame: &serde_json::Value) -> bool {
         model::event_type(frame).is_some()
     }
+
+    fn advertised_tools(&self, event: &serde_json::Value) -> Option<Vec<String>> {
+        if model::event_type(event) != Some("TOOL_LIST") {
+            return None;
+        }
+        let tools = event.pointer("/payload/tools")?.as_array()?;
+        Some(
+            tools
+                .iter()
+                .filter_map(|t| t.get("name").and_then(serde_json::Value::as_str))
+                .map(str::to_owned)
+                .collect(),
+        )
+    }
 }

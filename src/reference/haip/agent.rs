@@ -2,7 +2,8 @@
 //! text, and its two tools. Runs and tool calls are tasks that emit through the connection.
 
 use super::outbox::{Outgoing, AGENT_CHANNEL};
-use crate::reference::Faults;
+use super::Config;
+use crate::reference::{Faults, Variants};
 use base64::Engine;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -189,19 +190,31 @@ pub async fn run(spec: RunSpec, tx: mpsc::Sender<Internal>, mut cancel: oneshot:
     let _ = tx.send(Internal::RunEnded(spec.run_id)).await;
 }
 
+/// The names of the agent's two tools: `(echo, slow)` (the `other-tools` variant names them
+/// differently).
+pub fn tool_names(variants: &Variants) -> (&'static str, &'static str) {
+    if variants.has("other-tools") {
+        ("util.mirror", "util.sleep")
+    } else {
+        ("wireprobe.echo", "wireprobe.slow")
+    }
+}
+
 /// The tools the reference agent advertises.
-pub fn tool_list() -> Value {
+pub fn tool_list(variants: &Variants) -> Value {
+    let (echo, slow) = tool_names(variants);
     json!({"tools": [
-        {"name": "wireprobe.echo", "description": "Completes at once with its params as the result."},
-        {"name": "wireprobe.slow", "description": "Reports progress for params.ms milliseconds (default 3000), then completes; cancellable."},
+        {"name": echo, "description": "Completes at once with its params as the result."},
+        {"name": slow, "description": "Reports progress for params.ms milliseconds (default 3000), then completes; cancellable."},
     ]})
 }
 
 /// The schema of each advertised tool's params.
-pub fn tool_schemas() -> [Value; 2] {
+pub fn tool_schemas(variants: &Variants) -> [Value; 2] {
+    let (echo, slow) = tool_names(variants);
     [
-        json!({"tool": "wireprobe.echo", "schema": {"type": "object"}}),
-        json!({"tool": "wireprobe.slow", "schema": {"type": "object", "properties": {"ms": {"type": "integer", "minimum": 0}}}}),
+        json!({"tool": echo, "schema": {"type": "object"}}),
+        json!({"tool": slow, "schema": {"type": "object", "properties": {"ms": {"type": "integer", "minimum": 0}}}}),
     ]
 }
 
@@ -210,10 +223,12 @@ pub async fn call_tool(
     call_id: String,
     tool: String,
     params: Value,
-    faults: Faults,
+    config: &Config,
     tx: mpsc::Sender<Internal>,
     mut cancel: oneshot::Receiver<()>,
 ) {
+    let faults = &config.faults;
+    let (echo, slow) = tool_names(&config.variants);
     let out = Emitter {
         tx: tx.clone(),
         run_id: None,
@@ -226,7 +241,7 @@ pub async fn call_tool(
         }
     };
     match tool.as_str() {
-        "wireprobe.echo" => {
+        name if name == echo => {
             out.emit(
                 "TOOL_UPDATE",
                 json!({"call_id": call_id, "status": "RUNNING", "progress": progress(50)}),
@@ -247,7 +262,7 @@ pub async fn call_tool(
                 }
             }
         }
-        "wireprobe.slow" => {
+        name if name == slow => {
             let ms = params
                 .get("ms")
                 .and_then(Value::as_u64)

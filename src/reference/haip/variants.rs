@@ -5,8 +5,14 @@
 use crate::reference::Variant;
 use crate::variant;
 
-pub static VARIANTS: &[Variant] = &[variant!(
-    "hai-on-connect",
-    "sends its HAI the moment the socket opens, before the client's HAI arrives, then \
+pub static VARIANTS: &[Variant] = &[
+    variant!(
+        "hai-on-connect",
+        "sends its HAI the moment the socket opens, before the client's HAI arrives, then \
      takes the client's session (or resumes it) when that HAI comes"
-)];
+    ),
+    variant!(
+        "other-tools",
+        "advertises its tools under other names (util.mirror, util.sleep)"
+    ),
+];

@@ -206,15 +206,11 @@ impl Conn {
                     .unwrap_or(json!({}));
                 let (cancel_tx, cancel_rx) = oneshot::channel();
                 self.tools.insert(call_id.clone(), cancel_tx);
-                let task = agent::call_tool(
-                    call_id,
-                    tool,
-                    params,
-                    f.clone(),
-                    self.internal_tx.clone(),
-                    cancel_rx,
-                );
-                self.tasks.spawn(task);
+                let config = self.config.clone();
+                let tx = self.internal_tx.clone();
+                self.tasks.spawn(async move {
+                    agent::call_tool(call_id, tool, params, &config, tx, cancel_rx).await
+                });
             }
             "TOOL_CANCEL" => {
                 // Cancelling a call that already ended is a harmless race: nothing to do.

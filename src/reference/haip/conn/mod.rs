@@ -378,7 +378,7 @@ impl Conn {
             self.emit(Outgoing::new(
                 "TOOL_LIST",
                 SYSTEM_CHANNEL,
-                agent::tool_list(),
+                agent::tool_list(&self.config.variants),
             ))
             .await;
         }
@@ -402,11 +402,11 @@ impl Conn {
             self.emit(Outgoing::new(
                 "TOOL_LIST",
                 SYSTEM_CHANNEL,
-                agent::tool_list(),
+                agent::tool_list(&self.config.variants),
             ))
             .await;
         }
-        for schema in agent::tool_schemas() {
+        for schema in agent::tool_schemas(&self.config.variants) {
             self.emit(Outgoing::new("TOOL_SCHEMA", SYSTEM_CHANNEL, schema))
                 .await;
         }
