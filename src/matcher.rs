@@ -91,6 +91,36 @@ pub fn literal(v: &Value) -> Value {
     }
 }
 
+/// `v` with every `${i}` replaced by `i` first, so a repeated send can name things per
+/// repetition (`"${uuid:m${i}}"` is one UUID per repetition). `$${i}` stays literal.
+pub fn with_index(v: &Value, i: u64) -> Value {
+    match v {
+        Value::String(s) if s.contains("${i}") => {
+            let mut out = String::with_capacity(s.len());
+            let mut rest = s.as_str();
+            while let Some(at) = rest.find("${i}") {
+                let escaped = rest[..at].ends_with('$');
+                out.push_str(&rest[..at]);
+                if escaped {
+                    out.push_str("${i}");
+                } else {
+                    out.push_str(&i.to_string());
+                }
+                rest = &rest[at + 4..];
+            }
+            out.push_str(rest);
+            Value::String(out)
+        }
+        Value::Array(items) => Value::Array(items.iter().map(|x| with_index(x, i)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, x)| (k.clone(), with_index(x, i)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
 /// Binds a fresh UUID to every `${uuid:NAME}` in `v` that has none yet.
 pub fn bind_uuids(v: &Value, vars: &mut Vars) {
     match v {
@@ -281,6 +311,23 @@ mod tests {
         assert_eq!(v["a"], v["b"]);
         assert_ne!(v["a"], v["c"]);
         assert_eq!(v["c"].as_str().map(str::len), Some(36));
+    }
+
+    #[test]
+    fn an_index_names_one_uuid_per_repetition() {
+        let mut vars = Vars::new();
+        let p = json!({"a": "${uuid:m${i}}", "n": "w${i}", "keep": "$${i}"});
+        let first = with_index(&p, 0);
+        let second = with_index(&p, 1);
+        bind_uuids(&first, &mut vars);
+        bind_uuids(&second, &mut vars);
+        let (a, b) = (
+            substitute(&first, &vars).unwrap(),
+            substitute(&second, &vars).unwrap(),
+        );
+        assert_ne!(a["a"], b["a"]);
+        assert_eq!(a["n"], "w0");
+        assert_eq!(b["keep"], "${i}");
     }
 
     #[test]

@@ -221,6 +221,7 @@ pub fn case_for(
         connect: ConnectSpec::default(),
         timeout_ms: None,
         steps: out,
+        fallback: Vec::new(),
         origin: "fuzz".into(),
     }
 }
@@ -325,7 +326,7 @@ fn reply_step(patterns: Vec<Value>, rule: &str, scenario: bool) -> Step {
     Step {
         action: Action::Expect {
             patterns,
-            count: 1,
+            count: Times::Fixed(1),
             within_ms: None,
             unanswered: if scenario {
                 Unanswered::ScenarioNotReached

@@ -201,6 +201,16 @@ fn parse_case(
             .collect::<Result<Vec<_>, _>>()?,
         _ => return Err(whole("missing `steps` (a list of steps)".into())),
     };
+    // Fallback steps are numbered after the main ones in error messages.
+    let fallback = match raw.remove("fallback") {
+        None => Vec::new(),
+        Some(Value::Array(more)) => more
+            .into_iter()
+            .enumerate()
+            .map(|(i, s)| parse_step(protocol, s).map_err(|m| (Some(steps.len() + i), m)))
+            .collect::<Result<Vec<_>, _>>()?,
+        Some(_) => return Err(whole("`fallback` must be a list of steps".into())),
+    };
     if let Some(key) = raw.keys().next() {
         return Err(whole(format!("unknown key `{key}`")));
     }
@@ -214,6 +224,7 @@ fn parse_case(
         connect,
         timeout_ms,
         steps,
+        fallback,
         origin: origin.to_owned(),
     })
 }
@@ -347,8 +358,8 @@ fn parse_step(protocol: &dyn Protocol, v: Value) -> Result<Step, String> {
             let within_ms = take_u64(&mut m, "within_ms")?;
             let unanswered = parse_unanswered(&mut m)?;
             let count = match parse_times(m.remove("times"))? {
-                Times::Fixed(n) if n >= 1 => n,
-                _ => return Err("`times` on an expect is a whole number of at least 1".into()),
+                Times::Fixed(0) => return Err("`times` on an expect is at least 1".into()),
+                times => times,
             };
             let otherwise = Otherwise {
                 patterns: match m.remove("otherwise") {

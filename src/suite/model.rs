@@ -24,6 +24,9 @@ pub struct Case {
     /// Overrides `--timeout-ms` for this case's steps.
     pub timeout_ms: Option<u64>,
     pub steps: Vec<Step>,
+    /// Steps tried on a fresh connection when `steps` skip because the target does not do
+    /// what they need (another way to reach the same scenario); empty: none.
+    pub fallback: Vec<Step>,
     /// The file the case came from, for error messages.
     pub origin: String,
 }
@@ -158,7 +161,7 @@ pub enum Action {
     Expect {
         patterns: Vec<Value>,
         /// How many matching events to consume, in arrival order.
-        count: u64,
+        count: Times,
         within_ms: Option<u64>,
         /// Without an answer the case is skipped, not failed (see [`Unanswered`]).
         unanswered: Unanswered,

@@ -390,11 +390,18 @@ fn case_budget(case: &Case, cfg: &RunConfig) -> Duration {
     let steps: u64 = case
         .steps
         .iter()
+        .chain(&case.fallback)
         .map(|s| match &s.action {
             Action::Wait { ms } | Action::ExpectSilence { ms, .. } => *ms,
             Action::Expect {
                 within_ms, count, ..
-            } => within_ms.unwrap_or(step_ms) * count,
+            } => {
+                within_ms.unwrap_or(step_ms)
+                    * match count {
+                        super::model::Times::Fixed(n) => *n,
+                        super::model::Times::FromVar { .. } => 10,
+                    }
+            }
             Action::ExpectError { within_ms, .. }
             | Action::ExpectClose { within_ms, .. }
             | Action::ExpectRefused { within_ms } => within_ms.unwrap_or(step_ms),

@@ -82,12 +82,30 @@ impl<'a> CaseRun<'a> {
         )
     }
 
-    /// Runs the whole case; `Ok` when every step held.
+    /// Runs the whole case; `Ok` when every step held. When the steps skip and the case has
+    /// fallback steps, those run on a fresh connection.
     pub async fn execute(&mut self) -> Result<(), Outcome> {
+        let first = self.execute_steps(&self.case.steps).await;
+        match first {
+            Err(Outcome::Skip(why)) if !self.case.fallback.is_empty() => {
+                self.finish().await;
+                self.vars.clear();
+                self.link.session = self.protocol.session();
+                match self.execute_steps(&self.case.fallback).await {
+                    Err(Outcome::Skip(again)) => Err(Outcome::Skip(format!(
+                        "{why}; and by the fallback steps: {again}"
+                    ))),
+                    other => other,
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// Connects, shakes hands and runs `steps`.
+    async fn execute_steps(&mut self, steps: &[Step]) -> Result<(), Outcome> {
         let token = token_for(self.case.connect.token, &self.cfg.credentials)?;
-        let expects_refusal = self
-            .case
-            .steps
+        let expects_refusal = steps
             .iter()
             .any(|s| matches!(s.action, Action::ExpectRefused { .. }));
         self.open(token.as_deref(), expects_refusal).await?;
@@ -95,7 +113,7 @@ impl<'a> CaseRun<'a> {
         self.handshake(self.case.handshake, handshake_with.as_ref(), false)
             .await?;
         self.check_capabilities()?;
-        for step in &self.case.steps {
+        for step in steps {
             self.step(&step.action).await.map_err(|o| match o {
                 Outcome::Fail {
                     rule: None,
@@ -304,7 +322,7 @@ impl<'a> CaseRun<'a> {
                 let n = self.times(times)?;
                 for i in 0..n {
                     self.vars.insert("i".into(), json!(i));
-                    let event = self.substitute(event)?;
+                    let event = self.substitute(&matcher::with_index(event, i))?;
                     let frame = self
                         .link
                         .session
@@ -337,7 +355,7 @@ impl<'a> CaseRun<'a> {
                 unanswered,
                 otherwise,
             } => {
-                for _ in 0..*count {
+                for _ in 0..self.times(count)? {
                     self.expect(patterns, *within_ms, *unanswered, otherwise)
                         .await?;
                 }

@@ -40,6 +40,13 @@ pub fn case_to_toml(case: &Case) -> String {
         out.push_str(&format!("  {},\n", step_to_toml(step)));
     }
     out.push_str("]\n");
+    if !case.fallback.is_empty() {
+        out.push_str("fallback = [\n");
+        for step in &case.fallback {
+            out.push_str(&format!("  {},\n", step_to_toml(step)));
+        }
+        out.push_str("]\n");
+    }
     out
 }
 
@@ -116,11 +123,7 @@ fn action_to_toml(action: &Action) -> String {
             unanswered: u,
             otherwise,
         } => {
-            let count = if *count == 1 {
-                String::new()
-            } else {
-                format!(", times = {count}")
-            };
+            let count = times(count);
             let otherwise = match (otherwise.patterns.as_slice(), otherwise.skips) {
                 ([], _) => String::new(),
                 (some, false) => format!(", otherwise = {}", inline_all(some)),

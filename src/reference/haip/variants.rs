@@ -15,4 +15,9 @@ pub static VARIANTS: &[Variant] = &[
         "other-tools",
         "advertises its tools under other names (util.mirror, util.sleep)"
     ),
+    variant!(
+        "no-client-runs",
+        "opens runs only for user messages: a client's RUN_STARTED is accepted silently and \
+         opens nothing"
+    ),
 ];

@@ -67,6 +67,9 @@ impl Conn {
                     _ => {}
                 }
             }
+            // Variant `no-client-runs`: runs are the agent's; a client's RUN_STARTED is noted
+            // and changes nothing.
+            "RUN_STARTED" if self.config.variants.has("no-client-runs") => {}
             "RUN_STARTED" => {
                 let Some(id) = run_id.or_else(|| payload_str("run_id")) else {
                     return self
