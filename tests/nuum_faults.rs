@@ -24,7 +24,13 @@ const EXPECTED: &[Expectation] = &[
         &[("nuum.init.first-and-once", Fail)],
     ),
     ("init-twice", None, &[("nuum.init.first-and-once", Fail)]),
-    ("init-without-version", None, &[("nuum.init.fields", Fail)]),
+    ("init-without-version", None, &[("nuum.init.fields", Warn)]),
+    (
+        "init-without-session-id",
+        None,
+        // Without a session_id there is nothing to compare across a restart.
+        &[("nuum.init.fields", Fail), ("nuum.session.persists", Skip)],
+    ),
     (
         "assistant-wrong-role",
         None,

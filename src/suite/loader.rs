@@ -463,7 +463,11 @@ fn parse_step(protocol: &dyn Protocol, v: Value) -> Result<Step, String> {
                 .ok_or("`check` needs `value` (a \"${NAME}\" template)")?;
             let pattern = b.remove("pattern").ok_or("`check` needs `pattern`")?;
             no_more(&b, name)?;
-            Action::Check { value, pattern }
+            Action::Check {
+                value,
+                pattern,
+                unanswered: parse_unanswered(&mut m)?,
+            }
         }
         "discard" => {
             no_more(&as_table(body, name)?, name)?;

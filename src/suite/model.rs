@@ -198,6 +198,9 @@ pub enum Action {
     Check {
         value: Value,
         pattern: Value,
+        /// `scenario = true`: a value that is not there or does not match is a precondition
+        /// the target did not meet, so the case skips.
+        unanswered: Unanswered,
     },
     /// Chooses a tool the target offers (one given with `--tool`, else one it advertises)
     /// and binds it as `${tool.name}` and `${tool.params}`; none offered skips the case.

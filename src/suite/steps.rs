@@ -386,13 +386,27 @@ impl<'a> CaseRun<'a> {
                 tokio::time::sleep(Duration::from_millis(*ms)).await;
                 Ok(())
             }
-            Action::Check { value, pattern } => {
-                let value = self.substitute(value)?;
+            Action::Check {
+                value,
+                pattern,
+                unanswered,
+            } => {
+                let value = match (self.substitute(value), unanswered) {
+                    (Ok(v), _) => v,
+                    // What the value would have come from never arrived.
+                    (Err(Outcome::Error(why)), Unanswered::ScenarioNotReached) => {
+                        return Err(unmet(*unanswered, why))
+                    }
+                    (Err(other), _) => return Err(other),
+                };
                 let pattern = self.substitute(pattern)?;
                 if matcher::matches(&pattern, &value, &mut self.vars) {
                     Ok(())
                 } else {
-                    Err(fail(format!("{value} does not match {pattern}")))
+                    Err(unmet(
+                        *unanswered,
+                        format!("{value} does not match {pattern}"),
+                    ))
                 }
             }
             Action::Discard => {

@@ -185,11 +185,16 @@ fn action_to_toml(action: &Action) -> String {
         }
         Action::Wait { ms } => format!("wait = {{ ms = {ms} }}"),
         Action::Discard => "discard = {}".into(),
-        Action::Check { value, pattern } => {
+        Action::Check {
+            value,
+            pattern,
+            unanswered: u,
+        } => {
             format!(
-                "check = {{ value = {}, pattern = {} }}",
+                "check = {{ value = {}, pattern = {} }}{}",
                 inline(value),
-                inline(pattern)
+                inline(pattern),
+                unanswered(*u)
             )
         }
         Action::Reconnect {

@@ -75,7 +75,14 @@ pub async fn run_reference(
         let cfg = RunConfig::new(target.url.clone());
         (Some(target), cfg)
     };
-    cfg.step_timeout = Duration::from_millis(1000);
+    // A process per case starts slowly when dozens start at once on two cores: its first
+    // line (the handshake) gets more time than a network target's reply.
+    cfg.step_timeout =
+        Duration::from_millis(if protocol.transport() == protocol::TransportKind::Stdio {
+            2000
+        } else {
+            1000
+        });
     cfg.jobs = 8;
     cfg.credentials = Credentials {
         token: None,

@@ -20,8 +20,10 @@ pub static RULES: &[Rule] = &[
     // Startup.
     rule!("NUUM-INIT-001", Must, "Init Message",
         "system/init is the first line on stdout and is sent once per process start."),
-    rule!("NUUM-INIT-002", Must, "Init Message",
-        "init carries a string session_id, a string version and tools, an array of strings."),
+    rule!("NUUM-INIT-002", Must, "Session Identity",
+        "init carries a string session_id (\"The session_id appears in: The init message\")."),
+    rule!("NUUM-INIT-003", Should, "Init Message",
+        "init carries a string version and tools, an array of strings (only the example shows them)."),
     // Output messages.
     rule!("NUUM-OUT-001", Info, "Output Messages (Nuum → stdout)",
         "Output the spec does not list (another type, a system subtype or a content block type of its own) is recorded."),

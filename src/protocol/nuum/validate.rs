@@ -79,12 +79,12 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
                 "no string session_id",
             );
             need(
-                "NUUM-INIT-002",
+                "NUUM-INIT-003",
                 is_str(line, "version"),
                 "no string version",
             );
             need(
-                "NUUM-INIT-002",
+                "NUUM-INIT-003",
                 line.get("tools")
                     .and_then(Value::as_array)
                     .is_some_and(|t| t.iter().all(Value::is_string)),

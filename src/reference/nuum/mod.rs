@@ -206,6 +206,9 @@ impl Agent {
         if self.faults.has("init-without-version") {
             init.as_object_mut().map(|i| i.remove("version"));
         }
+        if self.faults.has("init-without-session-id") {
+            init.as_object_mut().map(|i| i.remove("session_id"));
+        }
         out.line(init.clone()).await;
         if self.faults.has("init-twice") {
             out.line(init).await;
