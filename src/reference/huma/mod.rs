@@ -186,11 +186,16 @@ fn on_message(s: SocketRef, event: Value, state: Shared, config: Arc<Config>) {
                     } else {
                         uuid::Uuid::new_v4().to_string()
                     };
-                    let tool = directive
+                    let asked = directive
                         .get("tool")
                         .and_then(Value::as_str)
-                        .unwrap_or("wireprobe_tool")
-                        .to_owned();
+                        .unwrap_or("wireprobe_tool");
+                    // Variant `own-tool-names`: the agent calls its own tool for the job.
+                    let tool = if config.variants.has("own-tool-names") {
+                        format!("agent_{asked}")
+                    } else {
+                        asked.to_owned()
+                    };
                     let arguments = directive
                         .get("arguments")
                         .cloned()
@@ -221,7 +226,18 @@ fn on_message(s: SocketRef, event: Value, state: Shared, config: Arc<Config>) {
             }
         }
         Some("tool-result") => {
-            st.outstanding.remove(&text("toolCallId"));
+            let id = text("toolCallId");
+            // Variant `own-tool-names` also holds a result to "the tool name from the original
+            // tool-call event" (a server may check it).
+            let named = st.outstanding.get(&id).cloned();
+            if config.variants.has("own-tool-names")
+                && named.is_some_and(|name| name != text("toolName"))
+            {
+                drop(st);
+                emit_error(&s, f, "tool-result: toolName is not the tool-call's");
+                return;
+            }
+            st.outstanding.remove(&id);
         }
         Some("addon-tool-event") => {
             let index = event.pointer("/data/messageIndex").and_then(Value::as_u64);

@@ -3,5 +3,10 @@
 //! protocol's structure rather than this implementation's habits.
 
 use crate::reference::Variant;
+use crate::variant;
 
-pub static VARIANTS: &[Variant] = &[];
+pub static VARIANTS: &[Variant] = &[variant!(
+    "own-tool-names",
+    "names the tool it calls itself (agent_NAME) instead of the name the directive asked \
+     for, and refuses a tool-result that does not name the tool-call's tool"
+)];
