@@ -9,6 +9,9 @@ use wireprobe::reference;
 
 const SEED: &str = "1";
 
+/// Fuzz processes run at once by a fault-reach test.
+const PARALLEL_FUZZERS: usize = 8;
+
 /// Runs `wireprobe fuzz`; the rule of the finding, if any.
 fn fuzz(protocol: &str, fault: Option<&str>, runs: u32, out: &Path) -> Option<String> {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_wireprobe"));
@@ -56,29 +59,54 @@ fn assert_faults_found(protocol: &str, out_of_reach: &[(&str, &str)], runs: u32)
             "{protocol} has no fault {name}"
         );
     }
-    let dir = tempfile::tempdir().expect("temp dir");
-    let mut missed = Vec::new();
-    let reachable = catalogue
+    let reachable: Vec<_> = catalogue
         .iter()
-        .filter(|f| !out_of_reach.iter().any(|(n, _)| *n == f.name));
-    for fault in reachable {
-        match fuzz(protocol, Some(fault.name), runs, dir.path()) {
-            Some(rule) if fault.breaks.contains(&rule.as_str()) => {}
-            other => missed.push(format!(
-                "{} (breaks {:?}): found {other:?}",
-                fault.name, fault.breaks
-            )),
-        }
-    }
+        .filter(|f| !out_of_reach.iter().any(|(n, _)| *n == f.name))
+        .collect();
+    // A few fuzzers at once: much of a run is waiting on the target (oracles, timeouts).
+    let missed: Vec<String> = std::thread::scope(|scope| {
+        reachable
+            .chunks(reachable.len().div_ceil(PARALLEL_FUZZERS))
+            .map(|share| {
+                scope.spawn(move || {
+                    // Each fuzzer writes its findings apart from the others'.
+                    let dir = tempfile::tempdir().expect("temp dir");
+                    share
+                        .iter()
+                        .filter_map(|fault| {
+                            match fuzz(protocol, Some(fault.name), runs, dir.path()) {
+                                Some(rule) if fault.breaks.contains(&rule.as_str()) => None,
+                                other => Some(format!(
+                                    "{} (breaks {:?}): found {other:?}",
+                                    fault.name, fault.breaks
+                                )),
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .flat_map(|h| h.join().expect("a fuzzing thread"))
+            .collect()
+    });
     assert!(missed.is_empty(), "{protocol}: {missed:#?}");
 }
 
 #[test]
 fn correct_references_give_no_finding() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    for (protocol, runs) in [("haip", 400), ("nuum", 150), ("huma", 40)] {
-        assert_eq!(fuzz(protocol, None, runs, dir.path()), None, "{protocol}");
-    }
+    std::thread::scope(|scope| {
+        let runs = [("haip", 400), ("nuum", 150), ("huma", 40)].map(|(protocol, runs)| {
+            scope.spawn(move || {
+                let dir = tempfile::tempdir().expect("temp dir");
+                (protocol, fuzz(protocol, None, runs, dir.path()))
+            })
+        });
+        for run in runs {
+            let (protocol, finding) = run.join().expect("a fuzzing thread");
+            assert_eq!(finding, None, "{protocol}");
+        }
+    });
 }
 
 #[test]

@@ -348,3 +348,98 @@ async fn tool_cases_call_the_tools_the_target_offers() {
         "{calls:?}"
     );
 }
+
+/// A Nuum agent whose turns all fail at once (no model): the cases whose setup needs a turn's
+/// output skip, saying why, instead of failing the rule they were going to judge; a status
+/// answered in another form fails at once, not after the step's timeout; nothing errors.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_modelless_agent_is_skipped_not_blamed() {
+    let p = protocol::get("nuum").expect("nuum");
+    let bundled = suite::load_bundled(p).expect("suite");
+    let script = format!(
+        "{}/tests/fixtures/nuum/modelless-agent.sh",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut cfg = RunConfig::new(script.clone());
+    cfg.exec = vec![script];
+    cfg.step_timeout = Duration::from_millis(5000);
+    cfg.filter = CaseFilter::new(
+        &[
+            "nuum.control.*".into(),
+            "nuum.session.*".into(),
+            "nuum.inject.*".into(),
+            "nuum.assistant.*".into(),
+            "nuum.result.error-turn".into(),
+        ],
+        &[],
+    )
+    .expect("globs");
+    let results = run_suite(p, &bundled, &cfg, &|_| {}).await.expect("starts");
+    let verdict = |id: &str| {
+        results
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap_or_else(|| panic!("{id} ran"))
+    };
+    for id in [
+        "nuum.session.same-id",
+        "nuum.control.interrupt",
+        "nuum.control.status-running",
+        "nuum.inject.queued",
+        "nuum.inject.injected",
+        "nuum.assistant.shape",
+    ] {
+        let r = verdict(id);
+        assert_eq!(r.verdict, Verdict::Skip, "{id}: {}", r.message);
+    }
+    let status = verdict("nuum.control.status");
+    assert_eq!(status.verdict, Verdict::Fail, "{}", status.message);
+    assert!(
+        status.message.contains("answered with") && status.duration_ms < 2000,
+        "{} ms: {}",
+        status.duration_ms,
+        status.message
+    );
+    assert_eq!(verdict("nuum.result.error-turn").verdict, Verdict::Pass);
+    assert!(
+        results.iter().all(|r| r.verdict != Verdict::Error),
+        "{:?}",
+        verdicts(&results)
+    );
+}
+
+/// The case lines and the summary are `run`'s output, on stdout, counting only the cases
+/// `--case` selected; a report written to stdout moves them to stderr.
+#[test]
+fn run_prints_its_results_on_stdout() {
+    let run = |extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+            .args([
+                "run",
+                "haip",
+                "--target",
+                "builtin",
+                "--case",
+                "haip.ping.pong",
+            ])
+            .args(extra)
+            .output()
+            .expect("wireprobe runs")
+    };
+    let out = run(&[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("pass  haip.ping.pong"), "{stdout}");
+    assert!(stdout.contains(": 1 cases — 1 pass"), "{stdout}");
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let out = run(&["--report", "json=-"]);
+    let report: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("stdout is the JSON report alone");
+    assert_eq!(report["summary"]["total"], 1);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("pass  haip.ping.pong"));
+}

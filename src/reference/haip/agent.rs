@@ -3,7 +3,7 @@
 
 use super::outbox::{Outgoing, AGENT_CHANNEL};
 use super::Config;
-use crate::reference::{Faults, Variants};
+use crate::reference::Variants;
 use base64::Engine;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -61,7 +61,7 @@ pub struct RunSpec {
     pub directive: Directive,
     /// The client accepts two-frame binary messages.
     pub binary_ok: bool,
-    pub faults: Faults,
+    pub config: std::sync::Arc<Config>,
 }
 
 struct Emitter {
@@ -78,7 +78,8 @@ impl Emitter {
 
 /// Runs one agent run to its end (or its cancellation).
 pub async fn run(spec: RunSpec, tx: mpsc::Sender<Internal>, mut cancel: oneshot::Receiver<()>) {
-    let f = &spec.faults;
+    let f = &spec.config.faults;
+    let whole_text = spec.config.variants.has("whole-text");
     let out = Emitter {
         tx: tx.clone(),
         run_id: Some(spec.run_id.clone()),
@@ -92,7 +93,7 @@ pub async fn run(spec: RunSpec, tx: mpsc::Sender<Internal>, mut cancel: oneshot:
     let message_id = if f.has("bad-message-id") {
         "message-1".to_owned()
     } else {
-        uuid::Uuid::new_v4().to_string()
+        spec.config.fresh_id()
     };
     let mut cancelled = false;
     match &spec.directive {
@@ -104,12 +105,18 @@ pub async fn run(spec: RunSpec, tx: mpsc::Sender<Internal>, mut cancel: oneshot:
                 )
                 .await;
             }
-            out.emit(
-                "TEXT_MESSAGE_START",
-                json!({"message_id": message_id, "author": "agent"}),
-            )
-            .await;
-            for word in text.split_inclusive(' ') {
+            // Variant `whole-text`: the START carries all of it, and no PART follows.
+            let mut start = json!({"message_id": message_id, "author": "agent"});
+            if whole_text {
+                start["text"] = json!(text);
+            }
+            out.emit("TEXT_MESSAGE_START", start).await;
+            let parts: Vec<&str> = if whole_text {
+                Vec::new()
+            } else {
+                text.split_inclusive(' ').collect()
+            };
+            for word in parts {
                 if cancel.try_recv().is_ok() {
                     cancelled = true;
                     break;
@@ -159,7 +166,7 @@ pub async fn run(spec: RunSpec, tx: mpsc::Sender<Internal>, mut cancel: oneshot:
         Directive::Audio(n) => {
             let bytes: Vec<u8> = (0..*n).map(|i| (i % 251) as u8).collect();
             let mime = "audio/opus";
-            let audio_id = uuid::Uuid::new_v4().to_string();
+            let audio_id = spec.config.fresh_id();
             let mut payload = json!({"message_id": audio_id, "duration_ms": "20"});
             if !f.has("audio-without-mime") {
                 payload["mime"] = json!(mime);

@@ -57,6 +57,19 @@ impl Config {
     }
 }
 
+impl Config {
+    /// A fresh UUID for an id the target makes up (upper-case hex in the `upper-case-ids`
+    /// variant: the schema's pattern allows both cases).
+    pub fn fresh_id(&self) -> String {
+        let id = uuid::Uuid::new_v4().to_string();
+        if self.variants.has("upper-case-ids") {
+            id.to_uppercase()
+        } else {
+            id
+        }
+    }
+}
+
 /// Starts the target on `addr`.
 pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {
     let config = Arc::new(Config::new(opts)?);

@@ -269,7 +269,7 @@ impl Outbox {
         let id = if faults.has("bad-uuid") {
             format!("msg-{seq}")
         } else {
-            uuid::Uuid::new_v4().to_string()
+            self.config.fresh_id()
         };
         env.insert("id".into(), json!(id));
         env.insert("session".into(), json!(self.session_id));

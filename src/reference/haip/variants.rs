@@ -16,6 +16,15 @@ pub static VARIANTS: &[Variant] = &[
         "advertises its tools under other names (util.mirror, util.sleep)"
     ),
     variant!(
+        "upper-case-ids",
+        "writes the UUIDs it makes up (message, run and envelope ids) in upper-case hex"
+    ),
+    variant!(
+        "whole-text",
+        "streams a `say` reply as one TEXT_MESSAGE_START carrying all of the text, with no \
+         TEXT_MESSAGE_PART"
+    ),
+    variant!(
         "no-client-runs",
         "opens runs only for user messages: a client's RUN_STARTED is accepted silently and \
          opens nothing"

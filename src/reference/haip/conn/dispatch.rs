@@ -280,7 +280,7 @@ impl Conn {
                 let id = if f.has("run-id-reuse") {
                     "00000000-0000-4000-8000-000000000001".to_owned()
                 } else {
-                    uuid::Uuid::new_v4().to_string()
+                    self.config.fresh_id()
                 };
                 (id, true)
             }
@@ -294,7 +294,7 @@ impl Conn {
             announce,
             directive: Directive::parse(text),
             binary_ok,
-            faults: f,
+            config: self.config.clone(),
         };
         self.tasks
             .spawn(agent::run(spec, self.internal_tx.clone(), cancel_rx));
