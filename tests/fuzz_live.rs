@@ -10,7 +10,7 @@ use wireprobe::reference;
 const SEED: &str = "1";
 
 /// Fuzz processes run at once by a fault-reach test.
-const PARALLEL_FUZZERS: usize = 8;
+const PARALLEL_FUZZERS: usize = 12;
 
 /// Runs `wireprobe fuzz`; the rule of the finding, if any.
 fn fuzz(protocol: &str, fault: Option<&str>, runs: u32, out: &Path) -> Option<String> {

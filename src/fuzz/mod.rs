@@ -7,6 +7,7 @@ pub mod case;
 pub mod engine;
 pub mod gen;
 pub mod mutate;
+pub mod targets;
 
 use proptest::strategy::{BoxedStrategy, Strategy};
 use serde_json::Value;

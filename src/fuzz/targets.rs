@@ -1,0 +1,138 @@
+//! The bodies of the cargo-fuzz targets in `fuzz/` (each target there is one line calling one
+//! of these). They live in the library so `cargo test` runs every one over the corpus
+//! (`tests/fuzz_targets.rs`), while coverage-guided fuzzing stays in `scripts/fuzz-smoke.sh`.
+//! Each panics only when it finds a bug.
+
+use crate::ndjson::{read_line, Line};
+use crate::protocol::{self, Decoded, Observed};
+use crate::transcript::Direction;
+use crate::transport::socketio::packet::{parse_eio, parse_sio};
+use crate::transport::Frame;
+use std::io::BufReader;
+
+/// Every target, by the name of its binary in `fuzz/`.
+pub const ALL: [(&str, fn(&[u8])); 7] = [
+    ("check_haip", check_haip),
+    ("check_huma", check_huma),
+    ("check_nuum", check_nuum),
+    ("haip_frames", haip_frames),
+    ("socketio_packet", socketio_packet),
+    ("nuum_input", nuum_input),
+    ("ndjson_framer", ndjson_framer),
+];
+
+/// `check` of a protocol over arbitrary bytes (bare server lines allowed).
+fn check(id: &str, data: &[u8]) {
+    if let Some(p) = protocol::get(id) {
+        let _ = crate::check::check_stream(p, data, Some(Direction::Server), |_| {});
+    }
+}
+
+/// `wireprobe check haip` over arbitrary bytes.
+pub fn check_haip(data: &[u8]) {
+    check("haip", data);
+}
+
+/// `wireprobe check huma` over arbitrary bytes.
+pub fn check_huma(data: &[u8]) {
+    check("huma", data);
+}
+
+/// `wireprobe check nuum` over arbitrary bytes.
+pub fn check_nuum(data: &[u8]) {
+    check("nuum", data);
+}
+
+/// HAIP frames (one per line; `#` starts a binary frame) through the session's decoder and the
+/// checker, two from the server for every one from the client.
+pub fn haip_frames(data: &[u8]) {
+    let Some(p) = protocol::get("haip") else {
+        return;
+    };
+    let mut session = p.session();
+    let mut checker = p.checker();
+    let mut out = Vec::new();
+    checker.observe(Direction::Server, 0, Observed::Connect, &mut out);
+    for (i, line) in data.split(|b| *b == b'\n').enumerate() {
+        let frame = match line.split_first() {
+            Some((b'#', rest)) => Frame::Binary(rest.to_vec()),
+            _ => match std::str::from_utf8(line) {
+                Ok(text) => Frame::Text(text.to_owned()),
+                Err(_) => Frame::RawText(line.to_vec()),
+            },
+        };
+        let from = if i % 3 == 2 {
+            Direction::Client
+        } else {
+            Direction::Server
+        };
+        let at = i as u64;
+        match session.decode(&frame) {
+            Decoded::Event(event) => checker.observe(from, at, Observed::Event(&event), &mut out),
+            Decoded::Binary(len) => checker.observe(from, at, Observed::Binary(len), &mut out),
+            Decoded::Garbage(text) => checker.observe(from, at, Observed::Garbage(&text), &mut out),
+            Decoded::Control => {}
+        }
+        out.clear();
+    }
+    checker.observe(Direction::Server, 0, Observed::Closed, &mut out);
+}
+
+/// The Engine.IO and Socket.IO packet parsers and the HUMA session's decoder: a packet that
+/// parses must encode to text that parses to the same packet.
+pub fn socketio_packet(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let _ = parse_eio(text);
+    if let Ok(packet) = parse_sio(text) {
+        let encoded = packet.encode();
+        match parse_sio(&encoded) {
+            Ok(again) => assert_eq!(again.encode(), encoded, "encoding is not stable"),
+            Err(e) => panic!("{text:?} parsed, but its encoding {encoded:?} does not: {e}"),
+        }
+    }
+    if let Some(p) = protocol::get("huma") {
+        let _ = p.session().decode(&Frame::Text(text.to_owned()));
+    }
+}
+
+/// The Nuum input-line parser the reference agent and the validator share, and the session's
+/// decoder for output lines.
+pub fn nuum_input(data: &[u8]) {
+    let _ = crate::protocol::nuum::input::parse(data);
+    if let (Some(p), Ok(text)) = (protocol::get("nuum"), std::str::from_utf8(data)) {
+        let _ = p.session().decode(&Frame::Text(text.to_owned()));
+    }
+}
+
+/// The bounded NDJSON framer: however the input is chunked, it yields the same lines, none
+/// longer than the bound. The first two bytes pick the read size and the line bound.
+pub fn ndjson_framer(data: &[u8]) {
+    let [a, b, rest @ ..] = data else { return };
+    let chunk = usize::from(*a % 16) + 1;
+    let max = usize::from(*b) + 1;
+    assert_eq!(
+        framed_lines(rest, chunk, max),
+        framed_lines(rest, 1 << 16, max),
+        "chunk size {chunk} changed the lines"
+    );
+}
+
+fn framed_lines(data: &[u8], chunk: usize, max: usize) -> Vec<(Line, Vec<u8>)> {
+    let mut reader = BufReader::with_capacity(chunk, data);
+    let mut buf = Vec::new();
+    let mut out = Vec::new();
+    while let Ok(line) = read_line(&mut reader, &mut buf, max) {
+        if line == Line::Eof {
+            break;
+        }
+        assert!(
+            buf.len() <= max,
+            "a line of {} bytes passed a bound of {max}",
+            buf.len()
+        );
+        out.push((line, buf.clone()));
+    }
+    out
+}
