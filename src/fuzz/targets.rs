@@ -10,8 +10,11 @@ use crate::transport::socketio::packet::{parse_eio, parse_sio};
 use crate::transport::Frame;
 use std::io::BufReader;
 
+/// A target's body: it takes any bytes.
+pub type Target = fn(&[u8]);
+
 /// Every target, by the name of its binary in `fuzz/`.
-pub const ALL: [(&str, fn(&[u8])); 7] = [
+pub const ALL: [(&str, Target); 7] = [
     ("check_haip", check_haip),
     ("check_huma", check_huma),
     ("check_nuum", check_nuum),
