@@ -8,6 +8,7 @@ pub mod runner;
 mod steps;
 mod tokens;
 mod verdicts;
+mod waits;
 pub mod writer;
 
 pub use loader::{load_bundled, load_path, SuiteError};

@@ -1,0 +1,288 @@
+//! The steps that wait on the target: an expected event (or its answer in another form), an
+//! error, the end of the connection, silence, a refusal, and a tool the target offers.
+
+use super::link::{Item, Watch};
+use super::model::*;
+use super::steps::{fail, unmet, CaseRun, Outcome};
+use crate::matcher::{self, Vars};
+use crate::show;
+use serde_json::{json, Value};
+use std::time::Duration;
+use tokio::time::Instant;
+
+impl CaseRun<'_> {
+    pub(super) async fn expect(
+        &mut self,
+        patterns: &[Value],
+        within_ms: Option<u64>,
+        unanswered: Unanswered,
+        otherwise: &Otherwise,
+    ) -> Result<(), Outcome> {
+        let patterns = self.substitute_all(patterns)?;
+        let other_forms = self.substitute_all(&otherwise.patterns)?;
+        let timeout = self.timeout(within_ms);
+        let deadline = Instant::now() + timeout;
+        let mut captured = Vars::new();
+        let found = self
+            .link
+            .watch(deadline, |a, _| match a {
+                Item::Event(e)
+                    if patterns
+                        .iter()
+                        .any(|p| matcher::matches(p, e, &mut captured)) =>
+                {
+                    Watch::Take(Ok(()))
+                }
+                Item::Event(e)
+                    if other_forms
+                        .iter()
+                        .any(|p| matcher::matches(p, e, &mut Vars::new())) =>
+                {
+                    Watch::Stop(Err(show::event(e)))
+                }
+                _ => Watch::Keep,
+            })
+            .await;
+        let pattern = if patterns.len() == 1 {
+            patterns[0].to_string()
+        } else {
+            format!("any of {}", Value::Array(patterns.clone()))
+        };
+        match found {
+            Some(Ok(())) => {
+                self.vars.extend(captured);
+                return Ok(());
+            }
+            Some(Err(instead)) => {
+                let means = if otherwise.skips {
+                    Unanswered::ScenarioNotReached
+                } else {
+                    unanswered
+                };
+                let message = format!(
+                    "the target answered with {instead} instead of an event matching {pattern}"
+                );
+                return Err(unmet(means, message));
+            }
+            None => {}
+        }
+        let why = match &self.link.ended {
+            Some(how) => {
+                format!("the connection ended ({how}) before an event matching {pattern} arrived")
+            }
+            None => format!(
+                "no event matching {pattern} within {} ms",
+                timeout.as_millis()
+            ),
+        };
+        let message = format!("{why}; {}", self.link.unmatched_summary());
+        Err(unmet(unanswered, message))
+    }
+
+    pub(super) async fn pick_tool(
+        &mut self,
+        prefer: &[String],
+        params: &Value,
+        within_ms: Option<u64>,
+    ) -> Result<(), Outcome> {
+        let given: Vec<(String, Option<Value>)> = self
+            .cfg
+            .tools
+            .iter()
+            .map(|t| (t.name.clone(), t.params.clone()))
+            .collect();
+        let offered = if given.is_empty() {
+            let deadline = Instant::now() + self.timeout(within_ms);
+            let protocol = self.protocol;
+            let advertised = self
+                .link
+                .watch(deadline, |a, _| match a {
+                    Item::Event(e) => protocol
+                        .advertised_tools(e)
+                        .map_or(Watch::Keep, Watch::Stop),
+                    _ => Watch::Keep,
+                })
+                .await;
+            advertised
+                .unwrap_or_default()
+                .into_iter()
+                .map(|name| (name, None))
+                .collect()
+        } else {
+            given
+        };
+        let Some((name, own_params)) = choose_tool(offered, prefer) else {
+            return Err(Outcome::Skip(
+                "the target offers no tool: it advertised none, and none was given with --tool NAME[=JSON]".into(),
+            ));
+        };
+        let params = own_params.unwrap_or_else(|| params.clone());
+        self.vars
+            .insert("tool".into(), json!({"name": name, "params": params}));
+        Ok(())
+    }
+
+    pub(super) async fn expect_error(
+        &mut self,
+        code: Option<&str>,
+        code_rule: Option<&str>,
+        unless: Option<&Value>,
+        within_ms: Option<u64>,
+    ) -> Result<(), Outcome> {
+        let unless = match unless {
+            Some(u) => Some(self.substitute(u)?),
+            None => None,
+        };
+        let timeout = self.timeout(within_ms);
+        let deadline = Instant::now() + timeout;
+        let mut wrong: Option<String> = None;
+        let found = self
+            .link
+            .watch(deadline, |a, session| {
+                let Item::Event(e) = a else {
+                    return Watch::Keep;
+                };
+                if let Some(u) = &unless {
+                    if matcher::matches(u, e, &mut Vars::new()) {
+                        return Watch::Stop(Err(show::event(e)));
+                    }
+                }
+                match session.error_code(e) {
+                    Some(got) if code.is_none_or(|want| want == got) => Watch::Take(Ok(())),
+                    Some(got) => {
+                        wrong.get_or_insert(got);
+                        Watch::Keep
+                    }
+                    None => Watch::Keep,
+                }
+            })
+            .await;
+        let want = code.unwrap_or("an error");
+        match found {
+            Some(Ok(())) => Ok(()),
+            Some(Err(seen)) => Err(Outcome::Skip(format!(
+                "the target sent {seen}, so the condition for {want} no longer held"
+            ))),
+            None => Err(match (wrong, &self.link.ended) {
+                (Some(got), _) => Outcome::Fail {
+                    rule: code_rule.map(str::to_owned),
+                    message: format!("rejected for the wrong reason: expected {want}, got {got}"),
+                },
+                (None, Some(how)) => fail(format!(
+                    "expected {want}, but the connection ended ({how}) with no error event"
+                )),
+                (None, None) => fail(format!(
+                    "expected {want} within {} ms; {}",
+                    timeout.as_millis(),
+                    self.link.unmatched_summary()
+                )),
+            }),
+        }
+    }
+
+    pub(super) async fn expect_close(
+        &mut self,
+        code: Option<u16>,
+        within_ms: Option<u64>,
+    ) -> Result<(), Outcome> {
+        let timeout = self.timeout(within_ms);
+        let deadline = Instant::now() + timeout;
+        let found = self
+            .link
+            .watch(deadline, |a, _| match a {
+                Item::Ended(how) => Watch::Take(how.clone()),
+                _ => Watch::Keep,
+            })
+            .await;
+        match (found, code) {
+            (None, _) => Err(fail(format!(
+                "the connection was still open {} ms later",
+                timeout.as_millis()
+            ))),
+            (Some(how), Some(want)) if !how.contains(&format!("code {want}")) => Err(fail(
+                format!("expected close code {want}, but the connection ended ({how})"),
+            )),
+            (Some(_), _) => Ok(()),
+        }
+    }
+
+    pub(super) async fn expect_silence(
+        &mut self,
+        ms: u64,
+        matching: &[Value],
+        unanswered: Unanswered,
+    ) -> Result<(), Outcome> {
+        let matching = self.substitute_all(matching)?;
+        let relevant = |e: &Value| {
+            matching.is_empty()
+                || matching
+                    .iter()
+                    .any(|m| matcher::matches(m, e, &mut Vars::new()))
+        };
+        let deadline = Instant::now() + Duration::from_millis(ms);
+        let found = self
+            .link
+            .watch(deadline, |a, _| match a {
+                Item::Ended(how) => Watch::Stop(format!("the connection ended ({how})")),
+                Item::Event(e) if relevant(e) => Watch::Stop(show::event(e)),
+                Item::Event(_) => Watch::Keep,
+                _ if !matching.is_empty() => Watch::Keep,
+                Item::Binary(n) => Watch::Stop(format!("a binary frame of {n} bytes")),
+                Item::Garbage(t) => Watch::Stop(format!(
+                    "non-JSON text {:?}",
+                    t.chars().take(40).collect::<String>()
+                )),
+            })
+            .await;
+        match found {
+            None => Ok(()),
+            Some(what) => Err(unmet(
+                unanswered,
+                format!("expected silence for {ms} ms, but received {what}"),
+            )),
+        }
+    }
+
+    pub(super) async fn expect_refused(&mut self, within_ms: Option<u64>) -> Result<(), Outcome> {
+        if self.link.refused.is_some() {
+            return Ok(());
+        }
+        let timeout = self.timeout(within_ms);
+        let deadline = Instant::now() + timeout;
+        let found = self
+            .link
+            .watch(deadline, |a, session| match a {
+                Item::Event(e) if session.is_handshake_reply(e) => Watch::Stop(false),
+                Item::Event(e) if session.error_code(e).is_some() => Watch::Take(true),
+                Item::Ended(_) => Watch::Take(true),
+                _ => Watch::Keep,
+            })
+            .await;
+        match found {
+            Some(true) => Ok(()),
+            Some(false) => Err(fail(
+                "the target accepted the connection: it answered the handshake",
+            )),
+            None => Err(fail(format!(
+                "the target neither refused nor answered within {} ms",
+                timeout.as_millis()
+            ))),
+        }
+    }
+}
+
+/// The first offered tool whose name matches the earliest of the `prefer` globs, else the
+/// first offered.
+fn choose_tool(
+    offered: Vec<(String, Option<Value>)>,
+    prefer: &[String],
+) -> Option<(String, Option<Value>)> {
+    let preferred = prefer.iter().find_map(|glob| {
+        let glob = globset::Glob::new(glob).ok()?.compile_matcher();
+        offered
+            .iter()
+            .find(|(name, _)| glob.is_match(name))
+            .cloned()
+    });
+    preferred.or_else(|| offered.into_iter().next())
+}
