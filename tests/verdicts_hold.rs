@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{run_reference, TEST_SECRET};
+use common::{run_reference, test_config, TEST_SECRET};
 use futures_util::{SinkExt, StreamExt};
 use std::net::SocketAddr;
 use std::time::{Duration, SystemTime};
@@ -12,23 +12,12 @@ use wireprobe::protocol;
 use wireprobe::reference::{self, ServeOptions};
 use wireprobe::report::{Gate, Report};
 use wireprobe::suite::filter::CaseFilter;
-use wireprobe::suite::runner::{run_suite, CaseResult, Credentials, RunConfig, RunError};
+use wireprobe::suite::runner::{run_suite, CaseResult, RunConfig, RunError};
 use wireprobe::suite::{self, Suite};
 use wireprobe::verdict::Verdict;
 
 fn config(url: &str, glob: Option<&str>) -> RunConfig {
-    let mut cfg = RunConfig::new(url);
-    cfg.step_timeout = Duration::from_millis(1000);
-    cfg.jobs = 8;
-    cfg.credentials = Credentials {
-        token: None,
-        jwt_secret: Some(TEST_SECRET.into()),
-        claims: None,
-    };
-    if let Some(glob) = glob {
-        cfg.filter = CaseFilter::new(&[glob.to_owned()], &[]).expect("glob parses");
-    }
-    cfg
+    test_config(RunConfig::new(url), glob)
 }
 
 async fn haip_target(faults: &[&str]) -> reference::RunningTarget {

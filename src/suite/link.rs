@@ -192,10 +192,9 @@ impl Link {
                     .await;
                 }
                 if self.ended.is_none() {
-                    self.keep(Item::Ended(
-                        "the target closed the connection before this step could send".into(),
-                    ));
-                    self.ended = Some("closed before a send".into());
+                    let how = "the target closed the connection before this step could send";
+                    self.ended = Some(how.to_owned());
+                    self.keep(Item::Ended(how.to_owned()));
                 }
                 Ok(())
             }

@@ -349,12 +349,10 @@ pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> 
         return result;
     }
     if let Some(why) = unmet_run_requirement(case, cfg) {
-        result.message = why;
-        result.judged = case
-            .rules
-            .iter()
-            .map(|r| (r.clone(), Verdict::Skip))
-            .collect();
+        let judged = judge_case(protocol, case, Err(Outcome::Skip(why)), &[]);
+        result.verdict = judged.verdict;
+        result.message = judged.message;
+        result.judged = judged.rules;
         return result;
     }
 

@@ -50,24 +50,21 @@ pub(super) fn judge_case(
 ) -> Judged {
     let level = case_level(protocol, case);
     let step_failed = matches!(outcome, Err(Outcome::Fail { .. }));
+    let every_rule = |of: &dyn Fn(&str) -> Verdict| -> BTreeMap<String, Verdict> {
+        case.rules.iter().map(|r| (r.clone(), of(r))).collect()
+    };
     let mut own: BTreeMap<String, Verdict> = BTreeMap::new();
     let (mut verdict, mut message) = match outcome {
         Ok(()) => {
-            for r in &case.rules {
-                own.insert(r.clone(), Verdict::held(level_of(protocol, r)));
-            }
+            own = every_rule(&|r| Verdict::held(level_of(protocol, r)));
             (Verdict::held(level), String::new())
         }
         Err(Outcome::Skip(why)) => {
-            for r in &case.rules {
-                own.insert(r.clone(), Verdict::Skip);
-            }
+            own = every_rule(&|_| Verdict::Skip);
             (Verdict::Skip, why)
         }
         Err(Outcome::Error(why)) => {
-            for r in &case.rules {
-                own.insert(r.clone(), Verdict::Error);
-            }
+            own = every_rule(&|_| Verdict::Error);
             (Verdict::Error, why)
         }
         Err(Outcome::Fail { rule, message }) => {

@@ -3,6 +3,7 @@
 
 use super::link::{Item, Watch};
 use super::model::*;
+use super::runner::ToolOffer;
 use super::steps::{fail, unmet, CaseRun, Outcome};
 use crate::matcher::{self, Vars};
 use crate::show;
@@ -85,13 +86,7 @@ impl CaseRun<'_> {
         params: &Value,
         within_ms: Option<u64>,
     ) -> Result<(), Outcome> {
-        let given: Vec<(String, Option<Value>)> = self
-            .cfg
-            .tools
-            .iter()
-            .map(|t| (t.name.clone(), t.params.clone()))
-            .collect();
-        let offered = if given.is_empty() {
+        let offered = if self.cfg.tools.is_empty() {
             let deadline = Instant::now() + self.timeout(within_ms);
             let protocol = self.protocol;
             let advertised = self
@@ -106,12 +101,16 @@ impl CaseRun<'_> {
             advertised
                 .unwrap_or_default()
                 .into_iter()
-                .map(|name| (name, None))
+                .map(|name| ToolOffer { name, params: None })
                 .collect()
         } else {
-            given
+            self.cfg.tools.clone()
         };
-        let Some((name, own_params)) = choose_tool(offered, prefer) else {
+        let Some(ToolOffer {
+            name,
+            params: own_params,
+        }) = choose_tool(offered, prefer)
+        else {
             return Err(Outcome::Skip(
                 "the target offers no tool: it advertised none, and none was given with --tool NAME[=JSON]".into(),
             ));
@@ -273,16 +272,10 @@ impl CaseRun<'_> {
 
 /// The first offered tool whose name matches the earliest of the `prefer` globs, else the
 /// first offered.
-fn choose_tool(
-    offered: Vec<(String, Option<Value>)>,
-    prefer: &[String],
-) -> Option<(String, Option<Value>)> {
+fn choose_tool(offered: Vec<ToolOffer>, prefer: &[String]) -> Option<ToolOffer> {
     let preferred = prefer.iter().find_map(|glob| {
         let glob = globset::Glob::new(glob).ok()?.compile_matcher();
-        offered
-            .iter()
-            .find(|(name, _)| glob.is_match(name))
-            .cloned()
+        offered.iter().find(|t| glob.is_match(&t.name)).cloned()
     });
     preferred.or_else(|| offered.into_iter().next())
 }

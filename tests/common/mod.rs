@@ -75,27 +75,32 @@ pub async fn run_reference(
         let cfg = RunConfig::new(target.url.clone());
         (Some(target), cfg)
     };
+    cfg = test_config(cfg, filter);
     // A process per case starts slowly when dozens start at once on two cores: its first
     // line (the handshake) gets more time than a network target's reply.
-    cfg.step_timeout =
-        Duration::from_millis(if protocol.transport() == protocol::TransportKind::Stdio {
-            2000
-        } else {
-            1000
-        });
+    if protocol.transport() == protocol::TransportKind::Stdio {
+        cfg.step_timeout = Duration::from_millis(2000);
+    }
+    let bundled = suite::load_bundled(protocol).expect("bundled suite loads");
+    run_suite(protocol, &bundled, &cfg, &|_| {})
+        .await
+        .expect("target reachable")
+}
+
+/// How the tests run a suite: 1 s steps, 8 cases at once, tokens minted with
+/// [`TEST_SECRET`], and only the cases `glob` selects (all without one).
+pub fn test_config(mut cfg: RunConfig, glob: Option<&str>) -> RunConfig {
+    cfg.step_timeout = Duration::from_millis(1000);
     cfg.jobs = 8;
     cfg.credentials = Credentials {
         token: None,
         jwt_secret: Some(TEST_SECRET.into()),
         claims: None,
     };
-    if let Some(glob) = filter {
+    if let Some(glob) = glob {
         cfg.filter = CaseFilter::new(&[glob.to_string()], &[]).expect("glob parses");
     }
-    let bundled = suite::load_bundled(protocol).expect("bundled suite loads");
-    run_suite(protocol, &bundled, &cfg, &|_| {})
-        .await
-        .expect("target reachable")
+    cfg
 }
 
 /// `wireprobe serve ID --stdio` with a database in the case's `{tmp}`, and `faults`.
