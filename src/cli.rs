@@ -186,6 +186,9 @@ pub struct TargetFlags {
     /// call these before any the target advertises.
     #[arg(long = "tool", value_name = "NAME[=JSON]")]
     pub tools: Vec<wireprobe::suite::runner::ToolOffer>,
+    /// Protocols with several transports (hpd: sse, ws): use this one (default: each in turn).
+    #[arg(long, value_name = "sse|ws")]
+    pub transport: Option<wireprobe::protocol::TransportKind>,
     /// With `--target builtin`: start the reference target with this fault (repeatable).
     #[arg(long = "fault", value_name = "NAME")]
     pub faults: Vec<String>,

@@ -188,6 +188,7 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
         exec: prepared.exec.clone(),
         cwd: args.target.cwd.clone(),
         tools: args.target.tools.clone(),
+        transport: prepared.transport,
         handshake_defaults: match &args.auth {
             None => None,
             Some(_) if p.transport() != protocol::TransportKind::SocketIo => {

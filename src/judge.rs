@@ -20,8 +20,8 @@ pub const MAX_PER_RULE: usize = 5;
 pub fn observed_of(frame: &Value) -> Observed<'_> {
     if let Value::Object(m) = frame {
         if m.len() <= 2 {
-            if m.contains_key("$connect") {
-                return Observed::Connect;
+            if let Some(to) = m.get("$connect") {
+                return Observed::Connect(to.as_str().unwrap_or(""));
             }
             if m.contains_key("$stderr") {
                 return Observed::Aside;
@@ -29,11 +29,17 @@ pub fn observed_of(frame: &Value) -> Observed<'_> {
             if let Some(what) = m.get("$notice") {
                 return Observed::Notice(what.as_str().unwrap_or(""));
             }
-            if ["$close", "$error", "$rejected", "$truncated"]
+            if let Some(close) = m.get("$close") {
+                let code = close.get("code").and_then(Value::as_u64);
+                return Observed::Closed {
+                    code: code.and_then(|c| u16::try_from(c).ok()),
+                };
+            }
+            if ["$error", "$rejected", "$truncated"]
                 .iter()
                 .any(|k| m.contains_key(*k))
             {
-                return Observed::Closed;
+                return Observed::Closed { code: None };
             }
             if m.contains_key("$binary") {
                 let len = m.get("len").and_then(Value::as_u64).unwrap_or(0);

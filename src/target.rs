@@ -20,12 +20,24 @@ pub struct Prepared {
     pub exec: Vec<String>,
     /// The credentials, with a minted secret for a builtin target.
     pub credentials: Credentials,
+    /// The transport chosen with `--transport` (checked against the protocol's).
+    pub transport: Option<TransportKind>,
     _builtin: Option<RunningTarget>,
 }
 
 /// Checks the target arguments against the protocol's transport and starts a builtin target.
 pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> {
     let is_stdio = p.transport() == TransportKind::Stdio;
+    let transport = flags.transport;
+    if let Some(kind) = transport.filter(|k| !p.transports().contains(k)) {
+        let known: Vec<&str> = p.transports().iter().map(|k| k.name()).collect();
+        return Err(anyhow!(
+            "{} does not run over {}; its transports: {}",
+            p.id(),
+            kind.name(),
+            known.join(", ")
+        ));
+    }
     let builtin = flags.target.as_deref() == Some("builtin");
     let claims = match flags.claims.as_deref() {
         None => None,
@@ -79,6 +91,7 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
             url,
             exec,
             credentials,
+            transport,
             _builtin: None,
         });
     }
@@ -89,6 +102,7 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
             url,
             exec,
             credentials,
+            transport,
             _builtin: None,
         });
     }
@@ -110,6 +124,7 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
         url: running.url.clone(),
         exec,
         credentials,
+        transport,
         _builtin: Some(running),
     })
 }

@@ -52,10 +52,10 @@ pub fn haip_frames(data: &[u8]) {
     let Some(p) = protocol::get("haip") else {
         return;
     };
-    let mut session = p.session();
+    let mut session = p.session(p.transport());
     let mut checker = p.checker();
     let mut out = Vec::new();
-    checker.observe(Direction::Server, 0, Observed::Connect, &mut out);
+    checker.observe(Direction::Server, 0, Observed::Connect(""), &mut out);
     for (i, line) in data.split(|b| *b == b'\n').enumerate() {
         let frame = match line.split_first() {
             Some((b'#', rest)) => Frame::Binary(rest.to_vec()),
@@ -78,7 +78,12 @@ pub fn haip_frames(data: &[u8]) {
         }
         out.clear();
     }
-    checker.observe(Direction::Server, 0, Observed::Closed, &mut out);
+    checker.observe(
+        Direction::Server,
+        0,
+        Observed::Closed { code: None },
+        &mut out,
+    );
 }
 
 /// The Engine.IO and Socket.IO packet parsers and the HUMA session's decoder: a packet that
@@ -96,7 +101,9 @@ pub fn socketio_packet(data: &[u8]) {
         }
     }
     if let Some(p) = protocol::get("huma") {
-        let _ = p.session().decode(&Frame::Text(text.to_owned()));
+        let _ = p
+            .session(p.transport())
+            .decode(&Frame::Text(text.to_owned()));
     }
 }
 
@@ -105,7 +112,9 @@ pub fn socketio_packet(data: &[u8]) {
 pub fn nuum_input(data: &[u8]) {
     let _ = crate::protocol::nuum::input::parse(data);
     if let (Some(p), Ok(text)) = (protocol::get("nuum"), std::str::from_utf8(data)) {
-        let _ = p.session().decode(&Frame::Text(text.to_owned()));
+        let _ = p
+            .session(p.transport())
+            .decode(&Frame::Text(text.to_owned()));
     }
 }
 

@@ -5,6 +5,7 @@
 //! runner moves the frames a profile produces over the transport the profile names.
 
 pub mod haip;
+pub mod hpd;
 pub mod huma;
 pub mod nuum;
 
@@ -21,6 +22,44 @@ pub enum TransportKind {
     SocketIo,
     /// A child process speaking NDJSON on stdin/stdout.
     Stdio,
+    /// Server-Sent Events down, HTTP POSTs up.
+    Sse,
+}
+
+impl TransportKind {
+    /// The name `--transport` and reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            TransportKind::WebSocket => "ws",
+            TransportKind::SocketIo => "socketio",
+            TransportKind::Stdio => "stdio",
+            TransportKind::Sse => "sse",
+        }
+    }
+}
+
+impl std::str::FromStr for TransportKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        [
+            TransportKind::Sse,
+            TransportKind::WebSocket,
+            TransportKind::SocketIo,
+            TransportKind::Stdio,
+        ]
+        .into_iter()
+        .find(|k| k.name() == s)
+        .ok_or_else(|| format!("unknown transport {s:?}; known: sse, ws, socketio, stdio"))
+    }
+}
+
+/// The routes of a protocol bound to SSE + HTTP, under the target's URL.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HttpRoutes {
+    /// The event stream (`GET`).
+    pub stream: &'static str,
+    /// Where a frame goes that does not name its route (`POST`).
+    pub post: &'static str,
 }
 
 /// Where a bearer token goes on a connection.
@@ -45,13 +84,38 @@ pub trait Protocol: Send + Sync + 'static {
     fn spec_file(&self) -> &'static str;
     /// The rule catalogue.
     fn rules(&self) -> &'static [Rule];
+    /// The transport a run uses unless told otherwise.
     fn transport(&self) -> TransportKind;
+    /// Every transport the protocol's targets speak (a run without `--transport` covers each).
+    fn transports(&self) -> &'static [TransportKind] {
+        match self.transport() {
+            TransportKind::WebSocket => &[TransportKind::WebSocket],
+            TransportKind::SocketIo => &[TransportKind::SocketIo],
+            TransportKind::Stdio => &[TransportKind::Stdio],
+            TransportKind::Sse => &[TransportKind::Sse],
+        }
+    }
+    /// The URL a connection over `transport` opens, given the user's `--target` (a protocol
+    /// with fixed routes appends them).
+    fn endpoint(&self, transport: TransportKind, target: &str) -> String {
+        let _ = transport;
+        target.to_owned()
+    }
+    /// The routes of the SSE + HTTP binding, for protocols that have one.
+    fn http_routes(&self) -> Option<HttpRoutes> {
+        None
+    }
+    /// True when a target is one conversation every client shares (a hosted agent): cases
+    /// then run one at a time, or they would see each other's events.
+    fn one_conversation(&self) -> bool {
+        false
+    }
     /// Where bearer tokens go unless a case says otherwise.
     fn token_placement(&self) -> TokenPlacement;
     /// The suite compiled into the binary: `(file name, TOML text)`.
     fn bundled_suite(&self) -> &'static [(&'static str, &'static str)];
-    /// A fresh client-side session (it spans reconnects within one case).
-    fn session(&self) -> Box<dyn Session>;
+    /// A fresh client-side session over `transport` (it spans reconnects within one case).
+    fn session(&self, transport: TransportKind) -> Box<dyn Session>;
     /// A fresh transcript checker (validator plus lifecycle).
     fn checker(&self) -> Box<dyn Checker>;
     /// True when a transcript frame (as [`crate::transcript`] stores it) is recognisably a
@@ -120,8 +184,8 @@ pub trait Session: Send {
 /// One thing a checker observes in a transcript.
 #[derive(Debug, Clone, Copy)]
 pub enum Observed<'a> {
-    /// A new connection opened.
-    Connect,
+    /// A new connection opened (to this URL, when the transcript says).
+    Connect(&'a str),
     Event(&'a Value),
     Binary(usize),
     /// Text that is not JSON.
@@ -130,7 +194,10 @@ pub enum Observed<'a> {
     Notice(&'a str),
     /// Something kept for the record only (a stderr line): never judged.
     Aside,
-    Closed,
+    /// The connection ended (with this WebSocket close code, when it had one).
+    Closed {
+        code: Option<u16>,
+    },
 }
 
 /// Validator plus lifecycle state machine over a whole transcript.
@@ -161,7 +228,7 @@ pub trait Checker: Send {
 
 /// Every protocol wireprobe knows.
 pub fn all() -> &'static [&'static dyn Protocol] {
-    static ALL: [&dyn Protocol; 3] = [&haip::Haip, &huma::Huma, &nuum::Nuum];
+    static ALL: [&dyn Protocol; 4] = [&haip::Haip, &hpd::Hpd, &huma::Huma, &nuum::Nuum];
     &ALL
 }
 

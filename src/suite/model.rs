@@ -40,6 +40,8 @@ pub enum Requirement {
     JwtSecret,
     /// A capability the target declares in its handshake reply.
     Capability(String),
+    /// The case is written for one transport (`transport:sse`): it runs only over it.
+    Transport(crate::protocol::TransportKind),
 }
 
 /// What happens when a connection opens.
@@ -71,6 +73,10 @@ impl Requirement {
             "" => None,
             "credentials" => Some(Requirement::Credentials),
             "jwt-secret" => Some(Requirement::JwtSecret),
+            name if name.starts_with("transport:") => name["transport:".len()..]
+                .parse()
+                .ok()
+                .map(Requirement::Transport),
             cap => Some(Requirement::Capability(cap.to_owned())),
         }
     }
@@ -81,7 +87,23 @@ impl Requirement {
             Requirement::Credentials => "credentials",
             Requirement::JwtSecret => "jwt-secret",
             Requirement::Capability(cap) => cap,
+            Requirement::Transport(kind) => match kind {
+                crate::protocol::TransportKind::Sse => "transport:sse",
+                crate::protocol::TransportKind::WebSocket => "transport:ws",
+                crate::protocol::TransportKind::SocketIo => "transport:socketio",
+                crate::protocol::TransportKind::Stdio => "transport:stdio",
+            },
         }
+    }
+}
+
+impl Case {
+    /// True unless the case is written for another transport.
+    pub fn runs_over(&self, kind: crate::protocol::TransportKind) -> bool {
+        self.requires.iter().all(|r| match r {
+            Requirement::Transport(k) => *k == kind,
+            _ => true,
+        })
     }
 }
 

@@ -12,7 +12,7 @@ use crate::protocol::{Protocol, TokenPlacement, TransportKind};
 use crate::rules::Level;
 use crate::transcript::Entry;
 use crate::transport::{
-    socketio, stdio, websocket, Connection, Received, TransportError, DEFAULT_MAX_FRAME,
+    socketio, sse, stdio, websocket, Connection, Received, TransportError, DEFAULT_MAX_FRAME,
 };
 use crate::verdict::Verdict;
 use futures_util::StreamExt;
@@ -72,6 +72,8 @@ pub struct RunConfig {
     pub cwd: Option<std::path::PathBuf>,
     /// Tools the target offers (`--tool NAME[=JSON params]`), before any it advertises.
     pub tools: Vec<ToolOffer>,
+    /// The transport to use (`--transport`); `None`: every one the protocol has, in turn.
+    pub transport: Option<TransportKind>,
 }
 
 /// A tool the user says the target offers (`--tool NAME[=JSON params]`).
@@ -118,6 +120,20 @@ impl RunConfig {
             exec: Vec::new(),
             cwd: None,
             tools: Vec::new(),
+            transport: None,
+        }
+    }
+
+    /// The transport a connection opens over: the one chosen, else the protocol's default.
+    pub fn transport_of(&self, protocol: &dyn Protocol) -> TransportKind {
+        self.transport.unwrap_or(protocol.transport())
+    }
+
+    /// The transports a run covers, in order.
+    fn transports(&self, protocol: &dyn Protocol) -> Vec<TransportKind> {
+        match self.transport {
+            Some(kind) => vec![kind],
+            None => protocol.transports().to_vec(),
         }
     }
 }
@@ -156,19 +172,58 @@ pub enum RunError {
 
 /// Runs every case of `suite` that `cfg.filter` selects (in parallel up to `cfg.jobs`);
 /// results come in suite order, one per selected case. `on_result` sees each result as it
-/// completes.
+/// completes. A run over several transports runs the suite over each in turn, and each
+/// case's id says which (`ID@sse`); a case written for one transport runs only over it.
 pub async fn run_suite(
     protocol: &dyn Protocol,
     suite: &Suite,
     cfg: &RunConfig,
     on_result: &(dyn Fn(&CaseResult) + Sync),
 ) -> Result<Vec<CaseResult>, RunError> {
-    let selected = suite.cases.iter().filter(|c| cfg.filter.selects(&c.id));
-    if selected.clone().next().is_some() {
+    let kinds = cfg.transports(protocol);
+    let labelled = kinds.len() > 1;
+    let mut all = Vec::new();
+    for kind in kinds {
+        let over = RunConfig {
+            transport: Some(kind),
+            ..cfg.clone()
+        };
+        let label = |mut r: CaseResult| {
+            if labelled {
+                r.id = format!("{}@{}", r.id, kind.name());
+            }
+            r
+        };
+        let selected = suite
+            .cases
+            .iter()
+            .filter(|c| cfg.filter.selects(&c.id) && c.runs_over(kind));
+        all.extend(
+            run_cases(protocol, selected, &over, &|r| on_result(&label(r.clone())))
+                .await?
+                .into_iter()
+                .map(label),
+        );
+    }
+    Ok(all)
+}
+
+/// Runs `cases` over one transport, in parallel up to `cfg.jobs` (one at a time when the
+/// target is one conversation).
+async fn run_cases<'a>(
+    protocol: &dyn Protocol,
+    cases: impl Iterator<Item = &'a Case> + Clone,
+    cfg: &RunConfig,
+    on_result: &(dyn Fn(&CaseResult) + Sync),
+) -> Result<Vec<CaseResult>, RunError> {
+    if cases.clone().next().is_some() {
         probe(protocol, cfg).await?;
     }
-    let jobs = cfg.jobs.max(1);
-    let mut results: Vec<(usize, CaseResult)> = futures_util::stream::iter(selected.enumerate())
+    let jobs = match protocol.one_conversation() {
+        true => 1,
+        false => cfg.jobs.max(1),
+    };
+    let mut results: Vec<(usize, CaseResult)> = futures_util::stream::iter(cases.enumerate())
         .map(|(i, case)| async move {
             let result = run_case(protocol, case, cfg).await;
             on_result(&result);
@@ -228,9 +283,9 @@ async fn probe_once(
     token: Option<&str>,
     placement: TokenPlacement,
 ) -> Result<Probed, RunError> {
-    let opts = connect_options(cfg, token, placement, cfg.step_timeout);
+    let opts = connect_options(protocol, cfg, token, placement, cfg.step_timeout);
     let tmp = CaseDir::create().map_err(RunError::Unreachable)?;
-    match open_transport(protocol.transport(), opts, cfg, tmp.path()).await {
+    match open_transport(protocol, opts, cfg, tmp.path()).await {
         Err(e) if e.is_unreachable() => Err(RunError::Unreachable(e)),
         Err(TransportError::Rejected {
             status: status @ (401 | 403),
@@ -238,7 +293,7 @@ async fn probe_once(
             "answered the upgrade with HTTP {status}"
         ))),
         Ok(mut conn) => {
-            let closed_at_once = match protocol.transport() {
+            let closed_at_once = match cfg.transport_of(protocol) {
                 TransportKind::WebSocket => {
                     let settle = tokio::time::Instant::now() + PROBE_SETTLE;
                     match conn.recv(settle).await {
@@ -278,15 +333,32 @@ fn refusal_advice(how: &str, creds: &Credentials) -> String {
     }
 }
 
-/// Opens a connection of `kind` to the target `opts` names (a stdio target: `cfg.exec`,
-/// with `{tmp}` as `tmp`).
+/// Opens a connection over the run's transport to the target `opts` names (a stdio target:
+/// `cfg.exec`, with `{tmp}` as `tmp`).
 pub(super) async fn open_transport(
-    kind: TransportKind,
+    protocol: &dyn Protocol,
     opts: websocket::WsOptions,
     cfg: &RunConfig,
     tmp: &std::path::Path,
 ) -> Result<Connection, TransportError> {
-    match kind {
+    match cfg.transport_of(protocol) {
+        TransportKind::Sse => {
+            let routes = protocol
+                .http_routes()
+                .ok_or_else(|| TransportError::BadTarget {
+                    target: opts.url.clone(),
+                    reason: format!("{} has no SSE + HTTP binding", protocol.id()),
+                })?;
+            sse::connect(&sse::SseOptions {
+                base: opts.url,
+                stream_path: routes.stream.to_owned(),
+                default_post_path: routes.post.to_owned(),
+                headers: opts.headers,
+                max_frame: opts.max_frame,
+                timeout: opts.connect_timeout,
+            })
+            .await
+        }
         TransportKind::WebSocket => websocket::connect(&opts).await,
         TransportKind::SocketIo => socketio::connect(opts, &cfg.socketio_path)
             .await
@@ -421,6 +493,9 @@ fn unmet_run_requirement(case: &Case, cfg: &RunConfig) -> Option<String> {
         ),
         Requirement::JwtSecret if cfg.credentials.jwt_secret.is_none() => {
             Some("needs --jwt-secret to mint tokens".into())
+        }
+        Requirement::Transport(kind) if cfg.transport.is_some_and(|t| t != *kind) => {
+            Some(format!("runs over the {} transport only", kind.name()))
         }
         _ => None,
     })

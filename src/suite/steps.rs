@@ -61,7 +61,7 @@ impl<'a> CaseRun<'a> {
             cfg,
             case,
             link: Link {
-                session: protocol.session(),
+                session: protocol.session(cfg.transport_of(protocol)),
                 conn: None,
                 refused: None,
                 ended: None,
@@ -89,7 +89,7 @@ impl<'a> CaseRun<'a> {
             Err(Outcome::Skip(why)) if !self.case.fallback.is_empty() => {
                 self.finish().await;
                 self.vars.clear();
-                self.link.session = self.protocol.session();
+                self.link.session = self.protocol.session(self.cfg.transport_of(self.protocol));
                 match self.execute_steps(&self.case.fallback).await {
                     Err(Outcome::Skip(again)) => Err(Outcome::Skip(format!(
                         "{why}; and by the fallback steps: {again}"
@@ -169,10 +169,16 @@ impl<'a> CaseRun<'a> {
             .connect
             .token_in
             .unwrap_or(self.protocol.token_placement());
-        let opts = connect_options(self.cfg, token, placement, self.timeout(None));
+        let opts = connect_options(
+            self.protocol,
+            self.cfg,
+            token,
+            placement,
+            self.timeout(None),
+        );
         self.link
             .transcript
-            .push(Direction::Client, json!({"$connect": self.cfg.target_url}));
+            .push(Direction::Client, json!({"$connect": opts.url}));
         if self.dir.is_none() {
             self.dir = Some(CaseDir::create().map_err(|e| Outcome::Error(e.to_string()))?);
         }
@@ -181,7 +187,7 @@ impl<'a> CaseRun<'a> {
             .as_ref()
             .map(|d| d.path().to_path_buf())
             .unwrap_or_default();
-        let result = open_transport(self.protocol.transport(), opts, self.cfg, &tmp).await;
+        let result = open_transport(self.protocol, opts, self.cfg, &tmp).await;
         match result {
             Ok(conn) => {
                 self.link.conn = Some(conn);
@@ -436,7 +442,7 @@ impl<'a> CaseRun<'a> {
                 let kind = token.unwrap_or(self.case.connect.token);
                 let token = token_for(kind, &self.cfg.credentials)?;
                 if *new_session {
-                    self.link.session = self.protocol.session();
+                    self.link.session = self.protocol.session(self.cfg.transport_of(self.protocol));
                 }
                 self.open(token.as_deref(), kind != TokenKind::Valid)
                     .await?;

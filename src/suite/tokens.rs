@@ -4,19 +4,21 @@ use super::model::TokenKind;
 use super::runner::{Credentials, RunConfig};
 use super::steps::Outcome;
 use crate::auth;
-use crate::protocol::TokenPlacement;
+use crate::protocol::{Protocol, TokenPlacement};
 use crate::transport::websocket::WsOptions;
 use serde_json::json;
 use std::time::Duration;
 
 /// How to open a connection to the run's target presenting `token` at `placement`.
 pub(super) fn connect_options(
+    protocol: &dyn Protocol,
     cfg: &RunConfig,
     token: Option<&str>,
     placement: TokenPlacement,
     timeout: Duration,
 ) -> WsOptions {
-    let mut opts = WsOptions::new(cfg.target_url.clone());
+    let url = protocol.endpoint(cfg.transport_of(protocol), &cfg.target_url);
+    let mut opts = WsOptions::new(url);
     opts.headers = cfg.headers.clone();
     opts.max_frame = cfg.max_frame;
     opts.connect_timeout = timeout;

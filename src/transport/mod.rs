@@ -6,6 +6,7 @@
 //! answered by the transport task at any moment.
 
 pub mod socketio;
+pub mod sse;
 pub mod stdio;
 pub mod websocket;
 
@@ -116,7 +117,9 @@ struct Queued {
     _permit: Option<OwnedSemaphorePermit>,
 }
 
-/// The transport task's end of a connection: where it pushes what it observes.
+/// The transport task's end of a connection: where it pushes what it observes (a transport
+/// with several readers, SSE's stream and its POST answers, clones it).
+#[derive(Clone)]
 pub(crate) struct Inbox {
     tx: mpsc::Sender<Queued>,
     budget: Arc<Semaphore>,

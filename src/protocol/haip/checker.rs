@@ -650,7 +650,7 @@ impl Checker for HaipChecker {
     ) {
         self.now_ms = at_ms;
         match item {
-            Observed::Connect => self.on_connect(),
+            Observed::Connect(_) => self.on_connect(),
             Observed::Event(event) => self.on_value(from, event, out),
             Observed::Binary(len) => {
                 let sender = &mut self.senders[side(from)];
@@ -673,7 +673,7 @@ impl Checker for HaipChecker {
                     format!("a text frame that is not a JSON message: {shown:?}"),
                 ));
             }
-            Observed::Closed | Observed::Notice(_) | Observed::Aside => {}
+            Observed::Closed { .. } | Observed::Notice(_) | Observed::Aside => {}
         }
     }
 

@@ -76,7 +76,7 @@ impl Protocol for Haip {
         SUITE
     }
 
-    fn session(&self) -> Box<dyn Session> {
+    fn session(&self, _transport: TransportKind) -> Box<dyn Session> {
         Box::new(session::HaipSession::new())
     }
 

@@ -61,7 +61,7 @@ impl Protocol for Huma {
         SUITE
     }
 
-    fn session(&self) -> Box<dyn Session> {
+    fn session(&self, _transport: TransportKind) -> Box<dyn Session> {
         Box::new(session::HumaSession::default())
     }
 

@@ -338,7 +338,7 @@ impl Checker for NuumChecker {
         out: &mut Vec<Violation>,
     ) {
         match (from, item) {
-            (_, Observed::Connect) => {
+            (_, Observed::Connect(_)) => {
                 self.process = Process::default();
             }
             (Direction::Server, Observed::Event(line)) => self.on_server_line(line, out),
@@ -355,8 +355,8 @@ impl Checker for NuumChecker {
                     },
                 ));
             }
-            (Direction::Client, Observed::Closed) => self.process.stdin_closed = true,
-            (Direction::Server, Observed::Closed) if !self.process.stdin_closed => {
+            (Direction::Client, Observed::Closed { .. }) => self.process.stdin_closed = true,
+            (Direction::Server, Observed::Closed { .. }) if !self.process.stdin_closed => {
                 out.push(Violation::new(
                     "NUUM-TR-002",
                     "the process ended while its stdin was still open",

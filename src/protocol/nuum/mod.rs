@@ -64,7 +64,7 @@ impl Protocol for Nuum {
         SUITE
     }
 
-    fn session(&self) -> Box<dyn Session> {
+    fn session(&self, _transport: TransportKind) -> Box<dyn Session> {
         Box::new(session::NuumSession)
     }
 

@@ -1,0 +1,279 @@
+//! The HPD checker over a whole transcript: every envelope (validate), the SSE ids (stream),
+//! the turn lifecycles (lifecycle), and how the target answered what the client sent: HTTP
+//! statuses for POSTs, close codes for WebSocket frames.
+
+use super::events::{self, Family};
+use super::lifecycle::Lifecycle;
+use super::stream::StreamIds;
+use super::{validate, INPUTS_ROUTE, INTERRUPT_ROUTE, RESPONSES_ROUTE};
+use crate::protocol::{Checker, Observed};
+use crate::rules::Violation;
+use crate::transcript::Direction;
+use serde_json::{Map, Value};
+use std::collections::VecDeque;
+
+/// Posts remembered while their answers are outstanding.
+const MAX_POSTS: usize = 1024;
+
+/// What the answer to one POST must be.
+#[derive(Debug, Clone, PartialEq)]
+enum Expected {
+    /// An invalid envelope: 400 (HPD-IN-001).
+    BadRequest(String),
+    /// A valid input: 2xx (HPD-IN-003).
+    Accepted,
+    /// A response naming a request id never issued: 404 (HPD-IN-004).
+    UnknownRequest(String),
+    /// Nothing the rules fix.
+    Anything,
+}
+
+/// What a client envelope is, whatever carried it.
+enum Sent {
+    Invalid(String),
+    Input,
+    Response {
+        kind: &'static str,
+        id: String,
+        issued: bool,
+        approved: Option<bool>,
+    },
+    Interrupt,
+    Other,
+}
+
+/// The HPD checker.
+#[derive(Debug, Default)]
+pub struct HpdChecker {
+    over_ws: bool,
+    posts: VecDeque<Expected>,
+    /// The close code a WebSocket frame the client sent calls for, with its rule and why.
+    close_due: Option<(u16, &'static str, String)>,
+    stream: StreamIds,
+    turns: Lifecycle,
+}
+
+impl HpdChecker {
+    /// Classifies an envelope the client sent (the body of a POST, a WebSocket frame).
+    fn sent(&self, body: Result<Value, String>, route: &str) -> Sent {
+        let body = match body {
+            Ok(v) => v,
+            Err(why) => return Sent::Invalid(why),
+        };
+        let Value::Object(m) = &body else {
+            return Sent::Invalid("the body is JSON but not an object".into());
+        };
+        let kind = match m.get("type") {
+            Some(Value::String(k)) => k.as_str(),
+            Some(_) => return Sent::Invalid("its type is not a string".into()),
+            // The framework takes a bare {text} as an input: not judged either way.
+            None if route == INPUTS_ROUTE && m.contains_key("text") => return Sent::Other,
+            None => return Sent::Invalid("it has no type".into()),
+        };
+        let Some(known) = events::known(kind) else {
+            return Sent::Invalid(format!("its type {kind:?} is not an event type"));
+        };
+        if events::is_input(kind) {
+            return Sent::Input;
+        }
+        if known.name == "INTERRUPTION_REQUEST" {
+            return Sent::Interrupt;
+        }
+        if let Some(field) = events::response_id_field(kind) {
+            return match m.get(field).and_then(Value::as_str) {
+                None => Sent::Invalid(format!("{} has no {field}", known.name)),
+                Some(id) => Sent::Response {
+                    kind: known.name,
+                    id: id.to_owned(),
+                    issued: self.turns.issued.contains(id),
+                    approved: m.get("approved").and_then(Value::as_bool),
+                },
+            };
+        }
+        Sent::Other
+    }
+
+    /// Follows what the client sent; returns what its answer must be.
+    fn client_sent(&mut self, sent: Sent) -> Expected {
+        match sent {
+            Sent::Invalid(why) => Expected::BadRequest(why),
+            Sent::Input => Expected::Accepted,
+            Sent::Interrupt => {
+                self.turns.interrupted();
+                Expected::Anything
+            }
+            Sent::Response {
+                kind,
+                id,
+                issued,
+                approved,
+            } => {
+                if kind == "PERMISSION_RESPONSE" {
+                    if let Some(approved) = approved {
+                        self.turns.permission_answered(&id, approved);
+                    }
+                }
+                match issued {
+                    true => Expected::Anything,
+                    false => Expected::UnknownRequest(id),
+                }
+            }
+            Sent::Other => Expected::Anything,
+        }
+    }
+
+    fn client_event(&mut self, event: &Value) {
+        if let Some(path) = event.get("$post").and_then(Value::as_str) {
+            let body = match (event.get("body_text"), event.get("body")) {
+                (Some(Value::String(text)), _) => {
+                    serde_json::from_str(text).map_err(|_| "the body is not JSON".to_owned())
+                }
+                (_, Some(v)) => Ok(v.clone()),
+                _ => Err("the body is empty".to_owned()),
+            };
+            let expected = match path {
+                INPUTS_ROUTE | RESPONSES_ROUTE => {
+                    let sent = self.sent(body, path);
+                    self.client_sent(sent)
+                }
+                INTERRUPT_ROUTE => self.client_sent(Sent::Interrupt),
+                _ => Expected::Anything,
+            };
+            if self.posts.len() < MAX_POSTS {
+                self.posts.push_back(expected);
+            }
+        } else if let Some(how) = event.get("$stream") {
+            let from = how.get("after").or_else(|| how.get("last_event_id"));
+            match from {
+                Some(Value::String(n)) => self.stream.resumed(n),
+                Some(Value::Number(n)) => self.stream.resumed(&n.to_string()),
+                _ => self.stream.live(),
+            }
+        } else if self.over_ws {
+            let route = event
+                .get("type")
+                .and_then(Value::as_str)
+                .map_or(INPUTS_ROUTE, super::session::route_of);
+            let sent = self.sent(Ok(event.clone()), route);
+            if let Expected::BadRequest(why) = self.client_sent(sent) {
+                self.close_due = Some((1007, "HPD-IN-002", why));
+            }
+        } else {
+            // A frame sent as it is: the SSE transport posts it to the inputs route.
+            let sent = self.sent(Ok(event.clone()), INPUTS_ROUTE);
+            let expected = self.client_sent(sent);
+            if self.posts.len() < MAX_POSTS {
+                self.posts.push_back(expected);
+            }
+        }
+    }
+
+    /// Judges the answer to the oldest outstanding POST.
+    fn http_answer(&mut self, answer: &Value, out: &mut Vec<Violation>) {
+        let Some(expected) = self.posts.pop_front() else {
+            return;
+        };
+        let status = answer.get("status").and_then(Value::as_u64).unwrap_or(0);
+        let path = answer.get("path").and_then(Value::as_str).unwrap_or("");
+        match expected {
+            Expected::BadRequest(why) if status != 400 => out.push(Violation::new(
+                "HPD-IN-001",
+                format!("POST {path} of an invalid envelope ({why}) answered HTTP {status}, not 400"),
+            )),
+            Expected::Accepted if !(200..300).contains(&status) => out.push(Violation::new(
+                "HPD-IN-003",
+                format!("POST {path} of a valid input answered HTTP {status}"),
+            )),
+            Expected::UnknownRequest(id) if status != 404 => out.push(Violation::new(
+                "HPD-IN-004",
+                format!("POST {path} answering request id {id:?}, which the agent never issued, got HTTP {status}, not 404"),
+            )),
+            _ => {}
+        }
+    }
+
+    fn server_event(&mut self, event: &Value, out: &mut Vec<Violation>) {
+        if let Some(answer) = event.get("$http") {
+            self.http_answer(answer, out);
+            return;
+        }
+        let Some((m, known)) = validate::envelope(event, out) else {
+            return;
+        };
+        if let Some(id) = sse_id(m) {
+            if self.stream.observe(id, m, out) {
+                return;
+            }
+        }
+        if let Some(known) = known {
+            if known.family != Family::Upstream {
+                self.turns.observe(known.family, known.name, m, out);
+            }
+        }
+    }
+
+    fn closed(&mut self, code: Option<u16>, out: &mut Vec<Violation>) {
+        if let Some((due, rule, why)) = self.close_due.take() {
+            if code != Some(due) {
+                let got = code.map_or("no close code".to_owned(), |c| format!("close code {c}"));
+                out.push(Violation::new(
+                    rule,
+                    format!("after a frame the agent cannot accept ({why}) the WebSocket ended with {got}, not {due}"),
+                ));
+            }
+        }
+    }
+}
+
+fn sse_id(m: &Map<String, Value>) -> Option<&str> {
+    m.get("$sse")?.get("id")?.as_str()
+}
+
+impl Checker for HpdChecker {
+    fn observe(
+        &mut self,
+        from: Direction,
+        _at_ms: u64,
+        item: Observed<'_>,
+        out: &mut Vec<Violation>,
+    ) {
+        match (from, item) {
+            (_, Observed::Connect(url)) => {
+                self.over_ws = url.starts_with("ws");
+                self.posts.clear();
+                self.close_due = None;
+                self.stream.live();
+            }
+            (Direction::Client, Observed::Event(event)) => self.client_event(event),
+            (Direction::Client, Observed::Garbage(_)) => {
+                let why = "it is not JSON".to_owned();
+                if self.over_ws {
+                    self.close_due = Some((1007, "HPD-IN-002", why));
+                } else if self.posts.len() < MAX_POSTS {
+                    self.posts.push_back(Expected::BadRequest(why));
+                }
+            }
+            (Direction::Client, Observed::Binary(_)) => {
+                if self.over_ws {
+                    self.close_due = Some((1008, "HPD-IN-005", "a binary frame".into()));
+                } else if self.posts.len() < MAX_POSTS {
+                    self.posts.push_back(Expected::Anything);
+                }
+            }
+            (Direction::Server, Observed::Event(event)) => self.server_event(event, out),
+            (Direction::Server, Observed::Garbage(text)) => out.push(Violation::new(
+                "HPD-ENV-001",
+                format!(
+                    "a live event is not JSON: {:?}",
+                    text.chars().take(80).collect::<String>()
+                ),
+            )),
+            (Direction::Server, Observed::Binary(len)) => out.push(Violation::new(
+                "HPD-ENV-001",
+                format!("a binary frame of {len} bytes, not an envelope in a text frame"),
+            )),
+            (Direction::Server, Observed::Closed { code }) => self.closed(code, out),
+            _ => {}
+        }
+    }
+}

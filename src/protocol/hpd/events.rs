@@ -1,0 +1,295 @@
+//! The event types HPD names (the spec's families and the framework's type strings, see
+//! `../shared/specs/README.md` § HPD) and the fields each carries.
+
+/// What an event type is to the lifecycle checker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    TurnStarted,
+    TurnFinished,
+    TurnError,
+    AgentTurnStarted,
+    AgentTurnFinished,
+    /// Text or reasoning: `START`, `DELTA`, `END` by messageId.
+    Block(BlockKind, BlockStep),
+    Tool(ToolStep),
+    PermissionRequest,
+    PermissionApproved,
+    PermissionDenied,
+    ContinuationRequest,
+    ClarificationRequest,
+    ClientToolRequest,
+    /// Client → server: inputs, responses, interruption.
+    Upstream,
+    /// Known, and nothing the lifecycle follows.
+    Other,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockKind {
+    Text,
+    Reasoning,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlockStep {
+    Start,
+    Delta,
+    End,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolStep {
+    Start,
+    Args,
+    End,
+    Result,
+}
+
+/// Field kinds the framework gives known events (HPD-ENV-007).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldKind {
+    /// A non-empty string id.
+    Id,
+    Integer,
+    Bool,
+    Str,
+}
+
+use BlockKind::*;
+use BlockStep::*;
+use Family::*;
+use FieldKind::*;
+
+/// A known field and the kind of value it holds.
+type Field = (&'static str, FieldKind);
+
+/// Every built-in type: its family and its typed fields.
+static TYPES: &[(&str, Family, &[Field])] = &[
+    (
+        "MESSAGE_TURN_STARTED",
+        TurnStarted,
+        &[("messageTurnId", Id)],
+    ),
+    (
+        "MESSAGE_TURN_FINISHED",
+        TurnFinished,
+        &[("messageTurnId", Id), ("duration", Integer)],
+    ),
+    (
+        "MESSAGE_TURN_ERROR",
+        TurnError,
+        &[("messageTurnId", Id), ("message", Str)],
+    ),
+    (
+        "AGENT_TURN_STARTED",
+        AgentTurnStarted,
+        &[("iteration", Integer)],
+    ),
+    (
+        "AGENT_TURN_FINISHED",
+        AgentTurnFinished,
+        &[("iteration", Integer)],
+    ),
+    (
+        "STATE_SNAPSHOT",
+        Other,
+        &[
+            ("currentIteration", Integer),
+            ("maxIterations", Integer),
+            ("isTerminated", Bool),
+        ],
+    ),
+    (
+        "TEXT_MESSAGE_START",
+        Block(Text, Start),
+        &[("messageId", Id)],
+    ),
+    (
+        "TEXT_DELTA",
+        Block(Text, Delta),
+        &[("messageId", Id), ("text", Str)],
+    ),
+    ("TEXT_MESSAGE_END", Block(Text, End), &[("messageId", Id)]),
+    (
+        "REASONING_MESSAGE_START",
+        Block(Reasoning, Start),
+        &[("messageId", Id)],
+    ),
+    (
+        "REASONING_DELTA",
+        Block(Reasoning, Delta),
+        &[("messageId", Id), ("text", Str)],
+    ),
+    (
+        "REASONING_MESSAGE_END",
+        Block(Reasoning, End),
+        &[("messageId", Id)],
+    ),
+    (
+        "TOOL_CALL_START",
+        Tool(ToolStep::Start),
+        &[("callId", Id), ("name", Str)],
+    ),
+    (
+        "TOOL_CALL_ARGS",
+        Tool(ToolStep::Args),
+        &[("callId", Id), ("argsJson", Str)],
+    ),
+    ("TOOL_CALL_END", Tool(ToolStep::End), &[("callId", Id)]),
+    (
+        "TOOL_CALL_RESULT",
+        Tool(ToolStep::Result),
+        &[("callId", Id)],
+    ),
+    (
+        "PERMISSION_REQUEST",
+        PermissionRequest,
+        &[("permissionId", Id), ("callId", Id)],
+    ),
+    (
+        "PERMISSION_RESPONSE",
+        Upstream,
+        &[("permissionId", Id), ("approved", Bool)],
+    ),
+    (
+        "PERMISSION_APPROVED",
+        PermissionApproved,
+        &[("permissionId", Id)],
+    ),
+    (
+        "PERMISSION_DENIED",
+        PermissionDenied,
+        &[("permissionId", Id), ("callId", Id)],
+    ),
+    (
+        "CONTINUATION_REQUEST",
+        ContinuationRequest,
+        &[
+            ("continuationId", Id),
+            ("currentIteration", Integer),
+            ("maxIterations", Integer),
+        ],
+    ),
+    (
+        "CONTINUATION_RESPONSE",
+        Upstream,
+        &[
+            ("continuationId", Id),
+            ("approved", Bool),
+            ("extensionAmount", Integer),
+        ],
+    ),
+    (
+        "CLARIFICATION_REQUEST",
+        ClarificationRequest,
+        &[("requestId", Id), ("question", Str)],
+    ),
+    (
+        "CLARIFICATION_RESPONSE",
+        Upstream,
+        &[("requestId", Id), ("answer", Str)],
+    ),
+    (
+        "CLIENT_TOOL_INVOKE_REQUEST",
+        ClientToolRequest,
+        &[("requestId", Id)],
+    ),
+    (
+        "CLIENT_TOOL_INVOKE_RESPONSE",
+        Upstream,
+        &[("requestId", Id)],
+    ),
+    ("MIDDLEWARE_ERROR", Other, &[("errorMessage", Str)]),
+    ("INTERRUPTION_REQUEST", Upstream, &[("reason", Str)]),
+    ("USER_TEXT_INPUT", Upstream, &[("text", Str)]),
+    ("USER_MESSAGES_INPUT", Upstream, &[]),
+    ("BRANCH_RUN_STARTED", Other, &[]),
+    ("BRANCH_RUN_COMPLETED", Other, &[]),
+    ("TOOL_CALL_BACKGROUND_TASK_STARTED", Other, &[]),
+    ("TOOL_CALL_BACKGROUND_TASK_COMPLETED", Other, &[]),
+    ("TOOL_CALL_BACKGROUND_TASK_CANCELLED", Other, &[]),
+    ("TOOL_CALL_BACKGROUND_TASK_FAULTED", Other, &[]),
+    ("BACKGROUND_OPERATION_STARTED", Other, &[]),
+    ("BACKGROUND_OPERATION_STATUS", Other, &[]),
+    ("USER_AUDIO_TRANSCRIPT_DELTA", Other, &[]),
+    ("USER_AUDIO_TRANSCRIPT_COMPLETED", Other, &[]),
+    ("USER_AUDIO_TRANSCRIPT_FAILED", Other, &[]),
+    ("ASSISTANT_AUDIO_OUTPUT_STARTED", Other, &[]),
+    ("ASSISTANT_AUDIO_OUTPUT_STREAM_STARTED", Other, &[]),
+    ("ASSISTANT_AUDIO_OUTPUT_CHUNK_READY", Other, &[]),
+    ("ASSISTANT_AUDIO_PUSH_TEXT_STREAM_OPENING", Other, &[]),
+    ("ASSISTANT_AUDIO_PUSH_TEXT_STREAM_OPENED", Other, &[]),
+    ("ASSISTANT_AUDIO_PUSH_TEXT_INPUT_SENT", Other, &[]),
+    ("ASSISTANT_AUDIO_OUTPUT_STREAM_COMPLETED", Other, &[]),
+    ("ASSISTANT_AUDIO_OUTPUT_ARTIFACT_CAPTURED", Other, &[]),
+    ("ASSISTANT_AUDIO_OUTPUT_SEGMENT_FAILED", Other, &[]),
+    ("ASSISTANT_AUDIO_OUTPUT_COMPLETED", Other, &[]),
+    ("ASSISTANT_AUDIO_OUTPUT_FAILED", Other, &[]),
+    ("ASSISTANT_AUDIO_PLAYBACK_QUEUED", Other, &[]),
+    ("ASSISTANT_AUDIO_PLAYBACK_STARTED", Other, &[]),
+    ("ASSISTANT_AUDIO_PLAYBACK_PROGRESS", Other, &[]),
+    ("ASSISTANT_AUDIO_PLAYBACK_COMPLETED", Other, &[]),
+    ("ASSISTANT_AUDIO_PLAYBACK_INTERRUPTED", Other, &[]),
+    ("ASSISTANT_AUDIO_PLAYBACK_FAILED", Other, &[]),
+    ("COMPACTION", Other, &[]),
+    ("MODEL_CALL_RETRY", Other, &[]),
+    ("FUNCTION_RETRY", Other, &[]),
+    ("STRUCTURED_OUTPUT_START", Other, &[]),
+    ("STRUCTURED_OUTPUT_PARTIAL", Other, &[]),
+    ("STRUCTURED_OUTPUT_COMPLETE", Other, &[]),
+    ("STRUCTURED_OUTPUT_ERROR", Other, &[]),
+    ("CONTENT_UPLOADED", Other, &[]),
+    ("INTERRUPTION_HANDLED", Other, &[]),
+    ("PLAN_UPDATED", Other, &[]),
+    ("CHECKPOINT", Other, &[]),
+    ("ITERATION_START", Other, &[]),
+];
+
+/// A built-in type, matched case-insensitively (as the framework reads it).
+#[derive(Debug, Clone, Copy)]
+pub struct KnownType {
+    /// The SCREAMING_SNAKE_CASE name.
+    pub name: &'static str,
+    pub family: Family,
+    pub fields: &'static [Field],
+}
+
+/// The built-in type `kind` names, in any letter case.
+pub fn known(kind: &str) -> Option<KnownType> {
+    TYPES
+        .iter()
+        .find(|(name, _, _)| name.eq_ignore_ascii_case(kind))
+        .map(|(name, family, fields)| KnownType {
+            name,
+            family: *family,
+            fields,
+        })
+}
+
+/// The types a client sends to the inputs route.
+pub fn is_input(kind: &str) -> bool {
+    ["USER_TEXT_INPUT", "USER_MESSAGES_INPUT"]
+        .iter()
+        .any(|k| k.eq_ignore_ascii_case(kind))
+}
+
+/// The id field a response event answers by (`PERMISSION_RESPONSE` → `permissionId`).
+pub fn response_id_field(kind: &str) -> Option<&'static str> {
+    let kind = known(kind)?.name;
+    match kind {
+        "PERMISSION_RESPONSE" => Some("permissionId"),
+        "CONTINUATION_RESPONSE" => Some("continuationId"),
+        "CLARIFICATION_RESPONSE" | "CLIENT_TOOL_INVOKE_RESPONSE" => Some("requestId"),
+        _ => None,
+    }
+}
+
+/// The request id field of a server request event (`PERMISSION_REQUEST` → `permissionId`).
+pub fn request_id_field(family: Family) -> Option<&'static str> {
+    match family {
+        PermissionRequest => Some("permissionId"),
+        ContinuationRequest => Some("continuationId"),
+        ClarificationRequest | ClientToolRequest => Some("requestId"),
+        _ => None,
+    }
+}

@@ -1,0 +1,474 @@
+//! The lifecycles inside a message turn: agent turns by iteration, text and reasoning blocks
+//! by messageId, tool calls by callId, permission requests by permissionId.
+//!
+//! A client may join a stream in the middle of a turn (the previous case's, or another
+//! client's), so nothing is blamed for lacking a start the checker may not have seen: an id
+//! that shows up without its START is judged when its START comes late, or when the turn it
+//! appeared in, whose whole stream the checker saw, ends without one.
+
+use super::events::{BlockKind, BlockStep, Family, ToolStep};
+use crate::rules::Violation;
+use serde_json::{Map, Value};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// Most blocks, calls and requests remembered: a long stream cannot grow the checker without
+/// bound (ended ones are forgotten first).
+const REMEMBERED: usize = 10_000;
+
+/// A message turn whose STARTED the checker saw.
+#[derive(Debug, Default)]
+struct Turn {
+    id: String,
+    iterations: BTreeSet<i64>,
+    interrupted: bool,
+    /// Ids used in this turn before (or without) their START: `(id, what)`.
+    orphans: Vec<(String, &'static str)>,
+}
+
+#[derive(Debug)]
+struct Block {
+    kind: BlockKind,
+    ended: bool,
+    turn: Option<String>,
+}
+
+#[derive(Debug, Default)]
+struct Call {
+    ended: bool,
+    has_result: bool,
+    turn: Option<String>,
+}
+
+#[derive(Debug, Default)]
+struct Permission {
+    call_id: Option<String>,
+    /// What the client answered.
+    answered: Option<bool>,
+    /// What the agent said it decided.
+    outcome: Option<bool>,
+    turn: Option<String>,
+}
+
+/// Lifecycle state over a whole transcript.
+#[derive(Debug, Default)]
+pub struct Lifecycle {
+    open: Vec<Turn>,
+    ended_turns: HashSet<String>,
+    /// A whole turn has been seen since the stream was joined: the stream is in step.
+    in_step: bool,
+    blocks: HashMap<String, Block>,
+    calls: HashMap<String, Call>,
+    permissions: HashMap<String, Permission>,
+    denied_calls: HashSet<String>,
+    /// Every request id the agent issued (permission, continuation, clarification, client tool).
+    pub issued: HashSet<String>,
+}
+
+fn id_of<'a>(m: &'a Map<String, Value>, field: &str) -> Option<&'a str> {
+    m.get(field)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+}
+
+fn block_name(kind: BlockKind) -> &'static str {
+    match kind {
+        BlockKind::Text => "text",
+        BlockKind::Reasoning => "reasoning",
+    }
+}
+
+impl Lifecycle {
+    fn current(&self) -> Option<String> {
+        self.open.last().map(|t| t.id.clone())
+    }
+
+    fn in_ended_turn(&self, turn: &Option<String>) -> bool {
+        turn.as_ref().is_some_and(|t| self.ended_turns.contains(t))
+    }
+
+    fn orphan(&mut self, id: &str, what: &'static str) {
+        if let Some(turn) = self.open.last_mut() {
+            if !turn.orphans.iter().any(|(o, _)| o == id) {
+                turn.orphans.push((id.to_owned(), what));
+            }
+        }
+    }
+
+    fn forget_if_full(&mut self) {
+        if self.blocks.len() > REMEMBERED {
+            self.blocks.retain(|_, b| !b.ended);
+        }
+        if self.calls.len() > REMEMBERED {
+            self.calls.retain(|_, c| !c.ended);
+        }
+        if self.permissions.len() > REMEMBERED {
+            self.permissions.clear();
+        }
+        if self.ended_turns.len() > REMEMBERED {
+            self.ended_turns.clear();
+        }
+        if self.issued.len() > REMEMBERED {
+            self.issued.clear();
+        }
+    }
+
+    /// The client asked to interrupt: the turn in progress must end.
+    pub fn interrupted(&mut self) {
+        if let Some(turn) = self.open.last_mut() {
+            turn.interrupted = true;
+        }
+    }
+
+    /// The client answered a permission request.
+    pub fn permission_answered(&mut self, permission_id: &str, approved: bool) {
+        if let Some(p) = self.permissions.get_mut(permission_id) {
+            p.answered = Some(approved);
+        }
+    }
+
+    /// Checks one event the agent sent.
+    pub fn observe(
+        &mut self,
+        family: Family,
+        kind: &str,
+        m: &Map<String, Value>,
+        out: &mut Vec<Violation>,
+    ) {
+        self.forget_if_full();
+        match family {
+            Family::TurnStarted => self.turn_started(m, out),
+            Family::TurnFinished | Family::TurnError => self.turn_ended(kind, m, out),
+            Family::AgentTurnStarted => {
+                if let (Some(turn), Some(n)) = (self.open.last_mut(), iteration(m)) {
+                    turn.iterations.insert(n);
+                }
+            }
+            Family::AgentTurnFinished => {
+                if let (Some(turn), Some(n)) = (self.open.last_mut(), iteration(m)) {
+                    if !turn.iterations.remove(&n) {
+                        out.push(Violation::new(
+                            "HPD-TURN-003",
+                            format!("AGENT_TURN_FINISHED for iteration {n}, which did not start in this message turn"),
+                        ));
+                    }
+                }
+            }
+            Family::Block(block, step) => self.block(block, step, kind, m, out),
+            Family::Tool(step) => self.tool(step, kind, m, out),
+            Family::PermissionRequest => {
+                self.outside_turn(kind, out);
+                if let Some(id) = id_of(m, "permissionId") {
+                    self.issued.insert(id.to_owned());
+                    self.permissions.insert(
+                        id.to_owned(),
+                        Permission {
+                            call_id: id_of(m, "callId").map(str::to_owned),
+                            turn: self.current(),
+                            ..Permission::default()
+                        },
+                    );
+                }
+            }
+            Family::PermissionApproved | Family::PermissionDenied => {
+                self.permission_outcome(family == Family::PermissionApproved, kind, m, out)
+            }
+            Family::ContinuationRequest
+            | Family::ClarificationRequest
+            | Family::ClientToolRequest => {
+                self.outside_turn(kind, out);
+                if let Some(field) = super::events::request_id_field(family) {
+                    if let Some(id) = id_of(m, field) {
+                        self.issued.insert(id.to_owned());
+                    }
+                }
+            }
+            Family::Upstream | Family::Other => {}
+        }
+    }
+
+    fn turn_started(&mut self, m: &Map<String, Value>, out: &mut Vec<Violation>) {
+        let id = id_of(m, "messageTurnId").unwrap_or("").to_owned();
+        if !id.is_empty()
+            && (self.ended_turns.contains(&id) || self.open.iter().any(|t| t.id == id))
+        {
+            out.push(Violation::new(
+                "HPD-TURN-001",
+                format!("message turn {id:?} starts a second time"),
+            ));
+            return;
+        }
+        self.open.push(Turn {
+            id,
+            ..Turn::default()
+        });
+    }
+
+    fn turn_ended(&mut self, kind: &str, m: &Map<String, Value>, out: &mut Vec<Violation>) {
+        let id = id_of(m, "messageTurnId").unwrap_or("");
+        let at = match self.open.iter().position(|t| t.id == id) {
+            Some(at) => at,
+            None if !id.is_empty() && self.ended_turns.contains(id) => {
+                out.push(Violation::new(
+                    "HPD-TURN-001",
+                    format!("{kind} for message turn {id:?}, which had already ended"),
+                ));
+                return;
+            }
+            None if self.open.len() == 1 && !id.is_empty() && !self.open[0].id.is_empty() => {
+                out.push(Violation::new(
+                    "HPD-TURN-002",
+                    format!(
+                        "{kind} carries messageTurnId {id:?}; the turn in progress started as {:?}",
+                        self.open[0].id
+                    ),
+                ));
+                0
+            }
+            None if self.open.len() == 1 && id.is_empty() => 0,
+            // A turn that started before the stream was joined.
+            None => return,
+        };
+        let turn = self.open.remove(at);
+        self.close_turn(turn, kind, out);
+        self.in_step = true;
+    }
+
+    /// What must hold when a turn whose whole stream was seen ends.
+    fn close_turn(&mut self, turn: Turn, kind: &str, out: &mut Vec<Violation>) {
+        let of_turn = |t: &Option<String>| t.as_deref() == Some(turn.id.as_str());
+        for (id, block) in &self.blocks {
+            if of_turn(&block.turn) && !block.ended {
+                out.push(Violation::new(
+                    "HPD-STREAM-002",
+                    format!(
+                        "the {} block {id:?} is still open at {kind}",
+                        block_name(block.kind)
+                    ),
+                ));
+            }
+        }
+        for (id, call) in &self.calls {
+            if !of_turn(&call.turn) {
+                continue;
+            }
+            if !call.ended {
+                out.push(Violation::new(
+                    "HPD-TOOL-003",
+                    format!("tool call {id:?} has no TOOL_CALL_END at {kind}"),
+                ));
+            }
+            let excused = turn.interrupted || self.denied_calls.contains(id);
+            if !call.has_result && !excused && kind != "MESSAGE_TURN_ERROR" {
+                out.push(Violation::new(
+                    "HPD-TOOL-003",
+                    format!("tool call {id:?} has no TOOL_CALL_RESULT at {kind}"),
+                ));
+            }
+        }
+        for (id, p) in &self.permissions {
+            if of_turn(&p.turn) && p.answered.is_some() && p.outcome.is_none() {
+                out.push(Violation::new(
+                    "HPD-ASK-001",
+                    format!("permission {id:?} was answered but neither PERMISSION_APPROVED nor PERMISSION_DENIED came before {kind}"),
+                ));
+            }
+        }
+        for n in &turn.iterations {
+            out.push(Violation::new(
+                "HPD-TURN-003",
+                format!("agent turn {n} never finished before {kind}"),
+            ));
+        }
+        for (id, what) in &turn.orphans {
+            let started = match *what {
+                "tool" => self.calls.contains_key(id),
+                _ => self.blocks.contains_key(id),
+            };
+            if !started {
+                let rule = if *what == "tool" {
+                    "HPD-TOOL-001"
+                } else {
+                    "HPD-STREAM-001"
+                };
+                out.push(Violation::new(
+                    rule,
+                    format!("{what} events name {id:?}, which no START opened in the turn"),
+                ));
+            }
+        }
+        if !turn.id.is_empty() {
+            self.ended_turns.insert(turn.id);
+        }
+    }
+
+    /// A START of something while no turn is open, on a stream in step.
+    fn outside_turn(&self, kind: &str, out: &mut Vec<Violation>) {
+        if self.open.is_empty() && self.in_step {
+            out.push(Violation::new(
+                "HPD-TURN-004",
+                format!("{kind} arrives while no message turn is in progress"),
+            ));
+        }
+    }
+
+    fn block(
+        &mut self,
+        kind_of: BlockKind,
+        step: BlockStep,
+        kind: &str,
+        m: &Map<String, Value>,
+        out: &mut Vec<Violation>,
+    ) {
+        let Some(id) = id_of(m, "messageId") else {
+            return;
+        };
+        if step == BlockStep::Start {
+            self.outside_turn(kind, out);
+            let late = self
+                .open
+                .last()
+                .is_some_and(|t| t.orphans.iter().any(|(o, _)| o == id));
+            if late {
+                out.push(Violation::new(
+                    "HPD-STREAM-001",
+                    format!("{kind} for {id:?} comes after that block's other events"),
+                ));
+            } else if self.blocks.contains_key(id) {
+                out.push(Violation::new(
+                    "HPD-STREAM-001",
+                    format!("{kind} opens block {id:?} a second time"),
+                ));
+            }
+            self.blocks.insert(
+                id.to_owned(),
+                Block {
+                    kind: kind_of,
+                    ended: false,
+                    turn: self.current(),
+                },
+            );
+            return;
+        }
+        let Some(block) = self.blocks.get(id) else {
+            self.orphan(id, block_name(kind_of));
+            return;
+        };
+        if self.in_ended_turn(&block.turn) {
+            out.push(Violation::new(
+                "HPD-TURN-004",
+                format!("{kind} for block {id:?} after its message turn ended"),
+            ));
+        } else if block.ended {
+            out.push(Violation::new(
+                "HPD-STREAM-001",
+                format!("{kind} for block {id:?} after its END"),
+            ));
+        } else if block.kind != kind_of {
+            out.push(Violation::new(
+                "HPD-STREAM-001",
+                format!("{kind} names {id:?}, a {} block", block_name(block.kind)),
+            ));
+        }
+        if step == BlockStep::End {
+            if let Some(b) = self.blocks.get_mut(id) {
+                b.ended = true;
+            }
+        }
+    }
+
+    fn tool(
+        &mut self,
+        step: ToolStep,
+        kind: &str,
+        m: &Map<String, Value>,
+        out: &mut Vec<Violation>,
+    ) {
+        let Some(id) = id_of(m, "callId") else {
+            return;
+        };
+        if step == ToolStep::Start {
+            self.outside_turn(kind, out);
+            let late = self
+                .open
+                .last()
+                .is_some_and(|t| t.orphans.iter().any(|(o, _)| o == id));
+            if late {
+                out.push(Violation::new(
+                    "HPD-TOOL-001",
+                    format!("TOOL_CALL_START for {id:?} comes after that call's other events"),
+                ));
+            }
+            let turn = self.current();
+            self.calls.entry(id.to_owned()).or_insert_with(|| Call {
+                turn,
+                ..Call::default()
+            });
+            return;
+        }
+        if step == ToolStep::Result && self.denied_calls.contains(id) {
+            out.push(Violation::new(
+                "HPD-ASK-002",
+                format!("TOOL_CALL_RESULT for call {id:?}, whose permission was denied"),
+            ));
+        }
+        let ended_turn = self
+            .calls
+            .get(id)
+            .is_some_and(|c| self.in_ended_turn(&c.turn));
+        let Some(call) = self.calls.get_mut(id) else {
+            self.orphan(id, "tool");
+            return;
+        };
+        if ended_turn {
+            out.push(Violation::new(
+                "HPD-TURN-004",
+                format!("{kind} for call {id:?} after its message turn ended"),
+            ));
+        }
+        match step {
+            ToolStep::End => call.ended = true,
+            ToolStep::Result => call.has_result = true,
+            _ => {}
+        }
+    }
+
+    fn permission_outcome(
+        &mut self,
+        approved: bool,
+        kind: &str,
+        m: &Map<String, Value>,
+        out: &mut Vec<Violation>,
+    ) {
+        let Some(id) = id_of(m, "permissionId") else {
+            return;
+        };
+        let Some(p) = self.permissions.get_mut(id) else {
+            return;
+        };
+        if p.answered.is_some_and(|a| a != approved) {
+            out.push(Violation::new(
+                "HPD-ASK-001",
+                format!("{kind} for permission {id:?}, which the client answered the other way"),
+            ));
+        }
+        p.outcome = Some(approved);
+        if !approved {
+            let call = id_of(m, "callId")
+                .map(str::to_owned)
+                .or_else(|| p.call_id.clone());
+            if let Some(call) = call {
+                if self.calls.get(&call).is_some_and(|c| c.has_result) {
+                    out.push(Violation::new(
+                        "HPD-ASK-002",
+                        format!("call {call:?} already has a TOOL_CALL_RESULT when its permission is denied"),
+                    ));
+                }
+                self.denied_calls.insert(call);
+            }
+        }
+    }
+}
+
+fn iteration(m: &Map<String, Value>) -> Option<i64> {
+    m.get("iteration").and_then(Value::as_i64)
+}

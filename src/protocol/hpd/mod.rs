@@ -1,0 +1,125 @@
+//! HPD Agent events (`004_194452bd36a9fc7f.txt`): live event envelopes from a hosted agent,
+//! over Server-Sent Events with HTTP POSTs up, or over a WebSocket carrying envelopes both
+//! ways. wireprobe plays the client.
+
+pub mod checker;
+pub mod events;
+pub mod lifecycle;
+pub mod rules;
+pub mod session;
+pub mod stream;
+pub mod validate;
+
+use super::{Checker, HttpRoutes, Protocol, Session, TokenPlacement, TransportKind};
+use crate::rules::Rule;
+use serde_json::Value;
+
+/// The spec file every HPD rule cites.
+pub const SPEC_FILE: &str = "004_194452bd36a9fc7f.txt";
+
+/// The event stream's route under the target's prefix.
+pub const STREAM_ROUTE: &str = "/events/live";
+/// Where inputs go.
+pub const INPUTS_ROUTE: &str = "/inputs";
+/// Where response events go.
+pub const RESPONSES_ROUTE: &str = "/responses";
+/// Where an interruption request goes.
+pub const INTERRUPT_ROUTE: &str = "/interrupt";
+/// The WebSocket's route under the target's prefix.
+pub const WS_ROUTE: &str = "/ws";
+
+static SUITE: &[(&str, &str)] = &[
+    (
+        "envelope.toml",
+        include_str!("../../../suites/hpd/envelope.toml"),
+    ),
+    ("turns.toml", include_str!("../../../suites/hpd/turns.toml")),
+    (
+        "interactive.toml",
+        include_str!("../../../suites/hpd/interactive.toml"),
+    ),
+    ("input.toml", include_str!("../../../suites/hpd/input.toml")),
+    (
+        "stream.toml",
+        include_str!("../../../suites/hpd/stream.toml"),
+    ),
+];
+
+/// The HPD profile.
+pub struct Hpd;
+
+impl Protocol for Hpd {
+    fn id(&self) -> &'static str {
+        "hpd"
+    }
+
+    fn title(&self) -> &'static str {
+        "HPD Agent events"
+    }
+
+    fn spec_file(&self) -> &'static str {
+        SPEC_FILE
+    }
+
+    fn rules(&self) -> &'static [Rule] {
+        rules::RULES
+    }
+
+    fn transport(&self) -> TransportKind {
+        TransportKind::Sse
+    }
+
+    fn transports(&self) -> &'static [TransportKind] {
+        &[TransportKind::Sse, TransportKind::WebSocket]
+    }
+
+    /// `http://host:port/prefix` is where the routes live; the WebSocket is `ws://…/prefix/ws`.
+    fn endpoint(&self, transport: TransportKind, target: &str) -> String {
+        let base = target.trim_end_matches('/');
+        match transport {
+            TransportKind::WebSocket => {
+                let ws = match base.split_once("://") {
+                    Some(("https", rest)) => format!("wss://{rest}"),
+                    Some(("http", rest)) => format!("ws://{rest}"),
+                    _ => base.to_owned(),
+                };
+                format!("{ws}{WS_ROUTE}")
+            }
+            _ => base.to_owned(),
+        }
+    }
+
+    fn http_routes(&self) -> Option<HttpRoutes> {
+        Some(HttpRoutes {
+            stream: STREAM_ROUTE,
+            post: INPUTS_ROUTE,
+        })
+    }
+
+    /// A hosted agent is one conversation: every client sees every event.
+    fn one_conversation(&self) -> bool {
+        true
+    }
+
+    /// HPD names no authentication; a deployment that wants a token reads the header.
+    fn token_placement(&self) -> TokenPlacement {
+        TokenPlacement::Header
+    }
+
+    fn bundled_suite(&self) -> &'static [(&'static str, &'static str)] {
+        SUITE
+    }
+
+    fn session(&self, transport: TransportKind) -> Box<dyn Session> {
+        Box::new(session::HpdSession::new(transport))
+    }
+
+    fn checker(&self) -> Box<dyn Checker> {
+        Box::new(checker::HpdChecker::default())
+    }
+
+    /// An envelope with a string type (what a POST answers is HTTP, not an HPD event).
+    fn recognises(&self, frame: &Value) -> bool {
+        frame.get("type").is_some_and(Value::is_string)
+    }
+}

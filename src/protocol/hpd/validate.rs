@@ -1,0 +1,229 @@
+//! One live envelope on its own: version, type, property names, nulls and the types of the
+//! fields the framework gives known events.
+
+use super::events::{self, FieldKind, KnownType};
+use crate::rules::Violation;
+use serde_json::{Map, Value};
+
+/// Checks one envelope the target sent; returns its object and built-in type (when it is
+/// one) for the lifecycle checker.
+pub fn envelope<'a>(
+    event: &'a Value,
+    out: &mut Vec<Violation>,
+) -> Option<(&'a Map<String, Value>, Option<KnownType>)> {
+    let Value::Object(m) = event else {
+        out.push(Violation::new(
+            "HPD-ENV-001",
+            format!(
+                "a live event is not a JSON object: {}",
+                crate::show::event(event)
+            ),
+        ));
+        return None;
+    };
+    if let Some(v) = m.get("$json") {
+        out.push(Violation::new(
+            "HPD-ENV-001",
+            format!(
+                "an SSE event's data is JSON but not an object: {}",
+                crate::show::event(v)
+            ),
+        ));
+        return None;
+    }
+    match m.get("version") {
+        Some(Value::String(v)) if v == "1.0" => {}
+        Some(Value::String(v)) => out.push(Violation::new(
+            "HPD-ENV-002",
+            format!("version is {v:?}, not \"1.0\""),
+        )),
+        Some(other) => out.push(Violation::new(
+            "HPD-ENV-001",
+            format!("version is {other}, not a string"),
+        )),
+        None => out.push(Violation::new(
+            "HPD-ENV-001",
+            format!("an envelope has no version: {}", crate::show::event(event)),
+        )),
+    }
+    let kind = match m.get("type") {
+        Some(Value::String(t)) => t.as_str(),
+        other => {
+            out.push(Violation::new(
+                "HPD-ENV-001",
+                match other {
+                    None => format!("an envelope has no type: {}", crate::show::event(event)),
+                    Some(t) => format!("type is {t}, not a string"),
+                },
+            ));
+            return Some((m, None));
+        }
+    };
+    let known = events::known(kind);
+    match known {
+        Some(k) if k.name != kind => out.push(Violation::new(
+            "HPD-ENV-003",
+            format!(
+                "type {kind:?} is the built-in {} in another letter case",
+                k.name
+            ),
+        )),
+        Some(_) => {}
+        None => out.push(Violation::new(
+            "HPD-ENV-006",
+            format!("an event of a type this profile does not know: {kind:?}"),
+        )),
+    }
+    for (name, value) in m {
+        if name.starts_with('$') {
+            continue;
+        }
+        if !is_camel_case(name) {
+            out.push(Violation::new(
+                "HPD-ENV-004",
+                format!("{kind}: property {name:?} is not camelCase"),
+            ));
+        }
+        if value.is_null() {
+            out.push(Violation::new(
+                "HPD-ENV-005",
+                format!("{kind}: property {name:?} is null (nulls are omitted)"),
+            ));
+        }
+    }
+    if let Some(k) = known {
+        fields(kind, m, k.fields, out);
+    }
+    if let (Some(k), Some(Value::String(args))) = (known, m.get("argsJson")) {
+        if k.name == "TOOL_CALL_ARGS" && serde_json::from_str::<Value>(args).is_err() {
+            out.push(Violation::new(
+                "HPD-TOOL-002",
+                format!("TOOL_CALL_ARGS.argsJson is not JSON: {args:?}"),
+            ));
+        }
+    }
+    Some((m, known))
+}
+
+/// `camelCase`: a lower-case letter first, then letters and digits only.
+pub fn is_camel_case(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase()) && chars.all(|c| c.is_ascii_alphanumeric())
+}
+
+/// The types of the fields a known event has (absent fields are not judged: the spec says
+/// not to require every field).
+fn fields(
+    kind: &str,
+    m: &Map<String, Value>,
+    expected: &[(&str, FieldKind)],
+    out: &mut Vec<Violation>,
+) {
+    for (name, field) in expected {
+        let Some(value) = m.get(*name).filter(|v| !v.is_null()) else {
+            continue;
+        };
+        let ok = match field {
+            FieldKind::Id => value.as_str().is_some_and(|s| !s.is_empty()),
+            FieldKind::Integer => value.as_i64().is_some() || value.as_u64().is_some(),
+            FieldKind::Bool => value.is_boolean(),
+            FieldKind::Str => value.is_string(),
+        };
+        if !ok {
+            let wanted = match field {
+                FieldKind::Id => "a non-empty string",
+                FieldKind::Integer => "an integer",
+                FieldKind::Bool => "a boolean",
+                FieldKind::Str => "a string",
+            };
+            out.push(Violation::new(
+                "HPD-ENV-007",
+                format!("{kind}.{name} is {value}, not {wanted}"),
+            ));
+        }
+    }
+}
+
+/// The snake_case or kebab-case name's camelCase form (`message_id` → `messageId`), when it
+/// differs: a lenient client still finds the field.
+pub fn camel_form(name: &str) -> Option<String> {
+    if !name.contains(['_', '-']) || name.starts_with('$') {
+        return None;
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut upper = false;
+    for c in name.chars() {
+        match c {
+            '_' | '-' => upper = !out.is_empty(),
+            c if upper => {
+                out.extend(c.to_uppercase());
+                upper = false;
+            }
+            c => out.extend(c.to_lowercase()),
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rules_of(event: Value) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        envelope(&event, &mut out);
+        out.iter().map(|v| v.rule).collect()
+    }
+
+    #[test]
+    fn a_good_envelope_breaks_nothing() {
+        let e = json!({"version": "1.0", "type": "TEXT_DELTA", "text": "hi", "messageId": "m"});
+        assert!(rules_of(e).is_empty());
+    }
+
+    #[test]
+    fn each_envelope_rule_is_seen() {
+        assert_eq!(rules_of(json!({"type": "TEXT_DELTA"})), ["HPD-ENV-001"]);
+        assert_eq!(
+            rules_of(json!({"version": "2", "type": "TEXT_DELTA"})),
+            ["HPD-ENV-002"]
+        );
+        assert_eq!(
+            rules_of(json!({"version": "1.0", "type": "text_delta"})),
+            ["HPD-ENV-003"]
+        );
+        assert_eq!(
+            rules_of(json!({"version": "1.0", "type": "TEXT_DELTA", "message_id": "m"})),
+            ["HPD-ENV-004"]
+        );
+        assert_eq!(
+            rules_of(json!({"version": "1.0", "type": "TEXT_DELTA", "usage": null})),
+            ["HPD-ENV-005"]
+        );
+        assert_eq!(
+            rules_of(json!({"version": "1.0", "type": "MY_EVENT"})),
+            ["HPD-ENV-006"]
+        );
+        assert_eq!(
+            rules_of(json!({"version": "1.0", "type": "AGENT_TURN_STARTED", "iteration": "1"})),
+            ["HPD-ENV-007"]
+        );
+        assert_eq!(
+            rules_of(
+                json!({"version": "1.0", "type": "TOOL_CALL_ARGS", "callId": "c", "argsJson": "{x"})
+            ),
+            ["HPD-TOOL-002"]
+        );
+    }
+
+    #[test]
+    fn camel_forms() {
+        assert_eq!(
+            camel_form("message_turn_id").as_deref(),
+            Some("messageTurnId")
+        );
+        assert_eq!(camel_form("messageId"), None);
+        assert!(is_camel_case("argsJson") && !is_camel_case("ArgsJson") && !is_camel_case("a_b"));
+    }
+}

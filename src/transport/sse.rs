@@ -1,0 +1,516 @@
+//! Server-Sent Events in, HTTP POSTs out: one [`Connection`] over an event stream and the
+//! routes a client posts to.
+//!
+//! Frames down: every SSE event that carries data, parsed by `sse-stream` (BOM, CR/LF/CRLF,
+//! multi-line `data:`, comments, `retry:`, `id:` with NUL ignored), becomes one text frame. The
+//! transport carries JSON: data that parses as a JSON object is that object with a `"$sse"`
+//! member holding the event's `id`, `event` and `retry` fields; other data is
+//! `{"$text": data, "$sse": …}` (not JSON) or `{"$json": value, "$sse": …}` (JSON, not an
+//! object). Every answer to a POST is a frame too:
+//! `{"$http": {"method", "path", "status", "content_type", "body"}}`.
+//!
+//! Frames up: a text frame holding `{"$post": PATH, "body": JSON}` (or `"body_text"` for bytes
+//! sent as they are) is POSTed to the target's base URL plus PATH; `{"$stream": {"after": N}}`
+//! reopens the event stream with `?after=N` (`"last_event_id"` sends the `Last-Event-ID`
+//! header instead), `{"$stream": {"close": true}}` drops it; any other frame is POSTed as it
+//! is to the default route.
+
+use super::{Command, Connection, Frame, Inbox, Received, TransportError};
+use bytes::Bytes;
+use futures_util::{Stream, StreamExt};
+use serde_json::{json, Map, Value};
+use std::time::Duration;
+use tokio::task::JoinHandle;
+
+/// How to open an SSE + HTTP connection.
+#[derive(Clone, Debug)]
+pub struct SseOptions {
+    /// The target's base URL (`http://host:port/prefix`); routes are appended to it.
+    pub base: String,
+    /// The event stream's route (`/events/live`).
+    pub stream_path: String,
+    /// Where a frame that does not name its route is POSTed (`/inputs`).
+    pub default_post_path: String,
+    /// Extra request headers (`--header`, a bearer token).
+    pub headers: Vec<(String, String)>,
+    /// Longest SSE line, and largest HTTP answer body kept.
+    pub max_frame: usize,
+    /// Budget for a request's answer head (the stream's, a POST's).
+    pub timeout: Duration,
+}
+
+/// Connects: opens the event stream and returns a live [`Connection`].
+///
+/// No listener is [`TransportError::Unreachable`]; a 401/403 is [`TransportError::Rejected`];
+/// any other status, or a 200 that is not `text/event-stream`, is a
+/// [`TransportError::Protocol`] naming what came back.
+pub async fn connect(opts: &SseOptions) -> Result<Connection, TransportError> {
+    let base = opts.base.trim_end_matches('/').to_owned();
+    if !(base.starts_with("http://") || base.starts_with("https://")) {
+        return Err(TransportError::BadTarget {
+            target: opts.base.clone(),
+            reason: "an SSE target is an http:// URL".into(),
+        });
+    }
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .connect_timeout(opts.timeout)
+        .build()
+        .map_err(|e| TransportError::Protocol(format!("cannot build an HTTP client: {e}")))?;
+    let http = Http {
+        client,
+        base,
+        opts: opts.clone(),
+    };
+    let response = http.open_stream(&StreamFrom::Live).await?;
+    let (inbox, commands, parts) = Connection::channels();
+    let task = tokio::spawn(run(http, response, inbox, commands));
+    Ok(Connection::from_parts(parts, task))
+}
+
+/// Where a (re)opened stream starts.
+#[derive(Debug, Clone, PartialEq)]
+enum StreamFrom {
+    Live,
+    /// `?after=N`.
+    After(String),
+    /// `Last-Event-ID: N`.
+    LastEventId(String),
+}
+
+/// The HTTP side: one client, the base URL, the options.
+struct Http {
+    client: reqwest::Client,
+    base: String,
+    opts: SseOptions,
+}
+
+impl Http {
+    fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+        let mut req = self
+            .client
+            .request(method, format!("{}{}", self.base, path));
+        for (name, value) in &self.opts.headers {
+            req = req.header(name, value);
+        }
+        req
+    }
+
+    fn failure(&self, path: &str, e: reqwest::Error) -> TransportError {
+        let target = format!("{}{}", self.base, path);
+        if e.is_connect() {
+            TransportError::Unreachable {
+                target,
+                reason: e.to_string(),
+            }
+        } else if e.is_builder() {
+            TransportError::BadTarget {
+                target,
+                reason: e.to_string(),
+            }
+        } else if e.is_timeout() {
+            TransportError::Timeout(self.opts.timeout.as_millis() as u64)
+        } else {
+            TransportError::Protocol(format!("{target}: {e}"))
+        }
+    }
+
+    /// GETs the event stream and checks it is one.
+    async fn open_stream(&self, from: &StreamFrom) -> Result<reqwest::Response, TransportError> {
+        let path = match from {
+            StreamFrom::After(n) => format!("{}?after={}", self.opts.stream_path, query_escape(n)),
+            _ => self.opts.stream_path.clone(),
+        };
+        let mut req = self
+            .request(reqwest::Method::GET, &path)
+            .header("accept", "text/event-stream");
+        if let StreamFrom::LastEventId(n) = from {
+            req = req.header("last-event-id", n.as_str());
+        }
+        let sent = tokio::time::timeout(self.opts.timeout, req.send()).await;
+        let response = match sent {
+            Err(_) => return Err(TransportError::Timeout(self.opts.timeout.as_millis() as u64)),
+            Ok(r) => r.map_err(|e| self.failure(&path, e))?,
+        };
+        let status = response.status().as_u16();
+        if status == 401 || status == 403 {
+            return Err(TransportError::Rejected { status });
+        }
+        if status != 200 {
+            return Err(TransportError::Protocol(format!(
+                "GET {path} answered HTTP {status}, not an event stream"
+            )));
+        }
+        let kind = content_type(&response);
+        if !kind
+            .split(';')
+            .next()
+            .is_some_and(|t| t.trim().eq_ignore_ascii_case("text/event-stream"))
+        {
+            return Err(TransportError::Protocol(format!(
+                "GET {path} answered 200 with content-type {}, not text/event-stream",
+                crate::show::quoted_or_none(Some(kind.as_str()).filter(|k| !k.is_empty()))
+            )));
+        }
+        Ok(response)
+    }
+
+    /// POSTs `body` to `path` and describes the answer as a `$http` frame.
+    async fn post(&self, path: &str, body: Vec<u8>) -> Result<Value, TransportError> {
+        let req = self
+            .request(reqwest::Method::POST, path)
+            .header("content-type", "application/json")
+            .body(body);
+        let work = async {
+            let mut response = req.send().await.map_err(|e| self.failure(path, e))?;
+            let status = response.status().as_u16();
+            let kind = content_type(&response);
+            let mut body = Vec::new();
+            while let Some(chunk) = response.chunk().await.map_err(|e| self.failure(path, e))? {
+                let room = self.opts.max_frame.saturating_sub(body.len());
+                body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                if room <= chunk.len() {
+                    break;
+                }
+            }
+            Ok::<_, TransportError>(json!({"$http": {
+                "method": "POST",
+                "path": path,
+                "status": status,
+                "content_type": kind,
+                "body": body_value(&body),
+            }}))
+        };
+        match tokio::time::timeout(self.opts.timeout, work).await {
+            Ok(answer) => answer,
+            Err(_) => Err(TransportError::Timeout(self.opts.timeout.as_millis() as u64)),
+        }
+    }
+}
+
+fn content_type(response: &reqwest::Response) -> String {
+    response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned()
+}
+
+/// An answer body as JSON when it is, else `{"$text": …}` (empty: null).
+fn body_value(body: &[u8]) -> Value {
+    if body.is_empty() {
+        return Value::Null;
+    }
+    match serde_json::from_slice::<Value>(body) {
+        Ok(v) => v,
+        Err(_) => json!({ "$text": String::from_utf8_lossy(body) }),
+    }
+}
+
+fn query_escape(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            other => format!("%{other:02X}"),
+        })
+        .collect()
+}
+
+/// What the runner asked for, read from a frame.
+enum Request {
+    Post { path: String, body: Vec<u8> },
+    Stream(Option<StreamFrom>),
+}
+
+fn request_of(frame: Frame, default_path: &str) -> Request {
+    let bytes = match frame {
+        Frame::Text(t) => t.into_bytes(),
+        Frame::Binary(b) | Frame::RawText(b) => b,
+    };
+    let described = serde_json::from_slice::<Map<String, Value>>(&bytes).ok();
+    if let Some(mut m) = described {
+        if let Some(Value::String(path)) = m.get("$post").cloned() {
+            let body = match (m.remove("body"), m.remove("body_text")) {
+                (_, Some(Value::String(text))) => text.into_bytes(),
+                (Some(v), _) => v.to_string().into_bytes(),
+                (None, _) => Vec::new(),
+            };
+            return Request::Post { path, body };
+        }
+        if let Some(how) = m.get("$stream") {
+            let id = |k: &str| match how.get(k) {
+                Some(Value::String(s)) => Some(s.clone()),
+                Some(Value::Number(n)) => Some(n.to_string()),
+                _ => None,
+            };
+            let from = if how.get("close").and_then(Value::as_bool) == Some(true) {
+                None
+            } else if let Some(n) = id("after") {
+                Some(StreamFrom::After(n))
+            } else if let Some(n) = id("last_event_id") {
+                Some(StreamFrom::LastEventId(n))
+            } else {
+                Some(StreamFrom::Live)
+            };
+            return Request::Stream(from);
+        }
+    }
+    Request::Post {
+        path: default_path.to_owned(),
+        body: bytes,
+    }
+}
+
+/// The transport task: POSTs in order, while the stream reader runs on its own.
+async fn run(
+    http: Http,
+    response: reqwest::Response,
+    inbox: Inbox,
+    mut commands: tokio::sync::mpsc::Receiver<Command>,
+) {
+    let mut reader = Some(spawn_reader(response, inbox.clone(), http.opts.max_frame));
+    while let Some(command) = commands.recv().await {
+        let (frame, done) = match command {
+            Command::Close => break,
+            Command::Send(frame, done) => (frame, done),
+        };
+        let result = match request_of(frame, &http.opts.default_post_path) {
+            Request::Post { path, body } => match http.post(&path, body).await {
+                Ok(answer) => {
+                    inbox
+                        .push(Received::Frame(Frame::Text(answer.to_string())))
+                        .await;
+                    Ok(())
+                }
+                Err(e) => Err(e),
+            },
+            Request::Stream(from) => {
+                if let Some(old) = reader.take() {
+                    old.abort();
+                }
+                match from {
+                    None => Ok(()),
+                    Some(from) => match http.open_stream(&from).await {
+                        Ok(response) => {
+                            let max = http.opts.max_frame;
+                            reader = Some(spawn_reader(response, inbox.clone(), max));
+                            Ok(())
+                        }
+                        Err(e) => Err(e),
+                    },
+                }
+            }
+        };
+        let failed = result.as_ref().err().cloned();
+        let _ = done.send(result);
+        if let Some(e) = failed {
+            inbox.push(Received::Failed(e)).await;
+            break;
+        }
+    }
+    if let Some(reader) = reader {
+        reader.abort();
+    }
+}
+
+/// Reads one event stream to its end, pushing an event frame per SSE event with data.
+fn spawn_reader(response: reqwest::Response, inbox: Inbox, max_line: usize) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let lines = line_chunks(response.bytes_stream(), max_line);
+        let mut events = Box::pin(sse_stream::SseStream::from_bytes_stream(lines));
+        while let Some(item) = events.next().await {
+            let received = match item {
+                Ok(event) => match event_frame(event) {
+                    Some(frame) => Received::Frame(frame),
+                    None => continue,
+                },
+                Err(sse_stream::Error::Body(e)) => {
+                    let failure = match e.downcast_ref::<ChunkError>() {
+                        Some(ChunkError::LineTooLong { limit }) => TransportError::FrameTooLarge {
+                            size: limit + 1,
+                            limit: *limit,
+                        },
+                        _ => TransportError::Protocol(format!("the event stream failed: {e}")),
+                    };
+                    inbox.push(Received::Failed(failure)).await;
+                    return;
+                }
+                // A line the parser rejects is dropped (the WHATWG parser ignores unknown
+                // fields too); the record says which.
+                Err(e) => Received::Notice(format!("the SSE parser dropped a line: {e}")),
+            };
+            if !inbox.push(received).await {
+                return;
+            }
+        }
+        let ended = Received::Closed {
+            code: None,
+            reason: "the event stream ended".into(),
+        };
+        inbox.push(ended).await;
+    })
+}
+
+/// The frame for one parsed SSE event; `None` for an event with no data, which the SSE spec
+/// does not dispatch.
+fn event_frame(event: sse_stream::Sse) -> Option<Frame> {
+    let data = event.data?;
+    let mut meta = Map::new();
+    if let Some(id) = event.id {
+        meta.insert("id".into(), Value::String(id));
+    }
+    if let Some(name) = event.event {
+        meta.insert("event".into(), Value::String(name));
+    }
+    if let Some(retry) = event.retry {
+        meta.insert("retry".into(), json!(retry));
+    }
+    let mut frame = match serde_json::from_str::<Value>(&data) {
+        Ok(Value::Object(m)) => m,
+        Ok(other) => Map::from_iter([("$json".to_owned(), other)]),
+        Err(_) => Map::from_iter([("$text".to_owned(), Value::String(data))]),
+    };
+    frame.insert("$sse".into(), Value::Object(meta));
+    Some(Frame::Text(Value::Object(frame).to_string()))
+}
+
+/// Why the byte stream under the SSE parser failed.
+#[derive(Debug, thiserror::Error)]
+enum ChunkError {
+    #[error("{0}")]
+    Body(reqwest::Error),
+    #[error("an SSE line longer than {limit} bytes")]
+    LineTooLong { limit: usize },
+}
+
+/// Re-cuts a byte stream so every chunk ends at a line end (or is the unfinished rest of a
+/// line): a line the parser rejects then costs only that line, and a line that never ends is
+/// an error once it passes `max_line` instead of a buffer that grows without bound.
+fn line_chunks(
+    body: impl Stream<Item = reqwest::Result<Bytes>> + Send + 'static,
+    max_line: usize,
+) -> impl Stream<Item = Result<Bytes, ChunkError>> + Send + 'static {
+    struct State<S> {
+        body: std::pin::Pin<Box<S>>,
+        rest: Bytes,
+        line_len: usize,
+        done: bool,
+    }
+    let state = State {
+        body: Box::pin(body),
+        rest: Bytes::new(),
+        line_len: 0,
+        done: false,
+    };
+    futures_util::stream::unfold(state, move |mut s| async move {
+        loop {
+            if s.done {
+                return None;
+            }
+            if !s.rest.is_empty() {
+                let chunk = match s.rest.iter().position(|b| *b == b'\n' || *b == b'\r') {
+                    Some(end) => {
+                        s.line_len = 0;
+                        s.rest.split_to(end + 1)
+                    }
+                    None => {
+                        s.line_len += s.rest.len();
+                        std::mem::take(&mut s.rest)
+                    }
+                };
+                if s.line_len > max_line {
+                    s.done = true;
+                    return Some((Err(ChunkError::LineTooLong { limit: max_line }), s));
+                }
+                return Some((Ok(chunk), s));
+            }
+            match s.body.next().await {
+                None => return None,
+                Some(Err(e)) => {
+                    s.done = true;
+                    return Some((Err(ChunkError::Body(e)), s));
+                }
+                Some(Ok(bytes)) => s.rest = bytes,
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(event: sse_stream::Sse) -> Option<Value> {
+        event_frame(event).map(|f| match f {
+            Frame::Text(t) => serde_json::from_str(&t).unwrap_or(Value::Null),
+            _ => Value::Null,
+        })
+    }
+
+    #[test]
+    fn an_event_keeps_its_id_beside_the_envelope() {
+        let e = sse_stream::Sse::default()
+            .data(r#"{"type":"X","version":"1.0"}"#)
+            .id("7");
+        assert_eq!(
+            parsed(e),
+            Some(json!({"type": "X", "version": "1.0", "$sse": {"id": "7"}}))
+        );
+    }
+
+    #[test]
+    fn data_that_is_not_an_object_is_tagged() {
+        let text = sse_stream::Sse::default().data("heartbeat");
+        assert_eq!(
+            parsed(text),
+            Some(json!({"$text": "heartbeat", "$sse": {}}))
+        );
+        let number = sse_stream::Sse::default().data("12");
+        assert_eq!(parsed(number), Some(json!({"$json": 12, "$sse": {}})));
+        assert_eq!(parsed(sse_stream::Sse::default().id("3")), None);
+    }
+
+    #[test]
+    fn request_frames_name_their_route() {
+        let post = request_of(
+            Frame::Text(r#"{"$post":"/responses","body":{"a":1}}"#.into()),
+            "/inputs",
+        );
+        assert!(
+            matches!(post, Request::Post { path, body } if path == "/responses" && body == br#"{"a":1}"#)
+        );
+        let raw = request_of(Frame::Text("not json".into()), "/inputs");
+        assert!(
+            matches!(raw, Request::Post { path, body } if path == "/inputs" && body == b"not json")
+        );
+        let resume = request_of(Frame::Text(r#"{"$stream":{"after":5}}"#.into()), "/inputs");
+        assert!(matches!(resume, Request::Stream(Some(StreamFrom::After(n))) if n == "5"));
+    }
+
+    #[tokio::test]
+    async fn lines_are_cut_at_their_ends_and_capped() {
+        let body = futures_util::stream::iter(vec![
+            Ok::<_, reqwest::Error>(Bytes::from_static(b"data: a\r\ndata")),
+            Ok(Bytes::from_static(b": b\n\n")),
+        ]);
+        let chunks: Vec<_> = line_chunks(body, 100)
+            .map(|c| {
+                c.map(|b| String::from_utf8_lossy(&b).into_owned())
+                    .unwrap_or_default()
+            })
+            .collect()
+            .await;
+        assert_eq!(chunks, ["data: a\r", "\n", "data", ": b\n", "\n"]);
+        let endless = futures_util::stream::iter(
+            (0..4).map(|_| Ok::<_, reqwest::Error>(Bytes::from(vec![b'x'; 64]))),
+        );
+        let last = line_chunks(endless, 100).collect::<Vec<_>>().await;
+        assert!(matches!(
+            last.last(),
+            Some(Err(ChunkError::LineTooLong { .. }))
+        ));
+    }
+}
