@@ -45,7 +45,7 @@ impl Protocol for Lines {
     fn bundled_suite(&self) -> &'static [(&'static str, &'static str)] {
         &[]
     }
-    fn session(&self) -> Box<dyn Session> {
+    fn session(&self, _transport: TransportKind) -> Box<dyn Session> {
         Box::new(LineSession)
     }
     fn checker(&self) -> Box<dyn Checker> {
