@@ -219,7 +219,8 @@ async fn run_cases<'a>(
     if cases.clone().next().is_some() {
         probe(protocol, cfg).await?;
     }
-    let jobs = match protocol.one_conversation() {
+    let shared = protocol.one_conversation() && !cfg.target_url.contains(CASE_SCOPE);
+    let jobs = match shared {
         true => 1,
         false => cfg.jobs.max(1),
     };
@@ -235,6 +236,10 @@ async fn run_cases<'a>(
     results.sort_by_key(|(i, _)| *i);
     Ok(results.into_iter().map(|(_, r)| r).collect())
 }
+
+/// In a target URL, where each case's own path segment goes: cases against a target that is
+/// one conversation run side by side only when each has its own.
+pub const CASE_SCOPE: &str = "{case}";
 
 /// How long the probe waits for a target to close a fresh connection (a refusal sent after
 /// the upgrade, as some servers refuse a token) before it takes the connection as accepted.
@@ -283,7 +288,8 @@ async fn probe_once(
     token: Option<&str>,
     placement: TokenPlacement,
 ) -> Result<Probed, RunError> {
-    let opts = connect_options(protocol, cfg, token, placement, cfg.step_timeout);
+    let mut opts = connect_options(protocol, cfg, token, placement, cfg.step_timeout);
+    opts.url = opts.url.replace(CASE_SCOPE, "wp-probe");
     let tmp = CaseDir::create().map_err(RunError::Unreachable)?;
     match open_transport(protocol, opts, cfg, tmp.path()).await {
         Err(e) if e.is_unreachable() => Err(RunError::Unreachable(e)),

@@ -2,7 +2,7 @@
 
 use super::link::{Item, Link, Watch};
 use super::model::*;
-use super::runner::{open_transport, CaseDir, RunConfig};
+use super::runner::{open_transport, CaseDir, RunConfig, CASE_SCOPE};
 use super::tokens::{connect_options, token_for};
 use crate::matcher::{self, Vars};
 use crate::protocol::{Protocol, TransportKind};
@@ -52,6 +52,9 @@ pub struct CaseRun<'a> {
     pub(super) vars: Vars,
     /// `{tmp}` of a stdio target: one per case, kept across restarts.
     dir: Option<CaseDir>,
+    /// What `{case}` in the target URL becomes: one path segment per case, kept across
+    /// reconnects (a deployment that hosts an agent per route prefix).
+    scope: String,
 }
 
 impl<'a> CaseRun<'a> {
@@ -70,6 +73,7 @@ impl<'a> CaseRun<'a> {
             },
             vars: Vars::new(),
             dir: None,
+            scope: format!("wp-{}", uuid::Uuid::new_v4().simple()),
         }
     }
 
@@ -169,13 +173,14 @@ impl<'a> CaseRun<'a> {
             .connect
             .token_in
             .unwrap_or(self.protocol.token_placement());
-        let opts = connect_options(
+        let mut opts = connect_options(
             self.protocol,
             self.cfg,
             token,
             placement,
             self.timeout(None),
         );
+        opts.url = opts.url.replace(CASE_SCOPE, &self.scope);
         self.link
             .transcript
             .push(Direction::Client, json!({"$connect": opts.url}));
