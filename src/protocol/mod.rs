@@ -105,6 +105,10 @@ pub trait Protocol: Send + Sync + 'static {
     fn http_routes(&self) -> Option<HttpRoutes> {
         None
     }
+    /// False when a connection is ready as soon as it opens (no handshake to send or wait for).
+    fn has_handshake(&self) -> bool {
+        true
+    }
     /// True when a target is one conversation every client shares (a hosted agent): cases
     /// then run one at a time, or they would see each other's events.
     fn one_conversation(&self) -> bool {

@@ -225,7 +225,8 @@ impl<'a> CaseRun<'a> {
         with: Option<&Value>,
         resume: bool,
     ) -> Result<(), Outcome> {
-        if mode == HandshakeMode::None || self.link.conn.is_none() {
+        if mode == HandshakeMode::None || self.link.conn.is_none() || !self.protocol.has_handshake()
+        {
             return Ok(());
         }
         let frames = self

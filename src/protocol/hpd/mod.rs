@@ -96,6 +96,11 @@ impl Protocol for Hpd {
         })
     }
 
+    /// A client subscribes and posts: there is no handshake.
+    fn has_handshake(&self) -> bool {
+        false
+    }
+
     /// A hosted agent is one conversation: every client sees every event.
     fn one_conversation(&self) -> bool {
         true
