@@ -59,11 +59,14 @@ fn swap_thirds(n: u64) -> u64 {
     }
 }
 
-/// Starts a subscriber resuming after SSE id `after` (live only when `None`); the body is
+/// Starts a subscriber resuming after SSE id `after` (live only when `None`). It subscribes
+/// before the response goes out, so every event after the headers reaches it; the body is
 /// fed by a task of its own, through a small bounded channel.
 pub fn subscribe(session: Arc<Session>, after: Option<u64>) -> Body {
+    let seen = after.map(|id| Ids(&session.config).seen(id));
+    let (replay, live) = session.hub.subscribe(seen);
     let (tx, mut rx) = mpsc::channel::<Bytes>(BUFFERED);
-    tokio::spawn(feed(session, after, tx));
+    tokio::spawn(feed(session, seen.unwrap_or(0), replay, live, tx));
     let chunks = futures_util::stream::poll_fn(move |cx| {
         rx.poll_recv(cx)
             .map(|chunk| chunk.map(|b| Ok::<_, Infallible>(Frame::data(b))))
@@ -73,13 +76,17 @@ pub fn subscribe(session: Arc<Session>, after: Option<u64>) -> Body {
 
 /// Writes the replay, then live events and heartbeats, until the client leaves, falls
 /// behind, or the server stops.
-async fn feed(session: Arc<Session>, after: Option<u64>, tx: mpsc::Sender<Bytes>) {
+async fn feed(
+    session: Arc<Session>,
+    mut last: u64,
+    replay: Vec<Arc<Published>>,
+    mut live: broadcast::Receiver<Arc<Published>>,
+    tx: mpsc::Sender<Bytes>,
+) {
     let config = &session.config;
     let ids = Ids(config);
     let chatty = config.variants.has("chatty-stream");
     let nl = if chatty { "\r\n" } else { "\n" };
-    let threshold = after.map(|id| ids.seen(id));
-    let (replay, mut live) = session.hub.subscribe(threshold);
     let mut shutdown = session.shutdown.clone();
     if chatty
         && tx
@@ -89,7 +96,6 @@ async fn feed(session: Arc<Session>, after: Option<u64>, tx: mpsc::Sender<Bytes>
     {
         return;
     }
-    let mut last = threshold.unwrap_or(0);
     for event in replay {
         last = event.seq;
         if tx.send(frame(&ids, &event, chatty)).await.is_err() {

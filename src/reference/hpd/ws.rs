@@ -6,6 +6,7 @@
 
 use super::envelope;
 use super::http::{json_response, Body};
+use super::hub::Published;
 use super::session::switched_on;
 use super::session::Session;
 use futures_util::stream::{SplitSink, SplitStream};
@@ -61,6 +62,8 @@ pub fn upgrade(session: Arc<Session>, mut req: Request<Incoming>) -> Response<Bo
         .filter(|p| !p.is_empty())
         .and_then(|p| HeaderValue::from_str(p).ok());
     let on_upgrade = hyper::upgrade::on(&mut req);
+    // Subscribed before the 101 goes out: the client gets every event after its handshake.
+    let (_, live) = session.hub.subscribe(None);
     tokio::spawn(async move {
         let Ok(upgraded) = on_upgrade.await else {
             return;
@@ -71,7 +74,7 @@ pub fn upgrade(session: Arc<Session>, mut req: Request<Incoming>) -> Response<Bo
         let socket =
             WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(config))
                 .await;
-        serve(session, socket).await;
+        serve(session, socket, live).await;
     });
     let mut resp = Response::new(Empty::new().boxed());
     *resp.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
@@ -95,9 +98,12 @@ enum Ending {
     Close(CloseCode, &'static str),
 }
 
-async fn serve(session: Arc<Session>, socket: Socket) {
+async fn serve(
+    session: Arc<Session>,
+    socket: Socket,
+    mut live: broadcast::Receiver<Arc<Published>>,
+) {
     let (mut sink, mut stream) = socket.split();
-    let (_, mut live) = session.hub.subscribe(None);
     let mut shutdown = session.shutdown.clone();
     let ending = loop {
         tokio::select! {
