@@ -419,3 +419,197 @@ async fn variants_stay_legal() {
         .starts_with("turn_"));
     assert!(got.iter().all(|(_, e)| e["executionContext"]["depth"] == 0));
 }
+
+#[test]
+fn every_fault_breaks_catalogued_rules() {
+    let rules = include_str!("../src/protocol/hpd/rules.rs");
+    let faults = wireprobe::reference::faults("hpd").expect("hpd faults");
+    assert_eq!(faults.len(), 24);
+    for fault in faults {
+        for rule in fault.breaks {
+            assert!(
+                rules.contains(&format!("rule!(\"{rule}\"")),
+                "{}: {rule}",
+                fault.name
+            );
+        }
+    }
+    assert_eq!(
+        wireprobe::reference::variants("hpd").map(<[_]>::len),
+        Some(8)
+    );
+}
+
+/// Every event of one input's turn (until the stream stays quiet for 300 ms).
+async fn quiet_turn(t: &RunningTarget, text: &str) -> Vec<(Option<String>, Value)> {
+    let mut events = subscribe(&t.url, None, false).await;
+    input(&t.url, text).await;
+    let mut got = Vec::new();
+    while let Ok(event) = timeout(Duration::from_millis(300), next_event(&mut events)).await {
+        got.push(event);
+    }
+    got
+}
+
+fn of<'a>(got: &'a [(Option<String>, Value)], ty: &str) -> Vec<&'a Value> {
+    got.iter()
+        .filter(|(_, e)| e["type"] == ty)
+        .map(|(_, e)| e)
+        .collect()
+}
+
+/// Each event-shape fault, on a tool turn, shows exactly its defect.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn event_faults_show_their_defect() {
+    type Check = fn(&[(Option<String>, Value)]) -> bool;
+    let cases: [(&str, Check); 13] = [
+        ("wrong-version", |g| {
+            g.iter().all(|(_, e)| e["version"] == "2.0")
+        }),
+        ("lower-case-types", |g| {
+            !of(g, "text_delta").is_empty() && of(g, "TEXT_DELTA").is_empty()
+        }),
+        ("snake-case-fields", |g| {
+            g[0].1["message_turn_id"].is_string()
+        }),
+        ("null-fields", |g| {
+            of(g, "MESSAGE_TURN_FINISHED")[0].get("usage") == Some(&Value::Null)
+        }),
+        ("turn-never-finished", |g| {
+            of(g, "MESSAGE_TURN_FINISHED").is_empty() && of(g, "AGENT_TURN_FINISHED").len() == 2
+        }),
+        ("turn-id-drift", |g| {
+            of(g, "MESSAGE_TURN_FINISHED")[0]["messageTurnId"] != g[0].1["messageTurnId"]
+        }),
+        ("agent-turn-unfinished", |g| {
+            of(g, "AGENT_TURN_FINISHED").is_empty() && of(g, "MESSAGE_TURN_FINISHED").len() == 1
+        }),
+        ("delta-before-start", |g| {
+            let kinds = types(g);
+            let pos = |ty: &str| kinds.iter().position(|k| k == ty);
+            pos("TEXT_DELTA") < pos("TEXT_MESSAGE_START")
+        }),
+        ("missing-end", |g| {
+            of(g, "TEXT_MESSAGE_END").is_empty() && of(g, "MESSAGE_TURN_FINISHED").len() == 1
+        }),
+        ("wrong-call-id", |g| {
+            of(g, "TOOL_CALL_START")[0]["callId"] != of(g, "TOOL_CALL_ARGS")[0]["callId"]
+        }),
+        ("bad-args-json", |g| {
+            let args = of(g, "TOOL_CALL_ARGS")[0]["argsJson"]
+                .as_str()
+                .unwrap_or("");
+            serde_json::from_str::<Value>(args).is_err()
+        }),
+        ("tool-without-result", |g| {
+            of(g, "TOOL_CALL_RESULT").is_empty() && of(g, "TOOL_CALL_END").len() == 1
+        }),
+        ("non-monotonic-ids", |g| {
+            ids(g).windows(2).any(|w| w[1] <= w[0])
+        }),
+    ];
+    let runs = cases.iter().map(|(fault, check)| async move {
+        let t = target(&[fault], &[]).await;
+        let got = quiet_turn(&t, "wireprobe: tool add {\"a\":1}").await;
+        assert!(!got.is_empty(), "{fault}: no events");
+        assert!(check(&got), "{fault}: {:?}", types(&got));
+    });
+    futures_util::future::join_all(runs).await;
+    // The same turn on a correct target passes every check's opposite where it applies.
+    let t = target(&[], &[]).await;
+    let got = quiet_turn(&t, "wireprobe: tool add {\"a\":1}").await;
+    assert_eq!(
+        types(&got),
+        [
+            "MESSAGE_TURN_STARTED",
+            "AGENT_TURN_STARTED",
+            "TOOL_CALL_START",
+            "TOOL_CALL_ARGS",
+            "TOOL_CALL_END",
+            "TOOL_CALL_RESULT",
+            "AGENT_TURN_FINISHED",
+            "AGENT_TURN_STARTED",
+            "TEXT_MESSAGE_START",
+            "TEXT_DELTA",
+            "TEXT_MESSAGE_END",
+            "AGENT_TURN_FINISHED",
+            "MESSAGE_TURN_FINISHED"
+        ]
+    );
+    assert_eq!(of(&got, "TOOL_CALL_ARGS")[0]["argsJson"], r#"{"a":1}"#);
+}
+
+#[tokio::test]
+async fn interaction_faults_show_their_defect() {
+    // Denied, yet the call runs.
+    let t = target(&["denied-permission-runs"], &[]).await;
+    let (request, after) = permission_turn(&t.url, false).await;
+    assert!(after
+        .iter()
+        .any(|(_, e)| e["type"] == "TOOL_CALL_RESULT" && e["callId"] == request["callId"]));
+    // Answered, but no outcome event.
+    let t = target(&["no-permission-outcome"], &[]).await;
+    let (_, after) = permission_turn(&t.url, true).await;
+    assert!(of(&after, "PERMISSION_APPROVED").is_empty());
+    assert_eq!(of(&after, "TOOL_CALL_RESULT").len(), 1);
+    // Unknown ids are "delivered".
+    let t = target(&["unknown-response-200"], &[]).await;
+    let stray = json!({"type": "CLARIFICATION_RESPONSE", "requestId": "nobody", "answer": "x"});
+    assert_eq!(post(&t.url, "responses", stray.to_string()).await.0, 200);
+    // An interrupt changes nothing: the slow turn streams on.
+    let t = target(&["interrupt-ignored"], &[]).await;
+    let mut events = subscribe(&t.url, None, false).await;
+    input(&t.url, "wireprobe: slow 400").await;
+    until(&mut events, "TEXT_DELTA").await;
+    assert_eq!(post(&t.url, "interrupt", "").await.0, 202);
+    let rest = until(&mut events, "MESSAGE_TURN_FINISHED").await;
+    assert!(of(&rest, "TEXT_DELTA").len() > 3);
+    // The whole history comes back on resume.
+    let t = target(&["resume-from-start"], &[]).await;
+    let mut events = subscribe(&t.url, None, false).await;
+    input(&t.url, "wireprobe: say hi").await;
+    let all = until(&mut events, "MESSAGE_TURN_FINISHED").await;
+    let mut resumed = subscribe(&t.url, Some(ids(&all)[3]), true).await;
+    assert_eq!(next_event(&mut resumed).await.0.as_deref(), Some("1"));
+}
+
+#[tokio::test]
+async fn websocket_faults_keep_the_socket_open() {
+    let t = target(&["no-1007", "accepts-binary"], &[]).await;
+    let mut socket = ws(&t.url).await;
+    socket.send(Message::text("{not json")).await.unwrap();
+    socket.send(Message::binary(vec![1u8])).await.unwrap();
+    let input = json!({"type": "USER_TEXT_INPUT", "text": "still here?"});
+    socket.send(Message::text(input.to_string())).await.unwrap();
+    let first = timeout(WAIT, socket.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert!(
+        first.to_text().unwrap().contains("MESSAGE_TURN_STARTED"),
+        "{first:?}"
+    );
+}
+
+#[tokio::test]
+async fn clarification_fault_waits_out_the_timeout() {
+    let t = target(&["ignores-clarification"], &[]).await;
+    let mut events = subscribe(&t.url, None, false).await;
+    input(&t.url, "wireprobe: clarify Which?").await;
+    let request = until(&mut events, "CLARIFICATION_REQUEST")
+        .await
+        .pop()
+        .unwrap()
+        .1;
+    let answer = json!({"type": "CLARIFICATION_RESPONSE", "requestId": request["requestId"], "answer": "blue"});
+    let asked = Instant::now();
+    assert_eq!(post(&t.url, "responses", answer.to_string()).await.0, 200);
+    let rest = until(&mut events, "MESSAGE_TURN_FINISHED").await;
+    assert!(asked.elapsed() > Duration::from_millis(1000));
+    let text: String = of(&rest, "TEXT_DELTA")
+        .iter()
+        .map(|e| e["text"].as_str().unwrap())
+        .collect();
+    assert!(!text.contains("blue"), "{text}");
+}
