@@ -613,3 +613,50 @@ async fn clarification_fault_waits_out_the_timeout() {
         .collect();
     assert!(!text.contains("blue"), "{text}");
 }
+
+#[tokio::test]
+async fn approved_continuation_runs_more_agent_turns() {
+    let t = target(&[], &[]).await;
+    let mut events = subscribe(&t.url, None, false).await;
+    input(&t.url, "wireprobe: continue 2").await;
+    let before = until(&mut events, "CONTINUATION_REQUEST").await;
+    assert_eq!(of(&before, "AGENT_TURN_FINISHED").len(), 2);
+    let request = before.last().unwrap().1.clone();
+    assert_eq!(request["currentIteration"], 2);
+    let answer = json!({"type": "CONTINUATION_RESPONSE", "continuationId": request["continuationId"],
+        "approved": true, "extensionAmount": 2});
+    assert_eq!(post(&t.url, "responses", answer.to_string()).await.0, 200);
+    let after = until(&mut events, "MESSAGE_TURN_FINISHED").await;
+    let iterations: Vec<&Value> = of(&after, "AGENT_TURN_STARTED")
+        .iter()
+        .map(|e| &e["iteration"])
+        .collect();
+    assert_eq!(iterations, [3, 4]);
+}
+
+#[tokio::test]
+async fn interrupt_ends_a_turn_waiting_for_permission() {
+    let t = target(&[], &[]).await;
+    let mut events = subscribe(&t.url, None, false).await;
+    input(&t.url, "wireprobe: permission deploy").await;
+    until(&mut events, "PERMISSION_REQUEST").await;
+    let stop = json!({"type": "INTERRUPTION_REQUEST", "reason": "user", "source": "User"});
+    assert_eq!(post(&t.url, "interrupt", stop.to_string()).await.0, 202);
+    let rest = until(&mut events, "MESSAGE_TURN_FINISHED").await;
+    assert_eq!(
+        types(&rest),
+        ["AGENT_TURN_FINISHED", "MESSAGE_TURN_FINISHED"]
+    );
+    // Nothing waits any more: no turn is running, so another interrupt is ignored.
+    assert_eq!(post(&t.url, "interrupt", "").await.0, 202);
+}
+
+#[tokio::test]
+async fn idle_stream_gets_heartbeats() {
+    let t = target(&[], &[]).await;
+    let mut resp = reqwest::get(format!("{}/events/live", t.url))
+        .await
+        .unwrap();
+    let chunk = timeout(WAIT, resp.chunk()).await.unwrap().unwrap().unwrap();
+    assert_eq!(&chunk[..], b": heartbeat\n\n");
+}

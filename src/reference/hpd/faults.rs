@@ -82,7 +82,7 @@ pub static FAULTS: &[Fault] = &[
     fault!(
         "wrong-call-id",
         ["HPD-TOOL-001"],
-        "TOOL_CALL_ARGS, _END and _RESULT carry a callId no TOOL_CALL_START had"
+        "TOOL_CALL_ARGS carries a callId no TOOL_CALL_START had (END and RESULT keep the right one)"
     ),
     fault!(
         "bad-args-json",

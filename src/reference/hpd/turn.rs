@@ -450,9 +450,11 @@ impl Turn {
             "TOOL_CALL_ARGS",
             json!({"callId": other, "argsJson": args_json}),
         );
+        // END and RESULT keep START's id even in `wrong-call-id`: with theirs changed too,
+        // the started call would also never end (HPD-TOOL-003), a second broken rule.
         let result = (!self.fault("tool-without-result"))
-            .then(|| json!({"callId": other, "result": args.to_string()}));
-        let end = json!({"callId": other});
+            .then(|| json!({"callId": call, "result": args.to_string()}));
+        let end = json!({"callId": call});
         if self.variant("end-after-result") {
             if let Some(result) = result {
                 self.send("TOOL_CALL_RESULT", result);
