@@ -175,7 +175,9 @@ async fn invalid_requests_get_their_statuses() {
     assert_eq!(get.status(), 405);
     // The agent still answers after all that.
     let mut events = subscribe(&t.url, None, false).await;
-    input(&t.url, "lower case TYPE works too").await;
+    // `type` is read case-insensitively, as the framework does.
+    let lower = json!({"type": "user_text_input", "text": "hello"});
+    assert_eq!(post(&t.url, "inputs", lower.to_string()).await.0, 202);
     let got = until(&mut events, "MESSAGE_TURN_FINISHED").await;
     assert!(types(&got).contains(&"TEXT_DELTA".to_owned()));
 }

@@ -53,7 +53,7 @@ impl Ids<'_> {
 /// 1, 3, 2, 4, 6, 5, ...: every third number goes down (its own inverse).
 fn swap_thirds(n: u64) -> u64 {
     match n.saturating_sub(1) % 3 {
-        1 => n + 1,
+        1 => n.saturating_add(1),
         2 => n - 1,
         _ => n,
     }
