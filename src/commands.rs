@@ -457,6 +457,7 @@ async fn serve(args: ServeArgs) -> Result<u8> {
         variants,
         jwt_secret,
         confirm_timeout: confirm_timeout_ms.map(Duration::from_millis),
+        ..ServeOptions::default()
     };
     let running = reference::start(p.id(), addr, &opts).await?;
     say!(

@@ -117,6 +117,7 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
         faults: flags.faults.clone(),
         variants: flags.variants.clone(),
         jwt_secret: credentials.jwt_secret.clone(),
+        ..ServeOptions::default()
     };
     let running = reference::start(p.id(), SocketAddr::from(([127, 0, 0, 1], 0)), &opts).await?;
     Ok(Prepared {

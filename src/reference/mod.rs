@@ -2,6 +2,7 @@
 //! deterministic scripted agent and named faults that each break one rule on purpose.
 
 pub mod haip;
+pub mod hpd;
 pub mod huma;
 pub mod nuum;
 
@@ -141,11 +142,14 @@ pub struct ServeOptions {
     pub jwt_secret: Option<String>,
     /// HUMA: how long a messaging burst waits for each confirmation.
     pub confirm_timeout: Option<std::time::Duration>,
+    /// HPD: the path prefix of the hosted routes (`/agent` serves `/agent/inputs`, ...);
+    /// `None` or empty serves them at the root.
+    pub prefix: Option<String>,
 }
 
 /// A reference target running in this process; dropping it stops it.
 pub struct RunningTarget {
-    /// Where clients connect (`ws://127.0.0.1:PORT/`).
+    /// Where clients connect (`ws://127.0.0.1:PORT/`; HPD: `http://127.0.0.1:PORT/PREFIX`).
     pub url: String,
     pub addr: SocketAddr,
     stop: Option<oneshot::Sender<()>>,
@@ -172,6 +176,7 @@ impl Drop for RunningTarget {
 pub fn faults(protocol: &str) -> Option<&'static [Fault]> {
     match protocol {
         "haip" => Some(haip::faults::FAULTS),
+        "hpd" => Some(hpd::faults::FAULTS),
         "huma" => Some(huma::faults::FAULTS),
         "nuum" => Some(nuum::faults::FAULTS),
         _ => None,
@@ -182,6 +187,7 @@ pub fn faults(protocol: &str) -> Option<&'static [Fault]> {
 pub fn variants(protocol: &str) -> Option<&'static [Variant]> {
     match protocol {
         "haip" => Some(haip::variants::VARIANTS),
+        "hpd" => Some(hpd::variants::VARIANTS),
         "huma" => Some(huma::variants::VARIANTS),
         "nuum" => Some(nuum::variants::VARIANTS),
         _ => None,
@@ -196,6 +202,7 @@ pub async fn start(
 ) -> Result<RunningTarget, ServeError> {
     match protocol {
         "haip" => haip::start(addr, opts).await,
+        "hpd" => hpd::start(addr, opts).await,
         "huma" => huma::start(addr, opts).await,
         "nuum" => Err(ServeError::StdioOnly {
             protocol: "nuum".into(),

@@ -68,6 +68,7 @@ pub async fn run_reference(
             jwt_secret: Some(TEST_SECRET.into()),
             // HUMA's confirmation timeout, scaled from the spec's 30 s.
             confirm_timeout: Some(Duration::from_millis(1500)),
+            ..ServeOptions::default()
         };
         let target = reference::start(id, SocketAddr::from(([127, 0, 0, 1], 0)), &opts)
             .await

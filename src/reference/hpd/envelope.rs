@@ -1,0 +1,253 @@
+//! The HPD live envelope both ways: rendering the agent's events (where the envelope-level
+//! faults apply) and reading what clients send (inputs, responses, interruptions).
+
+use crate::reference::Faults;
+use serde_json::{Map, Value};
+
+/// Why a client envelope was refused (HTTP 400, WebSocket close 1007).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EnvelopeError {
+    #[error("body is not JSON: {0}")]
+    NotJson(String),
+    #[error("envelope is not a JSON object")]
+    NotObject,
+    #[error("envelope has no string type")]
+    MissingType,
+    #[error("unknown event type {0:?}")]
+    UnknownType(String),
+    #[error("{kind} needs a {field}")]
+    MissingField {
+        kind: &'static str,
+        field: &'static str,
+    },
+    #[error("{0} is not accepted on this route")]
+    WrongRoute(&'static str),
+}
+
+/// Which interactive request a response answers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AskKind {
+    Permission,
+    Continuation,
+    Clarification,
+    ClientTool,
+}
+
+/// A client event, read from its envelope.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClientEvent {
+    /// USER_TEXT_INPUT / USER_MESSAGES_INPUT: the text the turn runs on.
+    Input(String),
+    /// A response to an interactive request: its kind, id and whole envelope.
+    Response {
+        kind: AskKind,
+        id: String,
+        body: Map<String, Value>,
+    },
+    /// INTERRUPTION_REQUEST.
+    Interrupt,
+}
+
+impl ClientEvent {
+    /// The type name, for refusing an event on a route that does not take it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ClientEvent::Input(_) => "an input event",
+            ClientEvent::Response { .. } => "a response event",
+            ClientEvent::Interrupt => "INTERRUPTION_REQUEST",
+        }
+    }
+}
+
+/// Reads one client envelope. `type` is matched case-insensitively, as the framework's
+/// deserializer does.
+pub fn parse(bytes: &[u8]) -> Result<ClientEvent, EnvelopeError> {
+    let value: Value =
+        serde_json::from_slice(bytes).map_err(|e| EnvelopeError::NotJson(e.to_string()))?;
+    let Value::Object(body) = value else {
+        return Err(EnvelopeError::NotObject);
+    };
+    let ty = body
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or(EnvelopeError::MissingType)?
+        .to_ascii_uppercase();
+    let response = |kind, name: &'static str, field: &'static str| {
+        let id = body
+            .get(field)
+            .and_then(Value::as_str)
+            .filter(|id| !id.is_empty())
+            .ok_or(EnvelopeError::MissingField { kind: name, field })?;
+        Ok(ClientEvent::Response {
+            kind,
+            id: id.to_owned(),
+            body: body.clone(),
+        })
+    };
+    match ty.as_str() {
+        "USER_TEXT_INPUT" => match body.get("text") {
+            Some(Value::String(text)) => Ok(ClientEvent::Input(text.clone())),
+            _ => Err(EnvelopeError::MissingField {
+                kind: "USER_TEXT_INPUT",
+                field: "string text",
+            }),
+        },
+        "USER_MESSAGES_INPUT" => {
+            last_user_text(&body)
+                .map(ClientEvent::Input)
+                .ok_or(EnvelopeError::MissingField {
+                    kind: "USER_MESSAGES_INPUT",
+                    field: "user message with text content",
+                })
+        }
+        "PERMISSION_RESPONSE" => {
+            response(AskKind::Permission, "PERMISSION_RESPONSE", "permissionId")
+        }
+        "CONTINUATION_RESPONSE" => response(
+            AskKind::Continuation,
+            "CONTINUATION_RESPONSE",
+            "continuationId",
+        ),
+        "CLARIFICATION_RESPONSE" => response(
+            AskKind::Clarification,
+            "CLARIFICATION_RESPONSE",
+            "requestId",
+        ),
+        "CLIENT_TOOL_INVOKE_RESPONSE" => response(
+            AskKind::ClientTool,
+            "CLIENT_TOOL_INVOKE_RESPONSE",
+            "requestId",
+        ),
+        "INTERRUPTION_REQUEST" => Ok(ClientEvent::Interrupt),
+        _ => Err(EnvelopeError::UnknownType(ty)),
+    }
+}
+
+/// The content of the last user message: a string, or the text parts of a parts array.
+fn last_user_text(body: &Map<String, Value>) -> Option<String> {
+    let messages = body.get("messages")?.as_array()?;
+    let last = messages
+        .iter()
+        .rev()
+        .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))?;
+    match last.get("content")? {
+        Value::String(text) => Some(text.clone()),
+        Value::Array(parts) => {
+            let texts: Vec<&str> = parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect();
+            (!texts.is_empty()).then(|| texts.concat())
+        }
+        _ => None,
+    }
+}
+
+/// Renders one event as its envelope JSON: `version` and `type` first, then the payload with
+/// nulls omitted. The envelope faults (version, type case, field case, nulls) apply here so
+/// the turn logic never sees them.
+pub fn render(faults: &Faults, ty: &str, fields: Map<String, Value>) -> (String, String) {
+    let mut out = Map::new();
+    if !faults.has("missing-version") {
+        let version = if faults.has("wrong-version") {
+            "2.0"
+        } else {
+            "1.0"
+        };
+        out.insert("version".into(), version.into());
+    }
+    let ty = if faults.has("lower-case-types") {
+        ty.to_ascii_lowercase()
+    } else {
+        ty.to_owned()
+    };
+    out.insert("type".into(), Value::String(ty.clone()));
+    let snake = faults.has("snake-case-fields");
+    for (key, value) in fields {
+        if value.is_null() {
+            continue;
+        }
+        let key = if snake { to_snake(&key) } else { key };
+        out.insert(key, value);
+    }
+    if faults.has("null-fields") {
+        // Fields the framework has but this agent never fills, so the default omits them.
+        match ty.to_ascii_uppercase().as_str() {
+            "TOOL_CALL_START" | "TOOL_CALL_RESULT" => {
+                out.insert("toolkitName".into(), Value::Null);
+            }
+            "MESSAGE_TURN_FINISHED" => {
+                out.insert("usage".into(), Value::Null);
+            }
+            _ => {}
+        }
+    }
+    (ty, Value::Object(out).to_string())
+}
+
+/// `messageTurnId` -> `message_turn_id`.
+fn to_snake(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for c in name.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_inputs_case_insensitively() {
+        let ev = parse(br#"{"version":"1.0","type":"user_text_input","text":"hi"}"#);
+        assert_eq!(ev, Ok(ClientEvent::Input("hi".into())));
+        let ev = parse(
+            br#"{"type":"USER_MESSAGES_INPUT","messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}]}"#,
+        );
+        assert_eq!(ev, Ok(ClientEvent::Input("a".into())));
+    }
+
+    #[test]
+    fn refuses_bad_envelopes() {
+        assert!(matches!(parse(b"nope"), Err(EnvelopeError::NotJson(_))));
+        assert_eq!(parse(b"[1]"), Err(EnvelopeError::NotObject));
+        assert_eq!(parse(b"{}"), Err(EnvelopeError::MissingType));
+        assert!(matches!(
+            parse(br#"{"type":"NOPE"}"#),
+            Err(EnvelopeError::UnknownType(_))
+        ));
+        assert!(parse(br#"{"type":"USER_TEXT_INPUT","text":3}"#).is_err());
+        assert!(parse(br#"{"type":"PERMISSION_RESPONSE","approved":true}"#).is_err());
+    }
+
+    #[test]
+    fn renders_with_and_without_faults() {
+        let fields = json!({"messageId": "m", "role": null})
+            .as_object()
+            .cloned()
+            .unwrap();
+        let (_, json) = render(&Faults::default(), "TEXT_MESSAGE_START", fields.clone());
+        assert_eq!(
+            json,
+            r#"{"version":"1.0","type":"TEXT_MESSAGE_START","messageId":"m"}"#
+        );
+        let faults = Faults::parse(
+            super::super::faults::FAULTS,
+            &["snake-case-fields".into(), "lower-case-types".into()],
+        )
+        .unwrap();
+        let (ty, json) = render(&faults, "TEXT_MESSAGE_START", fields);
+        assert_eq!(ty, "text_message_start");
+        assert_eq!(
+            json,
+            r#"{"version":"1.0","type":"text_message_start","message_id":"m"}"#
+        );
+    }
+}

@@ -1,0 +1,138 @@
+//! The HPD reference target: one hosted agent (one conversation) over HTTP + SSE and
+//! WebSocket, with a scripted agent (`wireprobe:` directives), the faults in
+//! [`faults::FAULTS`] and the variants in [`variants::VARIANTS`].
+//!
+//! Routes live under a prefix; [`RunningTarget::url`] is `http://ADDR` followed by the
+//! prefix, never with a trailing slash, so clients append `/inputs`, `/events/live`, ...
+
+mod directive;
+mod envelope;
+mod http;
+mod hub;
+mod session;
+mod sse;
+mod turn;
+mod ws;
+
+pub mod faults;
+pub mod variants;
+
+use super::{spawn_listener, Faults, RunningTarget, ServeError, ServeOptions, Variants};
+use session::{switched_on, Session};
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// Tunables of the reference target; the timings are parameters so tests can scale them.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub faults: Faults,
+    pub variants: Variants,
+    /// How often an idle SSE stream gets a `: heartbeat` comment.
+    pub heartbeat: Duration,
+    /// How long a turn waits for a permission, clarification or continuation response (a
+    /// permission not answered in time is denied).
+    pub ask_timeout: Duration,
+    /// Events kept for SSE resumption.
+    pub history: usize,
+}
+
+impl Config {
+    /// The defaults (15 s heartbeat, 30 s ask timeout, 1000 events) with `opts`' switches.
+    pub fn new(opts: &ServeOptions) -> Result<Config, ServeError> {
+        Ok(Config {
+            faults: Faults::parse(faults::FAULTS, &opts.faults)?,
+            variants: Variants::parse(variants::VARIANTS, &opts.variants)?,
+            heartbeat: Duration::from_secs(15),
+            ask_timeout: Duration::from_secs(30),
+            history: 1000,
+        })
+    }
+}
+
+/// Starts the target on `addr` with the defaults of [`Config::new`] and `opts.prefix`.
+pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {
+    start_with(
+        addr,
+        Config::new(opts)?,
+        opts.prefix.as_deref().unwrap_or(""),
+    )
+    .await
+}
+
+/// Starts the target on `addr` with `config`, its routes under `prefix` (`"agent"`,
+/// `"/agent/"` and `"/agent"` are the same prefix; `""` serves at the root).
+pub async fn start_with(
+    addr: SocketAddr,
+    config: Config,
+    prefix: &str,
+) -> Result<RunningTarget, ServeError> {
+    let prefix = normalize(prefix);
+    let (stop_all, shutdown) = watch::channel(false);
+    let (session, inputs) = Session::new(config, shutdown);
+    let session = Arc::new(session);
+    let routes: Arc<str> = prefix.clone().into();
+    let mut running = spawn_listener(addr, "http", move |listener, mut stop| async move {
+        // Dropped when this task ends or is aborted: every task of the server then stops.
+        let _stop_all = StopAll(stop_all);
+        tokio::spawn(turn::run_agent(session.clone(), inputs));
+        loop {
+            tokio::select! {
+                _ = &mut stop => break,
+                accepted = listener.accept() => {
+                    let Ok((tcp, _)) = accepted else { continue };
+                    let _ = tcp.set_nodelay(true);
+                    let session = session.clone();
+                    let routes = routes.clone();
+                    tokio::spawn(async move {
+                        let mut shutdown = session.shutdown.clone();
+                        let svc = hyper::service::service_fn(move |req| {
+                            http::route(session.clone(), routes.clone(), req)
+                        });
+                        let conn = hyper::server::conn::http1::Builder::new()
+                            .serve_connection(hyper_util::rt::TokioIo::new(tcp), svc)
+                            .with_upgrades();
+                        tokio::select! {
+                            _ = conn => {}
+                            _ = switched_on(&mut shutdown) => {}
+                        }
+                    });
+                }
+            }
+        }
+    })
+    .await?;
+    running.url = format!("http://{}{prefix}", running.addr);
+    Ok(running)
+}
+
+/// `agent/` -> `/agent`; `` and `/` -> ``.
+fn normalize(prefix: &str) -> String {
+    let trimmed = prefix.trim_matches('/');
+    if trimmed.is_empty() {
+        String::new()
+    } else {
+        format!("/{trimmed}")
+    }
+}
+
+/// Tells every task of a server to stop when dropped.
+struct StopAll(watch::Sender<bool>);
+
+impl Drop for StopAll {
+    fn drop(&mut self) {
+        let _ = self.0.send(true);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn prefixes_normalize() {
+        assert_eq!(super::normalize(""), "");
+        assert_eq!(super::normalize("/"), "");
+        assert_eq!(super::normalize("agent/"), "/agent");
+        assert_eq!(super::normalize("/a/b"), "/a/b");
+    }
+}

@@ -1,0 +1,541 @@
+//! The scripted agent: runs queued inputs one message turn at a time, each turn driven by the
+//! input's directive. The turn-level faults and variants live here; the envelope-level ones
+//! in [`super::envelope::render`].
+//!
+//! A permission-gated tool call is announced (TOOL_CALL_START/ARGS) only once it is approved,
+//! so a denied call never starts and needs no closing. Tool calls are sent in one go (no
+//! await inside), so an interrupt never finds one half open; it finds at most an open text
+//! or reasoning block and an open agent turn, which it closes before MESSAGE_TURN_FINISHED.
+
+use super::directive::{Directive, MAX_ITERATIONS};
+use super::envelope::{render, AskKind};
+use super::session::{switched_on, Session};
+use serde_json::{json, Map, Value};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::{mpsc, oneshot, watch};
+
+/// The agent's name in every event that names it.
+pub const AGENT_NAME: &str = "wireprobe";
+const PERMISSION_SOURCE: &str = "PermissionMiddleware";
+const CLARIFICATION_SOURCE: &str = "ClarificationMiddleware";
+const CONTINUATION_SOURCE: &str = "ContinuationMiddleware";
+/// A text block is streamed in at most this many deltas, whatever its length.
+const MAX_DELTAS: usize = 64;
+/// `slow` sends a delta about this often.
+const SLOW_STEP_MS: u64 = 50;
+
+/// Runs turns from the input queue until the server stops.
+pub async fn run_agent(session: Arc<Session>, mut inputs: mpsc::Receiver<String>) {
+    let mut shutdown = session.shutdown.clone();
+    loop {
+        let next = async {
+            let Some(text) = inputs.recv().await else {
+                return false;
+            };
+            Turn::new(&session).run(&text).await;
+            true
+        };
+        tokio::select! {
+            _ = switched_on(&mut shutdown) => break,
+            more = next => if !more { break },
+        }
+    }
+}
+
+/// The turn stopped early on an interrupt.
+struct Interrupted;
+
+type Step<T = ()> = Result<T, Interrupted>;
+
+/// How a turn's body ended, when not interrupted.
+enum End {
+    Done,
+    Failed(String),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum BlockKind {
+    Text,
+    Reasoning,
+}
+
+impl BlockKind {
+    /// START, DELTA and END type names.
+    fn types(self) -> [&'static str; 3] {
+        match self {
+            BlockKind::Text => ["TEXT_MESSAGE_START", "TEXT_DELTA", "TEXT_MESSAGE_END"],
+            BlockKind::Reasoning => [
+                "REASONING_MESSAGE_START",
+                "REASONING_DELTA",
+                "REASONING_MESSAGE_END",
+            ],
+        }
+    }
+}
+
+/// One message turn in progress.
+struct Turn {
+    s: Arc<Session>,
+    turn_id: String,
+    trace_id: String,
+    interrupt: watch::Receiver<bool>,
+    /// The open text or reasoning block, closed by an interrupt.
+    block: Option<(BlockKind, String)>,
+    /// The open agent turn (iteration).
+    iteration: Option<u32>,
+    started: Instant,
+}
+
+impl Turn {
+    fn new(s: &Arc<Session>) -> Turn {
+        Turn {
+            turn_id: s.fresh_id("turn"),
+            trace_id: s.fresh_id("trace"),
+            interrupt: s.begin_turn(),
+            s: s.clone(),
+            block: None,
+            iteration: None,
+            started: Instant::now(),
+        }
+    }
+
+    fn fault(&self, name: &str) -> bool {
+        self.s.config.faults.has(name)
+    }
+
+    fn variant(&self, name: &str) -> bool {
+        self.s.config.variants.has(name)
+    }
+
+    async fn run(mut self, text: &str) {
+        self.send(
+            "MESSAGE_TURN_STARTED",
+            json!({
+                "messageTurnId": self.turn_id,
+                "conversationId": self.s.conversation_id,
+                "agentName": AGENT_NAME,
+            }),
+        );
+        if self.variant("extra-fields") {
+            self.send(
+                "PLAN_UPDATED",
+                json!({"plan": {"steps": [{"description": "answer the user", "status": "inProgress"}]}}),
+            );
+        }
+        let end = self.body(Directive::parse(text)).await;
+        self.close_block();
+        self.end_iteration();
+        let turn_id = if self.fault("turn-id-drift") {
+            self.s.fresh_id("turn")
+        } else {
+            self.turn_id.clone()
+        };
+        if !self.fault("turn-never-finished") {
+            match end {
+                Ok(End::Failed(message)) => self.send(
+                    "MESSAGE_TURN_ERROR",
+                    json!({"message": message, "messageTurnId": turn_id}),
+                ),
+                Ok(End::Done) | Err(Interrupted) => self.send(
+                    "MESSAGE_TURN_FINISHED",
+                    json!({
+                        "messageTurnId": turn_id,
+                        "conversationId": self.s.conversation_id,
+                        "agentName": AGENT_NAME,
+                        "duration": u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                    }),
+                ),
+            }
+        }
+        self.s.end_turn();
+    }
+
+    async fn body(&mut self, directive: Directive) -> Step<End> {
+        let own = self.variant("other-words");
+        let pick = |default: String, other: &str| if own { other.to_owned() } else { default };
+        match directive {
+            Directive::Say(text) => {
+                self.begin_iteration(1)?;
+                let text = pick(text, "Here is my answer, in words of my own.");
+                self.text(&text).await?;
+            }
+            Directive::Chat(text) => {
+                self.begin_iteration(1)?;
+                let text = pick(format!("You said: {text}"), "I read your message.");
+                self.text(&text).await?;
+            }
+            Directive::Reason(text) => {
+                self.begin_iteration(1)?;
+                let thought = pick(text, "Let me think this through.");
+                let chunks = self.chunks(&thought);
+                self.block(BlockKind::Reasoning, chunks, None).await?;
+                let said = pick("I have thought it through.".into(), "Done thinking.");
+                self.text(&said).await?;
+            }
+            Directive::Tool { name, args } => {
+                self.begin_iteration(1)?;
+                let call = self.s.fresh_id("call");
+                self.tool_call(&call, &name, &args)?;
+                self.end_iteration();
+                self.begin_iteration(2)?;
+                let said = pick(format!("{name} returned {args}."), "The tool has answered.");
+                self.text(&said).await?;
+            }
+            Directive::Permission(name) => self.permission(&name, own).await?,
+            Directive::Clarify(question) => {
+                self.begin_iteration(1)?;
+                let id = self.s.fresh_id("ask");
+                let (_pending, answer) = self.s.ask(AskKind::Clarification, &id);
+                self.emit(
+                    "CLARIFICATION_REQUEST",
+                    json!({
+                        "requestId": id,
+                        "sourceName": CLARIFICATION_SOURCE,
+                        "question": question,
+                        "agentName": AGENT_NAME,
+                    }),
+                )?;
+                let said = match self.wait(answer).await? {
+                    Some(body) => {
+                        let answer = match body.get("answer") {
+                            Some(Value::String(s)) => s.clone(),
+                            Some(other) => other.to_string(),
+                            None => String::new(),
+                        };
+                        pick(format!("You answered: {answer}"), "Thank you, that helps.")
+                    }
+                    None => pick(
+                        "No answer came, so I stopped here.".into(),
+                        "I heard nothing back.",
+                    ),
+                };
+                self.text(&said).await?;
+            }
+            Directive::Continue(n) => self.continuation(n, own).await?,
+            Directive::Slow(ms) => {
+                self.begin_iteration(1)?;
+                let steps = (ms / SLOW_STEP_MS).clamp(1, 200);
+                let word = if own { "working" } else { "tick" };
+                let (chunks, pace) = if self.variant("whole-text") {
+                    let all = (1..=steps).map(|i| format!("{word} {i} ")).collect();
+                    (vec![all], ms)
+                } else {
+                    (
+                        (1..=steps).map(|i| format!("{word} {i} ")).collect(),
+                        ms / steps,
+                    )
+                };
+                self.block(BlockKind::Text, chunks, Some(Duration::from_millis(pace)))
+                    .await?;
+            }
+            Directive::Fail => {
+                self.begin_iteration(1)?;
+                return Ok(End::Failed("wireprobe: this turn fails on purpose".into()));
+            }
+        }
+        Ok(End::Done)
+    }
+
+    /// `wireprobe: permission NAME`: ask, then run the call or report the denial.
+    async fn permission(&mut self, name: &str, own: bool) -> Step {
+        self.begin_iteration(1)?;
+        let permission_id = self.s.fresh_id("perm");
+        let call = self.s.fresh_id("call");
+        let (_pending, answer) = self.s.ask(AskKind::Permission, &permission_id);
+        self.emit(
+            "PERMISSION_REQUEST",
+            json!({
+                "permissionId": permission_id,
+                "sourceName": PERMISSION_SOURCE,
+                "functionName": name,
+                "description": format!("The agent wants to call {name}."),
+                "callId": call,
+                "arguments": {},
+            }),
+        )?;
+        let answer = self.wait(answer).await?;
+        let approved = answer
+            .as_ref()
+            .and_then(|a| a.get("approved"))
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let outcome = !self.fault("no-permission-outcome");
+        if approved {
+            if outcome {
+                self.emit(
+                    "PERMISSION_APPROVED",
+                    json!({"permissionId": permission_id, "sourceName": PERMISSION_SOURCE}),
+                )?;
+            }
+            self.tool_call(&call, name, &json!({}))?;
+            self.end_iteration();
+            self.begin_iteration(2)?;
+            let said = if own {
+                "All done."
+            } else {
+                "The approved call ran."
+            };
+            self.text(said).await
+        } else {
+            let reason = match &answer {
+                Some(body) => body
+                    .get("reason")
+                    .and_then(Value::as_str)
+                    .unwrap_or("denied by the user")
+                    .to_owned(),
+                None => "no response in time".to_owned(),
+            };
+            if outcome {
+                self.emit(
+                    "PERMISSION_DENIED",
+                    json!({
+                        "permissionId": permission_id,
+                        "sourceName": PERMISSION_SOURCE,
+                        "callId": call,
+                        "reason": reason,
+                    }),
+                )?;
+            }
+            if self.fault("denied-permission-runs") {
+                self.tool_call(&call, name, &json!({}))?;
+            }
+            let said = if own {
+                "I will not do that, then."
+            } else {
+                "Permission was denied, so the call did not run."
+            };
+            self.text(said).await
+        }
+    }
+
+    /// `wireprobe: continue N`: N agent turns, a continuation request, and more on approval.
+    async fn continuation(&mut self, n: u32, own: bool) -> Step {
+        for i in 1..=n {
+            self.iteration_text(i, n, own).await?;
+        }
+        let id = self.s.fresh_id("cont");
+        let (_pending, answer) = self.s.ask(AskKind::Continuation, &id);
+        self.emit(
+            "CONTINUATION_REQUEST",
+            json!({
+                "continuationId": id,
+                "sourceName": CONTINUATION_SOURCE,
+                "currentIteration": n,
+                "maxIterations": n,
+            }),
+        )?;
+        let Some(answer) = self.wait(answer).await? else {
+            return Ok(());
+        };
+        if answer.get("approved").and_then(Value::as_bool) != Some(true) {
+            return Ok(());
+        }
+        let extra = answer
+            .get("extensionAmount")
+            .and_then(Value::as_u64)
+            .map_or(1, |e| e.clamp(1, u64::from(MAX_ITERATIONS)));
+        let last = n + u32::try_from(extra).unwrap_or(MAX_ITERATIONS);
+        for i in n + 1..=last {
+            self.iteration_text(i, last, own).await?;
+        }
+        Ok(())
+    }
+
+    async fn iteration_text(&mut self, i: u32, of: u32, own: bool) -> Step {
+        self.begin_iteration(i)?;
+        let said = if own {
+            "Still going.".to_owned()
+        } else {
+            format!("Step {i} of {of}.")
+        };
+        self.text(&said).await?;
+        self.end_iteration();
+        Ok(())
+    }
+
+    /// Waits for the answer to an interactive request: `None` when `ask_timeout` runs out.
+    async fn wait(
+        &mut self,
+        answer: oneshot::Receiver<Map<String, Value>>,
+    ) -> Step<Option<Map<String, Value>>> {
+        let timeout = self.s.config.ask_timeout;
+        tokio::select! {
+            _ = switched_on(&mut self.interrupt) => Err(Interrupted),
+            got = tokio::time::timeout(timeout, answer) => Ok(got.ok().and_then(Result::ok)),
+        }
+    }
+
+    /// Sleeps, unless interrupted first.
+    async fn pause(&mut self, d: Duration) -> Step {
+        tokio::select! {
+            _ = switched_on(&mut self.interrupt) => Err(Interrupted),
+            _ = tokio::time::sleep(d) => Ok(()),
+        }
+    }
+
+    async fn text(&mut self, text: &str) -> Step {
+        let chunks = self.chunks(text);
+        self.block(BlockKind::Text, chunks, None).await
+    }
+
+    /// Splits a text into deltas of a few words (one in `whole-text`); their concatenation
+    /// is the text.
+    fn chunks(&self, text: &str) -> Vec<String> {
+        if self.variant("whole-text") || text.is_empty() {
+            return vec![text.to_owned()];
+        }
+        let words: Vec<&str> = text.split_inclusive(' ').collect();
+        let size = words.len().div_ceil(MAX_DELTAS).max(3);
+        words.chunks(size).map(|c| c.concat()).collect()
+    }
+
+    /// One text or reasoning block: START, the deltas (paced if asked), END.
+    async fn block(
+        &mut self,
+        kind: BlockKind,
+        chunks: Vec<String>,
+        pace: Option<Duration>,
+    ) -> Step {
+        let [start, delta, _] = kind.types();
+        let id = self.s.fresh_id("msg");
+        let mut chunks = chunks.into_iter();
+        if kind == BlockKind::Text && self.fault("delta-before-start") {
+            if let Some(first) = chunks.next() {
+                self.emit(delta, json!({"text": first, "messageId": id}))?;
+            }
+        }
+        self.emit(start, json!({"messageId": id, "role": "assistant"}))?;
+        self.block = Some((kind, id.clone()));
+        for chunk in chunks {
+            if let Some(pace) = pace {
+                self.pause(pace).await?;
+            }
+            self.emit(delta, json!({"text": chunk, "messageId": id}))?;
+        }
+        self.close_block();
+        Ok(())
+    }
+
+    /// Ends the open block, if any.
+    fn close_block(&mut self) {
+        let Some((kind, id)) = self.block.take() else {
+            return;
+        };
+        if kind == BlockKind::Text && self.fault("missing-end") {
+            return;
+        }
+        self.send(kind.types()[2], json!({"messageId": id}));
+    }
+
+    /// A whole tool call (START, ARGS, END, RESULT) with `args` echoed as its result.
+    fn tool_call(&mut self, call: &str, name: &str, args: &Value) -> Step {
+        self.check()?;
+        let message = self.s.fresh_id("msg");
+        let other = if self.fault("wrong-call-id") {
+            self.s.fresh_id("call")
+        } else {
+            call.to_owned()
+        };
+        let args_json = if self.fault("bad-args-json") {
+            format!("{args:?}")
+        } else {
+            args.to_string()
+        };
+        self.send(
+            "TOOL_CALL_START",
+            json!({"callId": call, "name": name, "messageId": message}),
+        );
+        self.send(
+            "TOOL_CALL_ARGS",
+            json!({"callId": other, "argsJson": args_json}),
+        );
+        // END and RESULT keep START's id even in `wrong-call-id`: with theirs changed too,
+        // the started call would also never end (HPD-TOOL-003), a second broken rule.
+        let result = (!self.fault("tool-without-result"))
+            .then(|| json!({"callId": call, "result": args.to_string()}));
+        let end = json!({"callId": call});
+        if self.variant("end-after-result") {
+            if let Some(result) = result {
+                self.send("TOOL_CALL_RESULT", result);
+            }
+            self.send("TOOL_CALL_END", end);
+        } else {
+            self.send("TOOL_CALL_END", end);
+            if let Some(result) = result {
+                self.send("TOOL_CALL_RESULT", result);
+            }
+        }
+        Ok(())
+    }
+
+    fn begin_iteration(&mut self, iteration: u32) -> Step {
+        self.check()?;
+        self.iteration = Some(iteration);
+        if !self.variant("no-agent-turns") {
+            self.send("AGENT_TURN_STARTED", json!({"iteration": iteration}));
+        }
+        if self.variant("extra-fields") {
+            self.send(
+                "STATE_SNAPSHOT",
+                json!({
+                    "currentIteration": iteration,
+                    "maxIterations": MAX_ITERATIONS,
+                    "isTerminated": false,
+                    "consecutiveErrorCount": 0,
+                    "completedFunctions": [],
+                    "agentName": AGENT_NAME,
+                }),
+            );
+        }
+        Ok(())
+    }
+
+    /// Ends the open agent turn, if any.
+    fn end_iteration(&mut self) {
+        let Some(iteration) = self.iteration.take() else {
+            return;
+        };
+        if !self.variant("no-agent-turns") && !self.fault("agent-turn-unfinished") {
+            self.send("AGENT_TURN_FINISHED", json!({"iteration": iteration}));
+        }
+    }
+
+    /// `Err` once the turn is interrupted: nothing new starts after that.
+    fn check(&self) -> Step {
+        if *self.interrupt.borrow() {
+            Err(Interrupted)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Sends a new piece of output, unless the turn was interrupted.
+    fn emit(&self, ty: &str, fields: Value) -> Step {
+        self.check()?;
+        self.send(ty, fields);
+        Ok(())
+    }
+
+    /// Sends one event to every subscriber (closing events go here directly: an interrupted
+    /// turn still closes what it opened).
+    fn send(&self, ty: &str, fields: Value) {
+        let Value::Object(mut fields) = fields else {
+            return;
+        };
+        if self.variant("extra-fields") {
+            fields.insert(
+                "executionContext".into(),
+                json!({"agentName": AGENT_NAME, "agentId": "wireprobe-agent", "depth": 0}),
+            );
+            fields.insert("traceId".into(), self.trace_id.clone().into());
+            fields.insert(
+                "spanId".into(),
+                uuid::Uuid::new_v4().simple().to_string().into(),
+            );
+            fields.insert("sessionId".into(), self.s.conversation_id.clone().into());
+        }
+        let (ty, json) = render(&self.s.config.faults, ty, fields);
+        self.s.hub.publish(ty, json);
+    }
+}

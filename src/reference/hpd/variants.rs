@@ -1,0 +1,43 @@
+//! Legal-but-different behaviours of the HPD reference target (`--variant NAME`): each one
+//! does something the spec and the framework allow that the default does not, so a suite is
+//! shown to judge the protocol rather than this implementation's habits.
+
+use crate::reference::Variant;
+use crate::variant;
+
+pub static VARIANTS: &[Variant] = &[
+    variant!(
+        "whole-text",
+        "every text and reasoning block is a single delta"
+    ),
+    variant!(
+        "own-ids",
+        "ids are counters (msg_1, call_1, turn_1, perm_1, ...) instead of UUIDs"
+    ),
+    variant!(
+        "end-after-result",
+        "TOOL_CALL_RESULT comes before TOOL_CALL_END"
+    ),
+    variant!(
+        "extra-fields",
+        "every event also carries executionContext, traceId, spanId and sessionId, and the \
+         stream has PLAN_UPDATED and STATE_SNAPSHOT events between the others"
+    ),
+    variant!(
+        "sparse-ids",
+        "SSE ids start at 1000 and step by 7 (increasing, not contiguous)"
+    ),
+    variant!(
+        "chatty-stream",
+        "SSE heartbeat every 100 ms, retry: 3000 at stream start, an event: line naming each \
+         type, CRLF line endings"
+    ),
+    variant!(
+        "no-agent-turns",
+        "no AGENT_TURN_STARTED or AGENT_TURN_FINISHED at all"
+    ),
+    variant!(
+        "other-words",
+        "the agent's texts are its own words, never the directive's text"
+    ),
+];
