@@ -124,6 +124,9 @@ pub struct ServeArgs {
     /// Require HS256 bearer tokens signed with this secret.
     #[arg(long)]
     pub jwt_secret: Option<String>,
+    /// HPD: the routes' prefix (`/agent` serves `/agent/inputs`, `/agent/events/live`, …).
+    #[arg(long, value_name = "PATH")]
+    pub prefix: Option<String>,
     /// HUMA: how long a messaging burst waits for each confirmation (default 30000).
     #[arg(long)]
     pub confirm_timeout_ms: Option<u64>,

@@ -446,18 +446,15 @@ async fn serve(args: ServeArgs) -> Result<u8> {
     let addr: SocketAddr = listen
         .parse()
         .with_context(|| format!("--listen {listen:?} is not HOST:PORT"))?;
-    let (faults, variants, jwt_secret, confirm_timeout_ms) = (
-        args.faults,
-        args.variants,
-        args.jwt_secret,
-        args.confirm_timeout_ms,
-    );
+    if args.prefix.is_some() && p.http_routes().is_none() {
+        bail!("--prefix applies to protocols with HTTP routes (hpd), not {}", p.id());
+    }
     let opts = ServeOptions {
-        faults,
-        variants,
-        jwt_secret,
-        confirm_timeout: confirm_timeout_ms.map(Duration::from_millis),
-        ..ServeOptions::default()
+        faults: args.faults,
+        variants: args.variants,
+        jwt_secret: args.jwt_secret,
+        confirm_timeout: args.confirm_timeout_ms.map(Duration::from_millis),
+        prefix: args.prefix,
     };
     let running = reference::start(p.id(), addr, &opts).await?;
     say!(

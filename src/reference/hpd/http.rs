@@ -3,6 +3,7 @@
 //! a known route with the wrong method 405.
 
 use super::envelope::{self, ClientEvent, EnvelopeError};
+use super::conversations::Conversations;
 use super::session::{Outcome, Session};
 use super::{sse, ws};
 use bytes::Bytes;
@@ -23,14 +24,13 @@ pub const MAX_BODY: usize = 1 << 20;
 
 /// Answers one request. Never fails: every problem is an HTTP status.
 pub async fn route(
-    session: Arc<Session>,
-    prefix: Arc<str>,
+    conversations: Arc<Conversations>,
     req: Request<Incoming>,
 ) -> Result<Response<Body>, Infallible> {
-    let Some(route) = req.uri().path().strip_prefix(&*prefix) else {
+    let Some((session, route)) = conversations.find(req.uri().path()) else {
         return Ok(not_found());
     };
-    let (method, handler) = match route {
+    let (method, handler) = match route.as_str() {
         "/inputs" => (Method::POST, Handler::Inputs),
         "/events/live" => (Method::GET, Handler::Events),
         "/responses" => (Method::POST, Handler::Responses),

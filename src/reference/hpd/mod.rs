@@ -1,10 +1,11 @@
-//! The HPD reference target: one hosted agent (one conversation) over HTTP + SSE and
-//! WebSocket, with a scripted agent (`wireprobe:` directives), the faults in
-//! [`faults::FAULTS`] and the variants in [`variants::VARIANTS`].
+//! The HPD reference target: hosted agents over HTTP + SSE and WebSocket, one conversation
+//! per route prefix (see [`conversations`]), each a scripted agent (`wireprobe:` directives),
+//! with the faults in [`faults::FAULTS`] and the variants in [`variants::VARIANTS`].
 //!
 //! Routes live under a prefix; [`RunningTarget::url`] is `http://ADDR` followed by the
 //! prefix, never with a trailing slash, so clients append `/inputs`, `/events/live`, ...
 
+mod conversations;
 mod directive;
 mod envelope;
 mod http;
@@ -18,7 +19,8 @@ pub mod faults;
 pub mod variants;
 
 use super::{spawn_listener, Faults, RunningTarget, ServeError, ServeOptions, Variants};
-use session::{switched_on, Session};
+use conversations::Conversations;
+use session::switched_on;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -70,25 +72,21 @@ pub async fn start_with(
 ) -> Result<RunningTarget, ServeError> {
     let prefix = normalize(prefix);
     let (stop_all, shutdown) = watch::channel(false);
-    let (session, inputs) = Session::new(config, shutdown);
-    let session = Arc::new(session);
-    let routes: Arc<str> = prefix.clone().into();
+    let conversations = Arc::new(Conversations::new(config, prefix.clone(), shutdown.clone()));
     let mut running = spawn_listener(addr, "http", move |listener, mut stop| async move {
         // Dropped when this task ends or is aborted: every task of the server then stops.
         let _stop_all = StopAll(stop_all);
-        tokio::spawn(turn::run_agent(session.clone(), inputs));
         loop {
             tokio::select! {
                 _ = &mut stop => break,
                 accepted = listener.accept() => {
                     let Ok((tcp, _)) = accepted else { continue };
                     let _ = tcp.set_nodelay(true);
-                    let session = session.clone();
-                    let routes = routes.clone();
+                    let conversations = conversations.clone();
+                    let mut shutdown = shutdown.clone();
                     tokio::spawn(async move {
-                        let mut shutdown = session.shutdown.clone();
                         let svc = hyper::service::service_fn(move |req| {
-                            http::route(session.clone(), routes.clone(), req)
+                            http::route(conversations.clone(), req)
                         });
                         let conn = hyper::server::conn::http1::Builder::new()
                             .serve_connection(hyper_util::rt::TokioIo::new(tcp), svc)
