@@ -447,7 +447,10 @@ async fn serve(args: ServeArgs) -> Result<u8> {
         .parse()
         .with_context(|| format!("--listen {listen:?} is not HOST:PORT"))?;
     if args.prefix.is_some() && p.http_routes().is_none() {
-        bail!("--prefix applies to protocols with HTTP routes (hpd), not {}", p.id());
+        bail!(
+            "--prefix applies to protocols with HTTP routes (hpd), not {}",
+            p.id()
+        );
     }
     let opts = ServeOptions {
         faults: args.faults,

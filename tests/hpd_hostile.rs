@@ -36,7 +36,11 @@ async fn read_request(tcp: &mut TcpStream) -> Option<String> {
             let head = String::from_utf8_lossy(&buf[..end]).into_owned();
             let length = head
                 .lines()
-                .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse::<usize>().unwrap_or(0)))
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().parse::<usize>().unwrap_or(0))
+                })
                 .unwrap_or(0);
             let mut have = buf.len() - end - 4;
             while have < length {
@@ -63,11 +67,13 @@ async fn serve(tcp: &mut TcpStream, how: Stream) -> Option<()> {
             continue;
         }
         if how == Stream::NotEventStream {
-            let answer = "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 5\r\n\r\nhello";
+            let answer =
+                "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 5\r\n\r\nhello";
             tcp.write_all(answer.as_bytes()).await.ok()?;
             continue;
         }
-        let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n\r\n";
+        let head =
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n\r\n";
         tcp.write_all(head.as_bytes()).await.ok()?;
         match how {
             Stream::EndlessLine => {
@@ -80,7 +86,9 @@ async fn serve(tcp: &mut TcpStream, how: Stream) -> Option<()> {
             }
             Stream::NeverSends => tokio::time::sleep(Duration::from_secs(60)).await,
             Stream::ClosesMidEvent => {
-                tcp.write_all(b"id: 1\ndata: {\"version\":\"1.0\",\"ty").await.ok()?;
+                tcp.write_all(b"id: 1\ndata: {\"version\":\"1.0\",\"ty")
+                    .await
+                    .ok()?;
             }
             Stream::NotEventStream => {}
         }
@@ -89,7 +97,9 @@ async fn serve(tcp: &mut TcpStream, how: Stream) -> Option<()> {
 }
 
 async fn start(how: Stream) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind loopback");
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind loopback");
     let addr = listener.local_addr().expect("local addr");
     tokio::spawn(async move {
         while let Ok((mut tcp, _)) = listener.accept().await {

@@ -58,3 +58,8 @@ async fn huma_variants_pass() {
 async fn nuum_variants_pass() {
     assert_variants_pass("nuum").await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn hpd_variants_pass() {
+    assert_variants_pass("hpd").await;
+}

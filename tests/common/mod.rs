@@ -73,8 +73,12 @@ pub async fn run_reference(
         let target = reference::start(id, SocketAddr::from(([127, 0, 0, 1], 0)), &opts)
             .await
             .expect("reference target starts");
-        let cfg = RunConfig::new(target.url.clone());
-        (Some(target), cfg)
+        // A conversation per case (the reference hosts one per prefix), so cases run at once.
+        let url = match protocol.one_conversation() {
+            true => format!("{}/{{case}}", target.url),
+            false => target.url.clone(),
+        };
+        (Some(target), RunConfig::new(url))
     };
     cfg = test_config(cfg, filter);
     // A process per case starts slowly when dozens start at once on two cores: its first
@@ -218,7 +222,8 @@ pub fn assert_fault_coverage(protocol: &str, expected: &[Expectation]) {
             let case = bundled
                 .cases
                 .iter()
-                .find(|c| c.id == *case_id)
+                // A run over several transports names the case `ID@transport`.
+                .find(|c| case_id.split('@').next() == Some(c.id.as_str()))
                 .expect("case exists");
             assert!(
                 case.rules

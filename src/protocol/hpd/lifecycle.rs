@@ -54,6 +54,8 @@ struct Permission {
 pub struct Lifecycle {
     open: Vec<Turn>,
     ended_turns: HashSet<String>,
+    /// Ended turns the client had asked to interrupt.
+    interrupted_turns: HashSet<String>,
     /// A whole turn has been seen since the stream was joined: the stream is in step.
     in_step: bool,
     blocks: HashMap<String, Block>,
@@ -82,8 +84,14 @@ impl Lifecycle {
         self.open.last().map(|t| t.id.clone())
     }
 
-    fn in_ended_turn(&self, turn: &Option<String>) -> bool {
-        turn.as_ref().is_some_and(|t| self.ended_turns.contains(t))
+    /// The rule an event of a turn that has ended breaks: HPD-INT-001 when the client had
+    /// interrupted it, else HPD-TURN-004; `None` while the turn runs.
+    fn after_end(&self, turn: &Option<String>) -> Option<&'static str> {
+        let turn = turn.as_ref().filter(|t| self.ended_turns.contains(*t))?;
+        Some(match self.interrupted_turns.contains(turn) {
+            true => "HPD-INT-001",
+            false => "HPD-TURN-004",
+        })
     }
 
     fn orphan(&mut self, id: &str, what: &'static str) {
@@ -106,6 +114,7 @@ impl Lifecycle {
         }
         if self.ended_turns.len() > REMEMBERED {
             self.ended_turns.clear();
+            self.interrupted_turns.clear();
         }
         if self.issued.len() > REMEMBERED {
             self.issued.clear();
@@ -297,6 +306,9 @@ impl Lifecycle {
             }
         }
         if !turn.id.is_empty() {
+            if turn.interrupted {
+                self.interrupted_turns.insert(turn.id.clone());
+            }
             self.ended_turns.insert(turn.id);
         }
     }
@@ -353,9 +365,9 @@ impl Lifecycle {
             self.orphan(id, block_name(kind_of));
             return;
         };
-        if self.in_ended_turn(&block.turn) {
+        if let Some(rule) = self.after_end(&block.turn) {
             out.push(Violation::new(
-                "HPD-TURN-004",
+                rule,
                 format!("{kind} for block {id:?} after its message turn ended"),
             ));
         } else if block.ended {
@@ -411,17 +423,14 @@ impl Lifecycle {
                 format!("TOOL_CALL_RESULT for call {id:?}, whose permission was denied"),
             ));
         }
-        let ended_turn = self
-            .calls
-            .get(id)
-            .is_some_and(|c| self.in_ended_turn(&c.turn));
+        let after_end = self.calls.get(id).and_then(|c| self.after_end(&c.turn));
         let Some(call) = self.calls.get_mut(id) else {
             self.orphan(id, "tool");
             return;
         };
-        if ended_turn {
+        if let Some(rule) = after_end {
             out.push(Violation::new(
-                "HPD-TURN-004",
+                rule,
                 format!("{kind} for call {id:?} after its message turn ended"),
             ));
         }

@@ -114,8 +114,12 @@ impl StreamIds {
             report_missed(replay.after, &missed, out);
             self.replay = None;
         } else if self.max_seen.is_some_and(|m| id <= m) {
-            // A stream that starts again from old events unasked: not judged twice.
-            return true;
+            // A stream that starts again from old events unasked: an event seen before is
+            // not judged twice (an id out of order, with an event not seen, is judged).
+            let envelope = envelope_of(event);
+            if self.seen.iter().any(|(e, v)| *e == id && *v == envelope) {
+                return true;
+            }
         }
         if self.seen.len() >= REMEMBERED {
             self.seen.pop_front();

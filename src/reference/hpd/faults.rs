@@ -56,8 +56,13 @@ pub static FAULTS: &[Fault] = &[
     ),
     fault!(
         "turn-never-finished",
-        ["HPD-TURN-001"],
+        ["HPD-TURN-001", "HPD-INT-001", "HPD-ASK-003"],
         "no MESSAGE_TURN_FINISHED or MESSAGE_TURN_ERROR"
+    ),
+    fault!(
+        "output-after-finish",
+        ["HPD-TURN-004"],
+        "after every turn's end, one more text block"
     ),
     fault!(
         "turn-id-drift",

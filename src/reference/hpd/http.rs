@@ -2,8 +2,8 @@
 //! `POST responses`, `POST interrupt` and `GET ws` (WebSocket upgrade). Anything else is 404,
 //! a known route with the wrong method 405.
 
-use super::envelope::{self, ClientEvent, EnvelopeError};
 use super::conversations::Conversations;
+use super::envelope::{self, ClientEvent, EnvelopeError};
 use super::session::{Outcome, Session};
 use super::{sse, ws};
 use bytes::Bytes;

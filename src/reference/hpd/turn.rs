@@ -148,6 +148,18 @@ impl Turn {
                 ),
             }
         }
+        if self.fault("output-after-finish") {
+            let id = self.s.fresh_id("msg");
+            self.send(
+                "TEXT_MESSAGE_START",
+                json!({"messageId": id, "role": "assistant"}),
+            );
+            self.send(
+                "TEXT_DELTA",
+                json!({"messageId": id, "text": "one more thing"}),
+            );
+            self.send("TEXT_MESSAGE_END", json!({"messageId": id}));
+        }
         self.s.end_turn();
     }
 
