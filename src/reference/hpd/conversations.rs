@@ -47,11 +47,8 @@ impl Conversations {
             .iter()
             .filter_map(|r| under.strip_suffix(r).map(|scope| (scope, *r)))
             .find(|(scope, _)| scope.is_empty() || scope.starts_with('/'));
-        let (scope, route) = match route_at {
-            Some(found) => found,
-            // Not a route: a 404 from the main conversation's point of view.
-            None => ("", ""),
-        };
+        // Not a route: a 404 from the main conversation's point of view.
+        let (scope, route) = route_at.unwrap_or_default();
         let key = format!("{}{scope}", self.prefix);
         Some((self.session(&key), route.to_owned()))
     }
