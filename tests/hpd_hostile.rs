@@ -11,9 +11,9 @@ use tokio::net::{TcpListener, TcpStream};
 
 /// How a hostile HTTP target misbehaves on its event stream (POSTs get 202).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Stream {
+enum Misbehaviour {
     /// 200, but `text/html`.
-    NotEventStream,
+    NotAnEventStream,
     /// 200 `text/event-stream`, then one `data:` line that never ends.
     EndlessLine,
     /// 200 `text/event-stream`, then nothing at all.
@@ -58,7 +58,7 @@ async fn read_request(tcp: &mut TcpStream) -> Option<String> {
     }
 }
 
-async fn serve(tcp: &mut TcpStream, how: Stream) -> Option<()> {
+async fn serve(tcp: &mut TcpStream, how: Misbehaviour) -> Option<()> {
     loop {
         let line = read_request(tcp).await?;
         if line.starts_with("POST") {
@@ -66,7 +66,7 @@ async fn serve(tcp: &mut TcpStream, how: Stream) -> Option<()> {
             tcp.write_all(answer.as_bytes()).await.ok()?;
             continue;
         }
-        if how == Stream::NotEventStream {
+        if how == Misbehaviour::NotAnEventStream {
             let answer =
                 "HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 5\r\n\r\nhello";
             tcp.write_all(answer.as_bytes()).await.ok()?;
@@ -76,7 +76,7 @@ async fn serve(tcp: &mut TcpStream, how: Stream) -> Option<()> {
             "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\n\r\n";
         tcp.write_all(head.as_bytes()).await.ok()?;
         match how {
-            Stream::EndlessLine => {
+            Misbehaviour::EndlessLine => {
                 tcp.write_all(b"data: ").await.ok()?;
                 // Bounded, so the test machine is never the one that suffers.
                 let started = Instant::now();
@@ -84,19 +84,19 @@ async fn serve(tcp: &mut TcpStream, how: Stream) -> Option<()> {
                     tcp.write_all(&[b'x'; 16 * 1024]).await.ok()?;
                 }
             }
-            Stream::NeverSends => tokio::time::sleep(Duration::from_secs(60)).await,
-            Stream::ClosesMidEvent => {
+            Misbehaviour::NeverSends => tokio::time::sleep(Duration::from_secs(60)).await,
+            Misbehaviour::ClosesMidEvent => {
                 tcp.write_all(b"id: 1\ndata: {\"version\":\"1.0\",\"ty")
                     .await
                     .ok()?;
             }
-            Stream::NotEventStream => {}
+            Misbehaviour::NotAnEventStream => {}
         }
         return Some(());
     }
 }
 
-async fn start(how: Stream) -> SocketAddr {
+async fn start(how: Misbehaviour) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind loopback");
@@ -118,10 +118,10 @@ async fn hostile_http_targets_end_as_errors_with_a_report() {
     let selected = 6;
     let mut runs = Vec::new();
     for how in [
-        Stream::NotEventStream,
-        Stream::EndlessLine,
-        Stream::NeverSends,
-        Stream::ClosesMidEvent,
+        Misbehaviour::NotAnEventStream,
+        Misbehaviour::EndlessLine,
+        Misbehaviour::NeverSends,
+        Misbehaviour::ClosesMidEvent,
     ] {
         let addr = start(how).await;
         let report = dir.path().join(format!("{how:?}.json"));
