@@ -62,6 +62,9 @@ pub fn check_stream<R: BufRead>(
     bare_from: Option<Direction>,
     mut on_finding: impl FnMut(&Finding),
 ) -> std::io::Result<CheckSummary> {
+    if protocol.http_routes().is_some() && looks_like_sse(reader.fill_buf()?) {
+        return Ok(check_sse(protocol, reader, on_finding));
+    }
     let mut checker = protocol.checker();
     let mut summary = CheckSummary::default();
     let mut buf = Vec::new();
@@ -153,4 +156,58 @@ fn record(
             summary.findings.push(finding);
         }
     }
+}
+
+/// True when captured text starts like an SSE stream (a field or a comment), not like JSON.
+fn looks_like_sse(start: &[u8]) -> bool {
+    let start = start.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(start);
+    let first = start
+        .split(|b| *b == b'\n' || *b == b'\r')
+        .find(|l| !l.iter().all(u8::is_ascii_whitespace));
+    first.is_some_and(|line| {
+        line.starts_with(b":")
+            || [&b"data:"[..], b"id:", b"event:", b"retry:"]
+                .iter()
+                .any(|field| line.starts_with(field))
+    })
+}
+
+/// Checks raw SSE text as the events a live stream delivered from the server; a finding's
+/// `line` is the event's number in the stream.
+fn check_sse<R: BufRead>(
+    protocol: &dyn Protocol,
+    reader: R,
+    mut on_finding: impl FnMut(&Finding),
+) -> CheckSummary {
+    let mut checker = protocol.checker();
+    let mut summary = CheckSummary::default();
+    let mut out = Vec::new();
+    crate::transport::sse::read_captured(reader, ndjson::DEFAULT_MAX_LINE, |received| {
+        summary.lines += 1;
+        let frame = match &received {
+            crate::transport::Received::Frame(crate::transport::Frame::Text(text)) => {
+                serde_json::from_str::<Value>(text).unwrap_or(Value::Null)
+            }
+            crate::transport::Received::Failed(e) => {
+                summary.bad_line_count += 1;
+                summary.bad_lines.push(BadLine {
+                    line: summary.lines,
+                    reason: e.to_string(),
+                });
+                return;
+            }
+            _ => return,
+        };
+        summary.events += 1;
+        let line = summary.lines;
+        checker.observe(Direction::Server, 0, observed_of(&frame), &mut out);
+        record(
+            &mut summary,
+            line,
+            Direction::Server,
+            &mut out,
+            &mut on_finding,
+        );
+    });
+    summary
 }

@@ -231,3 +231,32 @@ fn a_base36_seq_breaks_the_sequence_rules() {
     );
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// Raw SSE text (a `curl -N …/events/live` capture) is read as the live stream would have
+/// delivered it: BOM, CRLF, comments, multi-line data, a line the parser drops.
+#[test]
+fn a_raw_sse_capture_is_checked_event_by_event() {
+    let capture = concat!(
+        "\u{feff}: heartbeat\r\n",
+        "id: 1\r\ndata: {\"version\":\"1.0\",\"type\":\"MESSAGE_TURN_STARTED\",\"messageTurnId\":\"t\"}\r\n\r\n",
+        "id: 1\ndata: {\"version\":\"1.0\",\"type\":\"TEXT_DELTA\",\n",
+        "data: \"text\":\"x\",\"messageId\":\"m\",\"usage\":null}\n\n",
+        "not a field\n",
+        "id: 3\ndata: heartbeat\n\n",
+    );
+    let out = check_protocol("hpd", &["-"], Some(capture.as_bytes()));
+    assert_eq!(out.status.code(), Some(1));
+    let shown =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    for rule in ["HPD-ENV-005", "HPD-SSE-001", "HPD-ENV-001"] {
+        assert!(shown.contains(rule), "{rule} not in:\n{shown}");
+    }
+    let clean = "id: 1\ndata: {\"version\":\"1.0\",\"type\":\"MESSAGE_TURN_STARTED\",\"messageTurnId\":\"t\"}\n\n";
+    let out = check_protocol("hpd", &["-"], Some(clean.as_bytes()));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -93,7 +93,6 @@ fn assert_faults_found(protocol: &str, out_of_reach: &[(&str, &str)], runs: u32)
     assert!(missed.is_empty(), "{protocol}: {missed:#?}");
 }
 
-#[test]
 fn correct_references_give_no_finding() {
     std::thread::scope(|scope| {
         let runs = [("haip", 400), ("nuum", 150), ("huma", 40)].map(|(protocol, runs)| {
@@ -109,7 +108,6 @@ fn correct_references_give_no_finding() {
     });
 }
 
-#[test]
 fn a_written_finding_replays_with_run() {
     let dir = tempfile::tempdir().expect("temp dir");
     let rule = fuzz("haip", Some("no-pong"), 20, dir.path()).expect("a finding");
@@ -153,7 +151,6 @@ fn a_written_finding_replays_with_run() {
 const REPLAY_WINDOW: &str =
     "the replay window is 1000 messages: a run would need over a thousand (sequencing cases)";
 
-#[test]
 fn fuzzing_finds_haip_faults() {
     assert_faults_found(
         "haip",
@@ -185,7 +182,6 @@ fn fuzzing_finds_haip_faults() {
     );
 }
 
-#[test]
 fn fuzzing_finds_nuum_faults() {
     assert_faults_found(
         "nuum",
@@ -203,7 +199,6 @@ fn fuzzing_finds_nuum_faults() {
     );
 }
 
-#[test]
 fn fuzzing_finds_huma_faults() {
     assert_faults_found(
         "huma",
@@ -212,5 +207,39 @@ fn fuzzing_finds_huma_faults() {
             "needs the spec's 30-second confirmation timeout to pass (messaging cases)",
         )],
         100,
+    );
+}
+
+/// The checks run side by side (most of a fuzz run waits on its target, and a test binary
+/// runs only as many tests at once as there are cores): the file takes about the longest
+/// check's time. Each check's own panic message says what it found.
+#[test]
+fn fuzzing_against_the_reference_targets() {
+    let checks: [(&str, fn()); 5] = [
+        (
+            "correct_references_give_no_finding",
+            correct_references_give_no_finding,
+        ),
+        (
+            "a_written_finding_replays_with_run",
+            a_written_finding_replays_with_run,
+        ),
+        ("fuzzing_finds_haip_faults", fuzzing_finds_haip_faults),
+        ("fuzzing_finds_nuum_faults", fuzzing_finds_nuum_faults),
+        ("fuzzing_finds_huma_faults", fuzzing_finds_huma_faults),
+    ];
+    let failed: Vec<&str> = std::thread::scope(|scope| {
+        let running: Vec<_> = checks
+            .iter()
+            .map(|(name, check)| (*name, scope.spawn(check)))
+            .collect();
+        running
+            .into_iter()
+            .filter_map(|(name, handle)| handle.join().is_err().then_some(name))
+            .collect()
+    });
+    assert!(
+        failed.is_empty(),
+        "failed: {failed:?} (their messages are above)"
     );
 }

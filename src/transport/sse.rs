@@ -322,27 +322,11 @@ fn spawn_reader(response: reqwest::Response, inbox: Inbox, max_line: usize) -> J
         let lines = line_chunks(response.bytes_stream(), max_line);
         let mut events = Box::pin(sse_stream::SseStream::from_bytes_stream(lines));
         while let Some(item) = events.next().await {
-            let received = match item {
-                Ok(event) => match event_frame(event) {
-                    Some(frame) => Received::Frame(frame),
-                    None => continue,
-                },
-                Err(sse_stream::Error::Body(e)) => {
-                    let failure = match e.downcast_ref::<ChunkError>() {
-                        Some(ChunkError::LineTooLong { limit }) => TransportError::FrameTooLarge {
-                            size: limit + 1,
-                            limit: *limit,
-                        },
-                        _ => TransportError::Protocol(format!("the event stream failed: {e}")),
-                    };
-                    inbox.push(Received::Failed(failure)).await;
-                    return;
-                }
-                // A line the parser rejects is dropped (the WHATWG parser ignores unknown
-                // fields too); the record says which.
-                Err(e) => Received::Notice(format!("the SSE parser dropped a line: {e}")),
+            let Some(received) = received_of(item) else {
+                continue;
             };
-            if !inbox.push(received).await {
+            let last = received.is_terminal();
+            if !inbox.push(received).await || last {
                 return;
             }
         }
@@ -353,6 +337,59 @@ fn spawn_reader(response: reqwest::Response, inbox: Inbox, max_line: usize) -> J
         inbox.push(ended).await;
     })
 }
+
+/// What one item of the parsed stream is to a connection: an event frame, a notice of a
+/// line the parser dropped, or the failure that ends the stream; `None` for an event with no
+/// data.
+fn received_of(item: Result<sse_stream::Sse, sse_stream::Error>) -> Option<Received> {
+    Some(match item {
+        Ok(event) => Received::Frame(event_frame(event)?),
+        Err(sse_stream::Error::Body(e)) => Received::Failed(match e.downcast_ref::<ChunkError>() {
+            Some(ChunkError::LineTooLong { limit }) => TransportError::FrameTooLarge {
+                size: limit + 1,
+                limit: *limit,
+            },
+            _ => TransportError::Protocol(format!("the event stream failed: {e}")),
+        }),
+        // A line the parser rejects is dropped (the WHATWG parser ignores unknown fields
+        // too); the record says which.
+        Err(e) => Received::Notice(format!("the SSE parser dropped a line: {e}")),
+    })
+}
+
+/// Parses SSE text already captured (`check`): what a live stream would have delivered, in
+/// order, through `each`. Reads `reader` as it goes; never holds more than a line.
+pub fn read_captured<R: std::io::Read>(
+    mut reader: R,
+    max_line: usize,
+    mut each: impl FnMut(Received),
+) {
+    use futures_util::FutureExt;
+    let mut chunk = vec![0u8; 64 * 1024];
+    let body =
+        futures_util::stream::iter(std::iter::from_fn(move || match reader.read(&mut chunk) {
+            Ok(0) => None,
+            Ok(n) => Some(Ok(Bytes::copy_from_slice(&chunk[..n]))),
+            Err(e) => Some(Err(CapturedError(e.to_string()))),
+        }));
+    let lines = line_chunks(body, max_line);
+    let mut events = Box::pin(sse_stream::SseStream::from_bytes_stream(lines));
+    // Every chunk is ready at once, so the stream never waits.
+    while let Some(Some(item)) = events.next().now_or_never() {
+        if let Some(received) = received_of(item) {
+            let last = received.is_terminal();
+            each(received);
+            if last {
+                return;
+            }
+        }
+    }
+}
+
+/// A read error of captured SSE text.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct CapturedError(String);
 
 /// The frame for one parsed SSE event; `None` for an event with no data, which the SSE spec
 /// does not dispatch.
@@ -381,7 +418,7 @@ fn event_frame(event: sse_stream::Sse) -> Option<Frame> {
 #[derive(Debug, thiserror::Error)]
 enum ChunkError {
     #[error("{0}")]
-    Body(reqwest::Error),
+    Body(Box<dyn std::error::Error + Send + Sync>),
     #[error("an SSE line longer than {limit} bytes")]
     LineTooLong { limit: usize },
 }
@@ -389,10 +426,10 @@ enum ChunkError {
 /// Re-cuts a byte stream so every chunk ends at a line end (or is the unfinished rest of a
 /// line): a line the parser rejects then costs only that line, and a line that never ends is
 /// an error once it passes `max_line` instead of a buffer that grows without bound.
-fn line_chunks(
-    body: impl Stream<Item = reqwest::Result<Bytes>> + Send + 'static,
+fn line_chunks<E: std::error::Error + Send + Sync + 'static>(
+    body: impl Stream<Item = Result<Bytes, E>>,
     max_line: usize,
-) -> impl Stream<Item = Result<Bytes, ChunkError>> + Send + 'static {
+) -> impl Stream<Item = Result<Bytes, ChunkError>> {
     struct State<S> {
         body: std::pin::Pin<Box<S>>,
         rest: Bytes,
@@ -431,7 +468,7 @@ fn line_chunks(
                 None => return None,
                 Some(Err(e)) => {
                     s.done = true;
-                    return Some((Err(ChunkError::Body(e)), s));
+                    return Some((Err(ChunkError::Body(Box::new(e))), s));
                 }
                 Some(Ok(bytes)) => s.rest = bytes,
             }
