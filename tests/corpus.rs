@@ -166,3 +166,35 @@ fn generated_invalid_seeds_break_the_rule_they_name() {
         assert_eq!(seen, kept, "{protocol}: one seed per mutator");
     }
 }
+
+/// The HPD corpus: every valid envelope passes the validator; every invalid one breaks the
+/// rule its name gives (`NAME--RULE.json`).
+#[test]
+fn hpd_corpus_is_what_it_says() {
+    use wireprobe::protocol::hpd::validate;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/hpd");
+    let mut seen = 0;
+    for dir in ["valid", "invalid"] {
+        for entry in std::fs::read_dir(root.join(dir)).expect("corpus dir") {
+            let path = entry.expect("entry").path();
+            if path.extension().and_then(|e| e.to_str()) != Some("json") {
+                continue;
+            }
+            let event: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&path).expect("seed")).expect("JSON seed");
+            let mut broken = Vec::new();
+            validate::envelope(&event, &mut broken);
+            let rules: Vec<&str> = broken.iter().map(|v| v.rule).collect();
+            let name = path
+                .file_stem()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            match name.split_once("--") {
+                None => assert!(rules.is_empty(), "{name}: {rules:?}"),
+                Some((_, rule)) => assert_eq!(rules, [rule], "{name}"),
+            }
+            seen += 1;
+        }
+    }
+    assert!(seen >= 20, "{seen} seeds");
+}

@@ -7,17 +7,19 @@ use crate::ndjson::{read_line, Line};
 use crate::protocol::{self, Decoded, Observed};
 use crate::transcript::Direction;
 use crate::transport::socketio::packet::{parse_eio, parse_sio};
-use crate::transport::Frame;
+use crate::transport::{Frame, Received};
 use std::io::BufReader;
 
 /// A target's body: it takes any bytes.
 pub type Target = fn(&[u8]);
 
 /// Every target, by the name of its binary in `fuzz/`.
-pub const ALL: [(&str, Target); 7] = [
+pub const ALL: [(&str, Target); 9] = [
     ("check_haip", check_haip),
     ("check_huma", check_huma),
     ("check_nuum", check_nuum),
+    ("check_hpd", check_hpd),
+    ("hpd_sse", hpd_sse),
     ("haip_frames", haip_frames),
     ("socketio_packet", socketio_packet),
     ("nuum_input", nuum_input),
@@ -44,6 +46,45 @@ pub fn check_huma(data: &[u8]) {
 /// `wireprobe check nuum` over arbitrary bytes.
 pub fn check_nuum(data: &[u8]) {
     check("nuum", data);
+}
+
+/// `wireprobe check hpd` over arbitrary bytes: NDJSON lines, or raw SSE text when it starts
+/// like a stream.
+pub fn check_hpd(data: &[u8]) {
+    check("hpd", data);
+}
+
+/// The SSE reader `check` and the live transport share, and the HPD envelope validator and
+/// client decoder on every event it yields: however the text is cut into reads, the same
+/// events come out.
+pub fn hpd_sse(data: &[u8]) {
+    let [a, rest @ ..] = data else { return };
+    let events = |chunk: usize| {
+        let mut seen = Vec::new();
+        let reader = BufReader::with_capacity(chunk, rest);
+        crate::transport::sse::read_captured(reader, 4096, |r| seen.push(r));
+        seen
+    };
+    let shown = |all: &[Received]| all.iter().map(|r| format!("{r:?}")).collect::<Vec<_>>();
+    let whole = events(1 << 16);
+    let cut = events(usize::from(*a % 16) + 1);
+    assert_eq!(
+        shown(&cut),
+        shown(&whole),
+        "the read size changed the events"
+    );
+    let Some(p) = protocol::get("hpd") else {
+        return;
+    };
+    let mut session = p.session(protocol::TransportKind::Sse);
+    let mut out = Vec::new();
+    for received in &whole {
+        if let Received::Frame(frame) = received {
+            if let Decoded::Event(event) = session.decode(frame) {
+                crate::protocol::hpd::validate::envelope(&event, &mut out);
+            }
+        }
+    }
 }
 
 /// HAIP frames (one per line; `#` starts a binary frame) through the session's decoder and the
