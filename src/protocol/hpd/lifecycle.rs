@@ -313,6 +313,13 @@ impl Lifecycle {
         }
     }
 
+    /// True when the turn in progress already saw `id` used before this, its START.
+    fn started_late(&self, id: &str) -> bool {
+        self.open
+            .last()
+            .is_some_and(|t| t.orphans.iter().any(|(o, _)| o == id))
+    }
+
     /// A START of something while no turn is open, on a stream in step.
     fn outside_turn(&self, kind: &str, out: &mut Vec<Violation>) {
         if self.open.is_empty() && self.in_step {
@@ -336,11 +343,7 @@ impl Lifecycle {
         };
         if step == BlockStep::Start {
             self.outside_turn(kind, out);
-            let late = self
-                .open
-                .last()
-                .is_some_and(|t| t.orphans.iter().any(|(o, _)| o == id));
-            if late {
+            if self.started_late(id) {
                 out.push(Violation::new(
                     "HPD-STREAM-001",
                     format!("{kind} for {id:?} comes after that block's other events"),
@@ -400,11 +403,7 @@ impl Lifecycle {
         };
         if step == ToolStep::Start {
             self.outside_turn(kind, out);
-            let late = self
-                .open
-                .last()
-                .is_some_and(|t| t.orphans.iter().any(|(o, _)| o == id));
-            if late {
+            if self.started_late(id) {
                 out.push(Violation::new(
                     "HPD-TOOL-001",
                     format!("TOOL_CALL_START for {id:?} comes after that call's other events"),

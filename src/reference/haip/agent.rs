@@ -29,18 +29,15 @@ const MAX_AUDIO: usize = 1 << 20;
 impl Directive {
     /// Reads a user message; anything that is not a directive is echoed.
     pub fn parse(text: &str) -> Directive {
-        let Some(rest) = text.trim().strip_prefix("wireprobe:") else {
+        let Some((word, arg)) = crate::reference::directive_words(text) else {
             return Directive::Say(format!("You said: {text}"));
         };
-        let rest = rest.trim();
-        let (word, arg) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-        let arg = arg.trim();
         match word {
             "say" => Directive::Say(arg.to_owned()),
             "slow" => Directive::Slow(arg.parse::<u64>().unwrap_or(1000).min(MAX_SLOW_MS)),
             "fail" => Directive::Fail,
             "audio" => Directive::Audio(arg.parse::<usize>().unwrap_or(1024).min(MAX_AUDIO)),
-            _ => Directive::Say(format!("unknown directive: {rest}")),
+            _ => Directive::Say(format!("unknown directive: {word} {arg}")),
         }
     }
 }

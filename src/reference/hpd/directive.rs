@@ -31,12 +31,9 @@ impl Directive {
     /// Parses `wireprobe: VERB ARGS`; anything else (or a malformed directive) is chat.
     pub fn parse(text: &str) -> Directive {
         let chat = || Directive::Chat(text.to_owned());
-        let Some(rest) = text.trim().strip_prefix("wireprobe:") else {
+        let Some((verb, args)) = crate::reference::directive_words(text) else {
             return chat();
         };
-        let rest = rest.trim_start();
-        let (verb, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-        let args = args.trim();
         match verb {
             "say" => Directive::Say(args.to_owned()),
             "reason" => Directive::Reason(args.to_owned()),

@@ -37,12 +37,9 @@ impl Directive {
     /// Parses `wireprobe: VERB ARGS`; anything else (or a malformed directive) is chat.
     pub fn parse(text: &str) -> Directive {
         let chat = || Directive::Chat(text.to_owned());
-        let Some(rest) = text.trim().strip_prefix("wireprobe:") else {
+        let Some((verb, args)) = crate::reference::directive_words(text) else {
             return chat();
         };
-        let rest = rest.trim_start();
-        let (verb, args) = rest.split_once(' ').unwrap_or((rest, ""));
-        let args = args.trim();
         match verb {
             "say" => Directive::Say(args.to_owned()),
             "fail" => Directive::Fail,
