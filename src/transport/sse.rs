@@ -98,20 +98,21 @@ impl Http {
 
     fn failure(&self, path: &str, e: reqwest::Error) -> TransportError {
         let target = format!("{}{}", self.base, path);
+        // reqwest's own message is generic ("error sending request"): the cause says why.
+        let mut reason = e.to_string();
+        let mut cause = std::error::Error::source(&e);
+        while let Some(c) = cause {
+            reason = format!("{reason}: {c}");
+            cause = c.source();
+        }
         if e.is_connect() {
-            TransportError::Unreachable {
-                target,
-                reason: e.to_string(),
-            }
+            TransportError::Unreachable { target, reason }
         } else if e.is_builder() {
-            TransportError::BadTarget {
-                target,
-                reason: e.to_string(),
-            }
+            TransportError::BadTarget { target, reason }
         } else if e.is_timeout() {
             TransportError::Timeout(self.opts.timeout.as_millis() as u64)
         } else {
-            TransportError::Protocol(format!("{target}: {e}"))
+            TransportError::Protocol(format!("{target}: {reason}"))
         }
     }
 
