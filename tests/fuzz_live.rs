@@ -95,12 +95,13 @@ fn assert_faults_found(protocol: &str, out_of_reach: &[(&str, &str)], runs: u32)
 
 fn correct_references_give_no_finding() {
     std::thread::scope(|scope| {
-        let runs = [("haip", 400), ("nuum", 150), ("huma", 40)].map(|(protocol, runs)| {
-            scope.spawn(move || {
-                let dir = tempfile::tempdir().expect("temp dir");
-                (protocol, fuzz(protocol, None, runs, dir.path()))
-            })
-        });
+        let runs =
+            [("haip", 400), ("nuum", 150), ("huma", 40), ("hpd", 150)].map(|(protocol, runs)| {
+                scope.spawn(move || {
+                    let dir = tempfile::tempdir().expect("temp dir");
+                    (protocol, fuzz(protocol, None, runs, dir.path()))
+                })
+            });
         for run in runs {
             let (protocol, finding) = run.join().expect("a fuzzing thread");
             assert_eq!(finding, None, "{protocol}");
@@ -210,12 +211,22 @@ fn fuzzing_finds_huma_faults() {
     );
 }
 
+fn fuzzing_finds_hpd_faults() {
+    const WEBSOCKET: &str =
+        "the fuzzer speaks SSE + HTTP, and this is a WebSocket frame's answer (ws cases)";
+    assert_faults_found(
+        "hpd",
+        &[("no-1007", WEBSOCKET), ("accepts-binary", WEBSOCKET)],
+        100,
+    );
+}
+
 /// The checks run side by side (most of a fuzz run waits on its target, and a test binary
 /// runs only as many tests at once as there are cores): the file takes about the longest
 /// check's time. Each check's own panic message says what it found.
 #[test]
 fn fuzzing_against_the_reference_targets() {
-    let checks: [(&str, fn()); 5] = [
+    let checks: [(&str, fn()); 6] = [
         (
             "correct_references_give_no_finding",
             correct_references_give_no_finding,
@@ -227,6 +238,7 @@ fn fuzzing_against_the_reference_targets() {
         ("fuzzing_finds_haip_faults", fuzzing_finds_haip_faults),
         ("fuzzing_finds_nuum_faults", fuzzing_finds_nuum_faults),
         ("fuzzing_finds_huma_faults", fuzzing_finds_huma_faults),
+        ("fuzzing_finds_hpd_faults", fuzzing_finds_hpd_faults),
     ];
     let failed: Vec<&str> = std::thread::scope(|scope| {
         let running: Vec<_> = checks

@@ -29,17 +29,58 @@ enum Expected {
 }
 
 /// What a client envelope is, whatever carried it.
-enum Sent {
+pub(crate) enum Sent {
+    /// A bad request, and why.
     Invalid(String),
     Input,
     Response {
         kind: &'static str,
         id: String,
-        issued: bool,
         approved: Option<bool>,
     },
     Interrupt,
+    /// Nothing the rules judge.
     Other,
+}
+
+/// Classifies an envelope a client sends (the body of a POST to `route`, or a WebSocket frame
+/// that would go there): the checker's reading of what the agent must refuse, and the
+/// fuzzer's validator.
+pub(crate) fn classify(body: Result<Value, String>, route: &str) -> Sent {
+    let body = match body {
+        Ok(v) => v,
+        Err(why) => return Sent::Invalid(why),
+    };
+    let Value::Object(m) = &body else {
+        return Sent::Invalid("the body is JSON but not an object".into());
+    };
+    let kind = match m.get("type") {
+        Some(Value::String(k)) => k.as_str(),
+        Some(_) => return Sent::Invalid("its type is not a string".into()),
+        // The framework takes a bare {text} as an input: not judged either way.
+        None if route == INPUTS_ROUTE && m.contains_key("text") => return Sent::Other,
+        None => return Sent::Invalid("it has no type".into()),
+    };
+    let Some(known) = events::known(kind) else {
+        return Sent::Invalid(format!("its type {kind:?} is not an event type"));
+    };
+    if events::is_input(kind) {
+        return Sent::Input;
+    }
+    if known.name == "INTERRUPTION_REQUEST" {
+        return Sent::Interrupt;
+    }
+    if let Some(field) = events::response_id_field(kind) {
+        return match m.get(field).and_then(Value::as_str) {
+            None => Sent::Invalid(format!("{} has no {field}", known.name)),
+            Some(id) => Sent::Response {
+                kind: known.name,
+                id: id.to_owned(),
+                approved: m.get("approved").and_then(Value::as_bool),
+            },
+        };
+    }
+    Sent::Other
 }
 
 /// The HPD checker.
@@ -54,45 +95,6 @@ pub struct HpdChecker {
 }
 
 impl HpdChecker {
-    /// Classifies an envelope the client sent (the body of a POST, a WebSocket frame).
-    fn sent(&self, body: Result<Value, String>, route: &str) -> Sent {
-        let body = match body {
-            Ok(v) => v,
-            Err(why) => return Sent::Invalid(why),
-        };
-        let Value::Object(m) = &body else {
-            return Sent::Invalid("the body is JSON but not an object".into());
-        };
-        let kind = match m.get("type") {
-            Some(Value::String(k)) => k.as_str(),
-            Some(_) => return Sent::Invalid("its type is not a string".into()),
-            // The framework takes a bare {text} as an input: not judged either way.
-            None if route == INPUTS_ROUTE && m.contains_key("text") => return Sent::Other,
-            None => return Sent::Invalid("it has no type".into()),
-        };
-        let Some(known) = events::known(kind) else {
-            return Sent::Invalid(format!("its type {kind:?} is not an event type"));
-        };
-        if events::is_input(kind) {
-            return Sent::Input;
-        }
-        if known.name == "INTERRUPTION_REQUEST" {
-            return Sent::Interrupt;
-        }
-        if let Some(field) = events::response_id_field(kind) {
-            return match m.get(field).and_then(Value::as_str) {
-                None => Sent::Invalid(format!("{} has no {field}", known.name)),
-                Some(id) => Sent::Response {
-                    kind: known.name,
-                    id: id.to_owned(),
-                    issued: self.turns.issued.contains(id),
-                    approved: m.get("approved").and_then(Value::as_bool),
-                },
-            };
-        }
-        Sent::Other
-    }
-
     /// Follows what the client sent; returns what its answer must be.
     fn client_sent(&mut self, sent: Sent) -> Expected {
         match sent {
@@ -102,18 +104,13 @@ impl HpdChecker {
                 self.turns.interrupted();
                 Expected::Anything
             }
-            Sent::Response {
-                kind,
-                id,
-                issued,
-                approved,
-            } => {
+            Sent::Response { kind, id, approved } => {
                 if kind == "PERMISSION_RESPONSE" {
                     if let Some(approved) = approved {
                         self.turns.permission_answered(&id, approved);
                     }
                 }
-                match issued {
+                match self.turns.issued.contains(&id) {
                     true => Expected::Anything,
                     false => Expected::UnknownRequest(id),
                 }
@@ -133,7 +130,7 @@ impl HpdChecker {
             };
             let expected = match path {
                 INPUTS_ROUTE | RESPONSES_ROUTE => {
-                    let sent = self.sent(body, path);
+                    let sent = classify(body, path);
                     self.client_sent(sent)
                 }
                 INTERRUPT_ROUTE => self.client_sent(Sent::Interrupt),
@@ -154,13 +151,13 @@ impl HpdChecker {
                 .get("type")
                 .and_then(Value::as_str)
                 .map_or(INPUTS_ROUTE, super::session::route_of);
-            let sent = self.sent(Ok(event.clone()), route);
+            let sent = classify(Ok(event.clone()), route);
             if let Expected::BadRequest(why) = self.client_sent(sent) {
                 self.close_due = Some((1007, "HPD-IN-002", why));
             }
         } else {
             // A frame sent as it is: the SSE transport posts it to the inputs route.
-            let sent = self.sent(Ok(event.clone()), INPUTS_ROUTE);
+            let sent = classify(Ok(event.clone()), INPUTS_ROUTE);
             let expected = self.client_sent(sent);
             if self.posts.len() < MAX_POSTS {
                 self.posts.push_back(expected);

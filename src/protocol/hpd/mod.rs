@@ -4,8 +4,10 @@
 
 pub mod checker;
 pub mod events;
+pub mod fuzz;
 pub mod lifecycle;
 pub mod rules;
+pub mod scenarios;
 pub mod session;
 pub mod stream;
 pub mod validate;
@@ -121,6 +123,10 @@ impl Protocol for Hpd {
 
     fn checker(&self) -> Box<dyn Checker> {
         Box::new(checker::HpdChecker::default())
+    }
+
+    fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+        Some(&fuzz::HpdFuzz)
     }
 
     /// An envelope with a string type (what a POST answers is HTTP, not an HPD event).

@@ -1,0 +1,152 @@
+//! What the fuzzer gets for HPD: valid inputs (directives that reach text, reasoning, tools,
+//! failing and slow turns, and interruptions), the mutators that make an input envelope a bad
+//! request, and the input validator the checker uses. A bad request is answered HTTP 400
+//! (HPD-IN-001, the fuzzer's transport is SSE + HTTP); the agent answering the next input with
+//! a turn is HPD-IN-006; every event of every turn goes through the whole checker.
+
+use super::checker::{classify, Sent};
+use super::scenarios;
+use super::session::route_of;
+use super::INPUTS_ROUTE;
+use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use std::sync::LazyLock;
+
+/// The HPD [`FuzzProfile`].
+pub struct HpdFuzz;
+
+fn text() -> impl Strategy<Value = String> {
+    proptest::collection::vec(any::<char>(), 0..32).prop_map(String::from_iter)
+}
+
+fn input(text: String) -> Value {
+    json!({"version": "1.0", "type": "USER_TEXT_INPUT", "text": text})
+}
+
+fn client_event() -> BoxedStrategy<Value> {
+    prop_oneof![
+        2 => text().prop_map(input),
+        // The README's directives: a deployment that does not know them just gets text.
+        4 => prop_oneof![
+            text().prop_map(|t| format!("wireprobe: say {t}")),
+            text().prop_map(|t| format!("wireprobe: reason {t}")),
+            any::<u8>().prop_map(|x| format!("wireprobe: tool echo {{\"x\":{x}}}")),
+            Just("wireprobe: fail".to_owned()),
+            (50u32..300).prop_map(|ms| format!("wireprobe: slow {ms}")),
+        ]
+        .prop_map(input),
+        1 => text().prop_map(|t| json!({
+            "version": "1.0",
+            "type": "USER_MESSAGES_INPUT",
+            "messages": [{"role": "user", "content": t}],
+        })),
+        1 => Just(json!({"version": "1.0", "type": "INTERRUPTION_REQUEST", "reason": "fuzz", "source": "User"})),
+    ]
+    .boxed()
+}
+
+const BAD: &str = "HPD-IN-001";
+const BAD_REQUEST: Answer = Answer::Error(Some("400"));
+
+macro_rules! mutator {
+    ($name:literal, $apply:expr) => {
+        Mutator {
+            name: $name,
+            breaks: BAD,
+            answer: BAD_REQUEST,
+            apply: $apply,
+        }
+    };
+}
+
+fn is_input(e: &Value) -> bool {
+    route_of(e["type"].as_str().unwrap_or("")) == INPUTS_ROUTE
+}
+
+static MUTATORS: &[Mutator] = &[
+    mutator!("invalid-json", |e, rng| Some(mutate::truncated(e, rng))),
+    mutator!("invalid-utf8", |e, _| Some(mutate::invalid_utf8(e))),
+    mutator!("not-an-object", |e, rng| {
+        Some(Input::Event(match rng.below(3) {
+            0 => json!([e]),
+            1 => json!("hello"),
+            _ => json!(42),
+        }))
+    }),
+    // Without its type and its text: a bare {text} is an input the framework takes.
+    mutator!("missing-type", |e, _| {
+        if !is_input(e) {
+            return None;
+        }
+        let e = mutate::remove(e, "/type")?;
+        Some(Input::Event(mutate::remove(&e, "/text").unwrap_or(e)))
+    }),
+    mutator!("unknown-type", |e, rng| {
+        if !is_input(e) {
+            return None;
+        }
+        let kind = rng.pick(&["WIREPROBE_NOT_AN_EVENT", "USER_TEXT", "INPUT", ""]);
+        mutate::set(e, "/type", json!(kind)).map(Input::Event)
+    }),
+    mutator!("type-not-a-string", |e, rng| {
+        if !is_input(e) {
+            return None;
+        }
+        mutate::set(e, "/type", mutate::wrong_type(&e["type"], rng)).map(Input::Event)
+    }),
+];
+
+/// The bad-request mutators, then the scenarios.
+static ALL_MUTATORS: LazyLock<Vec<Mutator>> =
+    LazyLock::new(|| [MUTATORS, scenarios::MUTATORS].concat());
+
+impl FuzzProfile for HpdFuzz {
+    fn valid_sequence(&self, len: std::ops::RangeInclusive<usize>) -> BoxedStrategy<Vec<Value>> {
+        proptest::collection::vec(client_event(), len).boxed()
+    }
+
+    fn mutators(&self) -> &'static [Mutator] {
+        &ALL_MUTATORS
+    }
+
+    fn oracles(&self, mutator: &Mutator, _input: &Input) -> Vec<Oracle> {
+        scenarios::oracles(mutator.name)
+    }
+
+    /// An interruption when no turn runs is the agent's to ignore or answer.
+    fn answer_open(&self, event: &Value) -> bool {
+        event["type"] == "INTERRUPTION_REQUEST"
+    }
+
+    fn probe(&self) -> Probe {
+        Probe {
+            sends: vec![input("wireprobe: say still there?".into())],
+            answer: Some(json!({"type": "MESSAGE_TURN_STARTED"})),
+            error: json!({"$http": {"status": 400}}),
+            rule: "HPD-IN-006",
+            answered_by: "HPD-TURN-001",
+            ended: Some("HPD-IN-006"),
+        }
+    }
+
+    fn input_violations(&self, input: &Input) -> Vec<&'static str> {
+        let (body, route) = match input {
+            Input::Event(e) => {
+                let route = e
+                    .get("type")
+                    .and_then(Value::as_str)
+                    .map_or(INPUTS_ROUTE, route_of);
+                (Ok(e.clone()), route)
+            }
+            Input::Raw(bytes) => (
+                serde_json::from_slice(bytes).map_err(|_| "not JSON".to_owned()),
+                INPUTS_ROUTE,
+            ),
+        };
+        match classify(body, route) {
+            Sent::Invalid(_) => vec![BAD],
+            _ => Vec::new(),
+        }
+    }
+}
