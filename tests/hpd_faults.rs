@@ -97,6 +97,22 @@ const EXPECTED: &[Expectation] = &[
         ],
     ),
     (
+        "string-iterations",
+        None,
+        &[
+            ("hpd.envelope.field-types@sse", Warn),
+            ("hpd.envelope.field-types@ws", Warn),
+        ],
+    ),
+    (
+        "rejects-messages-input",
+        None,
+        &[
+            ("hpd.input.messages@sse", Warn),
+            ("hpd.input.messages@ws", Warn),
+        ],
+    ),
+    (
         "output-after-finish",
         None,
         &[

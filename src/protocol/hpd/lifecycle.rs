@@ -9,7 +9,7 @@
 use super::events::{BlockKind, BlockStep, Family, ToolStep};
 use crate::rules::Violation;
 use serde_json::{Map, Value};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// Most blocks, calls and requests remembered: a long stream cannot grow the checker without
 /// bound (ended ones are forgotten first).
@@ -58,9 +58,10 @@ pub struct Lifecycle {
     interrupted_turns: HashSet<String>,
     /// A whole turn has been seen since the stream was joined: the stream is in step.
     in_step: bool,
-    blocks: HashMap<String, Block>,
-    calls: HashMap<String, Call>,
-    permissions: HashMap<String, Permission>,
+    // Ordered maps: what a turn's end reports comes in the same order every run.
+    blocks: BTreeMap<String, Block>,
+    calls: BTreeMap<String, Call>,
+    permissions: BTreeMap<String, Permission>,
     denied_calls: HashSet<String>,
     /// Every request id the agent issued (permission, continuation, clarification, client tool).
     pub issued: HashSet<String>,
@@ -479,4 +480,88 @@ impl Lifecycle {
 
 fn iteration(m: &Map<String, Value>) -> Option<i64> {
     m.get("iteration").and_then(Value::as_i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::hpd::events;
+    use serde_json::json;
+
+    /// The rules broken by `stream`, a list of server envelopes.
+    fn broken(stream: &[Value]) -> Vec<&'static str> {
+        let mut life = Lifecycle::default();
+        let mut out = Vec::new();
+        for event in stream {
+            let Value::Object(m) = event else { continue };
+            let kind = m["type"].as_str().unwrap_or("");
+            if let Some(k) = events::known(kind) {
+                life.observe(k.family, k.name, m, &mut out);
+            }
+        }
+        out.iter().map(|v| v.rule).collect()
+    }
+
+    fn ev(kind: &str, fields: Value) -> Value {
+        let mut e = json!({"type": kind});
+        crate::protocol::merge(&mut e, &fields);
+        e
+    }
+
+    #[test]
+    fn joining_mid_turn_blames_nothing() {
+        let stream = [
+            ev("TEXT_DELTA", json!({"messageId": "old", "text": "x"})),
+            ev("TEXT_MESSAGE_END", json!({"messageId": "old"})),
+            ev("TOOL_CALL_RESULT", json!({"callId": "old-call"})),
+            ev("MESSAGE_TURN_FINISHED", json!({"messageTurnId": "before"})),
+            ev("MESSAGE_TURN_STARTED", json!({"messageTurnId": "t"})),
+            ev("TEXT_MESSAGE_START", json!({"messageId": "m"})),
+            ev("TEXT_MESSAGE_END", json!({"messageId": "m"})),
+            ev("MESSAGE_TURN_FINISHED", json!({"messageTurnId": "t"})),
+        ];
+        assert!(broken(&stream).is_empty(), "{:?}", broken(&stream));
+    }
+
+    #[test]
+    fn a_whole_turn_is_held_to_its_lifecycles() {
+        let stream = [
+            ev("MESSAGE_TURN_STARTED", json!({"messageTurnId": "t"})),
+            ev(
+                "TEXT_DELTA",
+                json!({"messageId": "never-started", "text": "x"}),
+            ),
+            ev("TEXT_MESSAGE_START", json!({"messageId": "m"})),
+            ev("TOOL_CALL_START", json!({"callId": "c"})),
+            ev("TOOL_CALL_END", json!({"callId": "c"})),
+            ev("MESSAGE_TURN_FINISHED", json!({"messageTurnId": "t"})),
+            ev("TEXT_DELTA", json!({"messageId": "m", "text": "late"})),
+        ];
+        assert_eq!(
+            broken(&stream),
+            [
+                "HPD-STREAM-002",
+                "HPD-TOOL-003",
+                "HPD-STREAM-001",
+                "HPD-TURN-004"
+            ]
+        );
+    }
+
+    #[test]
+    fn end_and_result_come_in_either_order() {
+        let turn = |middle: [Value; 2]| {
+            let mut s = vec![
+                ev("MESSAGE_TURN_STARTED", json!({"messageTurnId": "t"})),
+                ev("TOOL_CALL_START", json!({"callId": "c"})),
+            ];
+            s.extend(middle);
+            s.push(ev("MESSAGE_TURN_FINISHED", json!({"messageTurnId": "t"})));
+            broken(&s)
+        };
+        let end = ev("TOOL_CALL_END", json!({"callId": "c"}));
+        let result = ev("TOOL_CALL_RESULT", json!({"callId": "c"}));
+        assert!(turn([end.clone(), result.clone()]).is_empty());
+        assert!(turn([result, end]).is_empty());
+    }
 }

@@ -59,6 +59,15 @@ impl ClientEvent {
     }
 }
 
+/// True when `bytes` is a USER_MESSAGES_INPUT envelope (for `rejects-messages-input`).
+pub fn is_messages_input(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<Value>(bytes).is_ok_and(|v| {
+        v.get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|t| t.eq_ignore_ascii_case("USER_MESSAGES_INPUT"))
+    })
+}
+
 /// Reads one client envelope. `type` is matched case-insensitively, as the framework's
 /// deserializer does.
 pub fn parse(bytes: &[u8]) -> Result<ClientEvent, EnvelopeError> {

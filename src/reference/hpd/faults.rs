@@ -60,6 +60,16 @@ pub static FAULTS: &[Fault] = &[
         "no MESSAGE_TURN_FINISHED or MESSAGE_TURN_ERROR"
     ),
     fault!(
+        "string-iterations",
+        ["HPD-ENV-007"],
+        "AGENT_TURN_STARTED and AGENT_TURN_FINISHED carry iteration as a string (\"1\")"
+    ),
+    fault!(
+        "rejects-messages-input",
+        ["HPD-IN-003"],
+        "USER_MESSAGES_INPUT is answered 400 over HTTP and ignored over the WebSocket"
+    ),
+    fault!(
         "output-after-finish",
         ["HPD-TURN-004"],
         "after every turn's end, one more text block"

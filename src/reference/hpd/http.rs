@@ -70,6 +70,12 @@ async fn inputs(session: &Session, req: Request<Incoming>) -> Response<Body> {
         Ok(body) => body,
         Err(resp) => return resp,
     };
+    if session.config.faults.has("rejects-messages-input") && envelope::is_messages_input(&body) {
+        return json_response(
+            StatusCode::BAD_REQUEST,
+            json!({"error": "USER_MESSAGES_INPUT is not taken here"}),
+        );
+    }
     match envelope::parse(&body) {
         Ok(event @ ClientEvent::Input(_)) => answer(session.handle(event)),
         Ok(other) => invalid(session, EnvelopeError::WrongRoute(other.kind()), true),

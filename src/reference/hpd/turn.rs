@@ -485,7 +485,10 @@ impl Turn {
         self.check()?;
         self.iteration = Some(iteration);
         if !self.variant("no-agent-turns") {
-            self.send("AGENT_TURN_STARTED", json!({"iteration": iteration}));
+            self.send(
+                "AGENT_TURN_STARTED",
+                json!({"iteration": self.iteration_value(iteration)}),
+            );
         }
         if self.variant("extra-fields") {
             self.send(
@@ -503,13 +506,24 @@ impl Turn {
         Ok(())
     }
 
+    /// An iteration as the envelope carries it (a string under `string-iterations`).
+    fn iteration_value(&self, iteration: u32) -> Value {
+        match self.fault("string-iterations") {
+            true => json!(iteration.to_string()),
+            false => json!(iteration),
+        }
+    }
+
     /// Ends the open agent turn, if any.
     fn end_iteration(&mut self) {
         let Some(iteration) = self.iteration.take() else {
             return;
         };
         if !self.variant("no-agent-turns") && !self.fault("agent-turn-unfinished") {
-            self.send("AGENT_TURN_FINISHED", json!({"iteration": iteration}));
+            self.send(
+                "AGENT_TURN_FINISHED",
+                json!({"iteration": self.iteration_value(iteration)}),
+            );
         }
     }
 

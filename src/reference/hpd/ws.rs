@@ -145,6 +145,12 @@ async fn serve(
 fn on_message(session: &Session, message: Message) -> Option<Ending> {
     let faults = &session.config.faults;
     match message {
+        Message::Text(text)
+            if faults.has("rejects-messages-input")
+                && envelope::is_messages_input(text.as_bytes()) =>
+        {
+            None
+        }
         Message::Text(text) => match envelope::parse(text.as_bytes()) {
             // An unknown id over the socket has nobody to tell: it is dropped.
             Ok(event) => {
