@@ -12,8 +12,9 @@
 //! Frames up: a text frame holding `{"$post": PATH, "body": JSON}` (or `"body_text"` for bytes
 //! sent as they are) is POSTed to the target's base URL plus PATH; `{"$stream": {"after": N}}`
 //! reopens the event stream with `?after=N` (`"last_event_id"` sends the `Last-Event-ID`
-//! header instead), `{"$stream": {"close": true}}` drops it; any other frame is POSTed as it
-//! is to the default route.
+//! header instead), and once it is open a `{"$sse_open": {"after": N}}` frame marks where its
+//! events begin; `{"$stream": {"close": true}}` drops it; any other frame is POSTed as it is to
+//! the default route.
 
 use super::{Command, Connection, Frame, Inbox, Received, TransportError};
 use bytes::Bytes;
@@ -76,6 +77,17 @@ enum StreamFrom {
     After(String),
     /// `Last-Event-ID: N`.
     LastEventId(String),
+}
+
+impl StreamFrom {
+    /// How a `$sse_open` mark says where the stream starts.
+    fn describe(&self) -> Value {
+        match self {
+            StreamFrom::Live => json!({}),
+            StreamFrom::After(n) => json!({ "after": n }),
+            StreamFrom::LastEventId(n) => json!({ "last_event_id": n }),
+        }
+    }
 }
 
 /// The HTTP side: one client, the base URL, the options.
@@ -296,6 +308,12 @@ async fn run(
                     None => Ok(()),
                     Some(from) => match http.open_stream(&from).await {
                         Ok(response) => {
+                            // Everything the old stream delivered is queued before this mark,
+                            // so a reader of the transcript knows where the new stream starts.
+                            let opened = json!({"$sse_open": from.describe()});
+                            inbox
+                                .push(Received::Frame(Frame::Text(opened.to_string())))
+                                .await;
                             let max = http.opts.max_frame;
                             reader = Some(spawn_reader(response, inbox.clone(), max));
                             Ok(())

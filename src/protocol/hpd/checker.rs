@@ -139,13 +139,9 @@ impl HpdChecker {
             if self.posts.len() < MAX_POSTS {
                 self.posts.push_back(expected);
             }
-        } else if let Some(how) = event.get("$stream") {
-            let from = how.get("after").or_else(|| how.get("last_event_id"));
-            match from {
-                Some(Value::String(n)) => self.stream.resumed(n),
-                Some(Value::Number(n)) => self.stream.resumed(&n.to_string()),
-                _ => self.stream.live(),
-            }
+        } else if event.get("$stream").is_some() {
+            // The stream's own `$sse_open` mark, after the old stream's last event, says
+            // where the new one starts.
         } else if self.over_ws {
             let route = event
                 .get("type")
@@ -192,6 +188,14 @@ impl HpdChecker {
     fn server_event(&mut self, event: &Value, out: &mut Vec<Violation>) {
         if let Some(answer) = event.get("$http") {
             self.http_answer(answer, out);
+            return;
+        }
+        if let Some(from) = event.get("$sse_open") {
+            match from.get("after").or_else(|| from.get("last_event_id")) {
+                Some(Value::String(n)) => self.stream.resumed(n),
+                Some(Value::Number(n)) => self.stream.resumed(&n.to_string()),
+                _ => self.stream.live(),
+            }
             return;
         }
         let Some((m, known)) = validate::envelope(event, out) else {
