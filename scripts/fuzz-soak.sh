@@ -9,7 +9,7 @@ secs=${1:-300}
 seed=${2:-$(date +%s)}
 shift 2 || shift $# || true
 protocols=("$@")
-[ ${#protocols[@]} -gt 0 ] || protocols=(haip huma nuum)
+[ ${#protocols[@]} -gt 0 ] || protocols=(haip huma nuum hpd)
 bin=${WIREPROBE:-target/release/wireprobe}
 [ -x "$bin" ] || cargo build --release --locked
 status=0

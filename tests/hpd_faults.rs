@@ -242,3 +242,31 @@ async fn every_fault_fails_exactly_its_cases() {
 fn every_fault_and_must_rule_is_covered() {
     assert_fault_coverage("hpd", EXPECTED);
 }
+
+/// A deployment is one conversation: without `{case}` in the URL the cases run one at a time
+/// against it, each keeping to its own turn, and the suite still passes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_suite_passes_against_one_shared_conversation() {
+    use std::net::SocketAddr;
+    use wireprobe::{protocol, reference, suite};
+    let opts = reference::ServeOptions {
+        prefix: Some("/agent".into()),
+        ..Default::default()
+    };
+    let target = reference::start("hpd", SocketAddr::from(([127, 0, 0, 1], 0)), &opts)
+        .await
+        .expect("reference target starts");
+    assert!(target.url.ends_with("/agent"), "{}", target.url);
+    let p = protocol::get("hpd").expect("hpd is registered");
+    let cfg = common::test_config(suite::runner::RunConfig::new(target.url.clone()), None);
+    let bundled = suite::load_bundled(p).expect("bundled suite loads");
+    let results = suite::runner::run_suite(p, &bundled, &cfg, &|_| {})
+        .await
+        .expect("target reachable");
+    let bad: Vec<_> = results
+        .iter()
+        .filter(|r| !matches!(r.verdict, Pass | Info))
+        .map(|r| format!("{} {}: {}", r.verdict, r.id, r.message))
+        .collect();
+    assert!(bad.is_empty(), "{bad:#?}");
+}
