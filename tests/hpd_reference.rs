@@ -438,7 +438,7 @@ fn every_fault_breaks_catalogued_rules() {
     }
     assert_eq!(
         wireprobe::reference::variants("hpd").map(<[_]>::len),
-        Some(8)
+        Some(11)
     );
 }
 

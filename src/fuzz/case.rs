@@ -144,7 +144,7 @@ pub fn case_for(
     };
     let probe = profile.probe();
     // A probe answered by silence establishes nothing before the sequence.
-    if probe.answer.is_some() {
+    if !probe.answers.is_empty() {
         out.extend(probe_steps(&probe, probe.answered_by));
     }
     // A valid event the spec lets the target answer with an error was sent since the last
@@ -353,9 +353,9 @@ fn silence_step(matching: Vec<Value>, ms: u64, rule: &str) -> Step {
 
 /// The probe's messages, then its answer (or silence) judged under `rule`.
 fn probe_steps(probe: &Probe, rule: &str) -> Vec<Step> {
-    let answer = match &probe.answer {
-        Some(answer) => reply_step(vec![answer.clone()], rule, false),
-        None => silence_step(vec![probe.error.clone()], PROBE_SILENCE_MS, rule),
+    let answer = match probe.answers.is_empty() {
+        false => reply_step(probe.answers.clone(), rule, false),
+        true => silence_step(vec![probe.error.clone()], PROBE_SILENCE_MS, rule),
     };
     probe
         .sends

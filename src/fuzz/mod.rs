@@ -245,8 +245,8 @@ pub struct Probe {
     /// Sent in order; the answer is awaited after the last. (More than one lets a profile
     /// cover readings the spec leaves open, e.g. whether a rejected message used its number.)
     pub sends: Vec<Value>,
-    /// What answers it; `None`: silence (no error, no disconnect) answers it.
-    pub answer: Option<Value>,
+    /// What answers it (any one of these); empty: silence (no error, no disconnect) answers it.
+    pub answers: Vec<Value>,
     /// What an error looks like, for silence probes.
     pub error: Value,
     /// The rule broken when the probe goes unanswered after an adversarial input: the target

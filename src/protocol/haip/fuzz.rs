@@ -414,7 +414,7 @@ impl FuzzProfile for HaipFuzz {
                 json!({"type": "PING", "seq": REPEAT_SEQ, "payload": {"nonce": "wireprobe-probe-again"}}),
                 json!({"type": "PING", "payload": {"nonce": "wireprobe-probe"}}),
             ],
-            answer: Some(json!({"type": "PONG"})),
+            answers: vec![json!({"type": "PONG"})],
             error: json!({"type": "ERROR"}),
             rule: "HAIP-PING-001",
             answered_by: "HAIP-PING-001",

@@ -12,6 +12,9 @@ use crate::transcript::Direction;
 use serde_json::{Map, Value};
 use std::collections::VecDeque;
 
+/// Statuses that say "busy, try later" rather than "not this input".
+const BUSY: [u64; 2] = [409, 429];
+
 /// Posts remembered while their answers are outstanding.
 const MAX_POSTS: usize = 1024;
 
@@ -173,10 +176,14 @@ impl HpdChecker {
                 "HPD-IN-001",
                 format!("POST {path} of an invalid envelope ({why}) answered HTTP {status}, not 400"),
             )),
-            Expected::Accepted if !(200..300).contains(&status) => out.push(Violation::new(
+            // 409 and 429: the agent is busy with a turn and takes one input at a time (the
+            // framework refuses an input while a run is active), not a refusal of this input.
+            Expected::Accepted if !(200..300).contains(&status) && !BUSY.contains(&status) => {
+                out.push(Violation::new(
                 "HPD-IN-003",
-                format!("POST {path} of a valid input answered HTTP {status}"),
-            )),
+                    format!("POST {path} of a valid input answered HTTP {status}"),
+                ))
+            }
             Expected::UnknownRequest(id) if status != 404 => out.push(Violation::new(
                 "HPD-IN-004",
                 format!("POST {path} answering request id {id:?}, which the agent never issued, got HTTP {status}, not 404"),

@@ -124,7 +124,13 @@ impl FuzzProfile for HpdFuzz {
     fn probe(&self) -> Probe {
         Probe {
             sends: vec![input("wireprobe: say still there?".into())],
-            answer: Some(json!({"type": "MESSAGE_TURN_STARTED"})),
+            // A turn starts; or, from an agent that runs one turn at a time and refuses an
+            // input while one runs (the framework answers 409), the refusal: either way it
+            // still serves.
+            answers: vec![
+                json!({"type": "MESSAGE_TURN_STARTED"}),
+                json!({"$http": {"path": "/inputs", "status": 409}}),
+            ],
             error: json!({"$http": {"status": 400}}),
             rule: "HPD-IN-006",
             answered_by: "HPD-TURN-001",

@@ -417,7 +417,10 @@ impl Lifecycle {
             });
             return;
         }
-        if step == ToolStep::Result && self.denied_calls.contains(id) {
+        // The framework reports a denied call with a result that is the denial's text; a result
+        // of another kind is the tool's own output: the call ran.
+        let ran = m.get("result").is_some_and(|r| !r.is_string());
+        if step == ToolStep::Result && ran && self.denied_calls.contains(id) {
             out.push(Violation::new(
                 "HPD-ASK-002",
                 format!("TOOL_CALL_RESULT for call {id:?}, whose permission was denied"),

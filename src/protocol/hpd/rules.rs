@@ -65,7 +65,7 @@ pub static RULES: &[Rule] = &[
     rule!("HPD-ASK-001", Should, "UI Rendering Guidance",
         "A permission request answered with a matching PERMISSION_RESPONSE gets its outcome: PERMISSION_APPROVED or PERMISSION_DENIED with the same permissionId, as the response decided."),
     rule!("HPD-ASK-002", Should, "UI Rendering Guidance",
-        "A denied permission's call does not run: no TOOL_CALL_RESULT for its callId follows PERMISSION_DENIED."),
+        "A denied permission's call does not run: no TOOL_CALL_RESULT carrying the tool's output (anything but the denial's text) follows PERMISSION_DENIED for its callId."),
     rule!("HPD-ASK-003", Should, "UI Rendering Guidance",
         "A clarification or continuation request answered with its matching response event lets the turn go on to its end (an approved continuation runs further agent turns)."),
     // Interruption.

@@ -118,7 +118,15 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
             Oracle::Send(envelope(json!({
                 "type": "INTERRUPTION_REQUEST", "reason": "fuzz", "source": "User",
             }))),
-            turn_end("HPD-INT-001"),
+            Oracle::Reply {
+                patterns: vec![
+                    json!({"type": "MESSAGE_TURN_FINISHED"}),
+                    json!({"type": "MESSAGE_TURN_ERROR"}),
+                    json!({"type": "INTERRUPTION_HANDLED"}),
+                ],
+                rule: "HPD-INT-001",
+                scenario: false,
+            },
         ],
         "resume-from-turn-start" => vec![
             reply(

@@ -325,7 +325,7 @@ impl FuzzProfile for HumaFuzz {
                 json!({"type": "context-update", "triggering": false, "name": "wireprobe-probe",
                 "context": {}, "description": "liveness probe"}),
             ],
-            answer: None,
+            answers: Vec::new(),
             error: json!({"channel": "error"}),
             rule: "HUMA-ERR-003",
             answered_by: "HUMA-ERR-003",

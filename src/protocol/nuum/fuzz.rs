@@ -167,7 +167,7 @@ impl FuzzProfile for NuumFuzz {
     fn probe(&self) -> Probe {
         Probe {
             sends: vec![json!({"type": "control", "action": "heartbeat"})],
-            answer: Some(json!({"type": "system", "subtype": "heartbeat_ack"})),
+            answers: vec![json!({"type": "system", "subtype": "heartbeat_ack"})],
             error: json!({"type": "system", "subtype": "error"}),
             rule: "NUUM-BAD-001",
             answered_by: "NUUM-CTL-003",

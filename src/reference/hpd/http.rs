@@ -140,6 +140,9 @@ fn answer(outcome: Outcome) -> Response<Body> {
             StatusCode::NOT_FOUND,
             json!({"error": "no pending request has this id"}),
         ),
+        Outcome::Conflict => {
+            json_response(StatusCode::CONFLICT, json!({"error": "a turn is running"}))
+        }
         Outcome::Busy => json_response(
             StatusCode::TOO_MANY_REQUESTS,
             json!({"error": "too many inputs waiting"}),

@@ -25,6 +25,8 @@ pub enum Outcome {
     UnknownId,
     /// The input queue is full: 429.
     Busy,
+    /// `busy-409`: a turn runs, and this agent takes no input until it ends: 409.
+    Conflict,
 }
 
 /// A pending interactive request: what it asks and where its answer goes.
@@ -95,6 +97,12 @@ impl Session {
             ClientEvent::Input(text) => {
                 if self.stalled.load(Ordering::SeqCst) {
                     return Outcome::Accepted;
+                }
+                let running = lock(&self.running).is_some();
+                if self.config.variants.has("busy-409")
+                    && (running || self.inputs.capacity() < INPUT_QUEUE)
+                {
+                    return Outcome::Conflict;
                 }
                 match self.inputs.try_send(text) {
                     Ok(()) => Outcome::Accepted,

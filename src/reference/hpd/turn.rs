@@ -124,6 +124,15 @@ impl Turn {
             );
         }
         let end = self.body(Directive::parse(text)).await;
+        if end.is_err() && self.variant("interruption-handled") {
+            // As the framework does: the interrupted turn ends with INTERRUPTION_HANDLED alone.
+            self.s.end_turn();
+            self.send(
+                "INTERRUPTION_HANDLED",
+                json!({"reason": "Interrupted by client."}),
+            );
+            return;
+        }
         self.close_block();
         self.end_iteration();
         let turn_id = if self.fault("turn-id-drift") {
@@ -131,6 +140,8 @@ impl Turn {
         } else {
             self.turn_id.clone()
         };
+        // Over before its end is announced: an input sent on seeing the end finds no turn running.
+        self.s.end_turn();
         if !self.fault("turn-never-finished") {
             match end {
                 Ok(End::Failed(message)) => self.send(
@@ -160,7 +171,6 @@ impl Turn {
             );
             self.send("TEXT_MESSAGE_END", json!({"messageId": id}));
         }
-        self.s.end_turn();
     }
 
     async fn body(&mut self, directive: Directive) -> Step<End> {
@@ -255,6 +265,16 @@ impl Turn {
         let permission_id = self.s.fresh_id("perm");
         let call = self.s.fresh_id("call");
         let (_pending, answer) = self.s.ask(AskKind::Permission, &permission_id);
+        // As the framework does: the model's call is streamed before the middleware asks.
+        let announced = self.variant("denial-as-result");
+        if announced {
+            let message = self.s.fresh_id("msg");
+            self.send(
+                "TOOL_CALL_START",
+                json!({"callId": call, "name": name, "messageId": message}),
+            );
+            self.send("TOOL_CALL_ARGS", json!({"callId": call, "argsJson": "{}"}));
+        }
         self.emit(
             "PERMISSION_REQUEST",
             json!({
@@ -311,6 +331,13 @@ impl Turn {
             }
             if self.fault("denied-permission-runs") {
                 self.tool_call(&call, name, &json!({}))?;
+            } else if announced {
+                // The framework closes a denied call with the denial's text as its result.
+                self.send("TOOL_CALL_END", json!({"callId": call}));
+                self.send(
+                    "TOOL_CALL_RESULT",
+                    json!({"callId": call, "result": reason}),
+                );
             }
             let said = if own {
                 "I will not do that, then."
@@ -464,8 +491,8 @@ impl Turn {
         );
         // END and RESULT keep START's id even in `wrong-call-id`: with theirs changed too,
         // the started call would also never end (HPD-TOOL-003), a second broken rule.
-        let result = (!self.fault("tool-without-result"))
-            .then(|| json!({"callId": call, "result": args.to_string()}));
+        let result =
+            (!self.fault("tool-without-result")).then(|| json!({"callId": call, "result": args}));
         let end = json!({"callId": call});
         if self.variant("end-after-result") {
             if let Some(result) = result {

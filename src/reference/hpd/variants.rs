@@ -37,6 +37,22 @@ pub static VARIANTS: &[Variant] = &[
         "no AGENT_TURN_STARTED or AGENT_TURN_FINISHED at all"
     ),
     variant!(
+        "denial-as-result",
+        "a permission-gated call is announced (TOOL_CALL_START, ARGS) before PERMISSION_REQUEST, \
+         and a denied one is closed with TOOL_CALL_END and a TOOL_CALL_RESULT holding the \
+         denial's text, as the framework does"
+    ),
+    variant!(
+        "interruption-handled",
+        "an interrupted turn ends with INTERRUPTION_HANDLED alone (no FINISHED, open blocks left \
+         open), as the framework does"
+    ),
+    variant!(
+        "busy-409",
+        "an input sent while a turn runs is refused with 409 (over the WebSocket: ignored) \
+         instead of queued, as the framework does"
+    ),
+    variant!(
         "other-words",
         "the agent's texts are its own words, never the directive's text"
     ),
