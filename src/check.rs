@@ -182,13 +182,12 @@ fn check_sse<R: BufRead>(
     let mut checker = protocol.checker();
     let mut summary = CheckSummary::default();
     let mut out = Vec::new();
-    crate::transport::sse::read_captured(reader, ndjson::DEFAULT_MAX_LINE, |received| {
+    crate::transport::sse::read_captured(reader, ndjson::DEFAULT_MAX_LINE, |captured| {
+        use crate::transport::sse::Captured;
         summary.lines += 1;
-        let frame = match &received {
-            crate::transport::Received::Frame(crate::transport::Frame::Text(text)) => {
-                serde_json::from_str::<Value>(text).unwrap_or(Value::Null)
-            }
-            crate::transport::Received::Failed(e) => {
+        let frame = match captured {
+            Captured::Event(frame) => frame,
+            Captured::Failed(e) => {
                 summary.bad_line_count += 1;
                 summary.bad_lines.push(BadLine {
                     line: summary.lines,
@@ -196,7 +195,7 @@ fn check_sse<R: BufRead>(
                 });
                 return;
             }
-            _ => return,
+            Captured::Notice(_) => return,
         };
         summary.events += 1;
         let line = summary.lines;

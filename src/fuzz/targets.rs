@@ -7,7 +7,8 @@ use crate::ndjson::{read_line, Line};
 use crate::protocol::{self, Decoded, Observed};
 use crate::transcript::Direction;
 use crate::transport::socketio::packet::{parse_eio, parse_sio};
-use crate::transport::{Frame, Received};
+use crate::transport::sse::Captured;
+use crate::transport::Frame;
 use std::io::BufReader;
 
 /// A target's body: it takes any bytes.
@@ -65,7 +66,7 @@ pub fn hpd_sse(data: &[u8]) {
         crate::transport::sse::read_captured(reader, 4096, |r| seen.push(r));
         seen
     };
-    let shown = |all: &[Received]| all.iter().map(|r| format!("{r:?}")).collect::<Vec<_>>();
+    let shown = |all: &[Captured]| all.iter().map(|c| format!("{c:?}")).collect::<Vec<_>>();
     let whole = events(1 << 16);
     let cut = events(usize::from(*a % 16) + 1);
     assert_eq!(
@@ -78,9 +79,10 @@ pub fn hpd_sse(data: &[u8]) {
     };
     let mut session = p.session(protocol::TransportKind::Sse);
     let mut out = Vec::new();
-    for received in &whole {
-        if let Received::Frame(frame) = received {
-            if let Decoded::Event(event) = session.decode(frame) {
+    for captured in &whole {
+        if let Captured::Event(event) = captured {
+            let frame = Frame::Text(event.to_string());
+            if let Decoded::Event(event) = session.decode(&frame) {
                 crate::protocol::hpd::validate::envelope(&event, &mut out);
             }
         }

@@ -37,15 +37,7 @@ pub(super) fn connect_options(
 /// The URL with `token` added as a `token` query parameter (after any query it has).
 fn with_query_token(url: &str, token: &str) -> String {
     let url = crate::transport::websocket::with_root_path(url);
-    let encoded: String = token
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                (b as char).to_string()
-            }
-            other => format!("%{other:02X}"),
-        })
-        .collect();
+    let encoded = crate::transport::query_escape(token);
     let sep = if url.contains('?') { '&' } else { '?' };
     format!("{url}{sep}token={encoded}")
 }

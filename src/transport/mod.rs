@@ -48,6 +48,18 @@ impl Frame {
     }
 }
 
+/// `s` percent-encoded for a URL query: every byte but the unreserved ones (RFC 3986).
+pub fn query_escape(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            other => format!("%{other:02X}"),
+        })
+        .collect()
+}
+
 /// What a connection observed.
 #[derive(Debug)]
 pub enum Received {

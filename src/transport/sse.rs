@@ -131,7 +131,9 @@ impl Http {
     /// GETs the event stream and checks it is one.
     async fn open_stream(&self, from: &StreamFrom) -> Result<reqwest::Response, TransportError> {
         let path = match from {
-            StreamFrom::After(n) => format!("{}?after={}", self.opts.stream_path, query_escape(n)),
+            StreamFrom::After(n) => {
+                format!("{}?after={}", self.opts.stream_path, super::query_escape(n))
+            }
             _ => self.opts.stream_path.clone(),
         };
         let mut req = self
@@ -219,17 +221,6 @@ fn body_value(body: &[u8]) -> Value {
         Ok(v) => v,
         Err(_) => json!({ "$text": String::from_utf8_lossy(body) }),
     }
-}
-
-fn query_escape(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                (b as char).to_string()
-            }
-            other => format!("%{other:02X}"),
-        })
-        .collect()
 }
 
 /// What the runner asked for, read from a frame.
@@ -341,9 +332,10 @@ fn spawn_reader(response: reqwest::Response, inbox: Inbox, max_line: usize) -> J
         let lines = line_chunks(response.bytes_stream(), max_line);
         let mut events = Box::pin(sse_stream::SseStream::from_bytes_stream(lines));
         while let Some(item) = events.next().await {
-            let Some(received) = received_of(item) else {
+            let Some(captured) = captured_of(item) else {
                 continue;
             };
+            let received = Received::from(captured);
             let last = received.is_terminal();
             if !inbox.push(received).await || last {
                 return;
@@ -357,22 +349,40 @@ fn spawn_reader(response: reqwest::Response, inbox: Inbox, max_line: usize) -> J
     })
 }
 
-/// What one item of the parsed stream is to a connection: an event frame, a notice of a
-/// line the parser dropped, or the failure that ends the stream; `None` for an event with no
-/// data.
-fn received_of(item: Result<sse_stream::Sse, sse_stream::Error>) -> Option<Received> {
+/// One thing a parsed SSE stream delivers.
+#[derive(Debug)]
+pub enum Captured {
+    /// An event with data, as a transcript holds it (see the module doc).
+    Event(Value),
+    /// A line the parser dropped (the WHATWG parser ignores unknown fields too).
+    Notice(String),
+    /// The failure that ends the stream.
+    Failed(TransportError),
+}
+
+impl From<Captured> for Received {
+    fn from(captured: Captured) -> Received {
+        match captured {
+            Captured::Event(v) => Received::Frame(Frame::Text(v.to_string())),
+            Captured::Notice(what) => Received::Notice(what),
+            Captured::Failed(e) => Received::Failed(e),
+        }
+    }
+}
+
+/// What one item of the parsed stream is; `None` for an event with no data, which the SSE
+/// spec does not dispatch.
+fn captured_of(item: Result<sse_stream::Sse, sse_stream::Error>) -> Option<Captured> {
     Some(match item {
-        Ok(event) => Received::Frame(event_frame(event)?),
-        Err(sse_stream::Error::Body(e)) => Received::Failed(match e.downcast_ref::<ChunkError>() {
+        Ok(event) => Captured::Event(event_value(event)?),
+        Err(sse_stream::Error::Body(e)) => Captured::Failed(match e.downcast_ref::<ChunkError>() {
             Some(ChunkError::LineTooLong { limit }) => TransportError::FrameTooLarge {
                 size: limit + 1,
                 limit: *limit,
             },
             _ => TransportError::Protocol(format!("the event stream failed: {e}")),
         }),
-        // A line the parser rejects is dropped (the WHATWG parser ignores unknown fields
-        // too); the record says which.
-        Err(e) => Received::Notice(format!("the SSE parser dropped a line: {e}")),
+        Err(e) => Captured::Notice(format!("the SSE parser dropped a line: {e}")),
     })
 }
 
@@ -381,7 +391,7 @@ fn received_of(item: Result<sse_stream::Sse, sse_stream::Error>) -> Option<Recei
 pub fn read_captured<R: std::io::Read>(
     mut reader: R,
     max_line: usize,
-    mut each: impl FnMut(Received),
+    mut each: impl FnMut(Captured),
 ) {
     use futures_util::FutureExt;
     let mut chunk = vec![0u8; 64 * 1024];
@@ -395,9 +405,9 @@ pub fn read_captured<R: std::io::Read>(
     let mut events = Box::pin(sse_stream::SseStream::from_bytes_stream(lines));
     // Every chunk is ready at once, so the stream never waits.
     while let Some(Some(item)) = events.next().now_or_never() {
-        if let Some(received) = received_of(item) {
-            let last = received.is_terminal();
-            each(received);
+        if let Some(captured) = captured_of(item) {
+            let last = matches!(captured, Captured::Failed(_));
+            each(captured);
             if last {
                 return;
             }
@@ -410,9 +420,8 @@ pub fn read_captured<R: std::io::Read>(
 #[error("{0}")]
 struct CapturedError(String);
 
-/// The frame for one parsed SSE event; `None` for an event with no data, which the SSE spec
-/// does not dispatch.
-fn event_frame(event: sse_stream::Sse) -> Option<Frame> {
+/// One parsed SSE event as a transcript holds it; `None` for an event with no data.
+fn event_value(event: sse_stream::Sse) -> Option<Value> {
     let data = event.data?;
     let mut meta = Map::new();
     if let Some(id) = event.id {
@@ -430,7 +439,7 @@ fn event_frame(event: sse_stream::Sse) -> Option<Frame> {
         Err(_) => Map::from_iter([("$text".to_owned(), Value::String(data))]),
     };
     frame.insert("$sse".into(), Value::Object(meta));
-    Some(Frame::Text(Value::Object(frame).to_string()))
+    Some(Value::Object(frame))
 }
 
 /// Why the byte stream under the SSE parser failed.
@@ -500,10 +509,7 @@ mod tests {
     use super::*;
 
     fn parsed(event: sse_stream::Sse) -> Option<Value> {
-        event_frame(event).map(|f| match f {
-            Frame::Text(t) => serde_json::from_str(&t).unwrap_or(Value::Null),
-            _ => Value::Null,
-        })
+        event_value(event)
     }
 
     #[test]
