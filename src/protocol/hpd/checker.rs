@@ -98,6 +98,14 @@ pub struct HpdChecker {
 }
 
 impl HpdChecker {
+    /// Remembers what the answer to a POST just sent must be (bounded: past the cap, answers
+    /// go unjudged rather than memory growing).
+    fn await_answer(&mut self, expected: Expected) {
+        if self.posts.len() < MAX_POSTS {
+            self.posts.push_back(expected);
+        }
+    }
+
     /// Follows what the client sent; returns what its answer must be.
     fn client_sent(&mut self, sent: Sent) -> Expected {
         match sent {
@@ -139,9 +147,7 @@ impl HpdChecker {
                 INTERRUPT_ROUTE => self.client_sent(Sent::Interrupt),
                 _ => Expected::Anything,
             };
-            if self.posts.len() < MAX_POSTS {
-                self.posts.push_back(expected);
-            }
+            self.await_answer(expected);
         } else if event.get("$stream").is_some() {
             // The stream's own `$sse_open` mark, after the old stream's last event, says
             // where the new one starts.
@@ -158,9 +164,7 @@ impl HpdChecker {
             // A frame sent as it is: the SSE transport posts it to the inputs route.
             let sent = classify(Ok(event.clone()), INPUTS_ROUTE);
             let expected = self.client_sent(sent);
-            if self.posts.len() < MAX_POSTS {
-                self.posts.push_back(expected);
-            }
+            self.await_answer(expected);
         }
     }
 
@@ -257,15 +261,15 @@ impl Checker for HpdChecker {
                 let why = "it is not JSON".to_owned();
                 if self.over_ws {
                     self.close_due = Some((1007, "HPD-IN-002", why));
-                } else if self.posts.len() < MAX_POSTS {
-                    self.posts.push_back(Expected::BadRequest(why));
+                } else {
+                    self.await_answer(Expected::BadRequest(why));
                 }
             }
             (Direction::Client, Observed::Binary(_)) => {
                 if self.over_ws {
                     self.close_due = Some((1008, "HPD-IN-005", "a binary frame".into()));
-                } else if self.posts.len() < MAX_POSTS {
-                    self.posts.push_back(Expected::Anything);
+                } else {
+                    self.await_answer(Expected::Anything);
                 }
             }
             (Direction::Server, Observed::Event(event)) => self.server_event(event, out),
