@@ -40,11 +40,6 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
     run_cfg.tools = args.target.tools.clone();
     run_cfg.transport = prepared.transport;
     run_cfg.jobs = args.jobs as usize;
-    // A target that is one conversation shows every run every other run's events: one run at
-    // a time, unless each gets its own path segment (`{case}`).
-    if p.one_conversation() && !prepared.url.contains(wireprobe::suite::runner::CASE_SCOPE) {
-        run_cfg.jobs = 1;
-    }
     let cfg = FuzzConfig {
         seed,
         runs: args.runs.unwrap_or(if args.duration.is_some() {

@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 use wireprobe::protocol::{Protocol, TransportKind};
 use wireprobe::reference::{self, RunningTarget, ServeOptions};
-use wireprobe::suite::runner::{Credentials, CASE_SCOPE};
+use wireprobe::suite::runner::{Credentials, RunConfig};
 
 /// A target ready to be driven; a builtin network target runs as long as this lives.
 pub struct Prepared {
@@ -120,12 +120,7 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
         ..ServeOptions::default()
     };
     let running = reference::start(p.id(), SocketAddr::from(([127, 0, 0, 1], 0)), &opts).await?;
-    // The reference hosts a conversation per route prefix: each case gets its own, so cases
-    // against a one-conversation protocol still run side by side.
-    let url = match p.one_conversation() {
-        true => format!("{}/{}", running.url.trim_end_matches('/'), CASE_SCOPE),
-        false => running.url.clone(),
-    };
+    let url = RunConfig::scoped_per_case(p, &running.url);
     Ok(Prepared {
         shown: format!("builtin ({url})"),
         url,

@@ -194,7 +194,7 @@ pub async fn fuzz(
     let mut first_failure: Option<(u64, Case, CaseResult, Failure)> = None;
     loop {
         while first_failure.is_none()
-            && running.len() < run_cfg.jobs.max(1)
+            && running.len() < run_cfg.parallel_jobs(protocol)
             && next_run < cfg.runs
             && cfg.duration.is_none_or(|d| started.elapsed() < d)
         {

@@ -129,6 +129,26 @@ impl RunConfig {
         self.transport.unwrap_or(protocol.transport())
     }
 
+    /// How many cases (or fuzz runs) go at once: `jobs`, but one at a time against a target
+    /// that is one conversation, unless its URL gives each its own path segment (`{case}`):
+    /// otherwise each would see every other one's events.
+    pub fn parallel_jobs(&self, protocol: &dyn Protocol) -> usize {
+        match protocol.one_conversation() && !self.target_url.contains(CASE_SCOPE) {
+            true => 1,
+            false => self.jobs.max(1),
+        }
+    }
+
+    /// `url` with a path segment of its own for each case (`URL/{case}`) when `protocol`'s
+    /// targets are one conversation each, for a target that hosts one per route prefix (the
+    /// reference does): such cases then run side by side.
+    pub fn scoped_per_case(protocol: &dyn Protocol, url: &str) -> String {
+        match protocol.one_conversation() {
+            true => format!("{}/{CASE_SCOPE}", url.trim_end_matches('/')),
+            false => url.to_owned(),
+        }
+    }
+
     /// The transports a run covers, in order.
     fn transports(&self, protocol: &dyn Protocol) -> Vec<TransportKind> {
         match self.transport {
@@ -188,49 +208,38 @@ pub async fn run_suite(
             transport: Some(kind),
             ..cfg.clone()
         };
-        let label = |mut r: CaseResult| {
-            if labelled {
-                r.id = format!("{}@{}", r.id, kind.name());
-            }
-            r
-        };
         let selected = suite
             .cases
             .iter()
             .filter(|c| cfg.filter.selects(&c.id) && c.runs_over(kind));
-        all.extend(
-            run_cases(protocol, selected, &over, &|r| on_result(&label(r.clone())))
-                .await?
-                .into_iter()
-                .map(label),
-        );
+        let label = labelled.then(|| kind.name());
+        all.extend(run_cases(protocol, selected, &over, label, on_result).await?);
     }
     Ok(all)
 }
 
-/// Runs `cases` over one transport, in parallel up to `cfg.jobs` (one at a time when the
-/// target is one conversation).
+/// Runs `cases` over one transport, in parallel up to [`RunConfig::parallel_jobs`]; with a
+/// `label`, each result's id says which transport (`ID@label`).
 async fn run_cases<'a>(
     protocol: &dyn Protocol,
     cases: impl Iterator<Item = &'a Case> + Clone,
     cfg: &RunConfig,
+    label: Option<&str>,
     on_result: &(dyn Fn(&CaseResult) + Sync),
 ) -> Result<Vec<CaseResult>, RunError> {
     if cases.clone().next().is_some() {
         probe(protocol, cfg).await?;
     }
-    let shared = protocol.one_conversation() && !cfg.target_url.contains(CASE_SCOPE);
-    let jobs = match shared {
-        true => 1,
-        false => cfg.jobs.max(1),
-    };
     let mut results: Vec<(usize, CaseResult)> = futures_util::stream::iter(cases.enumerate())
         .map(|(i, case)| async move {
-            let result = run_case(protocol, case, cfg).await;
+            let mut result = run_case(protocol, case, cfg).await;
+            if let Some(label) = label {
+                result.id = format!("{}@{label}", result.id);
+            }
             on_result(&result);
             (i, result)
         })
-        .buffer_unordered(jobs)
+        .buffer_unordered(cfg.parallel_jobs(protocol))
         .collect()
         .await;
     results.sort_by_key(|(i, _)| *i);

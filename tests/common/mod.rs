@@ -73,11 +73,7 @@ pub async fn run_reference(
         let target = reference::start(id, SocketAddr::from(([127, 0, 0, 1], 0)), &opts)
             .await
             .expect("reference target starts");
-        // A conversation per case (the reference hosts one per prefix), so cases run at once.
-        let url = match protocol.one_conversation() {
-            true => format!("{}/{{case}}", target.url),
-            false => target.url.clone(),
-        };
+        let url = RunConfig::scoped_per_case(protocol, &target.url);
         (Some(target), RunConfig::new(url))
     };
     cfg = test_config(cfg, filter);
