@@ -7,7 +7,7 @@ use common::hostile;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 
 /// How a hostile HTTP target misbehaves on its event stream (POSTs get 202).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,18 +97,10 @@ async fn serve(tcp: &mut TcpStream, how: Misbehaviour) -> Option<()> {
 }
 
 async fn start(how: Misbehaviour) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind loopback");
-    let addr = listener.local_addr().expect("local addr");
-    tokio::spawn(async move {
-        while let Ok((mut tcp, _)) = listener.accept().await {
-            tokio::spawn(async move {
-                let _ = serve(&mut tcp, how).await;
-            });
-        }
-    });
-    addr
+    hostile::listen(move |mut tcp| async move {
+        let _ = serve(&mut tcp, how).await;
+    })
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

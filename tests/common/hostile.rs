@@ -4,7 +4,7 @@ use futures_util::{SinkExt, StreamExt};
 use std::net::SocketAddr;
 use std::time::Duration;
 use tokio::io::AsyncWriteExt;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio_tungstenite::tungstenite::Message;
 
 /// How a hostile target misbehaves.
@@ -34,86 +34,98 @@ pub enum Hostility {
 
 const EIO_OPEN: &str = r#"0{"sid":"hostile","upgrades":[],"pingInterval":25000,"pingTimeout":20000,"maxPayload":1000000}"#;
 
-/// Starts a hostile target on a free loopback port; it runs until the test ends.
-pub async fn start(how: Hostility) -> SocketAddr {
+/// Listens on a free loopback port and hands every connection to `serve`, until the test ends.
+pub async fn listen<F, Fut>(serve: F) -> SocketAddr
+where
+    F: Fn(TcpStream) -> Fut + Send + Copy + 'static,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
     let listener = TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind loopback");
     let addr = listener.local_addr().expect("local addr");
     tokio::spawn(async move {
-        while let Ok((mut tcp, _)) = listener.accept().await {
-            tokio::spawn(async move {
-                if how == Hostility::DropsTcp {
-                    let _ = tcp.shutdown().await;
-                    return;
-                }
-                let Ok(ws) = tokio_tungstenite::accept_async(tcp).await else {
-                    return;
-                };
-                let (mut tx, mut rx) = ws.split();
-                match how {
-                    Hostility::Silent => while rx.next().await.is_some() {},
-                    Hostility::ClosesAtOnce => {
-                        let _ = tx.send(Message::Close(None)).await;
-                    }
-                    Hostility::Garbage => {
-                        while let Some(Ok(_)) = rx.next().await {
-                            if tx.send(Message::text("garbage \u{2620} {")).await.is_err() {
-                                return;
-                            }
-                        }
-                    }
-                    Hostility::Oversized => {
-                        let _ = tx.send(Message::binary(vec![0u8; 20 * 1024 * 1024])).await;
-                        while rx.next().await.is_some() {}
-                    }
-                    Hostility::Floods => {
-                        // Bounded, so the test machine is never the one that suffers.
-                        let started = tokio::time::Instant::now();
-                        while started.elapsed() < Duration::from_secs(20) {
-                            if tx.send(Message::text("{\"flood\":true}")).await.is_err() {
-                                return;
-                            }
-                        }
-                    }
-                    Hostility::DropsTcp => {}
-                    Hostility::EioGarbage
-                    | Hostility::EioNoConnectReply
-                    | Hostility::EioPingFlood
-                    | Hostility::EioOversized => {
-                        if tx.send(Message::text(EIO_OPEN)).await.is_err() {
-                            return;
-                        }
-                        match how {
-                            Hostility::EioGarbage => {
-                                while let Some(Ok(_)) = rx.next().await {
-                                    for junk in ["9zz", "4~~~", "42[\"event\",", "0{\"sid\":"] {
-                                        if tx.send(Message::text(junk)).await.is_err() {
-                                            return;
-                                        }
-                                    }
-                                }
-                            }
-                            Hostility::EioPingFlood => {
-                                let started = tokio::time::Instant::now();
-                                while started.elapsed() < Duration::from_secs(20) {
-                                    if tx.send(Message::text("2")).await.is_err() {
-                                        return;
-                                    }
-                                }
-                            }
-                            Hostility::EioOversized => {
-                                let _ = tx.send(Message::text("4".repeat(20 * 1024 * 1024))).await;
-                                while rx.next().await.is_some() {}
-                            }
-                            _ => while rx.next().await.is_some() {},
-                        }
-                    }
-                }
-            });
+        while let Ok((tcp, _)) = listener.accept().await {
+            tokio::spawn(serve(tcp));
         }
     });
     addr
+}
+
+/// Starts a hostile target on a free loopback port; it runs until the test ends.
+pub async fn start(how: Hostility) -> SocketAddr {
+    listen(move |tcp| misbehave(tcp, how)).await
+}
+
+/// One connection to a hostile target.
+async fn misbehave(mut tcp: TcpStream, how: Hostility) {
+    if how == Hostility::DropsTcp {
+        let _ = tcp.shutdown().await;
+        return;
+    }
+    let Ok(ws) = tokio_tungstenite::accept_async(tcp).await else {
+        return;
+    };
+    let (mut tx, mut rx) = ws.split();
+    match how {
+        Hostility::Silent => while rx.next().await.is_some() {},
+        Hostility::ClosesAtOnce => {
+            let _ = tx.send(Message::Close(None)).await;
+        }
+        Hostility::Garbage => {
+            while let Some(Ok(_)) = rx.next().await {
+                if tx.send(Message::text("garbage \u{2620} {")).await.is_err() {
+                    return;
+                }
+            }
+        }
+        Hostility::Oversized => {
+            let _ = tx.send(Message::binary(vec![0u8; 20 * 1024 * 1024])).await;
+            while rx.next().await.is_some() {}
+        }
+        Hostility::Floods => {
+            // Bounded, so the test machine is never the one that suffers.
+            let started = tokio::time::Instant::now();
+            while started.elapsed() < Duration::from_secs(20) {
+                if tx.send(Message::text("{\"flood\":true}")).await.is_err() {
+                    return;
+                }
+            }
+        }
+        Hostility::DropsTcp => {}
+        Hostility::EioGarbage
+        | Hostility::EioNoConnectReply
+        | Hostility::EioPingFlood
+        | Hostility::EioOversized => {
+            if tx.send(Message::text(EIO_OPEN)).await.is_err() {
+                return;
+            }
+            match how {
+                Hostility::EioGarbage => {
+                    while let Some(Ok(_)) = rx.next().await {
+                        for junk in ["9zz", "4~~~", "42[\"event\",", "0{\"sid\":"] {
+                            if tx.send(Message::text(junk)).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                }
+                Hostility::EioPingFlood => {
+                    let started = tokio::time::Instant::now();
+                    while started.elapsed() < Duration::from_secs(20) {
+                        if tx.send(Message::text("2")).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+                Hostility::EioOversized => {
+                    let _ = tx.send(Message::text("4".repeat(20 * 1024 * 1024))).await;
+                    while rx.next().await.is_some() {}
+                }
+                _ => while rx.next().await.is_some() {},
+            }
+        }
+    }
 }
 
 /// Checks a run against a hostile target: exit 1 within a minute, a JSON report at `report`
