@@ -108,7 +108,7 @@ pub struct ServeArgs {
     /// Network protocols: where to listen (HOST:PORT).
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<String>,
-    /// Stdio protocols (nuum): speak NDJSON on stdin and stdout.
+    /// Stdio protocols (nuum, uae): speak NDJSON on stdin and stdout.
     #[arg(long)]
     pub stdio: bool,
     /// Stdio protocols: the database that holds the agent's identity (default: in memory).
@@ -124,6 +124,9 @@ pub struct ServeArgs {
     /// Require HS256 bearer tokens signed with this secret.
     #[arg(long)]
     pub jwt_secret: Option<String>,
+    /// UAE: the part the reference target plays (agent, executor; default agent).
+    #[arg(long, value_name = "ROLE")]
+    pub role: Option<String>,
     /// HPD: the routes' prefix (`/agent` serves `/agent/inputs`, `/agent/events/live`, …).
     #[arg(long, value_name = "PATH")]
     pub prefix: Option<String>,
@@ -189,9 +192,14 @@ pub struct TargetFlags {
     /// call these before any the target advertises.
     #[arg(long = "tool", value_name = "NAME[=JSON]")]
     pub tools: Vec<wireprobe::suite::runner::ToolOffer>,
-    /// Protocols with several transports (hpd: sse, ws): use this one (default: each in turn).
-    #[arg(long, value_name = "sse|ws")]
+    /// Protocols with several transports (hpd: sse, ws): use this one (default: each in turn;
+    /// uae: the one the target is, a URL or --exec).
+    #[arg(long, value_name = "sse|ws|stdio")]
     pub transport: Option<wireprobe::protocol::TransportKind>,
+    /// Protocols whose targets play one of several parts (uae: agent, executor): the one this
+    /// target plays (default: the protocol's first).
+    #[arg(long, value_name = "ROLE")]
+    pub role: Option<String>,
     /// With `--target builtin`: start the reference target with this fault (repeatable).
     #[arg(long = "fault", value_name = "NAME")]
     pub faults: Vec<String>,

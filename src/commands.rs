@@ -189,6 +189,7 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
         cwd: args.target.cwd.clone(),
         tools: args.target.tools.clone(),
         transport: prepared.transport,
+        role: prepared.role.clone(),
         handshake_defaults: match &args.auth {
             None => None,
             Some(_) if p.transport() != protocol::TransportKind::SocketIo => {
@@ -426,19 +427,22 @@ fn check_report(
 
 async fn serve(args: ServeArgs) -> Result<u8> {
     let p = protocol_named(&args.protocol)?;
-    let is_stdio = p.transport() == protocol::TransportKind::Stdio;
-    if is_stdio {
-        if !args.stdio {
-            bail!(
-                "{} is served over stdio: use `serve {} --stdio [--db PATH]`",
-                p.id(),
-                p.id()
-            );
-        }
-        return serve_stdio(args).await;
+    let kinds = p.transports();
+    if args.role.is_some() && p.roles().is_empty() {
+        bail!("--role applies to uae, not {}", p.id());
+    }
+    if kinds == [protocol::TransportKind::Stdio] && !args.stdio {
+        bail!(
+            "{} is served over stdio: use `serve {} --stdio [--db PATH]`",
+            p.id(),
+            p.id()
+        );
     }
     if args.stdio {
-        bail!("{} is served over the network: use --listen ADDR", p.id());
+        if !kinds.contains(&protocol::TransportKind::Stdio) {
+            bail!("{} is served over the network: use --listen ADDR", p.id());
+        }
+        return serve_stdio(p, args).await;
     }
     let listen = args
         .listen
@@ -458,6 +462,7 @@ async fn serve(args: ServeArgs) -> Result<u8> {
         jwt_secret: args.jwt_secret,
         confirm_timeout: args.confirm_timeout_ms.map(Duration::from_millis),
         prefix: args.prefix,
+        role: args.role,
     };
     let running = reference::start(p.id(), addr, &opts).await?;
     say!(
@@ -472,10 +477,23 @@ async fn serve(args: ServeArgs) -> Result<u8> {
     Ok(EXIT_OK)
 }
 
-/// Serves the Nuum reference agent on this process's stdin and stdout, then exits the process
-/// at once: tokio's stdin reader is a blocking thread that would keep a faulted agent (one that
-/// stops with stdin still open) from exiting.
-async fn serve_stdio(args: ServeArgs) -> Result<u8> {
+/// Serves a stdio protocol's reference target on this process's stdin and stdout, then exits
+/// the process at once: tokio's stdin reader is a blocking thread that would keep a faulted
+/// agent (one that stops with stdin still open) from exiting.
+async fn serve_stdio(p: &dyn Protocol, args: ServeArgs) -> Result<u8> {
+    if p.id() == "uae" {
+        if args.db.is_some() {
+            bail!("--db applies to nuum, whose agent keeps its identity in a database");
+        }
+        let opts = ServeOptions {
+            faults: args.faults,
+            variants: args.variants,
+            role: args.role,
+            ..ServeOptions::default()
+        };
+        reference::uae::serve_stdio(tokio::io::stdin(), tokio::io::stdout(), &opts).await?;
+        std::process::exit(0);
+    }
     let opts = reference::nuum::NuumOptions {
         db: args.db,
         faults: args.faults,

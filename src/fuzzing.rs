@@ -39,6 +39,7 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
     run_cfg.cwd = args.target.cwd.clone();
     run_cfg.tools = args.target.tools.clone();
     run_cfg.transport = prepared.transport;
+    run_cfg.role = prepared.role.clone();
     run_cfg.jobs = args.jobs as usize;
     let cfg = FuzzConfig {
         seed,

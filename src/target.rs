@@ -20,24 +20,19 @@ pub struct Prepared {
     pub exec: Vec<String>,
     /// The credentials, with a minted secret for a builtin target.
     pub credentials: Credentials,
-    /// The transport chosen with `--transport` (checked against the protocol's).
+    /// The transport chosen with `--transport` (checked against the protocol's), or the one
+    /// the target's form implies when the protocol has a process form and a network form.
     pub transport: Option<TransportKind>,
+    /// The part the target plays (`--role`, checked against the protocol's).
+    pub role: Option<String>,
     _builtin: Option<RunningTarget>,
 }
 
 /// Checks the target arguments against the protocol's transport and starts a builtin target.
 pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> {
-    let is_stdio = p.transport() == TransportKind::Stdio;
-    let transport = flags.transport;
-    if let Some(kind) = transport.filter(|k| !p.transports().contains(k)) {
-        let known: Vec<&str> = p.transports().iter().map(|k| k.name()).collect();
-        return Err(anyhow!(
-            "{} does not run over {}; its transports: {}",
-            p.id(),
-            kind.name(),
-            known.join(", ")
-        ));
-    }
+    let transport = chosen_transport(p, flags)?;
+    let is_stdio = transport.unwrap_or(p.transport()) == TransportKind::Stdio;
+    let role = chosen_role(p, flags.role.as_deref())?;
     let builtin = flags.target.as_deref() == Some("builtin");
     let claims = match flags.claims.as_deref() {
         None => None,
@@ -66,10 +61,10 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
     }
     let exec = match (flags.exec.as_deref(), is_stdio) {
         (Some(cmd), true) => wireprobe::transport::stdio::split_command(cmd)?,
-        (None, true) if builtin => builtin_stdio_command(p, flags)?,
+        (None, true) if builtin => builtin_stdio_command(p, flags, role.as_deref())?,
         (None, true) => {
             return Err(anyhow!(
-                "{} targets are processes: use --exec \"CMD\" or --target builtin",
+                "{} targets over stdio are processes: use --exec \"CMD\" or --target builtin",
                 p.id()
             ))
         }
@@ -79,6 +74,7 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
                 p.id()
             ))
         }
+
         (None, false) => Vec::new(),
     };
     if is_stdio {
@@ -92,6 +88,7 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
             exec,
             credentials,
             transport,
+            role: role.clone(),
             _builtin: None,
         });
     }
@@ -103,6 +100,7 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
             exec,
             credentials,
             transport,
+            role: role.clone(),
             _builtin: None,
         });
     }
@@ -117,6 +115,7 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
         faults: flags.faults.clone(),
         variants: flags.variants.clone(),
         jwt_secret: credentials.jwt_secret.clone(),
+        role: role.clone(),
         ..ServeOptions::default()
     };
     let running = reference::start(p.id(), SocketAddr::from(([127, 0, 0, 1], 0)), &opts).await?;
@@ -127,22 +126,81 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
         exec,
         credentials,
         transport,
+        role,
         _builtin: Some(running),
     })
 }
 
-/// The command that runs this binary as a stdio protocol's reference target, one database per
-/// case (`{tmp}`), with the flags' faults and variants.
-fn builtin_stdio_command(p: &dyn Protocol, flags: &TargetFlags) -> Result<Vec<String>> {
+/// `--transport`, checked against the protocol's; without it, for a protocol whose targets
+/// are either a process or a server, the one the target's form says (`--exec`: stdio).
+fn chosen_transport(p: &dyn Protocol, flags: &TargetFlags) -> Result<Option<TransportKind>> {
+    let kinds = p.transports();
+    if let Some(kind) = flags.transport {
+        if !kinds.contains(&kind) {
+            let known: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+            return Err(anyhow!(
+                "{} does not run over {}; its transports: {}",
+                p.id(),
+                kind.name(),
+                known.join(", ")
+            ));
+        }
+        if flags.exec.is_some() && kind != TransportKind::Stdio {
+            return Err(anyhow!(
+                "--exec starts a process, which speaks stdio, not {}",
+                kind.name()
+            ));
+        }
+        return Ok(Some(kind));
+    }
+    let mixed = kinds.len() > 1 && kinds.contains(&TransportKind::Stdio);
+    Ok(match (mixed, flags.exec.is_some()) {
+        (true, true) => Some(TransportKind::Stdio),
+        (true, false) => Some(p.transport()),
+        (false, _) => None,
+    })
+}
+
+/// `--role`, checked against the parts the protocol's targets play.
+fn chosen_role(p: &dyn Protocol, role: Option<&str>) -> Result<Option<String>> {
+    let Some(role) = role else {
+        return Ok(None);
+    };
+    match p.roles() {
+        [] => Err(anyhow!(
+            "--role applies to protocols whose targets play one of several parts (uae), not {}",
+            p.id()
+        )),
+        roles if roles.contains(&role) => Ok(Some(role.to_owned())),
+        roles => Err(anyhow!(
+            "{} targets play no role {role:?}; roles: {}",
+            p.id(),
+            roles.join(", ")
+        )),
+    }
+}
+
+/// The command that runs this binary as a stdio protocol's reference target, with the flags'
+/// faults, variants and role. A protocol that is only ever a process (nuum) keeps its identity
+/// in a database: one per case (`{tmp}`).
+fn builtin_stdio_command(
+    p: &dyn Protocol,
+    flags: &TargetFlags,
+    role: Option<&str>,
+) -> Result<Vec<String>> {
     let me = std::env::current_exe().context("cannot find wireprobe's own executable")?;
     let mut argv = vec![
         me.to_string_lossy().into_owned(),
         "serve".into(),
         p.id().into(),
         "--stdio".into(),
-        "--db".into(),
-        "{tmp}/agent.db".into(),
     ];
+    if p.transports() == [TransportKind::Stdio] {
+        argv.extend(["--db".into(), "{tmp}/agent.db".into()]);
+    }
+    if let Some(role) = role {
+        argv.extend(["--role".into(), role.into()]);
+    }
     for fault in &flags.faults {
         argv.extend(["--fault".into(), fault.clone()]);
     }

@@ -220,6 +220,7 @@ pub fn case_for(
         handshake_with,
         connect: ConnectSpec::default(),
         timeout_ms: None,
+        auto_answer: true,
         steps: out,
         fallback: Vec::new(),
         origin: "fuzz".into(),

@@ -7,7 +7,10 @@
 pub mod haip;
 pub mod hpd;
 pub mod huma;
+pub mod json;
 pub mod nuum;
+pub mod recent;
+pub mod uae;
 
 use crate::rules::{Rule, Violation};
 use crate::transcript::Direction;
@@ -114,6 +117,11 @@ pub trait Protocol: Send + Sync + 'static {
     fn one_conversation(&self) -> bool {
         false
     }
+    /// The parts a target of this protocol can play (`--role`), the default first; empty
+    /// when a target plays only one.
+    fn roles(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// Where bearer tokens go unless a case says otherwise.
     fn token_placement(&self) -> TokenPlacement;
     /// The suite compiled into the binary: `(file name, TOML text)`.
@@ -179,6 +187,13 @@ pub trait Session: Send {
     fn decodes_verbatim(&self) -> bool {
         false
     }
+    /// What wireprobe answers to `event` by itself, playing a party that must answer it (UAE:
+    /// a `tool.result` for each `tool.call` an agent makes): the event to send, before the
+    /// envelope is filled. Cases with `auto_answer = false` answer in their steps instead.
+    fn answer(&mut self, event: &Value) -> Option<Value> {
+        let _ = event;
+        None
+    }
     /// The error code when `event` is the protocol's error event.
     fn error_code(&self, event: &Value) -> Option<String>;
     /// A capability the target declared in its handshake reply.
@@ -232,7 +247,7 @@ pub trait Checker: Send {
 
 /// Every protocol wireprobe knows.
 pub fn all() -> &'static [&'static dyn Protocol] {
-    static ALL: [&dyn Protocol; 4] = [&haip::Haip, &hpd::Hpd, &huma::Huma, &nuum::Nuum];
+    static ALL: [&dyn Protocol; 5] = [&haip::Haip, &hpd::Hpd, &huma::Huma, &nuum::Nuum, &uae::Uae];
     &ALL
 }
 

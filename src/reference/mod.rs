@@ -5,6 +5,7 @@ pub mod haip;
 pub mod hpd;
 pub mod huma;
 pub mod nuum;
+pub mod uae;
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -150,6 +151,8 @@ pub struct ServeOptions {
     pub jwt_secret: Option<String>,
     /// HUMA: how long a messaging burst waits for each confirmation.
     pub confirm_timeout: Option<std::time::Duration>,
+    /// UAE: the part the target plays (`agent`, `executor`; `None`: agent).
+    pub role: Option<String>,
     /// HPD: the path prefix of the hosted routes (`/agent` serves `/agent/inputs`, ...);
     /// `None` or empty serves them at the root.
     pub prefix: Option<String>,
@@ -187,6 +190,7 @@ pub fn faults(protocol: &str) -> Option<&'static [Fault]> {
         "hpd" => Some(hpd::faults::FAULTS),
         "huma" => Some(huma::faults::FAULTS),
         "nuum" => Some(nuum::faults::FAULTS),
+        "uae" => Some(uae::faults::FAULTS),
         _ => None,
     }
 }
@@ -198,6 +202,7 @@ pub fn variants(protocol: &str) -> Option<&'static [Variant]> {
         "hpd" => Some(hpd::variants::VARIANTS),
         "huma" => Some(huma::variants::VARIANTS),
         "nuum" => Some(nuum::variants::VARIANTS),
+        "uae" => Some(uae::variants::VARIANTS),
         _ => None,
     }
 }
@@ -215,6 +220,7 @@ pub async fn start(
         "nuum" => Err(ServeError::StdioOnly {
             protocol: "nuum".into(),
         }),
+        "uae" => uae::start(addr, opts).await,
         other => Err(ServeError::UnknownProtocol(other.to_owned())),
     }
 }

@@ -46,7 +46,14 @@ pub(super) struct Link {
     pub(super) transcript: Transcript,
     /// Items no step has consumed yet (order the spec leaves open is tolerated).
     pub(super) pending: VecDeque<Item>,
+    /// The session's automatic answers go out (the case did not turn them off).
+    pub(super) auto_answer: bool,
+    /// Automatic answers not sent yet.
+    pub(super) answers: Vec<Value>,
 }
+
+/// Most automatic answers waiting to go out (a target flooding calls cannot grow this).
+const MAX_ANSWERS: usize = 256;
 
 impl Link {
     /// Records and decodes one observation.
@@ -62,7 +69,12 @@ impl Link {
                     _ => self.transcript.record_received(&Received::Frame(frame), at),
                 }
                 match decoded {
-                    Decoded::Event(v) => Item::Event(v),
+                    Decoded::Event(v) => {
+                        if self.auto_answer && self.answers.len() < MAX_ANSWERS {
+                            self.answers.extend(self.session.answer(&v));
+                        }
+                        Item::Event(v)
+                    }
                     Decoded::Binary(n) => Item::Binary(n),
                     Decoded::Garbage(t) => Item::Garbage(t),
                     Decoded::Control => return None,
@@ -148,6 +160,7 @@ impl Link {
             let Some(arrival) = self.arrive(received, at) else {
                 continue;
             };
+            self.send_answers(deadline).await;
             match judge(&arrival, &*self.session) {
                 Watch::Take(t) => return Some(t),
                 Watch::Stop(t) => {
@@ -166,6 +179,7 @@ impl Link {
     ) -> Result<(), Outcome> {
         // Take in what already arrived first, so the transcript keeps the wire's order.
         self.drain();
+        self.send_answers(deadline).await;
         let Some(conn) = self.conn.as_mut() else {
             return Err(Outcome::Error(
                 "no connection to send on (it was refused)".into(),
@@ -199,6 +213,23 @@ impl Link {
                 Ok(())
             }
             Err(other) => Err(Outcome::Error(format!("could not send: {other}"))),
+        }
+    }
+
+    /// Sends the automatic answers due. A failure is not the step's: the connection's end
+    /// (or a send timing out) shows in what the steps see next.
+    async fn send_answers(&mut self, deadline: Instant) {
+        for answer in std::mem::take(&mut self.answers) {
+            let Ok(frame) = self.session.encode(&answer) else {
+                continue;
+            };
+            let Some(conn) = self.conn.as_mut() else {
+                return;
+            };
+            self.transcript.record_sent(&frame);
+            if conn.send(frame, deadline).await.is_err() {
+                return;
+            }
         }
     }
 

@@ -193,6 +193,11 @@ fn parse_case(
     let handshake_with = take_object(&mut raw, "handshake_with").map_err(whole)?;
     let connect = parse_connect(raw.remove("connect")).map_err(whole)?;
     let timeout_ms = take_u64(&mut raw, "timeout_ms").map_err(whole)?;
+    let auto_answer = match raw.remove("auto_answer") {
+        None => true,
+        Some(Value::Bool(b)) => b,
+        Some(_) => return Err(whole("`auto_answer` is true or false".into())),
+    };
     let steps = match raw.remove("steps") {
         Some(Value::Array(steps)) => steps
             .into_iter()
@@ -223,6 +228,7 @@ fn parse_case(
         handshake_with,
         connect,
         timeout_ms,
+        auto_answer,
         steps,
         fallback,
         origin: origin.to_owned(),
@@ -442,11 +448,13 @@ fn parse_step(protocol: &dyn Protocol, v: Value) -> Result<Step, String> {
             };
             let params =
                 take_object(&mut b, "params")?.unwrap_or_else(|| Value::Object(Map::new()));
+            let default = take_str(&mut b, "default")?;
             let within_ms = take_u64(&mut b, "within_ms")?;
             no_more(&b, name)?;
             Action::PickTool {
                 prefer,
                 params,
+                default,
                 within_ms,
             }
         }

@@ -23,6 +23,9 @@ pub struct Case {
     pub connect: ConnectSpec,
     /// Overrides `--timeout-ms` for this case's steps.
     pub timeout_ms: Option<u64>,
+    /// The protocol's automatic answers (see [`crate::protocol::Session::answer`]) go out;
+    /// `auto_answer = false` leaves answering to the steps.
+    pub auto_answer: bool,
     pub steps: Vec<Step>,
     /// Steps tried on a fresh connection when `steps` skip because the target does not do
     /// what they need (another way to reach the same scenario); empty: none.
@@ -42,6 +45,9 @@ pub enum Requirement {
     Capability(String),
     /// The case is written for one transport (`transport:sse`): it runs only over it.
     Transport(crate::protocol::TransportKind),
+    /// The case is written for one role the target plays (`role:executor`): it runs only
+    /// when the target plays it.
+    Role(String),
 }
 
 /// What happens when a connection opens.
@@ -77,22 +83,21 @@ impl Requirement {
                 .parse()
                 .ok()
                 .map(Requirement::Transport),
+            name if name.starts_with("role:") => {
+                Some(Requirement::Role(name["role:".len()..].to_owned()))
+            }
             cap => Some(Requirement::Capability(cap.to_owned())),
         }
     }
 
     /// The name a suite gives it in `requires`.
-    pub fn name(&self) -> &str {
+    pub fn name(&self) -> String {
         match self {
-            Requirement::Credentials => "credentials",
-            Requirement::JwtSecret => "jwt-secret",
-            Requirement::Capability(cap) => cap,
-            Requirement::Transport(kind) => match kind {
-                crate::protocol::TransportKind::Sse => "transport:sse",
-                crate::protocol::TransportKind::WebSocket => "transport:ws",
-                crate::protocol::TransportKind::SocketIo => "transport:socketio",
-                crate::protocol::TransportKind::Stdio => "transport:stdio",
-            },
+            Requirement::Role(role) => format!("role:{role}"),
+            Requirement::Credentials => "credentials".into(),
+            Requirement::JwtSecret => "jwt-secret".into(),
+            Requirement::Capability(cap) => cap.clone(),
+            Requirement::Transport(kind) => format!("transport:{}", kind.name()),
         }
     }
 }
@@ -102,6 +107,15 @@ impl Case {
     pub fn runs_over(&self, kind: crate::protocol::TransportKind) -> bool {
         self.requires.iter().all(|r| match r {
             Requirement::Transport(k) => *k == kind,
+            _ => true,
+        })
+    }
+
+    /// True unless the case is written for a role other than `role`, the one the target
+    /// plays (`None`: the protocol has no roles).
+    pub fn runs_as(&self, role: Option<&str>) -> bool {
+        self.requires.iter().all(|r| match r {
+            Requirement::Role(wanted) => role == Some(wanted.as_str()),
             _ => true,
         })
     }
@@ -232,6 +246,10 @@ pub enum Action {
         prefer: Vec<String>,
         /// Params for a tool the user gave without any.
         params: Value,
+        /// The tool to call when none was given with `--tool`, for a protocol whose targets
+        /// advertise none (a directive deployment's tool): taken at once, without waiting for
+        /// an advertisement.
+        default: Option<String>,
         within_ms: Option<u64>,
     },
     Reconnect {

@@ -74,6 +74,8 @@ pub struct RunConfig {
     pub tools: Vec<ToolOffer>,
     /// The transport to use (`--transport`); `None`: every one the protocol has, in turn.
     pub transport: Option<TransportKind>,
+    /// The part the target plays (`--role`); `None`: the protocol's default.
+    pub role: Option<String>,
 }
 
 /// A tool the user says the target offers (`--tool NAME[=JSON params]`).
@@ -121,7 +123,16 @@ impl RunConfig {
             cwd: None,
             tools: Vec::new(),
             transport: None,
+            role: None,
         }
+    }
+
+    /// The part the target plays: the one chosen, else the protocol's default (`None` for a
+    /// protocol whose targets play one part).
+    pub fn role_of<'a>(&'a self, protocol: &dyn Protocol) -> Option<&'a str> {
+        self.role
+            .as_deref()
+            .or_else(|| protocol.roles().first().copied())
     }
 
     /// The transport a connection opens over: the one chosen, else the protocol's default.
@@ -208,10 +219,9 @@ pub async fn run_suite(
             transport: Some(kind),
             ..cfg.clone()
         };
-        let selected = suite
-            .cases
-            .iter()
-            .filter(|c| cfg.filter.selects(&c.id) && c.runs_over(kind));
+        let selected = suite.cases.iter().filter(|c| {
+            cfg.filter.selects(&c.id) && c.runs_over(kind) && c.runs_as(cfg.role_of(protocol))
+        });
         let label = labelled.then(|| kind.name());
         all.extend(run_cases(protocol, selected, &over, label, on_result).await?);
     }
@@ -511,6 +521,9 @@ fn unmet_run_requirement(case: &Case, cfg: &RunConfig) -> Option<String> {
         }
         Requirement::Transport(kind) if cfg.transport.is_some_and(|t| t != *kind) => {
             Some(format!("runs over the {} transport only", kind.name()))
+        }
+        Requirement::Role(role) if cfg.role.as_deref().is_some_and(|r| r != role) => {
+            Some(format!("runs only against a target playing the {role} role"))
         }
         _ => None,
     })

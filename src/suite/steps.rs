@@ -70,6 +70,8 @@ impl<'a> CaseRun<'a> {
                 ended: None,
                 transcript: Transcript::new(),
                 pending: VecDeque::new(),
+                auto_answer: case.auto_answer,
+                answers: Vec::new(),
             },
             vars: Vars::new(),
             dir: None,
@@ -166,6 +168,7 @@ impl<'a> CaseRun<'a> {
 
     async fn open(&mut self, token: Option<&str>, expects_refusal: bool) -> Result<(), Outcome> {
         self.link.pending.clear();
+        self.link.answers.clear();
         self.link.ended = None;
         self.link.refused = None;
         let placement = self
@@ -429,8 +432,12 @@ impl<'a> CaseRun<'a> {
             Action::PickTool {
                 prefer,
                 params,
+                default,
                 within_ms,
-            } => self.pick_tool(prefer, params, *within_ms).await,
+            } => {
+                self.pick_tool(prefer, params, default.as_deref(), *within_ms)
+                    .await
+            }
             Action::Reconnect {
                 handshake,
                 handshake_with,

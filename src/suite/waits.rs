@@ -84,9 +84,15 @@ impl CaseRun<'_> {
         &mut self,
         prefer: &[String],
         params: &Value,
+        default: Option<&str>,
         within_ms: Option<u64>,
     ) -> Result<(), Outcome> {
-        let offered = if self.cfg.tools.is_empty() {
+        let offered = if let (true, Some(name)) = (self.cfg.tools.is_empty(), default) {
+            vec![ToolOffer {
+                name: name.to_owned(),
+                params: None,
+            }]
+        } else if self.cfg.tools.is_empty() {
             let deadline = Instant::now() + self.timeout(within_ms);
             let protocol = self.protocol;
             let advertised = self

@@ -18,7 +18,7 @@ pub fn case_to_toml(case: &Case) -> String {
     let rules: Vec<String> = case.rules.iter().map(|r| quote(r)).collect();
     out.push_str(&format!("rules = [{}]\n", rules.join(", ")));
     if !case.requires.is_empty() {
-        let names: Vec<String> = case.requires.iter().map(|r| quote(r.name())).collect();
+        let names: Vec<String> = case.requires.iter().map(|r| quote(&r.name())).collect();
         out.push_str(&format!("requires = [{}]\n", names.join(", ")));
     }
     match case.handshake {
@@ -34,6 +34,9 @@ pub fn case_to_toml(case: &Case) -> String {
     }
     if let Some(ms) = case.timeout_ms {
         out.push_str(&format!("timeout_ms = {ms}\n"));
+    }
+    if !case.auto_answer {
+        out.push_str("auto_answer = false\n");
     }
     out.push_str("steps = [\n");
     for step in &case.steps {
@@ -224,6 +227,7 @@ fn action_to_toml(action: &Action) -> String {
         Action::PickTool {
             prefer,
             params,
+            default,
             within_ms,
         } => {
             let prefer = prefer
@@ -231,8 +235,12 @@ fn action_to_toml(action: &Action) -> String {
                 .map(|g| Value::String(g.clone()).to_string())
                 .collect::<Vec<_>>()
                 .join(", ");
+            let default = default
+                .as_ref()
+                .map(|d| format!(", default = {}", quote(d)))
+                .unwrap_or_default();
             format!(
-                "pick_tool = {{ prefer = [{prefer}], params = {}{} }}",
+                "pick_tool = {{ prefer = [{prefer}], params = {}{default}{} }}",
                 inline(params),
                 within(within_ms)
             )

@@ -8,6 +8,7 @@ use super::facts::{Data, Facts, HaiFacts};
 use super::model::KNOWN_ERROR_CODES;
 use super::schema::schema;
 use super::{fast, model};
+use crate::protocol::recent::RecentSet;
 use crate::protocol::{Checker, Observed};
 use crate::rules::Violation;
 use crate::transcript::Direction;
@@ -36,42 +37,6 @@ fn other(d: Direction) -> Direction {
     match d {
         Direction::Client => Direction::Server,
         Direction::Server => Direction::Client,
-    }
-}
-
-/// A set of ids that forgets its oldest members beyond a fixed size. It keeps 64-bit hashes,
-/// not the ids (a false match needs a hash collision: about 1 in 10^15 at this size).
-#[derive(Debug, Default)]
-struct RecentSet {
-    order: VecDeque<u64>,
-    members: HashSet<u64>,
-}
-
-impl RecentSet {
-    fn key(id: &str) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        id.hash(&mut h);
-        h.finish()
-    }
-
-    /// Adds `id`; false when it was already there.
-    fn insert(&mut self, id: &str) -> bool {
-        let key = Self::key(id);
-        if !self.members.insert(key) {
-            return false;
-        }
-        self.order.push_back(key);
-        if self.order.len() > RECENT_IDS {
-            if let Some(old) = self.order.pop_front() {
-                self.members.remove(&old);
-            }
-        }
-        true
-    }
-
-    fn contains(&self, id: &str) -> bool {
-        self.members.contains(&Self::key(id))
     }
 }
 
@@ -116,10 +81,10 @@ struct Sender {
 #[derive(Debug, Default)]
 struct Shared {
     runs_open: HashSet<String>,
-    runs_seen: RecentSet,
+    runs_seen: RecentSet<RECENT_IDS>,
     /// Open calls: call_id -> caller.
     calls_open: HashMap<String, Direction>,
-    calls_done: RecentSet,
+    calls_done: RecentSet<RECENT_IDS>,
 }
 
 /// The HAIP [`Checker`].

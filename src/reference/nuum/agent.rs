@@ -3,6 +3,7 @@
 
 use super::variants::tool_names;
 use super::Out;
+use crate::protocol::json::timestamp;
 use crate::reference::{Faults, Variants};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -377,11 +378,6 @@ impl TurnCtx {
     fn next_id(&self, prefix: &str) -> String {
         format!("{prefix}_{}", self.ids.fetch_add(1, Ordering::Relaxed) + 1)
     }
-}
-
-/// An RFC 3339 timestamp with milliseconds, as the spec's examples show.
-pub fn timestamp(at: SystemTime) -> String {
-    humantime::format_rfc3339_millis(at).to_string()
 }
 
 #[cfg(test)]

@@ -8,9 +8,10 @@ pub mod store;
 pub mod variants;
 
 use crate::ndjson::{AsyncLines, Line};
+use crate::protocol::json::timestamp;
 use crate::protocol::nuum::input::{self, Action, HostLine};
 use crate::reference::{Faults, ServeError, Variants};
-use agent::{timestamp, Tasks, TurnCtx};
+use agent::{Tasks, TurnCtx};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;

@@ -1,0 +1,75 @@
+//! Small JSON facts every profile's validator asks: a value's JSON type, and whether a string
+//! is an RFC 3339 timestamp (and writing one).
+
+use serde_json::Value;
+
+/// An RFC 3339 UTC timestamp with milliseconds (`2026-01-08T12:34:56.789Z`), the form the
+/// specs' examples show.
+pub fn timestamp(at: std::time::SystemTime) -> String {
+    humantime::format_rfc3339_millis(at).to_string()
+}
+
+/// `YYYY-MM-DDTHH:MM:SS[.fff](Z|±HH:MM)`.
+pub fn is_rfc3339(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| r.clone().all(|i| b.get(i).is_some_and(u8::is_ascii_digit));
+    if b.len() < 20
+        || !digits(0..4)
+        || b[4] != b'-'
+        || !digits(5..7)
+        || b[7] != b'-'
+        || !digits(8..10)
+        || !matches!(b[10], b'T' | b't')
+        || !digits(11..13)
+        || b[13] != b':'
+        || !digits(14..16)
+        || b[16] != b':'
+        || !digits(17..19)
+    {
+        return false;
+    }
+    let mut i = 19;
+    if b[i] == b'.' {
+        i += 1;
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+    }
+    match &b[i..] {
+        [b'Z' | b'z'] => true,
+        [b'+' | b'-', h1, h2, b':', m1, m2] => [h1, h2, m1, m2].iter().all(|c| c.is_ascii_digit()),
+        _ => false,
+    }
+}
+
+/// The JSON type of `v`, as messages name it.
+pub fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps() {
+        assert!(is_rfc3339("2026-02-05T15:30:00.000Z"));
+        assert!(is_rfc3339("2026-02-05T15:30:00Z"));
+        assert!(is_rfc3339("2026-02-05T15:30:00+01:00"));
+        assert!(!is_rfc3339("2026-02-05 15:30"));
+        assert!(!is_rfc3339("2026-02-05T15:30:00."));
+        assert!(!is_rfc3339("yesterday"));
+    }
+}

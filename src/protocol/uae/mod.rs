@@ -1,0 +1,90 @@
+//! The UI–Agent–Executor event protocol (`002_32720a159e3ec1f9.txt`): typed envelopes between
+//! a Web UI, an Agent and an API Executor. The spec names no transport; wireprobe binds it to
+//! one JSON envelope per WebSocket text frame or per NDJSON line on a child's stdio
+//! (`suites/uae/ERRATA.md`). The target is the Agent (wireprobe plays the UI and the
+//! Executor) or, with `--role executor`, the API Executor (wireprobe plays the Agent).
+
+pub mod checker;
+pub mod rules;
+pub mod session;
+pub mod validate;
+
+use super::{Checker, Protocol, Session, TokenPlacement, TransportKind};
+use crate::rules::Rule;
+use serde_json::Value;
+
+/// The spec file every UAE rule cites.
+pub const SPEC_FILE: &str = "002_32720a159e3ec1f9.txt";
+
+/// The parts a UAE target plays, the default first.
+pub const ROLES: &[&str] = &["agent", "executor"];
+
+static SUITE: &[(&str, &str)] = &[
+    ("agent.toml", include_str!("../../../suites/uae/agent.toml")),
+    (
+        "executor.toml",
+        include_str!("../../../suites/uae/executor.toml"),
+    ),
+];
+
+/// The UAE profile.
+pub struct Uae;
+
+impl Protocol for Uae {
+    fn id(&self) -> &'static str {
+        "uae"
+    }
+
+    fn title(&self) -> &'static str {
+        "UI–Agent–Executor event protocol"
+    }
+
+    fn spec_file(&self) -> &'static str {
+        SPEC_FILE
+    }
+
+    fn rules(&self) -> &'static [Rule] {
+        rules::RULES
+    }
+
+    fn transport(&self) -> TransportKind {
+        TransportKind::WebSocket
+    }
+
+    fn transports(&self) -> &'static [TransportKind] {
+        &[TransportKind::WebSocket, TransportKind::Stdio]
+    }
+
+    fn has_handshake(&self) -> bool {
+        false
+    }
+
+    fn roles(&self) -> &'static [&'static str] {
+        ROLES
+    }
+
+    /// The spec has no authentication; a token, when given, goes on the URL.
+    fn token_placement(&self) -> TokenPlacement {
+        TokenPlacement::Query
+    }
+
+    fn bundled_suite(&self) -> &'static [(&'static str, &'static str)] {
+        SUITE
+    }
+
+    fn session(&self, _transport: TransportKind) -> Box<dyn Session> {
+        Box::new(session::UaeSession::default())
+    }
+
+    fn checker(&self) -> Box<dyn Checker> {
+        Box::new(checker::UaeChecker::default())
+    }
+
+    /// A JSON object whose type is one of the six the spec defines.
+    fn recognises(&self, frame: &Value) -> bool {
+        frame
+            .get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|ty| !matches!(validate::Kind::of(ty), validate::Kind::Other(_)))
+    }
+}

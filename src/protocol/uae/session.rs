@@ -1,0 +1,141 @@
+//! wireprobe's side of a UAE connection: it plays the Web UI and the API Executor of an agent
+//! under test, or the Agent of an executor under test. It fills each outgoing envelope (a
+//! fresh `evt_` id, the time, a fresh `tr_` trace, the connection's session), keeping what the
+//! step sets itself, and answers each tool.call an agent makes with a successful tool.result.
+
+use crate::protocol::json::timestamp;
+use crate::protocol::{merge, Decoded, ProtocolError, Session};
+use crate::transport::Frame;
+use serde_json::{json, Value};
+use std::time::SystemTime;
+
+/// One connection's session: the `session_id` every event wireprobe sends carries.
+#[derive(Debug)]
+pub struct UaeSession {
+    session_id: String,
+}
+
+impl Default for UaeSession {
+    fn default() -> Self {
+        UaeSession {
+            session_id: fresh("sess"),
+        }
+    }
+}
+
+/// A fresh id with the prefix the spec's envelope shows (`evt_…`, `tr_…`, `sess_…`).
+pub fn fresh(prefix: &str) -> String {
+    format!("{prefix}_{}", uuid::Uuid::new_v4().simple())
+}
+
+impl UaeSession {
+    /// The full envelope of `event`: every field the common envelope lists, then the event's
+    /// own fields over them (`"$omit"` removes one).
+    pub fn fill(&self, event: &Value) -> Value {
+        let mut full = json!({
+            "type": "",
+            "id": fresh("evt"),
+            "ts": timestamp(SystemTime::now()),
+            "trace_id": fresh("tr"),
+            "session_id": self.session_id,
+            "payload": {},
+        });
+        merge(&mut full, event);
+        full
+    }
+}
+
+/// The successful result wireprobe, as the executor, gives an agent's `call`: the call's
+/// trace, session and tool, and its args back as the result.
+pub fn success_for(call: &Value) -> Value {
+    let args = call.pointer("/payload/args").cloned();
+    let mut result = json!({
+        "type": "tool.result",
+        "payload": {
+            "tool": call.pointer("/payload/tool").cloned().unwrap_or(Value::Null),
+            "ok": true,
+            "result": {"echo": args.unwrap_or(Value::Null)},
+            "error": null,
+        },
+    });
+    for field in ["trace_id", "session_id"] {
+        if let Some(v) = call.get(field) {
+            result[field] = v.clone();
+        }
+    }
+    result
+}
+
+impl Session for UaeSession {
+    fn handshake(
+        &mut self,
+        _with: Option<&Value>,
+        _resume: bool,
+    ) -> Result<Vec<Frame>, ProtocolError> {
+        Ok(Vec::new())
+    }
+
+    fn is_handshake_reply(&self, _event: &Value) -> bool {
+        false
+    }
+
+    fn encode(&mut self, event: &Value) -> Result<Frame, ProtocolError> {
+        Ok(Frame::Text(self.fill(event).to_string()))
+    }
+
+    fn decodes_verbatim(&self) -> bool {
+        true
+    }
+
+    fn decode(&mut self, frame: &Frame) -> Decoded {
+        match frame {
+            Frame::Text(text) => serde_json::from_str(text)
+                .map_or_else(|_| Decoded::Garbage(text.clone()), Decoded::Event),
+            Frame::Binary(b) => Decoded::Binary(b.len()),
+            Frame::RawText(b) => Decoded::Garbage(String::from_utf8_lossy(b).into_owned()),
+        }
+    }
+
+    /// An agent's tool.call gets a successful tool.result.
+    fn answer(&mut self, event: &Value) -> Option<Value> {
+        (event.get("type").and_then(Value::as_str) == Some("tool.call")).then(|| success_for(event))
+    }
+
+    /// The code of a failed tool.result.
+    fn error_code(&self, event: &Value) -> Option<String> {
+        let failed = event.get("type").and_then(Value::as_str) == Some("tool.result")
+            && event.pointer("/payload/ok") == Some(&Value::Bool(false));
+        failed.then(|| {
+            event
+                .pointer("/payload/error/code")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned()
+        })
+    }
+
+    fn capability(&self, _reply: &Value, _name: &str) -> Option<Value> {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_envelope_is_filled_under_the_steps_fields() {
+        let s = UaeSession::default();
+        let e =
+            s.fill(&json!({"type": "ui.message", "trace_id": "$omit", "payload": {"text": "hi"}}));
+        assert!(e["id"].as_str().is_some_and(|id| id.starts_with("evt_")));
+        assert!(e.get("trace_id").is_none());
+        assert_eq!(e["payload"]["text"], "hi");
+        let call = json!({"type":"tool.call","trace_id":"tr_1","session_id":"s","payload":{"tool":"t","args":{"a":1}}});
+        let r = success_for(&call);
+        assert_eq!(
+            (r["trace_id"].as_str(), r["payload"]["tool"].as_str()),
+            (Some("tr_1"), Some("t"))
+        );
+    }
+}

@@ -1,0 +1,388 @@
+//! One UAE event on its own: its envelope and the payload its type defines. Which event may
+//! come when, and what answers what, is the checker's business.
+
+use crate::protocol::json::{is_rfc3339, json_kind};
+use crate::rules::Violation;
+use serde_json::{Map, Value};
+
+/// The six types the spec defines, by who sends them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind<'a> {
+    UiMessage,
+    UiAction,
+    AssistantMessage,
+    AssistantView,
+    ToolCall,
+    ToolResult,
+    /// A type the spec does not define.
+    Other(&'a str),
+}
+
+impl Kind<'_> {
+    /// The kind of a `type` string.
+    pub fn of(ty: &str) -> Kind<'_> {
+        match ty {
+            "ui.message" => Kind::UiMessage,
+            "ui.action" => Kind::UiAction,
+            "assistant.message" => Kind::AssistantMessage,
+            "assistant.view" => Kind::AssistantView,
+            "tool.call" => Kind::ToolCall,
+            "tool.result" => Kind::ToolResult,
+            other => Kind::Other(other),
+        }
+    }
+
+    /// True for the events only the Web UI sends.
+    pub fn from_ui(self) -> bool {
+        matches!(self, Kind::UiMessage | Kind::UiAction)
+    }
+
+    /// True for the Agent's output to the UI.
+    pub fn to_ui(self) -> bool {
+        matches!(self, Kind::AssistantMessage | Kind::AssistantView)
+    }
+
+    /// True for the tool traffic between Agent and Executor, whose examples carry trace_id.
+    pub fn is_tool(self) -> bool {
+        matches!(self, Kind::ToolCall | Kind::ToolResult)
+    }
+}
+
+/// The kind of `event` and every violation of its envelope and payload. `None` when it is not
+/// an object with a string type (UAE-ENV-001, pushed here).
+pub fn check_event<'a>(event: &'a Value, out: &mut Vec<Violation>) -> Option<Kind<'a>> {
+    let Some(obj) = event.as_object() else {
+        out.push(Violation::new(
+            "UAE-ENV-001",
+            format!("a JSON {}, not an event object", json_kind(event)),
+        ));
+        return None;
+    };
+    let Some(ty) = obj.get("type").and_then(Value::as_str) else {
+        out.push(Violation::new(
+            "UAE-ENV-001",
+            "an object without a string type".to_owned(),
+        ));
+        return None;
+    };
+    let kind = Kind::of(ty);
+    envelope(ty, kind, obj, out);
+    if let Some(payload) = obj.get("payload").and_then(Value::as_object) {
+        payload_shape(ty, kind, payload, out);
+    }
+    Some(kind)
+}
+
+fn envelope(ty: &str, kind: Kind<'_>, obj: &Map<String, Value>, out: &mut Vec<Violation>) {
+    for field in ["id", "ts", "session_id"] {
+        match obj.get(field) {
+            Some(Value::String(_)) => {}
+            None => out.push(Violation::new(
+                "UAE-ENV-001",
+                format!("{ty} has no {field}"),
+            )),
+            Some(other) => out.push(Violation::new(
+                "UAE-ENV-001",
+                format!(
+                    "{ty}'s {field} is a JSON {}, not a string",
+                    json_kind(other)
+                ),
+            )),
+        }
+    }
+    match obj.get("payload") {
+        Some(Value::Object(_)) => {}
+        None => out.push(Violation::new(
+            "UAE-ENV-001",
+            format!("{ty} has no payload"),
+        )),
+        Some(other) => out.push(Violation::new(
+            "UAE-ENV-001",
+            format!(
+                "{ty}'s payload is a JSON {}, not an object",
+                json_kind(other)
+            ),
+        )),
+    }
+    if let Some(id) = obj.get("id").and_then(Value::as_str) {
+        if !id.starts_with("evt_") {
+            out.push(Violation::new(
+                "UAE-ENV-004",
+                format!("{ty}'s id {id:?} does not start with evt_"),
+            ));
+        }
+    }
+    if let Some(ts) = obj.get("ts").and_then(Value::as_str) {
+        if let Some(why) = timestamp_problem(ts) {
+            out.push(Violation::new(
+                "UAE-ENV-005",
+                format!("{ty}'s ts {ts:?} {why}"),
+            ));
+        }
+    }
+    match obj.get("trace_id") {
+        Some(Value::String(trace)) if !trace.starts_with("tr_") => out.push(Violation::new(
+            "UAE-ENV-004",
+            format!("{ty}'s trace_id {trace:?} does not start with tr_"),
+        )),
+        Some(Value::String(_)) => {}
+        Some(other) => out.push(Violation::new(
+            "UAE-ENV-001",
+            format!(
+                "{ty}'s trace_id is a JSON {}, not a string",
+                json_kind(other)
+            ),
+        )),
+        None if kind.is_tool() => out.push(Violation::new(
+            "UAE-ENV-002",
+            format!("{ty} has no trace_id"),
+        )),
+        None if kind.from_ui() || kind.to_ui() => out.push(Violation::new(
+            "UAE-ENV-003",
+            format!("{ty} has no trace_id (as the spec's example of it shows)"),
+        )),
+        None => {}
+    }
+    if let Kind::Other(other) = kind {
+        out.push(Violation::new(
+            "UAE-ENV-007",
+            format!("type {other:?}, which the spec does not define"),
+        ));
+    }
+}
+
+/// Why `ts` is not the envelope's form (RFC 3339, UTC, milliseconds), if it is not.
+fn timestamp_problem(ts: &str) -> Option<&'static str> {
+    if !is_rfc3339(ts) {
+        return Some("is not an RFC 3339 timestamp");
+    }
+    if !ts.ends_with(['Z', 'z']) {
+        return Some("is not in UTC (Z)");
+    }
+    // `...:SS.fffZ`: the fraction sits between the seconds (index 19) and the Z.
+    let fraction = &ts[19..ts.len() - 1];
+    match fraction.len() {
+        4 => None,
+        _ => Some("does not give milliseconds (.fff)"),
+    }
+}
+
+fn payload_shape(ty: &str, kind: Kind<'_>, p: &Map<String, Value>, out: &mut Vec<Violation>) {
+    let mut need = |rule: &'static str, ok: bool, what: &str| {
+        if !ok {
+            out.push(Violation::new(rule, format!("{ty}: {what}")));
+        }
+    };
+    match kind {
+        Kind::UiMessage => need(
+            "UAE-UI-001",
+            is_str(p, "text"),
+            "payload.text is not a string",
+        ),
+        Kind::UiAction => {
+            need(
+                "UAE-UI-002",
+                is_str(p, "view_id"),
+                "payload.view_id is not a string",
+            );
+            let action = p.get("action").and_then(Value::as_object);
+            need(
+                "UAE-UI-002",
+                action.is_some_and(|a| is_str(a, "kind")),
+                "payload.action is not an object with a string kind",
+            );
+        }
+        Kind::AssistantMessage => need(
+            "UAE-MSG-001",
+            is_str(p, "text"),
+            "payload.text is not a string",
+        ),
+        Kind::AssistantView => view_shape(p.get("view"), &mut need),
+        Kind::ToolCall => {
+            let tool = p.get("tool").and_then(Value::as_str);
+            need(
+                "UAE-CALL-001",
+                tool.is_some_and(|t| !t.is_empty()),
+                "payload.tool is not a non-empty string",
+            );
+            match p.get("args") {
+                None => need("UAE-CALL-001", false, "payload.args is missing"),
+                Some(Value::Object(_)) => {}
+                Some(other) => need(
+                    "UAE-CALL-002",
+                    false,
+                    &format!("payload.args is a JSON {}, not an object", json_kind(other)),
+                ),
+            }
+        }
+        Kind::ToolResult => result_shape(p, &mut need),
+        Kind::Other(_) => {}
+    }
+}
+
+fn view_shape(view: Option<&Value>, need: &mut impl FnMut(&'static str, bool, &str)) {
+    let Some(view) = view.and_then(Value::as_object) else {
+        return need("UAE-VIEW-001", false, "payload.view is not an object");
+    };
+    need(
+        "UAE-VIEW-001",
+        is_str(view, "kind"),
+        "view.kind is not a string",
+    );
+    need(
+        "UAE-VIEW-001",
+        is_str(view, "view_id"),
+        "view.view_id is not a string",
+    );
+    need(
+        "UAE-VIEW-001",
+        view.get("tree").is_some_and(Value::is_object),
+        "view.tree is not an object",
+    );
+    if let Some(kind) = view.get("kind").and_then(Value::as_str) {
+        need(
+            "UAE-VIEW-002",
+            kind == "a2ui.v1",
+            &format!("view.kind is {kind:?}, not a2ui.v1"),
+        );
+    }
+    if let Some(id) = view.get("view_id").and_then(Value::as_str) {
+        need(
+            "UAE-VIEW-002",
+            id.starts_with("view_"),
+            &format!("view.view_id {id:?} does not start with view_"),
+        );
+    }
+}
+
+fn result_shape(p: &Map<String, Value>, need: &mut impl FnMut(&'static str, bool, &str)) {
+    need(
+        "UAE-RES-002",
+        is_str(p, "tool"),
+        "payload.tool (the tool of the call it answers) is not a string",
+    );
+    let present = |key: &str| p.get(key).is_some_and(|v| !v.is_null());
+    match p.get("ok") {
+        Some(Value::Bool(true)) => {
+            need(
+                "UAE-RES-003",
+                present("result"),
+                "ok is true but result is null or missing",
+            );
+            need(
+                "UAE-RES-003",
+                !present("error"),
+                "ok is true but error is not null",
+            );
+        }
+        Some(Value::Bool(false)) => {
+            need(
+                "UAE-RES-004",
+                !present("result"),
+                "ok is false but result is not null",
+            );
+            let error = p.get("error").and_then(Value::as_object);
+            let Some(error) = error else {
+                return need(
+                    "UAE-RES-004",
+                    false,
+                    "ok is false but error is not an object",
+                );
+            };
+            need(
+                "UAE-RES-004",
+                is_str(error, "code"),
+                "error.code is not a string",
+            );
+            need(
+                "UAE-RES-004",
+                is_str(error, "message"),
+                "error.message is not a string",
+            );
+            need(
+                "UAE-RES-004",
+                error
+                    .get("details")
+                    .is_none_or(|d| d.is_object() || d.is_null()),
+                "error.details is not an object",
+            );
+        }
+        Some(other) => need(
+            "UAE-RES-003",
+            false,
+            &format!("payload.ok is a JSON {}, not a boolean", json_kind(other)),
+        ),
+        None => need("UAE-RES-003", false, "payload.ok is missing"),
+    }
+}
+
+fn is_str(m: &Map<String, Value>, key: &str) -> bool {
+    m.get(key).is_some_and(Value::is_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rules(event: Value) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        check_event(&event, &mut out);
+        out.iter().map(|v| v.rule).collect()
+    }
+
+    #[test]
+    fn the_spec_examples_hold() {
+        let call = json!({"type":"tool.call","id":"evt_1","ts":"2026-01-08T12:34:56.789Z",
+            "trace_id":"tr_1","session_id":"sess_1","payload":{"tool":"weight_entry_save_batch",
+            "args":{"rows":[{"measured_at":"2026-01-08T12:00:00-05:00","weight_lbs":187.6,"notes":""}]}}});
+        assert_eq!(rules(call), Vec::<&str>::new());
+        let failed = json!({"type":"tool.result","id":"evt_2","ts":"2026-01-08T12:34:56.789Z",
+            "trace_id":"tr_1","session_id":"sess_1","payload":{"tool":"weight_entry_save_batch",
+            "ok":false,"result":null,"error":{"code":"VALIDATION_ERROR","message":"weight_lbs must be > 0",
+            "details":{"path":["rows",0,"weight_lbs"]}}}});
+        assert_eq!(rules(failed), Vec::<&str>::new());
+        // The UI and assistant examples leave trace_id out: recorded, not judged.
+        let view = json!({"type":"assistant.view","id":"evt_3","ts":"2026-01-08T12:34:56.789Z",
+            "session_id":"sess_1","payload":{"view":{"kind":"a2ui.v1","view_id":"view_1","tree":{}}}});
+        assert_eq!(rules(view), ["UAE-ENV-003"]);
+    }
+
+    #[test]
+    fn envelope_breaks_are_named() {
+        assert_eq!(rules(json!("x")), ["UAE-ENV-001"]);
+        let epoch = json!({"type":"assistant.message","id":"e1","ts":1736339696789u64,
+            "trace_id":"tr_1","session_id":"s","payload":{"text":"hi"}});
+        assert_eq!(rules(epoch), ["UAE-ENV-001", "UAE-ENV-004"]);
+        let seconds = json!({"type":"assistant.message","id":"evt_1","ts":"2026-01-08T12:34:56Z",
+            "trace_id":"tr_1","session_id":"s","payload":"hi"});
+        assert_eq!(rules(seconds), ["UAE-ENV-001", "UAE-ENV-005"]);
+        assert_eq!(
+            timestamp_problem("2026-01-08T12:34:56.789+01:00"),
+            Some("is not in UTC (Z)")
+        );
+    }
+
+    #[test]
+    fn result_shapes() {
+        let result = |payload: Value| {
+            rules(
+                json!({"type":"tool.result","id":"evt_1","ts":"2026-01-08T12:34:56.789Z",
+                "trace_id":"tr_1","session_id":"s","payload":payload}),
+            )
+        };
+        assert_eq!(
+            result(json!({"tool":"t","ok":true,"result":{},"error":null})),
+            Vec::<&str>::new()
+        );
+        assert_eq!(
+            result(json!({"tool":"t","ok":true,"result":null})),
+            ["UAE-RES-003"]
+        );
+        assert_eq!(
+            result(json!({"tool":"t","ok":false,"result":1,"error":{"message":"m"}})),
+            ["UAE-RES-004", "UAE-RES-004"]
+        );
+        assert_eq!(result(json!({"ok":"true"})), ["UAE-RES-002", "UAE-RES-003"]);
+    }
+}

@@ -1,0 +1,187 @@
+//! The UAE reference target: a scripted agent or an API executor, one per connection, over
+//! WebSocket text frames (`serve uae --listen ADDR`) or NDJSON on stdio (`serve uae --stdio`).
+
+pub mod agent;
+pub mod executor;
+pub mod faults;
+mod stamp;
+pub mod variants;
+
+use crate::ndjson::{AsyncLines, Line};
+use crate::reference::{spawn_listener, Faults, RunningTarget, ServeError, ServeOptions, Variants};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::Value;
+use stamp::Stamp;
+use std::net::SocketAddr;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::Message;
+
+/// The largest frame or line read from a client.
+const MAX_INPUT: usize = 1 << 20;
+/// How long the `slow` variant waits before each answer.
+const SLOW: Duration = Duration::from_millis(150);
+
+/// The part the target plays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Agent,
+    Executor,
+}
+
+impl Role {
+    /// The role named `name` (`None`: the agent).
+    pub fn parse(name: Option<&str>) -> Result<Role, ServeError> {
+        match name {
+            None | Some("agent") => Ok(Role::Agent),
+            Some("executor") => Ok(Role::Executor),
+            Some(other) => Err(ServeError::Unknown {
+                kind: "role",
+                name: other.to_owned(),
+                known: crate::protocol::uae::ROLES.join(", "),
+            }),
+        }
+    }
+}
+
+/// One connection's counterpart: what it sends for each thing it receives.
+pub struct Peer {
+    role: Role,
+    stamp: Stamp,
+    agent: agent::Agent,
+    /// The `stalls-after-bad-input` fault has struck: nothing more is answered.
+    stalled: bool,
+}
+
+impl Peer {
+    pub fn new(role: Role, faults: Faults, variants: Variants) -> Peer {
+        Peer {
+            role,
+            stamp: Stamp::new(faults, variants),
+            agent: agent::Agent::default(),
+            stalled: false,
+        }
+    }
+
+    /// The lines (or frames) answering one received line (or text frame).
+    pub fn handle(&mut self, text: &[u8]) -> Vec<String> {
+        if self.stalled {
+            return Vec::new();
+        }
+        let event: Option<Value> = serde_json::from_slice(text).ok();
+        let answered = event.as_ref().and_then(|event| match self.role {
+            Role::Agent => self.agent.handle(&mut self.stamp, event),
+            Role::Executor => executor::handle(&mut self.stamp, event),
+        });
+        match answered {
+            Some(events) => events.iter().map(Value::to_string).collect(),
+            None => {
+                self.unusable();
+                Vec::new()
+            }
+        }
+    }
+
+    /// Input it cannot use (not JSON, not an event, a type it does not take, a binary frame):
+    /// ignored, there being no error event in the protocol.
+    pub fn unusable(&mut self) {
+        self.stalled = self.stamp.faults().has("stalls-after-bad-input");
+    }
+
+    fn slow(&self) -> bool {
+        self.stamp.variants().has("slow")
+    }
+}
+
+/// The role, faults and variants of `opts`, checked.
+fn parse(opts: &ServeOptions) -> Result<(Role, Faults, Variants), ServeError> {
+    Ok((
+        Role::parse(opts.role.as_deref())?,
+        Faults::parse(faults::FAULTS, &opts.faults)?,
+        Variants::parse(variants::VARIANTS, &opts.variants)?,
+    ))
+}
+
+/// Starts the WebSocket target on `addr`; clients reach it at `ws://ADDR/`.
+pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {
+    let (role, faults, variants) = parse(opts)?;
+    spawn_listener(addr, "ws", move |listener, mut stop| async move {
+        loop {
+            tokio::select! {
+                _ = &mut stop => break,
+                accepted = listener.accept() => {
+                    let Ok((tcp, _)) = accepted else { continue };
+                    let peer = Peer::new(role, faults.clone(), variants.clone());
+                    tokio::spawn(serve_socket(tcp, peer));
+                }
+            }
+        }
+    })
+    .await
+}
+
+async fn serve_socket(tcp: tokio::net::TcpStream, mut peer: Peer) {
+    let config = WebSocketConfig::default()
+        .max_message_size(Some(MAX_INPUT))
+        .max_frame_size(Some(MAX_INPUT));
+    let Ok(socket) = tokio_tungstenite::accept_async_with_config(tcp, Some(config)).await else {
+        return;
+    };
+    let (mut tx, mut rx) = socket.split();
+    while let Some(Ok(message)) = rx.next().await {
+        let answers = match message {
+            Message::Text(text) => peer.handle(text.as_bytes()),
+            Message::Binary(_) => {
+                peer.unusable();
+                Vec::new()
+            }
+            Message::Close(_) => break,
+            _ => continue,
+        };
+        if !answers.is_empty() && peer.slow() {
+            tokio::time::sleep(SLOW).await;
+        }
+        for answer in answers {
+            if tx.send(Message::text(answer)).await.is_err() {
+                return;
+            }
+        }
+    }
+    let _ = tx.close().await;
+}
+
+/// Serves one peer on `input` and `output` (NDJSON) until the input ends.
+pub async fn serve_stdio(
+    input: impl AsyncRead + Unpin,
+    mut output: impl AsyncWrite + Unpin,
+    opts: &ServeOptions,
+) -> Result<(), ServeError> {
+    let (role, faults, variants) = parse(opts)?;
+    let mut peer = Peer::new(role, faults, variants);
+    let mut lines = AsyncLines::new(BufReader::new(input), MAX_INPUT);
+    loop {
+        let answers = match lines.next().await {
+            Ok(Line::Eof) | Err(_) => break,
+            Ok(Line::TooLong(_)) => {
+                peer.unusable();
+                continue;
+            }
+            Ok(Line::Complete) if lines.line().iter().all(u8::is_ascii_whitespace) => continue,
+            Ok(Line::Complete) => peer.handle(lines.line()),
+        };
+        if !answers.is_empty() && peer.slow() {
+            tokio::time::sleep(SLOW).await;
+        }
+        for answer in answers {
+            let written = output.write_all(answer.as_bytes()).await;
+            if written.and(output.write_all(b"\n").await).is_err() {
+                return Ok(());
+            }
+        }
+        if output.flush().await.is_err() {
+            return Ok(());
+        }
+    }
+    Ok(())
+}
