@@ -4,13 +4,14 @@
 
 mod common;
 
-use common::{run_reference, Verdicts};
+use common::{run_reference_as, Target, Verdicts};
+use futures_util::StreamExt;
 use std::collections::BTreeSet;
 use wireprobe::reference;
 use wireprobe::verdict::Verdict;
 
-async fn verdicts(protocol: &str, variants: &[&str]) -> Verdicts {
-    run_reference(protocol, &[], variants, None)
+async fn verdicts(target: Target<'_>, variants: &[&str]) -> Verdicts {
+    run_reference_as(target, &[], variants, None)
         .await
         .into_iter()
         .map(|r| (r.id, r.verdict))
@@ -18,15 +19,31 @@ async fn verdicts(protocol: &str, variants: &[&str]) -> Verdicts {
 }
 
 async fn assert_variants_pass(protocol: &str) {
-    let default = verdicts(protocol, &[]).await;
+    assert_variants_pass_as(Target::default_of(protocol)).await
+}
+
+async fn assert_variants_pass_as(target: Target<'_>) {
+    let protocol = target.id;
+    let default = verdicts(target, &[]).await;
     let skipped_by_default: BTreeSet<&String> = default
         .iter()
         .filter(|(_, v)| *v == Verdict::Skip)
         .map(|(id, _)| id)
         .collect();
+    // The variants run side by side: most of a run is waiting on the target.
+    let runs: Vec<_> =
+        futures_util::stream::iter(reference::variants(protocol).expect("protocol has variants"))
+            .map(|variant| async move {
+                (
+                    variant.name,
+                    run_reference_as(target, &[], &[variant.name], None).await,
+                )
+            })
+            .buffer_unordered(3)
+            .collect()
+            .await;
     let mut problems = Vec::new();
-    for variant in reference::variants(protocol).expect("protocol has variants") {
-        let results = run_reference(protocol, &[], &[variant.name], None).await;
+    for (variant, results) in runs {
         for r in results {
             let bad = match r.verdict {
                 Verdict::Fail | Verdict::Error | Verdict::Warn => true,
@@ -34,14 +51,16 @@ async fn assert_variants_pass(protocol: &str) {
                 Verdict::Pass | Verdict::Info => false,
             };
             if bad {
-                problems.push(format!(
-                    "{} {}: {} {}",
-                    variant.name, r.id, r.verdict, r.message
-                ));
+                problems.push(format!("{variant} {}: {} {}", r.id, r.verdict, r.message));
             }
         }
     }
-    assert!(problems.is_empty(), "{protocol}:\n{}", problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{protocol} ({:?}):\n{}",
+        target.role,
+        problems.join("\n")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -62,4 +81,16 @@ async fn nuum_variants_pass() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn hpd_variants_pass() {
     assert_variants_pass("hpd").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn uae_variants_pass_in_both_roles() {
+    for role in ["agent", "executor"] {
+        assert_variants_pass_as(Target {
+            id: "uae",
+            role: Some(role),
+            transport: None,
+        })
+        .await;
+    }
 }

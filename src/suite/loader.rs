@@ -372,10 +372,24 @@ fn parse_step(protocol: &dyn Protocol, v: Value) -> Result<Step, String> {
                     None => Vec::new(),
                     Some(v) => patterns(v, "otherwise")?,
                 },
-                skips: take_bool(&mut m, "otherwise_skips")?.unwrap_or(false),
+                means: match (
+                    take_bool(&mut m, "otherwise_skips")?.unwrap_or(false),
+                    take_bool(&mut m, "otherwise_fails")?.unwrap_or(false),
+                ) {
+                    (true, true) => {
+                        return Err(
+                            "`otherwise_skips` and `otherwise_fails` exclude each other".into()
+                        )
+                    }
+                    (true, false) => Some(Unanswered::ScenarioNotReached),
+                    (false, true) => Some(Unanswered::Fails),
+                    (false, false) => None,
+                },
             };
-            if otherwise.skips && otherwise.patterns.is_empty() {
-                return Err("`otherwise_skips` needs `otherwise` patterns".into());
+            if otherwise.means.is_some() && otherwise.patterns.is_empty() {
+                return Err(
+                    "`otherwise_skips` and `otherwise_fails` need `otherwise` patterns".into(),
+                );
             }
             Action::Expect {
                 patterns: wanted,

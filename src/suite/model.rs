@@ -169,9 +169,11 @@ pub enum Unanswered {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Otherwise {
     pub patterns: Vec<Value>,
-    /// What such an answer means (`otherwise_skips = true`: the scenario was not reached;
-    /// by default, what no answer at all means).
-    pub skips: bool,
+    /// What such an answer means: by default, what no answer at all means;
+    /// `otherwise_skips = true`: the scenario was not reached; `otherwise_fails = true`: the
+    /// rule is broken even where no answer only skips the case (a probe that wants the answer
+    /// to one call: another answer to it is the violation, silence is another case's).
+    pub means: Option<Unanswered>,
 }
 
 /// One step of a case.

@@ -55,11 +55,7 @@ impl CaseRun<'_> {
                 return Ok(());
             }
             Some(Err(instead)) => {
-                let means = if otherwise.skips {
-                    Unanswered::ScenarioNotReached
-                } else {
-                    unanswered
-                };
+                let means = otherwise.means.unwrap_or(unanswered);
                 let message = format!(
                     "the target answered with {instead} instead of an event matching {pattern}"
                 );

@@ -127,11 +127,16 @@ fn action_to_toml(action: &Action) -> String {
             otherwise,
         } => {
             let count = times(count);
-            let otherwise = match (otherwise.patterns.as_slice(), otherwise.skips) {
+            let otherwise = match (otherwise.patterns.as_slice(), otherwise.means) {
                 ([], _) => String::new(),
-                (some, false) => format!(", otherwise = {}", inline_all(some)),
-                (some, true) => {
+                (some, None | Some(Unanswered::ProbeUnanswered)) => {
+                    format!(", otherwise = {}", inline_all(some))
+                }
+                (some, Some(Unanswered::ScenarioNotReached)) => {
                     format!(", otherwise = {}, otherwise_skips = true", inline_all(some))
+                }
+                (some, Some(Unanswered::Fails)) => {
+                    format!(", otherwise = {}, otherwise_fails = true", inline_all(some))
                 }
             };
             format!(

@@ -51,14 +51,55 @@ pub async fn run_reference(
     variants: &[&str],
     filter: Option<&str>,
 ) -> Vec<CaseResult> {
+    run_reference_as(Target::default_of(id), faults, variants, filter).await
+}
+
+/// Which reference target a test runs against: a protocol, the part it plays, and over which
+/// transport (`None`: the protocol's default).
+#[derive(Debug, Clone, Copy)]
+pub struct Target<'a> {
+    pub id: &'a str,
+    pub role: Option<&'a str>,
+    pub transport: Option<protocol::TransportKind>,
+}
+
+impl<'a> Target<'a> {
+    pub fn default_of(id: &'a str) -> Self {
+        Target {
+            id,
+            role: None,
+            transport: None,
+        }
+    }
+}
+
+/// [`run_reference`] against `target`.
+pub async fn run_reference_as(
+    target: Target<'_>,
+    faults: &[&str],
+    variants: &[&str],
+    filter: Option<&str>,
+) -> Vec<CaseResult> {
+    let id = target.id;
     let protocol = protocol::get(id).expect("protocol is registered");
+    let kinds = protocol.transports();
+    // A protocol with a process form and a network form runs over the one chosen (the
+    // command line picks it from the target's form).
+    let transport = target.transport.or_else(|| {
+        (kinds.len() > 1 && kinds.contains(&protocol::TransportKind::Stdio))
+            .then(|| protocol.transport())
+    });
+    let stdio = transport.unwrap_or(protocol.transport()) == protocol::TransportKind::Stdio;
     // A stdio protocol's reference target is this package's binary, one process per case.
-    let (_target, mut cfg) = if protocol.transport() == protocol::TransportKind::Stdio {
+    let (_target, mut cfg) = if stdio {
         let mut cfg = RunConfig::new(format!("builtin {id}"));
         cfg.exec = builtin_stdio_command(id, faults);
         for variant in variants {
             cfg.exec
                 .extend(["--variant".to_owned(), variant.to_string()]);
+        }
+        if let Some(role) = target.role {
+            cfg.exec.extend(["--role".to_owned(), role.to_owned()]);
         }
         (None, cfg)
     } else {
@@ -68,6 +109,7 @@ pub async fn run_reference(
             jwt_secret: Some(TEST_SECRET.into()),
             // HUMA's confirmation timeout, scaled from the spec's 30 s.
             confirm_timeout: Some(Duration::from_millis(1500)),
+            role: target.role.map(str::to_owned),
             ..ServeOptions::default()
         };
         let target = reference::start(id, SocketAddr::from(([127, 0, 0, 1], 0)), &opts)
@@ -77,9 +119,11 @@ pub async fn run_reference(
         (Some(target), RunConfig::new(url))
     };
     cfg = test_config(cfg, filter);
+    cfg.transport = transport;
+    cfg.role = target.role.map(str::to_owned);
     // A process per case starts slowly when dozens start at once on two cores: its first
     // line (the handshake) gets more time than a network target's reply.
-    if protocol.transport() == protocol::TransportKind::Stdio {
+    if stdio {
         cfg.step_timeout = Duration::from_millis(2000);
     }
     let bundled = suite::load_bundled(protocol).expect("bundled suite loads");
@@ -104,18 +148,16 @@ pub fn test_config(mut cfg: RunConfig, glob: Option<&str>) -> RunConfig {
     cfg
 }
 
-/// `wireprobe serve ID --stdio` with a database in the case's `{tmp}`, and `faults`.
+/// `wireprobe serve ID --stdio` with `faults` (and, for a protocol that is only a process, a
+/// database in the case's `{tmp}`).
 pub fn builtin_stdio_command(id: &str, faults: &[&str]) -> Vec<String> {
-    let mut argv: Vec<String> = [
-        env!("CARGO_BIN_EXE_wireprobe"),
-        "serve",
-        id,
-        "--stdio",
-        "--db",
-        "{tmp}/agent.db",
-    ]
-    .map(str::to_owned)
-    .to_vec();
+    let mut argv: Vec<String> = [env!("CARGO_BIN_EXE_wireprobe"), "serve", id, "--stdio"]
+        .map(str::to_owned)
+        .to_vec();
+    let p = protocol::get(id).expect("protocol is registered");
+    if p.transports() == [protocol::TransportKind::Stdio] {
+        argv.extend(["--db".to_owned(), "{tmp}/agent.db".to_owned()]);
+    }
     for fault in faults {
         argv.extend(["--fault".to_owned(), fault.to_string()]);
     }
@@ -153,6 +195,11 @@ pub type Expectation = (
 
 /// Runs the suite once per fault (six at a time) and checks each fails exactly its cases.
 pub async fn assert_fault_matrix(protocol: &'static str, expected: &'static [Expectation]) {
+    assert_fault_matrix_as(Target::default_of(protocol), expected).await
+}
+
+/// [`assert_fault_matrix`] against `target`.
+pub async fn assert_fault_matrix_as(target: Target<'static>, expected: &'static [Expectation]) {
     use futures_util::StreamExt;
     use std::collections::BTreeSet;
     type Observed = (
@@ -164,7 +211,7 @@ pub async fn assert_fault_matrix(protocol: &'static str, expected: &'static [Exp
         .map(|(fault, filter, want)| async move {
             (
                 *fault,
-                run_protocol_results(protocol, &[fault], *filter).await,
+                run_reference_as(target, &[fault], &[], *filter).await,
                 *want,
             )
         })
@@ -200,15 +247,35 @@ pub async fn assert_fault_matrix(protocol: &'static str, expected: &'static [Exp
 /// Every fault has an expectation that fails or warns at least one case listing a rule the
 /// fault breaks; every rule has a case; every must rule has a fault.
 pub fn assert_fault_coverage(protocol: &str, expected: &[Expectation]) {
+    assert_fault_coverage_except(protocol, expected, &[]);
+}
+
+/// [`assert_fault_coverage`], but the rules in `offline` need no case and no fault: they judge
+/// the party wireprobe plays live, and recorded transcripts show they can fail.
+pub fn assert_fault_coverage_except(protocol: &str, expected: &[Expectation], offline: &[&str]) {
     let p = protocol::get(protocol).expect("protocol is registered");
     let bundled = suite::load_bundled(p).expect("bundled suite loads");
     let faults = reference::faults(protocol).expect("protocol has faults");
-    assert_eq!(expected.len(), faults.len(), "one expectation per fault");
-    for fault in faults {
-        let (_, _, cases) = expected
+    for (name, _, _) in expected {
+        assert!(
+            faults.iter().any(|f| f.name == *name),
+            "expectation for unknown fault {name}"
+        );
+    }
+    // A fault may be expected against several targets (one per role): each run must judge.
+    let runs = faults.iter().flat_map(|fault| {
+        let mut of_fault = expected
             .iter()
-            .find(|(n, _, _)| *n == fault.name)
-            .expect("fault has an expectation");
+            .filter(|(n, _, _)| *n == fault.name)
+            .peekable();
+        assert!(
+            of_fault.peek().is_some(),
+            "fault {} has no expectation",
+            fault.name
+        );
+        of_fault.map(move |(_, _, cases)| (fault, cases))
+    });
+    for (fault, cases) in runs {
         let judged: Vec<_> = cases
             .iter()
             .filter(|(_, v)| matches!(v, Verdict::Fail | Verdict::Warn))
@@ -231,7 +298,7 @@ pub fn assert_fault_coverage(protocol: &str, expected: &[Expectation]) {
             );
         }
     }
-    for rule in p.rules() {
+    for rule in p.rules().iter().filter(|r| !offline.contains(&r.id)) {
         assert!(
             bundled
                 .cases
