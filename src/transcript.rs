@@ -7,10 +7,15 @@ use serde_json::{json, Value};
 use std::time::Instant;
 
 /// Which side of the conversation produced an entry.
+///
+/// A recorded transcript of a three-party protocol (UAE) may name its parties instead: the Web
+/// UI is the client; the agent and the executor, the implementations being judged, are servers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
+    #[serde(alias = "ui")]
     Client,
+    #[serde(alias = "agent", alias = "executor")]
     Server,
 }
 

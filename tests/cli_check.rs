@@ -260,3 +260,33 @@ fn a_raw_sse_capture_is_checked_event_by_event() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A UAE transcript names its three parties (`ui`, `agent`, `executor`): the spec's own flow
+/// passes, and the UI's own rules (which live runs cannot judge: wireprobe is the UI there)
+/// fail on a recorded transcript that breaks them, beside the executor's.
+#[test]
+fn a_three_party_uae_transcript_is_checked_party_by_party() {
+    let fixture = |name: &str| format!("{}/tests/fixtures/uae/{name}", env!("CARGO_MANIFEST_DIR"));
+    let good = check_protocol("uae", &[&fixture("three-party.ndjson")], None);
+    assert_eq!(good.status.code(), Some(0), "{good:?}");
+    let findings = |out: &Output| -> Vec<String> {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|l| l.starts_with("line ") && !l.contains("[info]"))
+            .map(|l| l.split_whitespace().take(5).collect::<Vec<_>>().join(" "))
+            .collect()
+    };
+    assert!(findings(&good).is_empty(), "{:?}", findings(&good));
+    let bad = check_protocol("uae", &[&fixture("three-party-bad.ndjson")], None);
+    assert_eq!(bad.status.code(), Some(1), "{bad:?}");
+    assert_eq!(
+        findings(&bad),
+        [
+            "line 1 (client) [must] UAE-UI-001",
+            "line 3 (client) [must] UAE-UI-002",
+            "line 3 (client) [should] UAE-UI-003",
+            "line 5 (server) [must] UAE-RES-004",
+            "line 6 (server) [must] UAE-RES-001",
+        ]
+    );
+}
