@@ -14,21 +14,35 @@ const PARALLEL_FUZZERS: usize = 12;
 
 /// Runs `wireprobe fuzz`; the rule of the finding, if any.
 fn fuzz(protocol: &str, fault: Option<&str>, runs: u32, out: &Path) -> Option<String> {
+    fuzz_as(protocol, None, fault, runs, out)
+}
+
+/// [`fuzz`] against a target playing `role`.
+fn fuzz_as(
+    protocol: &str,
+    role: Option<&str>,
+    fault: Option<&str>,
+    runs: u32,
+    out: &Path,
+) -> Option<String> {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_wireprobe"));
-    cmd.args(["fuzz", protocol, "--target", "builtin", "--seed", SEED])
-        .args([
-            "--runs",
-            &runs.to_string(),
-            "--jobs",
-            "4",
-            "--timeout-ms",
-            "2000",
-            // The finding's rule is what these tests judge; a short shrink keeps them quick.
-            "--shrink-secs",
-            "3",
-        ])
-        .arg("--out")
-        .arg(out);
+    cmd.args(["fuzz", protocol, "--target", "builtin", "--seed", SEED]);
+    if let Some(role) = role {
+        cmd.args(["--role", role]);
+    }
+    cmd.args([
+        "--runs",
+        &runs.to_string(),
+        "--jobs",
+        "4",
+        "--timeout-ms",
+        "2000",
+        // The finding's rule is what these tests judge; a short shrink keeps them quick.
+        "--shrink-secs",
+        "3",
+    ])
+    .arg("--out")
+    .arg(out);
     if let Some(f) = fault {
         cmd.args(["--fault", f]);
     }
@@ -52,6 +66,16 @@ fn fuzz(protocol: &str, fault: Option<&str>, runs: u32, out: &Path) -> Option<St
 /// Every fault of `protocol`'s reference target but those in `out_of_reach` (each with the
 /// reason) is found within `runs`, named by one of its rules.
 fn assert_faults_found(protocol: &str, out_of_reach: &[(&str, &str)], runs: u32) {
+    assert_faults_found_as(protocol, None, out_of_reach, runs)
+}
+
+/// [`assert_faults_found`] against a target playing `role`.
+fn assert_faults_found_as(
+    protocol: &str,
+    role: Option<&str>,
+    out_of_reach: &[(&str, &str)],
+    runs: u32,
+) {
     let catalogue = reference::faults(protocol).expect("protocol has faults");
     for (name, _) in out_of_reach {
         assert!(
@@ -74,7 +98,7 @@ fn assert_faults_found(protocol: &str, out_of_reach: &[(&str, &str)], runs: u32)
                     share
                         .iter()
                         .filter_map(|fault| {
-                            match fuzz(protocol, Some(fault.name), runs, dir.path()) {
+                            match fuzz_as(protocol, role, Some(fault.name), runs, dir.path()) {
                                 Some(rule) if fault.breaks.contains(&rule.as_str()) => None,
                                 other => Some(format!(
                                     "{} (breaks {:?}): found {other:?}",
@@ -90,7 +114,7 @@ fn assert_faults_found(protocol: &str, out_of_reach: &[(&str, &str)], runs: u32)
             .flat_map(|h| h.join().expect("a fuzzing thread"))
             .collect()
     });
-    assert!(missed.is_empty(), "{protocol}: {missed:#?}");
+    assert!(missed.is_empty(), "{protocol} {role:?}: {missed:#?}");
 }
 
 fn correct_references_give_no_finding() {
@@ -102,9 +126,19 @@ fn correct_references_give_no_finding() {
                     (protocol, fuzz(protocol, None, runs, dir.path()))
                 })
             });
+        let uae = ["agent", "executor"].map(|role| {
+            scope.spawn(move || {
+                let dir = tempfile::tempdir().expect("temp dir");
+                (role, fuzz_as("uae", Some(role), None, 150, dir.path()))
+            })
+        });
         for run in runs {
             let (protocol, finding) = run.join().expect("a fuzzing thread");
             assert_eq!(finding, None, "{protocol}");
+        }
+        for run in uae {
+            let (role, finding) = run.join().expect("a fuzzing thread");
+            assert_eq!(finding, None, "uae as {role}");
         }
     });
 }
@@ -221,12 +255,64 @@ fn fuzzing_finds_hpd_faults() {
     );
 }
 
+/// The faults of the party a role does not play are out of that role's reach.
+const UAE_AGENT_ONLY: &[&str] = &[
+    "session-drift",
+    "echoes-ui",
+    "call-without-trace",
+    "message-without-text",
+    "view-without-view-id",
+    "view-kind-other",
+    "call-without-tool",
+    "args-not-object",
+];
+
+fn fuzzing_finds_uae_faults() {
+    let executor_only: Vec<&str> = reference::faults("uae")
+        .expect("uae has faults")
+        .iter()
+        .map(|f| f.name)
+        .filter(|n| {
+            n.starts_with("result-")
+                || n.starts_with("ok-")
+                || [
+                    "two-results",
+                    "no-result-for-failures",
+                    "error-without-code",
+                    "unknown-tool-ok",
+                    "no-validation",
+                ]
+                .contains(n)
+        })
+        .collect();
+    let not_agent: Vec<(&str, &str)> = executor_only
+        .iter()
+        .map(|n| {
+            (
+                *n,
+                "an executor's fault: an agent target never sends a result",
+            )
+        })
+        .collect();
+    let not_executor: Vec<(&str, &str)> = UAE_AGENT_ONLY
+        .iter()
+        .map(|n| {
+            (
+                *n,
+                "an agent's fault: an executor target never sends what it breaks",
+            )
+        })
+        .collect();
+    assert_faults_found_as("uae", Some("agent"), &not_agent, 100);
+    assert_faults_found_as("uae", Some("executor"), &not_executor, 100);
+}
+
 /// The checks run side by side (most of a fuzz run waits on its target, and a test binary
 /// runs only as many tests at once as there are cores): the file takes about the longest
 /// check's time. Each check's own panic message says what it found.
 #[test]
 fn fuzzing_against_the_reference_targets() {
-    let checks: [(&str, fn()); 6] = [
+    let checks: [(&str, fn()); 7] = [
         (
             "correct_references_give_no_finding",
             correct_references_give_no_finding,
@@ -239,6 +325,7 @@ fn fuzzing_against_the_reference_targets() {
         ("fuzzing_finds_nuum_faults", fuzzing_finds_nuum_faults),
         ("fuzzing_finds_huma_faults", fuzzing_finds_huma_faults),
         ("fuzzing_finds_hpd_faults", fuzzing_finds_hpd_faults),
+        ("fuzzing_finds_uae_faults", fuzzing_finds_uae_faults),
     ];
     let failed: Vec<&str> = std::thread::scope(|scope| {
         let running: Vec<_> = checks

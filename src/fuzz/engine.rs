@@ -178,7 +178,7 @@ pub async fn fuzz(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Outcome, FuzzError> {
     let profile = protocol
-        .fuzzing()
+        .fuzzing_as(run_cfg.role_of(protocol))
         .ok_or_else(|| FuzzError::NotFuzzable(protocol.id().to_owned()))?;
     let strategy = sequences(profile, cfg.max_len);
     let mut runner = gen::runner(cfg.seed);

@@ -143,6 +143,11 @@ pub trait Protocol: Send + Sync + 'static {
     fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
         None
     }
+    /// What the fuzzer needs against a target playing `role` (`None`: the default role).
+    fn fuzzing_as(&self, role: Option<&str>) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+        let _ = role;
+        self.fuzzing()
+    }
 }
 
 /// Why the profile could not produce a frame.

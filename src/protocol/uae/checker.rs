@@ -169,10 +169,18 @@ impl UaeChecker {
         };
         let tool = event.pointer("/payload/tool").and_then(Value::as_str);
         let session = event.get("session_id").and_then(Value::as_str);
-        // The call it answers: an open one of the same tool, else the oldest open one.
+        // The call it answers: an open one of the same tool and session, else of the same
+        // tool, else the oldest open one.
         let open = calls
             .iter()
-            .position(|c| !c.answered && c.tool.as_deref() == tool)
+            .position(|c| {
+                !c.answered && c.tool.as_deref() == tool && c.session_id.as_deref() == session
+            })
+            .or_else(|| {
+                calls
+                    .iter()
+                    .position(|c| !c.answered && c.tool.as_deref() == tool)
+            })
             .or_else(|| calls.iter().position(|c| !c.answered));
         let Some(i) = open else {
             out.push(Violation::new(
@@ -230,6 +238,13 @@ impl Checker for UaeChecker {
         out: &mut Vec<Violation>,
     ) {
         match item {
+            // A result answers a call on its own connection (a process's own stdio): calls
+            // left open when a connection ended are not owed on the next one.
+            Observed::Connect(_) => {
+                self.calls.clear();
+                self.call_order.clear();
+                self.answered_trace = None;
+            }
             Observed::Event(event) => self.event(from, event, out),
             Observed::Garbage(text) if from == Direction::Server => out.push(Violation::new(
                 "UAE-ENV-001",

@@ -5,6 +5,7 @@
 //! Executor) or, with `--role executor`, the API Executor (wireprobe plays the Agent).
 
 pub mod checker;
+pub mod fuzz;
 pub mod rules;
 pub mod session;
 pub mod validate;
@@ -78,6 +79,17 @@ impl Protocol for Uae {
 
     fn checker(&self) -> Box<dyn Checker> {
         Box::new(checker::UaeChecker::default())
+    }
+
+    fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+        Some(&fuzz::AgentFuzz)
+    }
+
+    fn fuzzing_as(&self, role: Option<&str>) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+        match role {
+            Some("executor") => Some(&fuzz::ExecutorFuzz),
+            _ => self.fuzzing(),
+        }
     }
 
     /// A JSON object whose type is one of the six the spec defines.

@@ -33,7 +33,6 @@ impl UaeSession {
     /// own fields over them (`"$omit"` removes one).
     pub fn fill(&self, event: &Value) -> Value {
         let mut full = json!({
-            "type": "",
             "id": fresh("evt"),
             "ts": timestamp(SystemTime::now()),
             "trace_id": fresh("tr"),

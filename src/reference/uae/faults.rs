@@ -83,14 +83,15 @@ pub static FAULTS: &[Fault] = &[
         "tool.call's args are the args' JSON text, a string"
     ),
     // The executor.
+    // A result that names no trace, or another one, leaves its call unanswered as well.
     fault!(
         "result-without-trace",
-        ["UAE-ENV-002"],
+        ["UAE-ENV-002", "UAE-RES-001"],
         "tool.result carries no trace_id"
     ),
     fault!(
         "result-other-trace",
-        ["UAE-RES-002"],
+        ["UAE-RES-002", "UAE-RES-001"],
         "tool.result carries a trace_id of its own"
     ),
     fault!(
@@ -103,9 +104,10 @@ pub static FAULTS: &[Fault] = &[
         ["UAE-RES-001"],
         "every call is answered twice"
     ),
+    // Unanswered, an unknown tool or a rejected row is not refused either.
     fault!(
         "no-result-for-failures",
-        ["UAE-RES-001"],
+        ["UAE-RES-001", "UAE-EXE-001", "UAE-EXE-002"],
         "a call that fails gets no result"
     ),
     fault!(

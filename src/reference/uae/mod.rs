@@ -15,7 +15,9 @@ use stamp::Stamp;
 use std::net::SocketAddr;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
+use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
+use tokio_tungstenite::tungstenite::Error as WsError;
 use tokio_tungstenite::tungstenite::Message;
 
 /// The largest frame or line read from a client.
@@ -129,7 +131,20 @@ async fn serve_socket(tcp: tokio::net::TcpStream, mut peer: Peer) {
         return;
     };
     let (mut tx, mut rx) = socket.split();
-    while let Some(Ok(message)) = rx.next().await {
+    while let Some(received) = rx.next().await {
+        let message = match received {
+            Ok(message) => message,
+            // RFC 6455 §8.1: a text frame that is not UTF-8 fails the connection, with 1007.
+            Err(WsError::Utf8(_)) => {
+                let close = CloseFrame {
+                    code: CloseCode::Invalid,
+                    reason: "text frame is not UTF-8".into(),
+                };
+                let _ = tx.send(Message::Close(Some(close))).await;
+                return;
+            }
+            Err(_) => return,
+        };
         let answers = match message {
             Message::Text(text) => peer.handle(text.as_bytes()),
             Message::Binary(_) => {
