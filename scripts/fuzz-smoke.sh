@@ -20,6 +20,7 @@ seeds_for() {
     check_huma) echo ../corpus/huma/valid ../corpus/huma/invalid ;;
     check_nuum | nuum_input) echo ../corpus/nuum/valid ../corpus/nuum/invalid ;;
     check_hpd | hpd_sse) echo ../corpus/hpd/valid ../corpus/hpd/invalid ;;
+    check_uae) echo ../corpus/uae/valid ../corpus/uae/invalid ;;
     socketio_packet) echo seeds/socketio_packet ../corpus/huma/valid ;;
     ndjson_framer) echo ../corpus/nuum/valid ../corpus/haip/valid ;;
     *) echo ;;

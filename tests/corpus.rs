@@ -198,3 +198,50 @@ fn hpd_corpus_is_what_it_says() {
     }
     assert!(seen >= 20, "{seen} seeds");
 }
+
+/// The UAE corpus: the spec's examples pass the validator (trace_id left out where the spec
+/// leaves it out is recorded, not judged); every invalid envelope breaks exactly the rule its
+/// name gives (`NAME--RULE.json`).
+#[test]
+fn uae_corpus_is_what_it_says() {
+    use wireprobe::protocol::uae::validate;
+    use wireprobe::rules::Level;
+    let p = wireprobe::protocol::get("uae").expect("uae is registered");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/uae");
+    let mut seen = 0;
+    for dir in ["valid", "invalid"] {
+        for entry in std::fs::read_dir(root.join(dir)).expect("corpus dir") {
+            let path = entry.expect("entry").path();
+            if path.extension().and_then(|e| e.to_str()) != Some("json") {
+                continue;
+            }
+            let event: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&path).expect("seed")).expect("JSON seed");
+            let mut broken = Vec::new();
+            validate::check_event(&event, &mut broken);
+            let judged = |rule: &str| {
+                wireprobe::rules::find(p.rules(), rule).is_some_and(|r| r.level != Level::Info)
+            };
+            let name = path
+                .file_stem()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            match name.split_once("--") {
+                None => {
+                    let rules: Vec<&str> = broken
+                        .iter()
+                        .map(|v| v.rule)
+                        .filter(|r| judged(r))
+                        .collect();
+                    assert!(rules.is_empty(), "{name}: {rules:?}")
+                }
+                Some((_, rule)) => {
+                    let rules: Vec<&str> = broken.iter().map(|v| v.rule).collect();
+                    assert_eq!(rules, [rule], "{name}")
+                }
+            }
+            seen += 1;
+        }
+    }
+    assert!(seen >= 24, "{seen} seeds");
+}

@@ -15,11 +15,12 @@ use std::io::BufReader;
 pub type Target = fn(&[u8]);
 
 /// Every target, by the name of its binary in `fuzz/`.
-pub const ALL: [(&str, Target); 9] = [
+pub const ALL: [(&str, Target); 10] = [
     ("check_haip", check_haip),
     ("check_huma", check_huma),
     ("check_nuum", check_nuum),
     ("check_hpd", check_hpd),
+    ("check_uae", check_uae),
     ("hpd_sse", hpd_sse),
     ("haip_frames", haip_frames),
     ("socketio_packet", socketio_packet),
@@ -53,6 +54,12 @@ pub fn check_nuum(data: &[u8]) {
 /// like a stream.
 pub fn check_hpd(data: &[u8]) {
     check("hpd", data);
+}
+
+/// `wireprobe check uae` over arbitrary bytes: the envelope validator and the checker that
+/// pairs calls with results, on every line.
+pub fn check_uae(data: &[u8]) {
+    check("uae", data);
 }
 
 /// The SSE reader `check` and the live transport share, and the HPD envelope validator and
