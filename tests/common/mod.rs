@@ -126,10 +126,27 @@ pub async fn run_reference_as(
     if stdio {
         cfg.step_timeout = Duration::from_millis(2000);
     }
-    let bundled = suite::load_bundled(protocol).expect("bundled suite loads");
+    let mut bundled = suite::load_bundled(protocol).expect("bundled suite loads");
+    scale_spec_timers(&mut bundled);
     run_suite(protocol, &bundled, &cfg, &|_| {})
         .await
         .expect("target reachable")
+}
+
+/// The reference targets run the specs' timers scaled down (HUMA's 30 s confirmation timeout
+/// is 1.5 s here): a wait a case sizes to such a timer (over 30 s) is scaled alike, to 5 s, so
+/// a target that never acts on the timer fails in seconds, not in half a minute.
+fn scale_spec_timers(bundled: &mut suite::model::Suite) {
+    use suite::model::Action;
+    for case in &mut bundled.cases {
+        for step in case.steps.iter_mut().chain(case.fallback.iter_mut()) {
+            if let Action::Expect { within_ms, .. } = &mut step.action {
+                if within_ms.is_some_and(|ms| ms > 30_000) {
+                    *within_ms = Some(5_000);
+                }
+            }
+        }
+    }
 }
 
 /// How the tests run a suite: 1 s steps, 8 cases at once, tokens minted with

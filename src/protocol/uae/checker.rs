@@ -302,9 +302,10 @@ mod tests {
             judge(&[(C, call.clone()), (S, ok.clone())]),
             Vec::<&str>::new()
         );
+        // The same result twice: a second answer, and a repeated id.
         assert_eq!(
             judge(&[(C, call.clone()), (S, ok.clone()), (S, ok)]),
-            ["UAE-RES-001"]
+            ["UAE-ENV-006", "UAE-RES-001"]
         );
         let other = envelope(
             "tool.result",
