@@ -7,6 +7,7 @@ use super::runner::ToolOffer;
 use super::steps::{fail, unmet, CaseRun, Outcome};
 use crate::matcher::{self, Vars};
 use crate::show;
+use crate::transcript::Direction;
 use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::time::Instant;
@@ -73,7 +74,24 @@ impl CaseRun<'_> {
             ),
         };
         let message = format!("{why}; {}", self.link.unmatched_summary());
+        // A target that ended the connection without one message of the protocol (a process
+        // that exits at once, a server that hangs up) reached no scenario: it cannot be
+        // judged, which is an error, not a skip.
+        if self.link.ended.is_some() && unanswered != Unanswered::Fails && !self.target_spoke() {
+            return Err(Outcome::Error(format!(
+                "the target sent no protocol message: {message}"
+            )));
+        }
         Err(unmet(unanswered, message))
+    }
+
+    /// True when the target has sent a message the protocol recognises on this case.
+    fn target_spoke(&self) -> bool {
+        self.link
+            .transcript
+            .entries()
+            .iter()
+            .any(|e| e.from == Direction::Server && self.protocol.recognises(&e.frame))
     }
 
     pub(super) async fn pick_tool(
