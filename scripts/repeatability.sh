@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 runs="${1:-20}"
 [ "$#" -gt 0 ] && shift
 protocols=("$@")
-[ ${#protocols[@]} -gt 0 ] || protocols=(haip nuum huma hpd)
+[ ${#protocols[@]} -gt 0 ] || protocols=(haip nuum huma hpd uae)
 
 bin=${WIREPROBE:-target/release/wireprobe}
 [ -x "$bin" ] || cargo build --release --locked

@@ -42,6 +42,10 @@ pub enum Command {
         count: Option<u64>,
         #[arg(long)]
         seed: Option<u64>,
+        /// UAE: the events of the party that talks to a target playing this role (agent: the
+        /// UI's; executor: the agent's tool calls).
+        #[arg(long, value_name = "ROLE")]
+        role: Option<String>,
     },
     /// Validate a recorded transcript offline (NDJSON; `-` or no file reads stdin).
     Check {

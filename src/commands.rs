@@ -69,7 +69,8 @@ pub async fn dispatch(command: Command) -> u8 {
             kind,
             count,
             seed,
-        } => gen(&protocol, kind.as_deref(), count, seed).map_err(usage),
+            role,
+        } => gen(&protocol, kind.as_deref(), count, seed, role.as_deref()).map_err(usage),
         Command::Fuzz(args) => fuzz(args).await,
     };
     match result {
@@ -346,11 +347,18 @@ async fn fuzz(args: crate::cli::FuzzArgs) -> Result<u8, Failure> {
 
 /// `wireprobe gen`: generated events as NDJSON on stdout, reproducible from the seed (which is
 /// printed to stderr when it was not given).
-fn gen(id: &str, kind: Option<&str>, count: Option<u64>, seed: Option<u64>) -> Result<u8> {
+fn gen(
+    id: &str,
+    kind: Option<&str>,
+    count: Option<u64>,
+    seed: Option<u64>,
+    role: Option<&str>,
+) -> Result<u8> {
     use wireprobe::fuzz::gen::{self as generate, Kind};
     let p = protocol_named(id)?;
+    let role = target::chosen_role(p, role)?;
     let profile = p
-        .fuzzing()
+        .fuzzing_as(role.as_deref())
         .ok_or_else(|| anyhow!("{} has no generators yet", p.id()))?;
     let count = usize::try_from(count.unwrap_or(10))
         .ok()

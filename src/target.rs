@@ -162,7 +162,7 @@ fn chosen_transport(p: &dyn Protocol, flags: &TargetFlags) -> Result<Option<Tran
 }
 
 /// `--role`, checked against the parts the protocol's targets play.
-fn chosen_role(p: &dyn Protocol, role: Option<&str>) -> Result<Option<String>> {
+pub fn chosen_role(p: &dyn Protocol, role: Option<&str>) -> Result<Option<String>> {
     let Some(role) = role else {
         return Ok(None);
     };
