@@ -151,18 +151,23 @@ fn envelope(ty: &str, kind: Kind<'_>, obj: &Map<String, Value>, out: &mut Vec<Vi
     }
 }
 
-/// Why `ts` is not the envelope's form (RFC 3339, UTC, milliseconds), if it is not.
+/// Why `ts` is not the envelope's form, if it is not: RFC 3339 in UTC with at least
+/// milliseconds (the example's `.789Z`; `+00:00` and finer fractions, as common libraries
+/// write them, say the same).
 fn timestamp_problem(ts: &str) -> Option<&'static str> {
     if !is_rfc3339(ts) {
         return Some("is not an RFC 3339 timestamp");
     }
-    if !ts.ends_with(['Z', 'z']) {
+    let (rest, offset) = match ts.strip_suffix(['Z', 'z']) {
+        Some(rest) => (rest, "Z"),
+        None => ts.split_at(ts.len() - 6),
+    };
+    if !matches!(offset, "Z" | "+00:00" | "-00:00") {
         return Some("is not in UTC (Z)");
     }
-    // `...:SS.fffZ`: the fraction sits between the seconds (index 19) and the Z.
-    let fraction = &ts[19..ts.len() - 1];
-    match fraction.len() {
-        4 => None,
+    // `...:SS.fff`: the fraction starts after the seconds (index 19).
+    match rest.get(19..).map(str::len) {
+        Some(n) if n >= 4 => None,
         _ => Some("does not give milliseconds (.fff)"),
     }
 }
@@ -264,10 +269,11 @@ fn result_shape(p: &Map<String, Value>, need: &mut impl FnMut(&'static str, bool
     let present = |key: &str| p.get(key).is_some_and(|v| !v.is_null());
     match p.get("ok") {
         Some(Value::Bool(true)) => {
+            // A tool with nothing to return may say so with null: the key is what is owed.
             need(
                 "UAE-RES-003",
-                present("result"),
-                "ok is true but result is null or missing",
+                p.contains_key("result"),
+                "ok is true but there is no result",
             );
             need(
                 "UAE-RES-003",
@@ -375,9 +381,11 @@ mod tests {
             result(json!({"tool":"t","ok":true,"result":{},"error":null})),
             Vec::<&str>::new()
         );
+        assert_eq!(result(json!({"tool":"t","ok":true})), ["UAE-RES-003"]);
+        // A tool with nothing to return.
         assert_eq!(
             result(json!({"tool":"t","ok":true,"result":null})),
-            ["UAE-RES-003"]
+            Vec::<&str>::new()
         );
         assert_eq!(
             result(json!({"tool":"t","ok":false,"result":1,"error":{"message":"m"}})),
