@@ -1,5 +1,7 @@
 //! Report formats, pinned by snapshots: the JSON schema is a contract CI pipelines read.
 
+mod common;
+
 use serde_json::json;
 use std::collections::BTreeSet;
 use std::time::{Duration, SystemTime};
@@ -107,6 +109,94 @@ fn junit_report() {
 fn junit_strict_turns_warn_into_failure() {
     let xml = report::render(&sample(), Format::Junit, true);
     assert_eq!(xml.matches("<failure").count(), 2, "{xml}");
+}
+
+#[test]
+fn sarif_report() {
+    insta::assert_snapshot!(report::render(&sample(), Format::Sarif, false));
+}
+
+/// The SARIF 2.1.0 schema (OASIS, as `serde-sarif` ships it), vendored so the test runs
+/// offline. One edit: the two `language` patterns read `^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$`,
+/// whose stray `]` is not a regex the validator compiles, so they are
+/// `^[a-zA-Z]{2}(-[a-zA-Z]{2})?$` here (wireprobe writes no `language`).
+fn sarif_schema() -> jsonschema::Validator {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/sarif-schema-2.1.0.json"
+    );
+    let schema: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(path).expect("schema file")).expect("JSON schema");
+    jsonschema::draft7::new(&schema).expect("the SARIF schema compiles")
+}
+
+fn assert_valid_sarif(text: &str) -> serde_json::Value {
+    let log: serde_json::Value = serde_json::from_str(text).expect("SARIF is JSON");
+    let errors: Vec<String> = sarif_schema()
+        .iter_errors(&log)
+        .map(|e| format!("{} at {}", e, e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "SARIF breaks the 2.1.0 schema: {errors:#?}"
+    );
+    log
+}
+
+/// One result per broken rule (error for a must, warning for a should), every rule of the
+/// catalogue as a tool rule with its source, the harness's errors as notifications; valid
+/// against the SARIF 2.1.0 schema. A schema that accepted anything would let a broken log
+/// through: the same validator rejects a log without `version`.
+#[test]
+fn sarif_report_follows_the_2_1_0_schema() {
+    let log = assert_valid_sarif(&report::render(&sample(), Format::Sarif, false));
+    let run = &log["runs"][0];
+    let rules = run["tool"]["driver"]["rules"].as_array().expect("rules");
+    assert_eq!(rules.len(), RULES.len());
+    assert!(rules[0]["help"]["text"]
+        .as_str()
+        .is_some_and(|h| h.contains("spec.txt §Sequencing")));
+    let results: Vec<(&str, &str)> = run["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| {
+            (
+                r["ruleId"].as_str().unwrap_or(""),
+                r["level"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert!(results.contains(&("T-SEQ-001", "error")), "{results:?}");
+    let mut broken = log.clone();
+    broken.as_object_mut().map(|o| o.remove("version"));
+    assert!(!sarif_schema().is_valid(&broken));
+}
+
+/// A real run's SARIF (the UAE executor with a fault that breaks a must and one that breaks a
+/// should) holds to the schema too, with a result for each broken rule.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sarif_of_a_real_run_follows_the_schema() {
+    let target = common::Target {
+        id: "uae",
+        role: Some("executor"),
+        transport: None,
+    };
+    let results =
+        common::run_reference_as(target, &["two-results", "unknown-tool-ok"], &[], None).await;
+    let p = wireprobe::protocol::get("uae").expect("uae is registered");
+    let report = Report::new("uae", "builtin", SystemTime::now(), 1, p.rules(), results);
+    let log = assert_valid_sarif(&report::render(&report, Format::Sarif, false));
+    let broken: Vec<&str> = log["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter_map(|r| r["ruleId"].as_str())
+        .collect();
+    assert!(
+        broken.contains(&"UAE-RES-001") && broken.contains(&"UAE-EXE-001"),
+        "{broken:?}"
+    );
 }
 
 #[test]

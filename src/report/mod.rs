@@ -5,6 +5,7 @@ pub mod console;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod sarif;
 
 use crate::rules::{Level, Rule};
 use crate::suite::runner::CaseResult;
@@ -137,6 +138,7 @@ pub enum Format {
     Json,
     Junit,
     Markdown,
+    Sarif,
 }
 
 impl std::str::FromStr for Format {
@@ -146,11 +148,12 @@ impl std::str::FromStr for Format {
             "json" => Ok(Format::Json),
             "junit" => Ok(Format::Junit),
             "markdown" | "md" => Ok(Format::Markdown),
-            "html" | "sarif" => Err(format!(
-                "report format {s:?} is not implemented yet (json, junit, markdown are)"
+            "sarif" => Ok(Format::Sarif),
+            "html" => Err(format!(
+                "report format {s:?} is not implemented yet (json, junit, markdown, sarif are)"
             )),
             other => Err(format!(
-                "unknown report format {other:?} (json, junit, markdown)"
+                "unknown report format {other:?} (json, junit, markdown, sarif)"
             )),
         }
     }
@@ -182,6 +185,7 @@ pub fn render(report: &Report, format: Format, strict: bool) -> String {
         Format::Json => json::render(report),
         Format::Junit => junit::render(report, strict),
         Format::Markdown => markdown::render(report),
+        Format::Sarif => sarif::render(report, strict),
     }
 }
 
