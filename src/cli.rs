@@ -33,6 +33,9 @@ pub enum Command {
     Run(Box<RunArgs>),
     /// Fuzz a live target with generated event sequences.
     Fuzz(FuzzArgs),
+    /// Render a saved JSON report again (`report FILE.json --format F -o PATH`), or compare two
+    /// (`report diff OLD.json NEW.json`).
+    Report(ReportArgs),
     /// Emit generated events as NDJSON on stdout.
     Gen {
         protocol: String,
@@ -104,6 +107,37 @@ pub struct RunArgs {
     /// The Engine.IO path of a Socket.IO target.
     #[arg(long, default_value = wireprobe::transport::socketio::DEFAULT_PATH)]
     pub path: String,
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct ReportArgs {
+    #[command(subcommand)]
+    pub command: Option<ReportCommand>,
+    /// A JSON report `run --report json=PATH` saved.
+    pub file: Option<PathBuf>,
+    /// The format to render it in: json, junit, markdown, sarif.
+    #[arg(long, default_value = "markdown")]
+    pub format: wireprobe::report::Format,
+    /// Where to write it (default: standard output).
+    #[arg(short = 'o', long = "output", value_name = "PATH")]
+    pub output: Option<PathBuf>,
+    /// Should-level findings (warn) count as failures, as `run --strict` does.
+    #[arg(long)]
+    pub strict: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ReportCommand {
+    /// What regressed (passing, now failing), what got fixed, and what is new between two saved
+    /// runs; exits 1 on a regression.
+    Diff {
+        old: PathBuf,
+        new: PathBuf,
+        /// A warn counts as failing.
+        #[arg(long)]
+        strict: bool,
+    },
 }
 
 #[derive(Debug, Args)]

@@ -34,12 +34,13 @@ pub const EXIT_USAGE: u8 = 2;
 pub const EXIT_UNREACHABLE: u8 = 3;
 
 /// A failure with the exit code it deserves.
-struct Failure {
-    code: u8,
-    error: anyhow::Error,
+pub struct Failure {
+    pub code: u8,
+    pub error: anyhow::Error,
 }
 
-fn usage(error: anyhow::Error) -> Failure {
+/// A usage or configuration error (exit 2).
+pub fn usage(error: anyhow::Error) -> Failure {
     Failure {
         code: EXIT_USAGE,
         error,
@@ -72,6 +73,7 @@ pub async fn dispatch(command: Command) -> u8 {
             role,
         } => gen(&protocol, kind.as_deref(), count, seed, role.as_deref()).map_err(usage),
         Command::Fuzz(args) => fuzz(args).await,
+        Command::Report(args) => crate::report_command::report(args),
     };
     match result {
         Ok(code) => code,

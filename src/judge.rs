@@ -62,9 +62,10 @@ pub fn observe_entry(checker: &mut dyn Checker, entry: &Entry, out: &mut Vec<Vio
 }
 
 /// A rule the target broke, pinned to the transcript entry where the checker saw it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct FrameViolation {
-    pub rule: &'static str,
+    /// The rule's id (borrowed from the catalogue; owned when read back from a saved report).
+    pub rule: std::borrow::Cow<'static, str>,
     pub level: Level,
     pub message: String,
     /// Index of the entry in the case's transcript (0-based).
@@ -91,7 +92,7 @@ pub fn target_violations(protocol: &dyn Protocol, transcript: &[Entry]) -> Vec<F
                 continue;
             }
             found.push(FrameViolation {
-                rule: v.rule,
+                rule: v.rule.into(),
                 level: rules::find(protocol.rules(), v.rule).map_or(Level::Info, |r| r.level),
                 message: v.message,
                 frame,

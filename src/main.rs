@@ -3,6 +3,7 @@
 mod cli;
 mod commands;
 mod fuzzing;
+mod report_command;
 mod target;
 
 use clap::Parser;

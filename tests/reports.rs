@@ -86,7 +86,7 @@ fn sample() -> Report {
     // The nonce case's transcript also shows the frame that broke its rule.
     let mut results = results;
     results[1].violations.push(FrameViolation {
-        rule: "T-PING-002",
+        rule: "T-PING-002".into(),
         level: Level::Should,
         message: "PONG nonce \"b\" does not echo \"a\"".into(),
         frame: 1,
@@ -238,4 +238,88 @@ fn report_target_parsing() {
         .is_none());
     assert!("pdf=x".parse::<report::ReportTarget>().is_err());
     assert!("json".parse::<report::ReportTarget>().is_err());
+}
+
+/// A saved JSON report reads back as the same report: `report FILE.json` renders any format
+/// from it as `run` would have.
+#[test]
+fn a_saved_json_report_reads_back_whole() {
+    let json = report::render(&sample(), Format::Json, false);
+    let saved: Report = serde_json::from_str(&json).expect("a JSON report reads back");
+    assert_eq!(report::render(&saved, Format::Json, false), json);
+    assert_eq!(
+        report::render(&saved, Format::Markdown, false),
+        report::render(&sample(), Format::Markdown, false)
+    );
+}
+
+/// Regressed (now failing, new failing cases too), fixed, new, gone and other changes, by case
+/// and by rule; exit 1 only on a regression.
+#[test]
+fn report_diff_names_regressions_and_fixes() {
+    use wireprobe::report::diff::Diff;
+    let old = sample();
+    let mut new = sample();
+    new.cases[0].verdict = Verdict::Pass; // t.seq.start fixed
+    new.cases[2].verdict = Verdict::Fail; // t.auth.none regressed
+    new.cases[1].id = "t.ping.renamed".into(); // one gone, one new (a warn: not failing)
+    new.rules[0].verdict = Verdict::Pass;
+    let diff = Diff::of(&old, &new, false);
+    let ids = |list: &[wireprobe::report::diff::Change]| -> Vec<String> {
+        list.iter().map(|c| c.id.clone()).collect()
+    };
+    assert_eq!(ids(&diff.regressed), ["t.auth.none"]);
+    assert_eq!(ids(&diff.fixed), ["t.seq.start", "T-SEQ-001"]);
+    assert_eq!(ids(&diff.new), ["t.ping.renamed"]);
+    assert_eq!(ids(&diff.gone), ["t.ping.nonce"]);
+    assert_eq!(diff.exit_code(), 1);
+    assert_eq!(Diff::of(&new, &new, false).exit_code(), 0);
+    // With --strict the new case's warn is a failure, so a regression too.
+    assert!(ids(&Diff::of(&old, &new, true).regressed).contains(&"t.ping.renamed".to_owned()));
+    insta::assert_snapshot!(diff.render());
+}
+
+/// The command on saved runs: `report diff` exits 1 on a regression and 0 without one, and
+/// `report FILE --format sarif -o PATH` writes a log the schema accepts.
+#[test]
+fn the_report_command_works_on_saved_runs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let old = dir.path().join("old.json");
+    let new = dir.path().join("new.json");
+    let mut failing = sample();
+    failing.cases[2].verdict = Verdict::Fail;
+    std::fs::write(&old, report::render(&sample(), Format::Json, false)).expect("write");
+    std::fs::write(&new, report::render(&failing, Format::Json, false)).expect("write");
+    let wireprobe = |args: &[&std::ffi::OsStr]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+            .arg("report")
+            .args(args)
+            .output()
+            .expect("wireprobe runs")
+    };
+    let regressed = wireprobe(&[
+        std::ffi::OsStr::new("diff"),
+        old.as_os_str(),
+        new.as_os_str(),
+    ]);
+    assert_eq!(regressed.status.code(), Some(1), "{regressed:?}");
+    assert!(String::from_utf8_lossy(&regressed.stdout).contains("t.auth.none: skip → fail"));
+    let same = wireprobe(&[
+        std::ffi::OsStr::new("diff"),
+        old.as_os_str(),
+        old.as_os_str(),
+    ]);
+    assert_eq!(same.status.code(), Some(0), "{same:?}");
+    let sarif = dir.path().join("run.sarif");
+    let rendered = wireprobe(&[
+        new.as_os_str(),
+        std::ffi::OsStr::new("--format"),
+        std::ffi::OsStr::new("sarif"),
+        std::ffi::OsStr::new("-o"),
+        sarif.as_os_str(),
+    ]);
+    assert_eq!(rendered.status.code(), Some(0), "{rendered:?}");
+    assert_valid_sarif(&std::fs::read_to_string(&sarif).expect("SARIF written"));
+    let not_a_report = wireprobe(&[sarif.as_os_str()]);
+    assert_eq!(not_a_report.status.code(), Some(2), "{not_a_report:?}");
 }

@@ -23,11 +23,11 @@ pub fn case_line(r: &CaseResult) -> String {
     for v in r
         .violations
         .iter()
-        .filter(|v| v.level > Level::Info && !r.rules.iter().any(|own| own == v.rule))
+        .filter(|v| v.level > Level::Info && !r.rules.iter().any(|own| *own == v.rule))
     {
         match others.iter_mut().find(|(rule, ..)| *rule == v.rule) {
             Some((.., count)) => *count += 1,
-            None => others.push((v.rule, v.level, &v.message, 1)),
+            None => others.push((&v.rule, v.level, &v.message, 1)),
         }
     }
     for (rule, level, message, count) in others.iter().take(MAX_OTHERS_SHOWN) {

@@ -2,6 +2,7 @@
 //! Nothing here knows a protocol's details; rules come in as the catalogue.
 
 pub mod console;
+pub mod diff;
 pub mod json;
 pub mod junit;
 pub mod markdown;
@@ -10,12 +11,12 @@ pub mod sarif;
 use crate::rules::{Level, Rule};
 use crate::suite::runner::CaseResult;
 use crate::verdict::Verdict;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// Counts of each verdict.
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Summary {
     pub total: usize,
     pub pass: usize,
@@ -48,7 +49,7 @@ impl Summary {
 pub type CaseReport = CaseResult;
 
 /// One rule in a report, with the verdict of the cases that exercise it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RuleReport {
     pub id: String,
     pub level: Level,
@@ -58,8 +59,8 @@ pub struct RuleReport {
     pub verdict: Verdict,
 }
 
-/// A whole run.
-#[derive(Debug, Clone, Serialize)]
+/// A whole run (read back from a saved JSON report by `wireprobe report`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Report {
     pub wireprobe: String,
     pub protocol: String,

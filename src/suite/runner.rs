@@ -170,7 +170,7 @@ impl RunConfig {
 }
 
 /// The result of one case (serialised as-is into the JSON report's `cases`).
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct CaseResult {
     pub id: String,
     pub title: String,
@@ -182,11 +182,14 @@ pub struct CaseResult {
     pub duration_ms: u64,
     /// The verdict this case gives each of its own rules (a rule it could not reach, because
     /// a step failed under another rule first, is absent).
+    #[serde(default)]
     pub judged: BTreeMap<String, Verdict>,
     /// Every rule the target broke anywhere in the transcript, the case's own and any other,
     /// each pinned to the frame where it was seen. Only the case's own rules change its
     /// verdict; the rest count for their rules in the report.
+    #[serde(default)]
     pub violations: Vec<FrameViolation>,
+    #[serde(default)]
     pub transcript: Vec<Entry>,
 }
 

@@ -98,10 +98,10 @@ pub(super) fn judge_case(
     let violations = judge::target_violations(protocol, transcript);
     for v in violations
         .iter()
-        .filter(|v| case.rules.iter().any(|r| r == v.rule))
+        .filter(|v| case.rules.iter().any(|r| *r == v.rule))
     {
         let broken = Verdict::broken(v.level);
-        let entry = own.entry(v.rule.to_owned()).or_insert(broken);
+        let entry = own.entry(v.rule.to_string()).or_insert(broken);
         *entry = entry.worst(broken);
         verdict = verdict.worst(broken);
         if !message.is_empty() {

@@ -1,0 +1,47 @@
+//! `wireprobe report`: render a saved JSON report in another format, or compare two saved runs,
+//! so CI can keep the JSON of every run and render or gate later.
+
+use crate::cli::{ReportArgs, ReportCommand};
+use crate::commands::{usage, Failure, EXIT_OK};
+use anyhow::{anyhow, Context};
+use std::path::Path;
+use wireprobe::report::{self, diff::Diff, Report};
+
+pub fn report(args: ReportArgs) -> Result<u8, Failure> {
+    match args.command {
+        Some(ReportCommand::Diff { old, new, strict }) => {
+            let old = read(&old).map_err(usage)?;
+            let new = read(&new).map_err(usage)?;
+            let diff = Diff::of(&old, &new, strict);
+            print!("{}", diff.render());
+            Ok(diff.exit_code())
+        }
+        None => {
+            let file = args.file.ok_or_else(|| {
+                usage(anyhow!(
+                    "report needs a saved JSON report (report FILE.json --format F -o PATH), or diff OLD NEW"
+                ))
+            })?;
+            let saved = read(&file).map_err(usage)?;
+            let target = report::ReportTarget {
+                format: args.format,
+                path: args.output,
+            };
+            report::write_all(&saved, &[target], args.strict)
+                .context("writing the report")
+                .map_err(usage)?;
+            Ok(EXIT_OK)
+        }
+    }
+}
+
+/// A JSON report as `run --report json=PATH` wrote it.
+fn read(path: &Path) -> anyhow::Result<Report> {
+    let text = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_slice(&text).with_context(|| {
+        format!(
+            "{} is not a wireprobe JSON report (write one with run --report json=PATH)",
+            path.display()
+        )
+    })
+}
