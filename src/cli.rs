@@ -182,10 +182,10 @@ pub struct FuzzArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// How many sequences to run (default 200, or no limit with --duration).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
     pub runs: Option<u64>,
     /// Stop after this many seconds (and after --runs, when both are given).
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     pub duration: Option<u64>,
     /// Sequences run at once, each on its own connection or process.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=256))]

@@ -176,6 +176,7 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
         None => BTreeSet::new(),
     };
     let filter = CaseFilter::new(&args.cases, &args.skips).map_err(|e| usage(e.into()))?;
+    crate::preflight::check(p, &suite, &filter, &known_failing, &args.reports).map_err(usage)?;
     let prepared = target::prepare(p, &args.target).await.map_err(usage)?;
     let url = prepared.url.clone();
 

@@ -3,6 +3,7 @@
 mod cli;
 mod commands;
 mod fuzzing;
+mod preflight;
 mod report_command;
 mod target;
 

@@ -9,6 +9,8 @@ use std::path::Path;
 pub struct CaseFilter {
     include: Option<GlobSet>,
     exclude: Option<GlobSet>,
+    /// Every pattern as given, `--case` then `--skip`, to say which match nothing.
+    patterns: Vec<String>,
 }
 
 /// A glob that does not parse.
@@ -41,7 +43,21 @@ impl CaseFilter {
         Ok(CaseFilter {
             include: build(include)?,
             exclude: build(exclude)?,
+            patterns: include.iter().chain(exclude).cloned().collect(),
         })
+    }
+
+    /// The patterns that match none of `ids`: a typo there would quietly run (or skip)
+    /// nothing it was meant to.
+    pub fn unmatched<'a>(&self, ids: impl Iterator<Item = &'a str> + Clone) -> Vec<String> {
+        self.patterns
+            .iter()
+            .filter(|p| {
+                let glob = Glob::new(p).map(|g| g.compile_matcher());
+                glob.is_ok_and(|g| !ids.clone().any(|id| g.is_match(id)))
+            })
+            .cloned()
+            .collect()
     }
 
     /// True when the case with this id runs.

@@ -1,0 +1,107 @@
+//! Arguments that would quietly turn a build green are usage errors (exit 2), found before any
+//! target is contacted: each command here points at a port nothing listens on, so a check
+//! that let the run start would end it with exit 3 instead.
+
+use std::process::Command;
+
+const NOWHERE: &str = "ws://127.0.0.1:1/";
+
+/// Runs `wireprobe ARGS`; its exit code and stderr.
+fn wireprobe(args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+        .args(args)
+        .output()
+        .expect("wireprobe runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn assert_usage(args: &[&str], says: &str) {
+    let (code, stderr) = wireprobe(args);
+    assert_eq!(code, Some(2), "{args:?}: {stderr}");
+    assert!(
+        stderr.contains(says),
+        "{args:?} should say {says:?}: {stderr}"
+    );
+}
+
+#[test]
+fn patterns_that_select_nothing_are_usage_errors() {
+    assert_usage(
+        &[
+            "run",
+            "haip",
+            "--target",
+            NOWHERE,
+            "--case",
+            "haip.no-such.*",
+        ],
+        "\"haip.no-such.*\" matches no case",
+    );
+    assert_usage(
+        &["run", "uae", "--target", NOWHERE, "--skip", "typo*"],
+        "\"typo*\" matches no case",
+    );
+}
+
+#[test]
+fn a_baseline_naming_no_case_or_rule_is_a_usage_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let baseline = dir.path().join("known-failing.txt");
+    // Case ids, labelled case ids and rule ids are all known; the typo is not.
+    std::fs::write(
+        &baseline,
+        "hpd.turn.ends@sse\nHPD-ENV-001\nhpd.turn.endz # a typo\n",
+    )
+    .expect("write");
+    let path = baseline.to_string_lossy();
+    assert_usage(
+        &["run", "hpd", "--target", NOWHERE, "--known-failing", &path],
+        "\"hpd.turn.endz\", which is neither a case nor a rule of hpd",
+    );
+}
+
+#[test]
+fn reports_that_would_mix_or_cannot_be_written_are_usage_errors() {
+    assert_usage(
+        &[
+            "run", "uae", "--target", NOWHERE, "--report", "json=-", "--report", "junit=-",
+        ],
+        "more than one --report goes to stdout",
+    );
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().to_string_lossy().into_owned();
+    assert_usage(
+        &[
+            "run",
+            "uae",
+            "--target",
+            NOWHERE,
+            "--report",
+            &format!("json={path}"),
+        ],
+        "cannot be written: it is a directory",
+    );
+}
+
+#[test]
+fn fuzzing_for_nothing_is_a_usage_error() {
+    for flag in ["--duration", "--runs"] {
+        let (code, stderr) = wireprobe(&["fuzz", "uae", "--target", NOWHERE, flag, "0"]);
+        assert_eq!(code, Some(2), "{flag}: {stderr}");
+    }
+}
+
+#[test]
+fn a_role_the_protocol_does_not_have_is_a_usage_error() {
+    assert_usage(
+        &["run", "haip", "--target", NOWHERE, "--role", "agent"],
+        "--role applies to protocols whose targets play one of several parts",
+    );
+    assert_usage(
+        &["run", "uae", "--target", NOWHERE, "--role", "ui"],
+        "uae targets play no role \"ui\"",
+    );
+}
