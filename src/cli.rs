@@ -95,6 +95,10 @@ pub struct RunArgs {
     pub known_failing: Option<PathBuf>,
     #[arg(long = "report", value_name = "FORMAT=PATH")]
     pub reports: Vec<ReportTarget>,
+    /// Which cases' transcripts the reports keep: all, failing (not passing), none (default:
+    /// all, but JUnit only the failing ones).
+    #[arg(long, value_name = "all|failing|none")]
+    pub transcripts: Option<wireprobe::report::Transcripts>,
     /// An extra request header, `"Name: value"` (repeatable).
     #[arg(long = "header", value_name = "K: V")]
     pub headers: Vec<String>,
@@ -125,6 +129,9 @@ pub struct ReportArgs {
     /// Should-level findings (warn) count as failures, as `run --strict` does.
     #[arg(long)]
     pub strict: bool,
+    /// Which cases' transcripts to keep: all, failing, none (default as `run`).
+    #[arg(long, value_name = "all|failing|none")]
+    pub transcripts: Option<wireprobe::report::Transcripts>,
 }
 
 #[derive(Debug, Subcommand)]

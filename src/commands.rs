@@ -249,7 +249,11 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
     );
     let gate = Gate::evaluate(&report, args.strict, &known_failing);
     human(&console::summary(&report, &gate));
-    report::write_all(&report, &args.reports, args.strict)
+    let write = report::WriteOptions {
+        strict: args.strict,
+        transcripts: args.transcripts,
+    };
+    report::write_all(&report, &args.reports, write)
         .context("writing a report")
         .map_err(usage)?;
     Ok(gate.exit_code() as u8)
@@ -327,7 +331,11 @@ fn check(
         summary.per_rule.values().sum::<u64>(),
         summary.bad_line_count
     );
-    report::write_all(&report, reports, strict)
+    let write = report::WriteOptions {
+        strict,
+        transcripts: None,
+    };
+    report::write_all(&report, reports, write)
         .context("writing a report")
         .map_err(usage)?;
     if summary.bad_line_count > 0 && summary.events == 0 {

@@ -27,7 +27,11 @@ pub fn report(args: ReportArgs) -> Result<u8, Failure> {
                 format: args.format,
                 path: args.output,
             };
-            report::write_all(&saved, &[target], args.strict)
+            let write = report::WriteOptions {
+                strict: args.strict,
+                transcripts: args.transcripts,
+            };
+            report::write_all(&saved, &[target], write)
                 .context("writing the report")
                 .map_err(usage)?;
             Ok(EXIT_OK)

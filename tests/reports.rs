@@ -323,3 +323,45 @@ fn the_report_command_works_on_saved_runs() {
     let not_a_report = wireprobe(&[sarif.as_os_str()]);
     assert_eq!(not_a_report.status.code(), Some(2), "{not_a_report:?}");
 }
+
+/// JUnit keeps only the transcripts of cases that did not pass unless told otherwise; JSON
+/// keeps them all unless `--transcripts` says otherwise.
+#[test]
+fn transcripts_are_trimmed_per_format() {
+    use wireprobe::report::{ReportTarget, Transcripts, WriteOptions};
+    let mut run = sample();
+    run.cases[2].verdict = Verdict::Pass;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = |name: &str| dir.path().join(name);
+    let target = |format, name: &str| ReportTarget {
+        format,
+        path: Some(path(name)),
+    };
+    let targets = [
+        target(Format::Junit, "run.xml"),
+        target(Format::Json, "run.json"),
+    ];
+    report::write_all(&run, &targets, WriteOptions::default()).expect("written");
+    let xml = std::fs::read_to_string(path("run.xml")).expect("JUnit");
+    assert_eq!(xml.matches("<system-out>").count(), 2, "{xml}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(path("run.json")).expect("JSON")).expect("JSON");
+    assert!(json["cases"][2]["transcript"]
+        .as_array()
+        .is_some_and(|t| !t.is_empty()));
+    let none = WriteOptions {
+        strict: false,
+        transcripts: Some(Transcripts::None),
+    };
+    report::write_all(&run, &targets[1..], none).expect("written");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(path("run.json")).expect("JSON")).expect("JSON");
+    let kept: usize = (0..3)
+        .map(|i| {
+            json["cases"][i]["transcript"]
+                .as_array()
+                .map_or(0, Vec::len)
+        })
+        .sum();
+    assert_eq!(kept, 0);
+}

@@ -1,5 +1,7 @@
-//! JUnit XML: one testcase per case, rule ids and sources as properties, the transcript in
-//! system-out. `warn` passes unless `--strict`; `skip` and `info` are skipped with a reason.
+//! JUnit XML: one testcase per case, named by its id and title, rule ids and sources as
+//! properties, the failure's message (what was expected, what arrived) in its body, and the
+//! transcript in system-out when the report keeps it. `warn` passes unless `--strict`; `info`
+//! passes (it records, it does not judge) with its verdict as a property; `skip` is skipped.
 
 use super::Report;
 use crate::verdict::Verdict;
@@ -18,12 +20,17 @@ pub fn render(report: &Report, strict: bool) -> String {
             Verdict::Warn if !strict => TestCaseStatus::success(),
             Verdict::Fail | Verdict::Warn => TestCaseStatus::non_success(NonSuccessKind::Failure),
             Verdict::Error => TestCaseStatus::non_success(NonSuccessKind::Error),
-            Verdict::Skip | Verdict::Info => TestCaseStatus::skipped(),
+            Verdict::Info => TestCaseStatus::success(),
+            Verdict::Skip => TestCaseStatus::skipped(),
         };
         if !case.message.is_empty() {
-            status.set_message(format!("{}: {}", case.verdict, case.message));
+            let headline: String = case.message.chars().take(200).collect();
+            status.set_message(format!("{}: {headline}", case.verdict));
+            if matches!(status, TestCaseStatus::NonSuccess { .. }) {
+                status.set_description(case.message.as_str());
+            }
         }
-        let mut tc = TestCase::new(case.id.as_str(), status);
+        let mut tc = TestCase::new(format!("{}: {}", case.id, case.title), status);
         if case.verdict == Verdict::Warn && !strict {
             // Passing under non-strict rules, but the finding must stay visible.
             tc.set_system_err(format!("warn: {}", case.message));
@@ -40,12 +47,14 @@ pub fn render(report: &Report, strict: bool) -> String {
                 .map_or("", |r| r.source.as_str());
             tc.add_property(Property::new(format!("rule:{rule_id}"), source));
         }
-        let transcript: Vec<String> = case
-            .transcript
-            .iter()
-            .map(|e| serde_json::to_string(e).unwrap_or_default())
-            .collect();
-        tc.set_system_out(format!("{}\n{}", case.title, transcript.join("\n")));
+        if !case.transcript.is_empty() {
+            let transcript: Vec<String> = case
+                .transcript
+                .iter()
+                .map(|e| serde_json::to_string(e).unwrap_or_default())
+                .collect();
+            tc.set_system_out(transcript.join("\n"));
+        }
         suite.add_test_case(tc);
     }
     let mut junit = JReport::new("wireprobe");

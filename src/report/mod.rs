@@ -190,11 +190,77 @@ pub fn render(report: &Report, format: Format, strict: bool) -> String {
     }
 }
 
+/// Which cases keep their transcripts in a written report (`--transcripts`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transcripts {
+    All,
+    /// Only cases that did not pass (or only record): what a reader needs to see why.
+    Failing,
+    None,
+}
+
+impl std::str::FromStr for Transcripts {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "all" => Ok(Transcripts::All),
+            "failing" => Ok(Transcripts::Failing),
+            "none" => Ok(Transcripts::None),
+            other => Err(format!(
+                "--transcripts is all, failing or none, not {other:?}"
+            )),
+        }
+    }
+}
+
+impl Transcripts {
+    /// What a format keeps unless told: JUnit only the failing cases' (a clean run's JUnit
+    /// would otherwise be megabytes no CI viewer shows), the rest everything.
+    fn default_for(format: Format) -> Transcripts {
+        match format {
+            Format::Junit => Transcripts::Failing,
+            _ => Transcripts::All,
+        }
+    }
+
+    /// `report` with only the transcripts this keeps.
+    fn trim<'a>(self, report: &'a Report) -> std::borrow::Cow<'a, Report> {
+        if self == Transcripts::All {
+            return std::borrow::Cow::Borrowed(report);
+        }
+        let mut trimmed = report.clone();
+        for case in &mut trimmed.cases {
+            let keep = self == Transcripts::Failing
+                && !matches!(case.verdict, Verdict::Pass | Verdict::Info);
+            if !keep {
+                case.transcript.clear();
+            }
+        }
+        std::borrow::Cow::Owned(trimmed)
+    }
+}
+
+/// How reports are written.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WriteOptions {
+    /// Should-level findings fail (JUnit failures, SARIF's note).
+    pub strict: bool,
+    /// Which transcripts to keep (`None`: each format's default).
+    pub transcripts: Option<Transcripts>,
+}
+
 /// Writes `report` to every target; the first failure is returned after trying them all.
-pub fn write_all(report: &Report, targets: &[ReportTarget], strict: bool) -> std::io::Result<()> {
+pub fn write_all(
+    report: &Report,
+    targets: &[ReportTarget],
+    opts: WriteOptions,
+) -> std::io::Result<()> {
     let mut first_error = None;
     for t in targets {
-        let text = render(report, t.format, strict);
+        let scope = opts
+            .transcripts
+            .unwrap_or_else(|| Transcripts::default_for(t.format));
+        let text = render(&scope.trim(report), t.format, opts.strict);
         let result = match &t.path {
             None => {
                 use std::io::Write;
