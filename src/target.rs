@@ -94,6 +94,7 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
     }
     if !builtin {
         let url = flags.target.clone().unwrap_or_default();
+        check_scheme(p, transport, &url)?;
         return Ok(Prepared {
             shown: url.clone(),
             url,
@@ -159,6 +160,36 @@ fn chosen_transport(p: &dyn Protocol, flags: &TargetFlags) -> Result<Option<Tran
         (true, false) => Some(p.transport()),
         (false, _) => None,
     })
+}
+
+/// A target URL whose scheme the run's transport cannot speak is a usage error that says which
+/// scheme to use, not a target that could not be reached.
+fn check_scheme(p: &dyn Protocol, transport: Option<TransportKind>, url: &str) -> Result<()> {
+    let scheme = url
+        .split_once("://")
+        .map_or("", |(s, _)| s)
+        .to_ascii_lowercase();
+    let kind = transport.unwrap_or(p.transport());
+    let (allowed, example): (&[&str], &str) = match kind {
+        // The SSE binding's URL is the routes' base; its WebSocket route is derived from it.
+        _ if p.http_routes().is_some() => (&["http", "https"], "http://HOST:PORT/PREFIX"),
+        TransportKind::WebSocket => (&["ws", "wss"], "ws://HOST:PORT/PATH"),
+        TransportKind::SocketIo => (&["http", "https", "ws", "wss"], "http://HOST:PORT"),
+        TransportKind::Sse => (&["http", "https"], "http://HOST:PORT/PREFIX"),
+        TransportKind::Stdio => return Ok(()),
+    };
+    if allowed.contains(&scheme.as_str()) {
+        return Ok(());
+    }
+    Err(anyhow!(
+        "--target {url:?}: {} targets are {} URLs ({example}), not {}",
+        p.id(),
+        allowed.join("/"),
+        match scheme.as_str() {
+            "" => "a URL without a scheme".to_owned(),
+            other => format!("{other}://"),
+        }
+    ))
 }
 
 /// `--role`, checked against the parts the protocol's targets play.

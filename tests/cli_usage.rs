@@ -105,3 +105,21 @@ fn a_role_the_protocol_does_not_have_is_a_usage_error() {
         "uae targets play no role \"ui\"",
     );
 }
+
+/// A URL whose scheme the protocol's transport cannot speak says which scheme to use (exit 2),
+/// instead of calling the target unreachable (exit 3).
+#[test]
+fn a_target_of_the_wrong_scheme_says_which_to_use() {
+    assert_usage(
+        &["run", "haip", "--target", "http://127.0.0.1:1/"],
+        "haip targets are ws/wss URLs",
+    );
+    assert_usage(
+        &["run", "hpd", "--target", "ws://127.0.0.1:1/"],
+        "hpd targets are http/https URLs",
+    );
+    assert_usage(
+        &["fuzz", "uae", "--target", "127.0.0.1:1"],
+        "not a URL without a scheme",
+    );
+}
