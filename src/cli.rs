@@ -81,6 +81,12 @@ pub struct RunArgs {
     /// Skip cases whose id matches (repeatable).
     #[arg(long = "skip", value_name = "GLOB")]
     pub skips: Vec<String>,
+    /// Run only cases written for a rule whose id matches (repeatable): `--rule 'HAIP-SEQ-*'`.
+    #[arg(long = "rule", value_name = "GLOB")]
+    pub rules: Vec<String>,
+    /// Start no new case once this many have failed or errored (the rest are skipped).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_failures: Option<u64>,
     /// Should-level failures (warn) fail the run too.
     #[arg(long)]
     pub strict: bool,

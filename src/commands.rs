@@ -175,8 +175,19 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
             .map_err(usage)?,
         None => BTreeSet::new(),
     };
-    let filter = CaseFilter::new(&args.cases, &args.skips).map_err(|e| usage(e.into()))?;
-    crate::preflight::check(p, &suite, &filter, &known_failing, &args.reports).map_err(usage)?;
+    let filter = CaseFilter::new(&args.cases, &args.skips)
+        .and_then(|f| f.with_rules(&args.rules))
+        .map_err(|e| usage(e.into()))?;
+    let role = target::chosen_role(p, args.target.role.as_deref()).map_err(usage)?;
+    crate::preflight::check(
+        p,
+        &suite,
+        &filter,
+        role.as_deref(),
+        &known_failing,
+        &args.reports,
+    )
+    .map_err(usage)?;
     let prepared = target::prepare(p, &args.target).await.map_err(usage)?;
     let url = prepared.url.clone();
 
@@ -194,6 +205,7 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
         tools: args.target.tools.clone(),
         transport: prepared.transport,
         role: prepared.role.clone(),
+        max_failures: args.max_failures.map(|n| n as usize),
         handshake_defaults: match &args.auth {
             None => None,
             Some(_) if p.transport() != protocol::TransportKind::SocketIo => {

@@ -14,6 +14,7 @@ pub fn check(
     p: &dyn Protocol,
     suite: &Suite,
     filter: &CaseFilter,
+    role: Option<&str>,
     known_failing: &BTreeSet<String>,
     reports: &[ReportTarget],
 ) -> Result<()> {
@@ -24,6 +25,26 @@ pub fn check(
             "--case/--skip {pattern:?} matches no case (wireprobe list {} --cases)",
             p.id()
         ));
+    }
+    let rule_ids = p.rules().iter().map(|r| r.id);
+    for pattern in filter.unmatched_rules(rule_ids) {
+        problems.push(format!(
+            "--rule {pattern:?} matches no rule (wireprobe list {} --rules)",
+            p.id()
+        ));
+    }
+    let role = role.or_else(|| p.roles().first().copied());
+    if !suite
+        .cases
+        .iter()
+        .any(|c| filter.selects_case(c) && c.runs_as(role))
+    {
+        problems.push(match role {
+            Some(role) => {
+                format!("--case/--skip/--rule select no case for a target playing {role}")
+            }
+            None => "--case/--skip/--rule together select no case".into(),
+        });
     }
     let known = known_ids(p, suite);
     for entry in known_failing.iter().filter(|e| !known.contains(e.as_str())) {

@@ -123,3 +123,78 @@ fn a_target_of_the_wrong_scheme_says_which_to_use() {
         "not a URL without a scheme",
     );
 }
+
+/// `--rule` picks the cases written for matching rules; a rule pattern that matches no rule,
+/// or a selection that leaves no case for the role the target plays, is a usage error.
+#[test]
+fn rule_patterns_and_empty_selections_are_checked() {
+    assert_usage(
+        &["run", "uae", "--target", NOWHERE, "--rule", "UAE-NOPE-*"],
+        "--rule \"UAE-NOPE-*\" matches no rule",
+    );
+    assert_usage(
+        &[
+            "run",
+            "uae",
+            "--target",
+            NOWHERE,
+            "--role",
+            "executor",
+            "--case",
+            "uae.agent.*",
+        ],
+        "select no case for a target playing executor",
+    );
+    // A selection that holds runs: against nothing listening, that is exit 3.
+    let (code, stderr) = wireprobe(&[
+        "run",
+        "uae",
+        "--target",
+        NOWHERE,
+        "--rule",
+        "UAE-RES-*",
+        "--role",
+        "executor",
+    ]);
+    assert_eq!(code, Some(3), "{stderr}");
+}
+
+/// `--max-failures N` starts no case once N have failed: the rest are skipped and say why.
+#[test]
+fn max_failures_stops_starting_cases() {
+    let out = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+        .args([
+            "run",
+            "uae",
+            "--target",
+            "builtin",
+            "--jobs",
+            "1",
+            "--max-failures",
+            "1",
+        ])
+        .args([
+            "--fault",
+            "epoch-ts",
+            "--fault",
+            "session-drift",
+            "--report",
+            "json=-",
+        ])
+        .output()
+        .expect("wireprobe runs");
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let cases = report["cases"].as_array().expect("cases");
+    let failed = cases.iter().filter(|c| c["verdict"] == "fail").count();
+    let stopped = cases
+        .iter()
+        .filter(|c| {
+            c["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("--max-failures 1"))
+        })
+        .count();
+    assert_eq!(failed, 1, "{cases:#?}");
+    assert_eq!(stopped, cases.len() - 1);
+}

@@ -1,4 +1,4 @@
-//! `--case` / `--skip` globs and the `--known-failing` baseline.
+//! `--case` / `--skip` / `--rule` globs and the `--known-failing` baseline.
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use std::collections::BTreeSet;
@@ -11,6 +11,9 @@ pub struct CaseFilter {
     exclude: Option<GlobSet>,
     /// Every pattern as given, `--case` then `--skip`, to say which match nothing.
     patterns: Vec<String>,
+    /// `--rule` globs: a case runs only when it lists a rule one of them matches.
+    rules: Option<GlobSet>,
+    rule_patterns: Vec<String>,
 }
 
 /// A glob that does not parse.
@@ -44,20 +47,36 @@ impl CaseFilter {
             include: build(include)?,
             exclude: build(exclude)?,
             patterns: include.iter().chain(exclude).cloned().collect(),
+            rules: None,
+            rule_patterns: Vec::new(),
         })
+    }
+
+    /// Also requires a case to list a rule one of `rules` (globs over rule ids) matches.
+    pub fn with_rules(mut self, rules: &[String]) -> Result<Self, BadGlob> {
+        self.rules = build(rules)?;
+        self.rule_patterns = rules.to_vec();
+        Ok(self)
+    }
+
+    /// True when `case` runs: its id is selected, and it lists a selected rule.
+    pub fn selects_case(&self, case: &super::model::Case) -> bool {
+        self.selects(&case.id)
+            && self
+                .rules
+                .as_ref()
+                .is_none_or(|g| case.rules.iter().any(|r| g.is_match(r)))
+    }
+
+    /// The `--rule` patterns that match none of `ids` (rule ids).
+    pub fn unmatched_rules<'a>(&self, ids: impl Iterator<Item = &'a str> + Clone) -> Vec<String> {
+        unmatched(&self.rule_patterns, ids)
     }
 
     /// The patterns that match none of `ids`: a typo there would quietly run (or skip)
     /// nothing it was meant to.
     pub fn unmatched<'a>(&self, ids: impl Iterator<Item = &'a str> + Clone) -> Vec<String> {
-        self.patterns
-            .iter()
-            .filter(|p| {
-                let glob = Glob::new(p).map(|g| g.compile_matcher());
-                glob.is_ok_and(|g| !ids.clone().any(|id| g.is_match(id)))
-            })
-            .cloned()
-            .collect()
+        unmatched(&self.patterns, ids)
     }
 
     /// True when the case with this id runs.
@@ -65,6 +84,18 @@ impl CaseFilter {
         self.include.as_ref().is_none_or(|g| g.is_match(id))
             && !self.exclude.as_ref().is_some_and(|g| g.is_match(id))
     }
+}
+
+/// The `patterns` that match none of `ids`.
+fn unmatched<'a>(patterns: &[String], ids: impl Iterator<Item = &'a str> + Clone) -> Vec<String> {
+    patterns
+        .iter()
+        .filter(|p| {
+            let glob = Glob::new(p).map(|g| g.compile_matcher());
+            glob.is_ok_and(|g| !ids.clone().any(|id| g.is_match(id)))
+        })
+        .cloned()
+        .collect()
 }
 
 /// Case ids expected to fail (one per line; `#` starts a comment).

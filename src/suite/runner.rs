@@ -17,6 +17,7 @@ use crate::transport::{
 use crate::verdict::Verdict;
 use futures_util::StreamExt;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Credentials for targets that require authentication.
@@ -76,6 +77,8 @@ pub struct RunConfig {
     pub transport: Option<TransportKind>,
     /// The part the target plays (`--role`); `None`: the protocol's default.
     pub role: Option<String>,
+    /// Start no new case once this many have failed or errored (`--max-failures`).
+    pub max_failures: Option<usize>,
 }
 
 /// A tool the user says the target offers (`--tool NAME[=JSON params]`).
@@ -124,6 +127,7 @@ impl RunConfig {
             tools: Vec::new(),
             transport: None,
             role: None,
+            max_failures: None,
         }
     }
 
@@ -216,6 +220,7 @@ pub async fn run_suite(
 ) -> Result<Vec<CaseResult>, RunError> {
     let kinds = cfg.transports(protocol);
     let labelled = kinds.len() > 1;
+    let failures = AtomicUsize::new(0);
     let mut all = Vec::new();
     for kind in kinds {
         let over = RunConfig {
@@ -223,10 +228,10 @@ pub async fn run_suite(
             ..cfg.clone()
         };
         let selected = suite.cases.iter().filter(|c| {
-            cfg.filter.selects(&c.id) && c.runs_over(kind) && c.runs_as(cfg.role_of(protocol))
+            cfg.filter.selects_case(c) && c.runs_over(kind) && c.runs_as(cfg.role_of(protocol))
         });
         let label = labelled.then(|| kind.name());
-        all.extend(run_cases(protocol, selected, &over, label, on_result).await?);
+        all.extend(run_cases(protocol, selected, &over, label, &failures, on_result).await?);
     }
     Ok(all)
 }
@@ -238,6 +243,7 @@ async fn run_cases<'a>(
     cases: impl Iterator<Item = &'a Case> + Clone,
     cfg: &RunConfig,
     label: Option<&str>,
+    failures: &AtomicUsize,
     on_result: &(dyn Fn(&CaseResult) + Sync),
 ) -> Result<Vec<CaseResult>, RunError> {
     if cases.clone().next().is_some() {
@@ -245,7 +251,20 @@ async fn run_cases<'a>(
     }
     let mut results: Vec<(usize, CaseResult)> = futures_util::stream::iter(cases.enumerate())
         .map(|(i, case)| async move {
-            let mut result = run_case(protocol, case, cfg).await;
+            let stopped = cfg
+                .max_failures
+                .filter(|max| failures.load(Ordering::Relaxed) >= *max);
+            let mut result = match stopped {
+                Some(max) => not_run(
+                    protocol,
+                    case,
+                    format!("not run: --max-failures {max} reached"),
+                ),
+                None => run_case(protocol, case, cfg).await,
+            };
+            if matches!(result.verdict, Verdict::Fail | Verdict::Error) {
+                failures.fetch_add(1, Ordering::Relaxed);
+            }
             if let Some(label) = label {
                 result.id = format!("{}@{label}", result.id);
             }
@@ -428,26 +447,33 @@ impl Drop for CaseDir {
     }
 }
 
-/// Runs one case to a verdict (never panics on target input; every wait is bounded).
-pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> CaseResult {
-    let started = Instant::now();
-    let level = case_level(protocol, case);
-    let mut result = CaseResult {
+/// A case that did not run, skipped for `why`.
+fn not_run(protocol: &dyn Protocol, case: &Case, why: String) -> CaseResult {
+    CaseResult {
         id: case.id.clone(),
         title: case.title.clone(),
         rules: case.rules.clone(),
-        level,
+        level: case_level(protocol, case),
         verdict: Verdict::Skip,
-        message: String::new(),
+        message: why,
         duration_ms: 0,
         judged: BTreeMap::new(),
         violations: Vec::new(),
         transcript: Vec::new(),
-    };
-    if !cfg.filter.selects(&case.id) {
-        result.message = "filtered out by --case/--skip".into();
-        return result;
     }
+}
+
+/// Runs one case to a verdict (never panics on target input; every wait is bounded).
+pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> CaseResult {
+    let started = Instant::now();
+    if !cfg.filter.selects_case(case) {
+        return not_run(
+            protocol,
+            case,
+            "filtered out by --case/--skip/--rule".into(),
+        );
+    }
+    let mut result = not_run(protocol, case, String::new());
     if let Some(why) = unmet_run_requirement(case, cfg) {
         let judged = judge_case(protocol, case, Err(Outcome::Skip(why)), &[]);
         result.verdict = judged.verdict;
