@@ -105,11 +105,81 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
         if finding.is_flaky() { " (flaky)" } else { "" }
     );
     println!(
-        "  replay: wireprobe run {} --suite {} …",
-        p.id(),
-        written.display()
+        "  replay: {}",
+        replay_command(p, &written, &args.target, args.timeout_ms)
     );
     Ok(Ended::Found)
+}
+
+/// The `run` that replays a finding against the same target, as one line a shell takes
+/// (secrets stand as environment variables, never in the clear).
+fn replay_command(
+    p: &dyn Protocol,
+    suite: &std::path::Path,
+    t: &crate::cli::TargetFlags,
+    timeout_ms: u64,
+) -> String {
+    let mut words = vec![
+        "wireprobe".to_owned(),
+        "run".into(),
+        p.id().into(),
+        "--suite".into(),
+        shell_quote(&suite.to_string_lossy()),
+    ];
+    let mut flag = |name: &str, value: &str| {
+        words.push(name.to_owned());
+        words.push(shell_quote(value));
+    };
+    if let Some(target) = &t.target {
+        flag("--target", target);
+    }
+    if let Some(exec) = &t.exec {
+        flag("--exec", exec);
+    }
+    if let Some(cwd) = &t.cwd {
+        flag("--cwd", &cwd.to_string_lossy());
+    }
+    if let Some(transport) = t.transport {
+        flag("--transport", transport.name());
+    }
+    if let Some(role) = &t.role {
+        flag("--role", role);
+    }
+    for fault in &t.faults {
+        flag("--fault", fault);
+    }
+    for variant in &t.variants {
+        flag("--variant", variant);
+    }
+    if let Some(claims) = &t.claims {
+        flag("--claims", claims);
+    }
+    for tool in &t.tools {
+        let offer = match &tool.params {
+            Some(params) => format!("{}={params}", tool.name),
+            None => tool.name.clone(),
+        };
+        flag("--tool", &offer);
+    }
+    flag("--timeout-ms", &timeout_ms.to_string());
+    if t.token.is_some() {
+        words.push("--token \"$WIREPROBE_TOKEN\"".into());
+    }
+    if t.jwt_secret.is_some() {
+        words.push("--jwt-secret \"$WIREPROBE_JWT_SECRET\"".into());
+    }
+    words.join(" ")
+}
+
+/// `s` as one POSIX shell word.
+fn shell_quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:=@%+,".contains(c));
+    match plain {
+        true => s.to_owned(),
+        false => format!("'{}'", s.replace('\'', "'\\''")),
+    }
 }
 
 /// A bar over the runs (a spinner when only a duration bounds them) on a terminal; hidden
@@ -158,4 +228,36 @@ fn write_finding(out: &Path, p: &dyn Protocol, seed: u64, finding: &Finding) -> 
     }
     std::fs::write(out.join(format!("{stem}.ndjson")), lines)?;
     Ok(toml)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[test]
+    fn the_replay_hint_is_a_whole_command_a_shell_takes() {
+        let cli = crate::cli::Cli::parse_from([
+            "wireprobe",
+            "fuzz",
+            "nuum",
+            "--exec",
+            "nuum --stdio --db {tmp}/a.db",
+            "--jwt-secret",
+            "s3cret",
+            "--tool",
+            "echo={\"x\":1}",
+        ]);
+        let crate::cli::Command::Fuzz(args) = cli.command else {
+            panic!("a fuzz command");
+        };
+        let p = wireprobe::protocol::get("nuum").expect("nuum");
+        let line = replay_command(p, Path::new("/tmp/it's here.toml"), &args.target, 2000);
+        assert_eq!(
+            line,
+            "wireprobe run nuum --suite '/tmp/it'\\''s here.toml' --exec 'nuum --stdio --db {tmp}/a.db' \
+             --tool 'echo={\"x\":1}' --timeout-ms 2000 --jwt-secret \"$WIREPROBE_JWT_SECRET\""
+        );
+        assert!(!line.contains("s3cret"));
+    }
 }
