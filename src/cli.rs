@@ -8,24 +8,55 @@ use wireprobe::report::ReportTarget;
 #[command(
     name = "wireprobe",
     version,
-    about = "Conformance suites and fuzzing for agent<->UI event protocols"
+    about = "Conformance suites and fuzzing for agent<->UI event protocols",
+    after_help = AFTER_HELP
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// What `--help` ends with: the protocols, the exit codes, and examples.
+const AFTER_HELP: &str = "\
+Protocols:
+  haip   HAIP v1.1.2 (WebSocket)
+  huma   HUMA Event Protocol v0.2.0 (Socket.IO)
+  nuum   Nuum wire protocol (NDJSON over a child's stdio)
+  hpd    HPD Agent events (SSE + HTTP, and WebSocket)
+  uae    UI-Agent-Executor event protocol (WebSocket or stdio; --role agent|executor)
+
+Exit codes:
+  0  every must-level case passed (with --strict: every should too); nothing found (fuzz)
+  1  a fail or error not in --known-failing, a stale --known-failing entry, a regression
+     (report diff), or a finding (fuzz)
+  2  usage or configuration error
+  3  the target could not be reached at all
+
+Examples:
+  wireprobe run haip --target builtin
+  wireprobe run haip --target ws://127.0.0.1:9000/haip --jwt-secret \"$SECRET\" --report junit=haip.xml
+  wireprobe run nuum --exec \"nuum --stdio --db {tmp}/agent.db\"
+  wireprobe run uae --target ws://127.0.0.1:7000/ --role executor --rule 'UAE-RES-*'
+  wireprobe fuzz hpd --target http://127.0.0.1:5000/agent --seed 7 --runs 500
+  wireprobe check haip recorded.ndjson
+  wireprobe report diff baseline.json run.json";
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// List protocols, or a protocol's rules, cases, reference faults or variants.
     List {
+        /// The protocol (without one: every protocol wireprobe knows).
         protocol: Option<String>,
+        /// Every rule: id, level, statement, and the spec section it cites.
         #[arg(long)]
         rules: bool,
+        /// The bundled suite's cases.
         #[arg(long)]
         cases: bool,
+        /// The reference target's faults and the rules each breaks.
         #[arg(long)]
         faults: bool,
+        /// The reference target's legal-but-different variants.
         #[arg(long)]
         variants: bool,
     },
@@ -38,11 +69,16 @@ pub enum Command {
     Report(ReportArgs),
     /// Emit generated events as NDJSON on stdout.
     Gen {
+        /// The protocol whose events to generate.
         protocol: String,
-        #[arg(long)]
+        /// valid (one consistent sequence, the default), invalid (any mutator), or a mutator's
+        /// name.
+        #[arg(long, value_name = "valid|invalid|MUTATOR")]
         kind: Option<String>,
+        /// How many events (default 10).
         #[arg(long)]
         count: Option<u64>,
+        /// The seed generation follows (default: random, printed to stderr).
         #[arg(long)]
         seed: Option<u64>,
         /// UAE: the events of the party that talks to a target playing this role (agent: the
@@ -52,11 +88,14 @@ pub enum Command {
     },
     /// Validate a recorded transcript offline (NDJSON; `-` or no file reads stdin).
     Check {
+        /// The protocol the transcript speaks.
         protocol: String,
+        /// NDJSON transcript lines (`{"from", "at_ms", "event"}`), or raw SSE for hpd.
         file: Option<PathBuf>,
         /// Also accept bare event lines, as sent by this side.
         #[arg(long, value_parser = ["client", "server"])]
         from: Option<String>,
+        /// Write a report too (repeatable): json, junit, markdown or sarif; `-` is stdout.
         #[arg(long = "report", value_name = "FORMAT=PATH")]
         reports: Vec<ReportTarget>,
         /// Should-level violations fail too.
@@ -69,6 +108,7 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
+    /// The protocol to test (haip, huma, nuum, hpd, uae).
     pub protocol: String,
     #[command(flatten)]
     pub target: TargetFlags,
@@ -99,6 +139,7 @@ pub struct RunArgs {
     /// Case ids expected to fail, one per line; a listed case that passes is reported as stale.
     #[arg(long, value_name = "FILE")]
     pub known_failing: Option<PathBuf>,
+    /// Write a report (repeatable): json, junit, markdown or sarif; `-` is stdout.
     #[arg(long = "report", value_name = "FORMAT=PATH")]
     pub reports: Vec<ReportTarget>,
     /// Which cases' transcripts the reports keep: all, failing (not passing), none (default:
@@ -145,7 +186,9 @@ pub enum ReportCommand {
     /// What regressed (passing, now failing), what got fixed, and what is new between two saved
     /// runs; exits 1 on a regression.
     Diff {
+        /// The baseline: a JSON report an earlier run saved.
         old: PathBuf,
+        /// The run to judge against it.
         new: PathBuf,
         /// A warn counts as failing.
         #[arg(long)]
@@ -155,6 +198,7 @@ pub enum ReportCommand {
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
+    /// The protocol whose reference target to run.
     pub protocol: String,
     /// Network protocols: where to listen (HOST:PORT).
     #[arg(long, value_name = "ADDR")]
@@ -188,6 +232,7 @@ pub struct ServeArgs {
 
 #[derive(Debug, Args)]
 pub struct FuzzArgs {
+    /// The protocol to fuzz.
     pub protocol: String,
     #[command(flatten)]
     pub target: TargetFlags,
@@ -257,4 +302,29 @@ pub struct TargetFlags {
     /// With `--target builtin`: start the reference target with this variant (repeatable).
     #[arg(long = "variant", value_name = "NAME")]
     pub variants: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// `--help` describes every argument and option of every command.
+    #[test]
+    fn every_argument_is_described() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for arg in cmd.get_arguments() {
+                let builtin = matches!(arg.get_id().as_str(), "help" | "version");
+                if !builtin && arg.get_help().is_none() && arg.get_long_help().is_none() {
+                    missing.push(format!("{path} {}", arg.get_id()));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&Cli::command(), "wireprobe", &mut missing);
+        assert!(missing.is_empty(), "undescribed: {missing:#?}");
+    }
 }

@@ -134,7 +134,7 @@ pub enum ServeError {
     Database(String),
     #[error("{protocol} is served over stdio: use `serve {protocol} --stdio`")]
     StdioOnly { protocol: String },
-    #[error("cannot listen on {addr}: {source}")]
+    #[error("cannot listen on {addr}")]
     Listen {
         addr: SocketAddr,
         source: std::io::Error,
