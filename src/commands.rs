@@ -234,8 +234,23 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
             let _ = write!(std::io::stdout(), "{text}");
         }
     };
-    let print = |r: &CaseResult| human(&format!("{}\n", console::case_line(r)));
-    let results = match runner::run_suite(p, &suite, &config, &print).await {
+    let transports = match config.transport {
+        Some(_) => 1,
+        None => p.transports().len(),
+    };
+    let selected = suite
+        .cases
+        .iter()
+        .filter(|c| config.filter.selects_case(c) && c.runs_as(config.role_of(p)))
+        .count();
+    let bar = crate::progress::bar(Some((selected * transports) as u64), "cases");
+    let print = |r: &CaseResult| {
+        bar.suspend(|| human(&format!("{}\n", console::case_line(r))));
+        bar.inc(1);
+    };
+    let results = runner::run_suite(p, &suite, &config, &print).await;
+    bar.finish_and_clear();
+    let results = match results {
         Ok(r) => r,
         Err(RunError::Unreachable(e)) => {
             return Err(Failure {

@@ -4,8 +4,6 @@
 use crate::cli::FuzzArgs;
 use crate::target;
 use anyhow::{Context, Result};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use wireprobe::fuzz::engine::{self, Finding, FuzzConfig, FuzzError, Progress};
@@ -53,7 +51,8 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
         shrink_time: Duration::from_secs(args.shrink_secs),
         ..FuzzConfig::default()
     };
-    let bar = progress_bar(&cfg);
+    // A spinner when only a duration bounds the runs.
+    let bar = crate::progress::bar((cfg.runs != u64::MAX).then_some(cfg.runs), "runs");
     let started = std::time::Instant::now();
     let mut events = 0u64;
     let mut show = |progress: Progress| match progress {
@@ -180,30 +179,6 @@ fn shell_quote(s: &str) -> String {
         true => s.to_owned(),
         false => format!("'{}'", s.replace('\'', "'\\''")),
     }
-}
-
-/// A bar over the runs (a spinner when only a duration bounds them) on a terminal; hidden
-/// otherwise, so logs get only the plain summary lines.
-fn progress_bar(cfg: &FuzzConfig) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bounded = cfg.runs != u64::MAX;
-    let bar = if bounded {
-        ProgressBar::new(cfg.runs)
-    } else {
-        ProgressBar::new_spinner()
-    };
-    let template = if bounded {
-        "  {bar:30} {pos}/{len} runs  {msg}"
-    } else {
-        "  {spinner} {pos} runs  {msg}"
-    };
-    if let Ok(style) = ProgressStyle::with_template(template) {
-        bar.set_style(style);
-    }
-    bar.set_draw_target(ProgressDrawTarget::stderr());
-    bar
 }
 
 /// Writes `PROTOCOL-sSEED-rRUN.toml` (the case) and `.ndjson` (its transcript) under `out`.

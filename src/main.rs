@@ -4,6 +4,7 @@ mod cli;
 mod commands;
 mod fuzzing;
 mod preflight;
+mod progress;
 mod report_command;
 mod target;
 
