@@ -258,7 +258,7 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
                 error: anyhow!("target unreachable: {e}"),
             });
         }
-        Err(RunError::Refused(why)) => {
+        Err(RunError::Refused(why) | RunError::Mute(why)) => {
             return Err(Failure {
                 code: EXIT_UNREACHABLE,
                 error: anyhow!("{why}"),

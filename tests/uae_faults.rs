@@ -132,6 +132,8 @@ const EXECUTOR_FAULTS: &[Expectation] = &[
     ),
     ("result-other-tool", None, &[("uae.exec.correlation", Fail)]),
     ("two-results", None, &[("uae.exec.one-result", Fail)]),
+    // A case whose only call fails hears nothing at all: it cannot be judged (error), and
+    // the one that only records, records that.
     (
         "no-result-for-failures",
         None,
@@ -139,10 +141,9 @@ const EXECUTOR_FAULTS: &[Expectation] = &[
             ("uae.exec.one-result", Fail),
             ("uae.exec.correlation", Skip),
             ("uae.exec.envelope", Skip),
-            ("uae.exec.failure", Skip),
-            ("uae.exec.output-types", Skip),
+            ("uae.exec.failure", Error),
             ("uae.exec.rejects-invalid-args", Skip),
-            ("uae.exec.unknown-tool", Skip),
+            ("uae.exec.unknown-tool", Error),
         ],
     ),
     (

@@ -112,6 +112,11 @@ pub trait Protocol: Send + Sync + 'static {
     fn has_handshake(&self) -> bool {
         true
     }
+    /// True when the target speaks first on a fresh connection or process (Nuum's init): a
+    /// target that has said nothing of the protocol within the step timeout is mute.
+    fn target_speaks_first(&self) -> bool {
+        false
+    }
     /// True when a target is one conversation every client shares (a hosted agent): cases
     /// then run one at a time, or they would see each other's events.
     fn one_conversation(&self) -> bool {

@@ -4,6 +4,7 @@ pub mod filter;
 mod link;
 pub mod loader;
 pub mod model;
+mod probe;
 pub mod runner;
 mod steps;
 mod tokens;

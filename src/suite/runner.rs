@@ -3,16 +3,14 @@
 
 use super::filter::CaseFilter;
 use super::model::{Case, Requirement, Suite};
-use super::model::{TokenKind, TOKEN_PLACEMENTS};
 use super::steps::{CaseRun, Outcome};
-use super::tokens::{connect_options, token_for};
 use super::verdicts::{case_level, judge_case};
 use crate::judge::FrameViolation;
-use crate::protocol::{Protocol, TokenPlacement, TransportKind};
+use crate::protocol::{Protocol, TransportKind};
 use crate::rules::Level;
 use crate::transcript::Entry;
 use crate::transport::{
-    socketio, sse, stdio, websocket, Connection, Received, TransportError, DEFAULT_MAX_FRAME,
+    socketio, sse, stdio, websocket, Connection, TransportError, DEFAULT_MAX_FRAME,
 };
 use crate::verdict::Verdict;
 use futures_util::StreamExt;
@@ -206,6 +204,10 @@ pub enum RunError {
     /// case would end the same way, so the run stops with one line saying why.
     #[error("{0}")]
     Refused(String),
+    /// The target (a process) ends, or never says a word of the protocol, before any case
+    /// could start: one line, not a wall of per-case errors.
+    #[error("{0}")]
+    Mute(String),
 }
 
 /// Runs every case of `suite` that `cfg.filter` selects (in parallel up to `cfg.jobs`);
@@ -247,7 +249,7 @@ async fn run_cases<'a>(
     on_result: &(dyn Fn(&CaseResult) + Sync),
 ) -> Result<Vec<CaseResult>, RunError> {
     if cases.clone().next().is_some() {
-        probe(protocol, cfg).await?;
+        super::probe::probe(protocol, cfg).await?;
     }
     let mut results: Vec<(usize, CaseResult)> = futures_util::stream::iter(cases.enumerate())
         .map(|(i, case)| async move {
@@ -281,104 +283,6 @@ async fn run_cases<'a>(
 /// In a target URL, where each case's own path segment goes: cases against a target that is
 /// one conversation run side by side only when each has its own.
 pub const CASE_SCOPE: &str = "{case}";
-
-/// How long the probe waits for a target to close a fresh connection (a refusal sent after
-/// the upgrade, as some servers refuse a token) before it takes the connection as accepted.
-const PROBE_SETTLE: Duration = Duration::from_millis(250);
-
-/// Checks the target is there at all and accepts the run's best credentials, so an
-/// unreachable or refusing target is one clear error rather than a wall of per-case errors.
-/// A token refused where the protocol puts it by default is tried in the other places a
-/// server may read it from: a target that takes it anywhere is judged case by case.
-async fn probe(protocol: &dyn Protocol, cfg: &RunConfig) -> Result<(), RunError> {
-    let token = token_for(TokenKind::Valid, &cfg.credentials).ok().flatten();
-    let default = protocol.token_placement();
-    let others = TOKEN_PLACEMENTS
-        .iter()
-        .map(|(_, p)| *p)
-        .filter(|p| token.is_some() && *p != default);
-    let mut first_refusal = None;
-    for placement in std::iter::once(default).chain(others) {
-        match probe_once(protocol, cfg, token.as_deref(), placement).await? {
-            Probed::Accepted => return Ok(()),
-            // The cases will say what went wrong; the probe only spares them a refusal.
-            Probed::Failed if first_refusal.is_none() => return Ok(()),
-            Probed::Failed => {}
-            Probed::Refused(how) => {
-                first_refusal.get_or_insert(how);
-            }
-        }
-    }
-    let how = first_refusal.unwrap_or_default();
-    Err(RunError::Refused(refusal_advice(&how, &cfg.credentials)))
-}
-
-/// What one probe connection found.
-enum Probed {
-    Accepted,
-    /// The target refused the credentials (how it did).
-    Refused(String),
-    /// Something else went wrong (a subprotocol the server does not echo, a timeout).
-    Failed,
-}
-
-/// One probe connection.
-async fn probe_once(
-    protocol: &dyn Protocol,
-    cfg: &RunConfig,
-    token: Option<&str>,
-    placement: TokenPlacement,
-) -> Result<Probed, RunError> {
-    let mut opts = connect_options(protocol, cfg, token, placement, cfg.step_timeout);
-    opts.url = opts.url.replace(CASE_SCOPE, "wp-probe");
-    let tmp = CaseDir::create().map_err(RunError::Unreachable)?;
-    match open_transport(protocol, opts, cfg, tmp.path()).await {
-        Err(e) if e.is_unreachable() => Err(RunError::Unreachable(e)),
-        Err(TransportError::Rejected {
-            status: status @ (401 | 403),
-        }) => Ok(Probed::Refused(format!(
-            "answered the upgrade with HTTP {status}"
-        ))),
-        Ok(mut conn) => {
-            let closed_at_once = match cfg.transport_of(protocol) {
-                TransportKind::WebSocket => {
-                    let settle = tokio::time::Instant::now() + PROBE_SETTLE;
-                    match conn.recv(settle).await {
-                        Some((
-                            Received::Closed {
-                                code: Some(code @ (1008 | 4001 | 4003 | 4401 | 4403)),
-                                reason,
-                            },
-                            _,
-                        )) => Some(format!(
-                            "closed the connection at once with code {code} \"{reason}\""
-                        )),
-                        _ => None,
-                    }
-                }
-                _ => None,
-            };
-            conn.close().await;
-            Ok(closed_at_once.map_or(Probed::Accepted, Probed::Refused))
-        }
-        Err(_) => Ok(Probed::Failed),
-    }
-}
-
-/// One line for a target that refused the probe: what it did and which flags change that.
-fn refusal_advice(how: &str, creds: &Credentials) -> String {
-    if creds.any() {
-        format!(
-            "the target refuses the token wireprobe presents: it {how}. Check --token, or \
-             --jwt-secret (and --claims for claims the server needs, such as '{{\"userId\": \"probe\"}}')"
-        )
-    } else {
-        format!(
-            "the target refuses connections without a token: it {how}. Give --token, or \
-             --jwt-secret (with --claims for claims the server needs)"
-        )
-    }
-}
 
 /// Opens a connection over the run's transport to the target `opts` names (a stdio target:
 /// `cfg.exec`, with `{tmp}` as `tmp`).

@@ -74,10 +74,11 @@ impl CaseRun<'_> {
             ),
         };
         let message = format!("{why}; {}", self.link.unmatched_summary());
-        // A target that ended the connection without one message of the protocol (a process
-        // that exits at once, a server that hangs up) reached no scenario: it cannot be
-        // judged, which is an error, not a skip.
-        if self.link.ended.is_some() && unanswered != Unanswered::Fails && !self.target_spoke() {
+        // A target that has not said one message of the protocol in this case (a process that
+        // exits at once or never answers, a server that hangs up) did not decline a scenario:
+        // it cannot be judged at all, which is an error ("timeout before any answer"), not a
+        // skip that would leave a build green.
+        if unanswered != Unanswered::Fails && !self.target_spoke() {
             return Err(Outcome::Error(format!(
                 "the target sent no protocol message: {message}"
             )));

@@ -55,6 +55,11 @@ impl Protocol for Nuum {
         TransportKind::Stdio
     }
 
+    /// The process announces itself with system/init.
+    fn target_speaks_first(&self) -> bool {
+        true
+    }
+
     /// Unused: a process has no bearer tokens.
     fn token_placement(&self) -> TokenPlacement {
         TokenPlacement::Query
