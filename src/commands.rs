@@ -250,8 +250,11 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
     };
     let results = runner::run_suite(p, &suite, &config, &print).await;
     bar.finish_and_clear();
-    let results = match results {
-        Ok(r) => r,
+    // A target that never spoke the protocol still gets its reports (nothing lost), then the
+    // one line and exit 3.
+    let (results, never_spoke) = match results {
+        Ok(r) => (r, None),
+        Err(RunError::NeverSpoke { why, results }) => (results, Some(why)),
         Err(RunError::Unreachable(e)) => {
             return Err(Failure {
                 code: EXIT_UNREACHABLE,
@@ -275,7 +278,9 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
         results,
     );
     let gate = Gate::evaluate(&report, args.strict, &known_failing);
-    human(&console::summary(&report, &gate));
+    if never_spoke.is_none() {
+        human(&console::summary(&report, &gate));
+    }
     let write = report::WriteOptions {
         strict: args.strict,
         transcripts: args.transcripts,
@@ -283,6 +288,12 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
     report::write_all(&report, &args.reports, write)
         .context("writing a report")
         .map_err(usage)?;
+    if let Some(why) = never_spoke {
+        return Err(Failure {
+            code: EXIT_UNREACHABLE,
+            error: anyhow!("{why}"),
+        });
+    }
     Ok(gate.exit_code() as u8)
 }
 

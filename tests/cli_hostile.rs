@@ -187,3 +187,39 @@ fn a_reader_that_goes_away_does_not_crash_list() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.code(), Some(0), "{stderr}");
 }
+
+/// A server of another protocol (the HUMA Socket.IO reference given to `run haip` and to
+/// `run uae`) is one line naming the protocol expected, exit 3, and the report still written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_of_another_protocol_is_one_line_and_exit_3() {
+    use std::net::SocketAddr;
+    let huma = wireprobe::reference::start(
+        "huma",
+        SocketAddr::from(([127, 0, 0, 1], 0)),
+        &wireprobe::reference::ServeOptions::default(),
+    )
+    .await
+    .expect("the HUMA reference starts");
+    let url = format!("ws://{}/socket.io/?EIO=4&transport=websocket", huma.addr);
+    for (protocol, title) in [("haip", "HAIP"), ("uae", "UI–Agent–Executor")] {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let report = dir.path().join("run.json");
+        let out = wireprobe()
+            .args(["run", protocol, "--target", &url, "--timeout-ms", "300"])
+            .arg("--report")
+            .arg(format!("json={}", report.display()))
+            .output()
+            .expect("wireprobe runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{protocol}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{protocol}: {stderr}");
+        assert!(
+            stderr.contains(&format!("is it a {title}")),
+            "{protocol}: {stderr}"
+        );
+        assert!(
+            report.exists(),
+            "{protocol}: the report is written all the same"
+        );
+    }
+}

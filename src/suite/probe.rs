@@ -180,3 +180,39 @@ fn said(stdout: Option<&str>, stderr: Option<&str>) -> String {
         (None, None) => String::new(),
     }
 }
+
+/// Why a whole run shows a target that does not speak the protocol, if it does: not one case
+/// passed and not one message of the protocol came back in any transcript (a Socket.IO server
+/// given to a WebSocket protocol, an HTTP endpoint of another API). Every case would otherwise
+/// be its own error, for one cause.
+pub(super) fn never_spoke(
+    protocol: &dyn Protocol,
+    results: &[super::runner::CaseResult],
+) -> Option<String> {
+    use crate::verdict::Verdict;
+    let from_target = || {
+        results
+            .iter()
+            .flat_map(|r| &r.transcript)
+            .filter(|e| e.from == crate::transcript::Direction::Server)
+    };
+    let judged = results.iter().any(|r| r.verdict != Verdict::Skip);
+    let passed = results.iter().any(|r| r.verdict == Verdict::Pass);
+    if !judged || passed || from_target().any(|e| protocol.recognises(&e.frame)) {
+        return None;
+    }
+    let sent = from_target()
+        .find(|e| e.frame.get("$connect").is_none())
+        .map(|e| {
+            let shown = e.frame.to_string();
+            let cut: String = shown.chars().take(120).collect();
+            format!("; the first thing it sent: {cut}")
+        })
+        .unwrap_or_else(|| "; it sent nothing at all".into());
+    Some(format!(
+        "the target never sent a {} message in any of {} cases: is it a {} target?{sent}",
+        protocol.id(),
+        results.len(),
+        protocol.title()
+    ))
+}

@@ -208,6 +208,13 @@ pub enum RunError {
     /// could start: one line, not a wall of per-case errors.
     #[error("{0}")]
     Mute(String),
+    /// Every case ran and the target never once spoke the protocol (it speaks another, or
+    /// nothing): one cause, said once; the results are kept for the reports.
+    #[error("{why}")]
+    NeverSpoke {
+        why: String,
+        results: Vec<CaseResult>,
+    },
 }
 
 /// Runs every case of `suite` that `cfg.filter` selects (in parallel up to `cfg.jobs`);
@@ -235,7 +242,10 @@ pub async fn run_suite(
         let label = labelled.then(|| kind.name());
         all.extend(run_cases(protocol, selected, &over, label, &failures, on_result).await?);
     }
-    Ok(all)
+    match super::probe::never_spoke(protocol, &all) {
+        Some(why) => Err(RunError::NeverSpoke { why, results: all }),
+        None => Ok(all),
+    }
 }
 
 /// Runs `cases` over one transport, in parallel up to [`RunConfig::parallel_jobs`]; with a
