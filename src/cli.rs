@@ -139,6 +139,13 @@ pub struct RunArgs {
     /// Case ids expected to fail, one per line; a listed case that passes is reported as stale.
     #[arg(long, value_name = "FILE")]
     pub known_failing: Option<PathBuf>,
+    /// Case ids known to be flaky, one per line: one that fails is run again (up to
+    /// --flaky-retries times), what it did is reported, and it never fails the run.
+    #[arg(long, value_name = "FILE")]
+    pub known_flaky: Option<PathBuf>,
+    /// How many times a failing known-flaky case is run again.
+    #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=20))]
+    pub flaky_retries: u64,
     /// Write a report (repeatable): json, junit, markdown or sarif; `-` is stdout.
     #[arg(long = "report", value_name = "FORMAT=PATH")]
     pub reports: Vec<ReportTarget>,

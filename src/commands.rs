@@ -169,12 +169,14 @@ fn load_suite(p: &dyn Protocol, path: Option<&std::path::Path>) -> Result<Suite>
 async fn run(args: RunArgs) -> Result<u8, Failure> {
     let p = protocol_named(&args.protocol).map_err(usage)?;
     let suite = load_suite(p, args.suite.as_deref()).map_err(usage)?;
-    let known_failing = match &args.known_failing {
+    let read_ids = |flag: &str, path: &Option<std::path::PathBuf>| match path {
         Some(path) => read_known_failing(path)
-            .with_context(|| format!("--known-failing {}", path.display()))
-            .map_err(usage)?,
-        None => BTreeSet::new(),
+            .with_context(|| format!("{flag} {}", path.display()))
+            .map_err(usage),
+        None => Ok(BTreeSet::new()),
     };
+    let known_failing = read_ids("--known-failing", &args.known_failing)?;
+    let known_flaky = read_ids("--known-flaky", &args.known_flaky)?;
     let filter = CaseFilter::new(&args.cases, &args.skips)
         .and_then(|f| f.with_rules(&args.rules))
         .map_err(|e| usage(e.into()))?;
@@ -184,7 +186,7 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
         &suite,
         &filter,
         role.as_deref(),
-        &known_failing,
+        &known_failing.union(&known_flaky).cloned().collect(),
         &args.reports,
     )
     .map_err(usage)?;
@@ -252,7 +254,7 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
     bar.finish_and_clear();
     // A target that never spoke the protocol still gets its reports (nothing lost), then the
     // one line and exit 3.
-    let (results, never_spoke) = match results {
+    let (mut results, never_spoke) = match results {
         Ok(r) => (r, None),
         Err(RunError::NeverSpoke { why, results }) => (results, Some(why)),
         Err(RunError::Unreachable(e)) => {
@@ -268,6 +270,19 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
             });
         }
     };
+    let flips = crate::flaky::rerun(
+        p,
+        &suite,
+        &config,
+        &mut results,
+        &known_flaky,
+        args.flaky_retries as usize,
+        args.strict,
+    )
+    .await;
+    for flip in &flips {
+        human(&format!("flaky: {flip}\n"));
+    }
     let shown_target = prepared.shown.clone();
     let report = Report::new(
         p.id(),
@@ -277,7 +292,8 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
         p.rules(),
         results,
     );
-    let gate = Gate::evaluate(&report, args.strict, &known_failing);
+    let mut gate = Gate::evaluate(&report, args.strict, &known_failing);
+    gate.excuse(&known_flaky);
     if never_spoke.is_none() {
         human(&console::summary(&report, &gate));
     }

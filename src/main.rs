@@ -2,6 +2,7 @@
 
 mod cli;
 mod commands;
+mod flaky;
 mod fuzzing;
 mod preflight;
 mod progress;

@@ -49,7 +49,7 @@ pub fn check(
     let known = known_ids(p, suite);
     for entry in known_failing.iter().filter(|e| !known.contains(e.as_str())) {
         problems.push(format!(
-            "--known-failing lists {entry:?}, which is neither a case nor a rule of {}",
+            "--known-failing/--known-flaky lists {entry:?}, which is neither a case nor a rule of {}",
             p.id()
         ));
     }

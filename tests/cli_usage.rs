@@ -198,3 +198,63 @@ fn max_failures_stops_starting_cases() {
     assert_eq!(failed, 1, "{cases:#?}");
     assert_eq!(stopped, cases.len() - 1);
 }
+
+/// A known-flaky case that fails is run again: one that then passes reports its history and
+/// passes; one that keeps failing reports it and does not fail the run either.
+#[test]
+fn known_flaky_cases_are_rerun_and_never_fail_the_run() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let me = env!("CARGO_BIN_EXE_wireprobe");
+    // Spawn 1 is the probe, spawn 2 the case's first run (faulty), later spawns are correct.
+    let script = format!(
+        "n=$(cat {d}/count 2>/dev/null || echo 0); n=$((n+1)); echo $n > {d}/count; \
+         if [ $n -eq 2 ]; then exec {me} serve uae --stdio --fault session-drift; \
+         else exec {me} serve uae --stdio; fi",
+        d = dir.path().display()
+    );
+    let flaky = dir.path().join("flaky.txt");
+    std::fs::write(&flaky, "uae.agent.session\n").expect("write");
+    let run = |exec: &str| {
+        Command::new(me)
+            .args(["run", "uae", "--exec", exec, "--case", "uae.agent.session"])
+            .arg("--known-flaky")
+            .arg(&flaky)
+            .args(["--report", "json=-"])
+            .output()
+            .expect("wireprobe runs")
+    };
+    let out = run(&format!("sh -c '{script}'"));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let case = &report["cases"][0];
+    assert_eq!(case["verdict"], "pass", "{case}");
+    assert!(
+        case["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("known flaky (fail → pass)")),
+        "{case}"
+    );
+    // Always failing: still reported as failing, with its history, and the run still passes.
+    let always = format!("{me} serve uae --stdio --fault session-drift");
+    let out = run(&always);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    let case = &report["cases"][0];
+    assert_eq!(case["verdict"], "fail", "{case}");
+    assert!(
+        case["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("fail → fail → fail → fail")),
+        "{case}"
+    );
+}

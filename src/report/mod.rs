@@ -334,6 +334,12 @@ impl Gate {
         gate
     }
 
+    /// Drops the failures of `ids` (known-flaky cases: they never fail the run).
+    pub fn excuse(&mut self, ids: &BTreeSet<String>) {
+        self.new_failures.retain(|f| !ids.contains(f));
+        self.stale.retain(|s| !ids.contains(s));
+    }
+
     /// The process exit code: 0 clean, 1 failures or a stale baseline.
     pub fn exit_code(&self) -> i32 {
         if self.new_failures.is_empty() && self.stale.is_empty() {
