@@ -214,47 +214,32 @@ fn known_flaky_cases_are_rerun_and_never_fail_the_run() {
     );
     let flaky = dir.path().join("flaky.txt");
     std::fs::write(&flaky, "uae.agent.session\n").expect("write");
-    let run = |exec: &str| {
-        Command::new(me)
+    // The run's one case (the exit code must be 0 either way: a flaky case never fails it).
+    let case_of = |exec: &str| -> serde_json::Value {
+        let out = Command::new(me)
             .args(["run", "uae", "--exec", exec, "--case", "uae.agent.session"])
             .arg("--known-flaky")
             .arg(&flaky)
             .args(["--report", "json=-"])
             .output()
-            .expect("wireprobe runs")
+            .expect("wireprobe runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{stderr}");
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+        report["cases"][0].clone()
     };
-    let out = run(&format!("sh -c '{script}'"));
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
-    let case = &report["cases"][0];
+    let message = |case: &serde_json::Value| case["message"].as_str().unwrap_or("").to_owned();
+    let case = case_of(&format!("sh -c '{script}'"));
     assert_eq!(case["verdict"], "pass", "{case}");
     assert!(
-        case["message"]
-            .as_str()
-            .is_some_and(|m| m.starts_with("known flaky (fail → pass)")),
+        message(&case).starts_with("known flaky (fail → pass)"),
         "{case}"
     );
     // Always failing: still reported as failing, with its history, and the run still passes.
-    let always = format!("{me} serve uae --stdio --fault session-drift");
-    let out = run(&always);
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
-    let case = &report["cases"][0];
+    let case = case_of(&format!("{me} serve uae --stdio --fault session-drift"));
     assert_eq!(case["verdict"], "fail", "{case}");
     assert!(
-        case["message"]
-            .as_str()
-            .is_some_and(|m| m.contains("fail → fail → fail → fail")),
+        message(&case).contains("fail → fail → fail → fail"),
         "{case}"
     );
 }
