@@ -236,16 +236,7 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
             let _ = write!(std::io::stdout(), "{text}");
         }
     };
-    let transports = match config.transport {
-        Some(_) => 1,
-        None => p.transports().len(),
-    };
-    let selected = suite
-        .cases
-        .iter()
-        .filter(|c| config.filter.selects_case(c) && c.runs_as(config.role_of(p)))
-        .count();
-    let bar = crate::progress::bar(Some((selected * transports) as u64), "cases");
+    let bar = crate::progress::bar(Some(config.planned_runs(p, &suite) as u64), "cases");
     let print = |r: &CaseResult| {
         bar.suspend(|| human(&format!("{}\n", console::case_line(r))));
         bar.inc(1);

@@ -56,6 +56,17 @@ pub fn observed_of(frame: &Value) -> Observed<'_> {
     Observed::Event(frame)
 }
 
+/// True when the target (the server side) sent, among `entries`, a message the protocol
+/// recognises as its own, well-formed or not.
+pub fn target_spoke<'a>(
+    protocol: &dyn Protocol,
+    entries: impl IntoIterator<Item = &'a Entry>,
+) -> bool {
+    entries
+        .into_iter()
+        .any(|e| e.from == Direction::Server && protocol.recognises(&e.frame))
+}
+
 /// Feeds one transcript entry to a checker.
 pub fn observe_entry(checker: &mut dyn Checker, entry: &Entry, out: &mut Vec<Violation>) {
     checker.observe(entry.from, entry.at_ms, observed_of(&entry.frame), out);

@@ -14,6 +14,7 @@ pub fn check(
     p: &dyn Protocol,
     suite: &Suite,
     filter: &CaseFilter,
+    // The part the target plays, its default resolved.
     role: Option<&str>,
     known_failing: &BTreeSet<String>,
     reports: &[ReportTarget],
@@ -33,7 +34,6 @@ pub fn check(
             p.id()
         ));
     }
-    let role = role.or_else(|| p.roles().first().copied());
     if !suite
         .cases
         .iter()

@@ -154,12 +154,10 @@ fn chosen_transport(p: &dyn Protocol, flags: &TargetFlags) -> Result<Option<Tran
         }
         return Ok(Some(kind));
     }
-    let mixed = kinds.len() > 1 && kinds.contains(&TransportKind::Stdio);
-    Ok(match (mixed, flags.exec.is_some()) {
-        (true, true) => Some(TransportKind::Stdio),
-        (true, false) => Some(p.transport()),
-        (false, _) => None,
-    })
+    Ok(wireprobe::protocol::transport_of_form(
+        p,
+        flags.exec.is_some(),
+    ))
 }
 
 /// A target URL whose scheme the run's transport cannot speak is a usage error that says which
@@ -192,10 +190,11 @@ fn check_scheme(p: &dyn Protocol, transport: Option<TransportKind>, url: &str) -
     ))
 }
 
-/// `--role`, checked against the parts the protocol's targets play.
+/// `--role`, checked against the parts the protocol's targets play; without it, the
+/// protocol's default part (`None` for a protocol whose targets play one).
 pub fn chosen_role(p: &dyn Protocol, role: Option<&str>) -> Result<Option<String>> {
     let Some(role) = role else {
-        return Ok(None);
+        return Ok(p.roles().first().map(|r| (*r).to_owned()));
     };
     match p.roles() {
         [] => Err(anyhow!(

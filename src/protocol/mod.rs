@@ -176,6 +176,19 @@ pub enum Decoded {
     Control,
 }
 
+impl Decoded {
+    /// A frame of a protocol whose events are JSON text frames: the parsed event, text that is
+    /// not JSON as garbage, a binary frame by its length.
+    pub fn json_frame(frame: &Frame) -> Decoded {
+        match frame {
+            Frame::Text(text) => serde_json::from_str(text)
+                .map_or_else(|_| Decoded::Garbage(text.clone()), Decoded::Event),
+            Frame::Binary(b) => Decoded::Binary(b.len()),
+            Frame::RawText(b) => Decoded::Garbage(String::from_utf8_lossy(b).into_owned()),
+        }
+    }
+}
+
 /// Client-side state of one logical session with the target.
 pub trait Session: Send {
     /// Frames that open a connection (the handshake), with `with` deep-merged into the
@@ -252,6 +265,19 @@ pub trait Checker: Send {
     ) -> bool {
         let _ = (from, at_ms, raw, out);
         false
+    }
+}
+
+/// The transport a run over `p` takes when none is chosen, for a protocol whose targets are
+/// either a process or a server (uae): the one the target's form says (`is_process`: stdio).
+/// `None` for every other protocol: a run covers each of its transports.
+pub fn transport_of_form(p: &dyn Protocol, is_process: bool) -> Option<TransportKind> {
+    let kinds = p.transports();
+    let mixed = kinds.len() > 1 && kinds.contains(&TransportKind::Stdio);
+    match (mixed, is_process) {
+        (false, _) => None,
+        (true, true) => Some(TransportKind::Stdio),
+        (true, false) => Some(p.transport()),
     }
 }
 

@@ -198,7 +198,8 @@ pub(super) fn never_spoke(
     };
     let judged = results.iter().any(|r| r.verdict != Verdict::Skip);
     let passed = results.iter().any(|r| r.verdict == Verdict::Pass);
-    if !judged || passed || from_target().any(|e| protocol.recognises(&e.frame)) {
+    let transcripts = results.iter().flat_map(|r| &r.transcript);
+    if !judged || passed || crate::judge::target_spoke(protocol, transcripts) {
         return None;
     }
     let sent = from_target()

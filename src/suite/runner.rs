@@ -169,6 +169,28 @@ impl RunConfig {
             None => protocol.transports().to_vec(),
         }
     }
+
+    /// True when `case` runs over `kind`: selected, and written for that transport and for the
+    /// role the target plays.
+    fn selects(&self, protocol: &dyn Protocol, case: &Case, kind: TransportKind) -> bool {
+        self.filter.selects_case(case)
+            && case.runs_over(kind)
+            && case.runs_as(self.role_of(protocol))
+    }
+
+    /// How many case runs [`run_suite`] makes of `suite` (a case per transport it runs over).
+    pub fn planned_runs(&self, protocol: &dyn Protocol, suite: &Suite) -> usize {
+        self.transports(protocol)
+            .into_iter()
+            .map(|kind| {
+                suite
+                    .cases
+                    .iter()
+                    .filter(|c| self.selects(protocol, c, kind))
+                    .count()
+            })
+            .sum()
+    }
 }
 
 /// The result of one case (serialised as-is into the JSON report's `cases`).
@@ -236,9 +258,10 @@ pub async fn run_suite(
             transport: Some(kind),
             ..cfg.clone()
         };
-        let selected = suite.cases.iter().filter(|c| {
-            cfg.filter.selects_case(c) && c.runs_over(kind) && c.runs_as(cfg.role_of(protocol))
-        });
+        let selected = suite
+            .cases
+            .iter()
+            .filter(|c| cfg.selects(protocol, c, kind));
         let label = labelled.then(|| kind.name());
         all.extend(run_cases(protocol, selected, &over, label, &failures, on_result).await?);
     }

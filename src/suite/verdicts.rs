@@ -144,8 +144,6 @@ pub(super) fn judge_case(
 /// True when the target answered at all: an explicit refusal of the connection, or a message
 /// the protocol recognises as its own.
 fn answered(protocol: &dyn Protocol, transcript: &[Entry]) -> bool {
-    transcript.iter().any(|e| {
-        e.from == Direction::Server
-            && (e.frame.get("$rejected").is_some() || protocol.recognises(&e.frame))
-    })
+    let refused = |e: &&Entry| e.from == Direction::Server && e.frame.get("$rejected").is_some();
+    transcript.iter().any(|e| refused(&e)) || judge::target_spoke(protocol, transcript)
 }

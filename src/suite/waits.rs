@@ -7,7 +7,6 @@ use super::runner::ToolOffer;
 use super::steps::{fail, unmet, CaseRun, Outcome};
 use crate::matcher::{self, Vars};
 use crate::show;
-use crate::transcript::Direction;
 use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::time::Instant;
@@ -78,21 +77,13 @@ impl CaseRun<'_> {
         // exits at once or never answers, a server that hangs up) did not decline a scenario:
         // it cannot be judged at all, which is an error ("timeout before any answer"), not a
         // skip that would leave a build green.
-        if unanswered != Unanswered::Fails && !self.target_spoke() {
+        let spoke = crate::judge::target_spoke(self.protocol, self.link.transcript.entries());
+        if unanswered != Unanswered::Fails && !spoke {
             return Err(Outcome::Error(format!(
                 "the target sent no protocol message: {message}"
             )));
         }
         Err(unmet(unanswered, message))
-    }
-
-    /// True when the target has sent a message the protocol recognises on this case.
-    fn target_spoke(&self) -> bool {
-        self.link
-            .transcript
-            .entries()
-            .iter()
-            .any(|e| e.from == Direction::Server && self.protocol.recognises(&e.frame))
     }
 
     pub(super) async fn pick_tool(

@@ -82,13 +82,11 @@ pub async fn run_reference_as(
 ) -> Vec<CaseResult> {
     let id = target.id;
     let protocol = protocol::get(id).expect("protocol is registered");
-    let kinds = protocol.transports();
-    // A protocol with a process form and a network form runs over the one chosen (the
-    // command line picks it from the target's form).
-    let transport = target.transport.or_else(|| {
-        (kinds.len() > 1 && kinds.contains(&protocol::TransportKind::Stdio))
-            .then(|| protocol.transport())
-    });
+    // A protocol with a process form and a network form runs over the one chosen, else its
+    // network form (the command line picks it from the target's form).
+    let transport = target
+        .transport
+        .or_else(|| protocol::transport_of_form(protocol, false));
     let stdio = transport.unwrap_or(protocol.transport()) == protocol::TransportKind::Stdio;
     // A stdio protocol's reference target is this package's binary, one process per case.
     let (_target, mut cfg) = if stdio {

@@ -110,13 +110,9 @@ impl Session for HpdSession {
     }
 
     fn decode(&mut self, frame: &Frame) -> Decoded {
-        match frame {
-            Frame::Text(text) => serde_json::from_str(text).map_or_else(
-                |_| Decoded::Garbage(text.clone()),
-                |v| Decoded::Event(lenient(v)),
-            ),
-            Frame::Binary(b) => Decoded::Binary(b.len()),
-            Frame::RawText(b) => Decoded::Garbage(String::from_utf8_lossy(b).into_owned()),
+        match Decoded::json_frame(frame) {
+            Decoded::Event(v) => Decoded::Event(lenient(v)),
+            other => other,
         }
     }
 

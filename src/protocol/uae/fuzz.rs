@@ -231,8 +231,8 @@ fn violations(input: &Input) -> Vec<&'static str> {
     let event = match input {
         Input::Event(e) => e.clone(),
         Input::Raw(bytes) => match serde_json::from_slice::<Value>(bytes) {
-            Ok(v) if !bytes.contains(&b'\n') => v,
-            _ => return vec![ENVELOPE],
+            Ok(v) => v,
+            Err(_) => return vec![ENVELOPE],
         },
     };
     let mut out = Vec::new();

@@ -87,12 +87,7 @@ impl Session for UaeSession {
     }
 
     fn decode(&mut self, frame: &Frame) -> Decoded {
-        match frame {
-            Frame::Text(text) => serde_json::from_str(text)
-                .map_or_else(|_| Decoded::Garbage(text.clone()), Decoded::Event),
-            Frame::Binary(b) => Decoded::Binary(b.len()),
-            Frame::RawText(b) => Decoded::Garbage(String::from_utf8_lossy(b).into_owned()),
-        }
+        Decoded::json_frame(frame)
     }
 
     /// An agent's tool.call gets a successful tool.result.
