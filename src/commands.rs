@@ -101,11 +101,17 @@ fn list(
     let Some(id) = protocol else {
         for p in protocol::all() {
             say!(
-                "{:<6} {}  ({} rules, spec {})",
+                "{:<6} {}  ({} rules; spec: {})",
                 p.id(),
                 p.title(),
                 p.rules().len(),
-                p.spec_file()
+                {
+                    let c = wireprobe::citation::cite(p.spec_file());
+                    match c.url {
+                        Some(url) => format!("{}, {url}", c.text),
+                        None => c.text,
+                    }
+                }
             );
         }
         return Ok(EXIT_OK);
@@ -120,7 +126,7 @@ fn list(
                 r.level.to_string(),
                 r.text,
                 "",
-                r.source
+                wireprobe::citation::cite(r.source).text
             );
         }
     }

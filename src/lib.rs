@@ -7,6 +7,7 @@
 
 pub mod auth;
 pub mod check;
+pub mod citation;
 pub mod fuzz;
 pub mod judge;
 pub mod matcher;

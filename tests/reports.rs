@@ -17,7 +17,8 @@ const RULES: &[Rule] = &[
         id: "T-SEQ-001",
         level: Level::Must,
         text: "seq starts at 1",
-        source: "spec.txt §Sequencing",
+        // A real spec's key: reports cite it by public title, version and section.
+        source: "001_1704fd641f081645.txt §Sequencing and Replay",
     },
     Rule {
         id: "T-PING-002",
@@ -153,9 +154,10 @@ fn sarif_report_follows_the_2_1_0_schema() {
     let run = &log["runs"][0];
     let rules = run["tool"]["driver"]["rules"].as_array().expect("rules");
     assert_eq!(rules.len(), RULES.len());
-    assert!(rules[0]["help"]["text"]
-        .as_str()
-        .is_some_and(|h| h.contains("spec.txt §Sequencing")));
+    assert!(rules[0]["help"]["text"].as_str().is_some_and(|h| h
+        .contains("Human-Agent Interaction Protocol (HAIP) v1.1.2 §Sequencing and Replay")
+        && !h.contains(".txt")));
+    assert_eq!(rules[0]["helpUri"], "https://haiprotocol.com/");
     let results: Vec<(&str, &str)> = run["results"]
         .as_array()
         .expect("results")

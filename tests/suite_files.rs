@@ -197,3 +197,19 @@ steps = [
     let err = loader::load_texts(haip(), &[("t.toml".into(), bad)]).expect_err("refused");
     assert!(err.to_string().contains("code_rule"), "{err}");
 }
+
+#[test]
+fn every_protocol_cites_its_spec_by_public_title_not_file_name() {
+    for p in protocol::all() {
+        let doc = wireprobe::citation::document(p.spec_file())
+            .unwrap_or_else(|| panic!("{}: no public title for {}", p.id(), p.spec_file()));
+        for rule in p.rules() {
+            let cited = wireprobe::citation::cite(rule.source).text;
+            assert!(
+                cited.starts_with(doc.title) && !cited.contains(".txt"),
+                "{}: {cited}",
+                rule.id
+            );
+        }
+    }
+}

@@ -54,7 +54,11 @@ pub struct RuleReport {
     pub id: String,
     pub level: Level,
     pub text: String,
+    /// The spec's public title, version and section ([`crate::citation::cite`]).
     pub source: String,
+    /// Where the spec is published, when it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
     pub cases: Vec<String>,
     pub verdict: Verdict,
 }
@@ -123,11 +127,13 @@ fn rule_report(rule: &Rule, cases: &[CaseReport]) -> RuleReport {
         }
     }
     judged_by.extend(seen_in);
+    let citation = crate::citation::cite(rule.source);
     RuleReport {
         id: rule.id.to_owned(),
         level: rule.level,
         text: rule.text.to_owned(),
-        source: rule.source.to_owned(),
+        source: citation.text,
+        url: citation.url.map(str::to_owned),
         cases: judged_by,
         verdict: verdict.unwrap_or(Verdict::Skip),
     }

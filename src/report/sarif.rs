@@ -101,7 +101,7 @@ fn descriptor(rule: &RuleReport) -> ReportingDescriptor {
         .text
         .split_once(". ")
         .map_or(rule.text.as_str(), |(first, _)| first);
-    ReportingDescriptor::builder()
+    let mut descriptor = ReportingDescriptor::builder()
         .id(rule.id.clone())
         .name(rule.id.clone())
         .short_description(multiformat(short))
@@ -124,7 +124,9 @@ fn descriptor(rule: &RuleReport) -> ReportingDescriptor {
                 ]))
                 .build(),
         )
-        .build()
+        .build();
+    descriptor.help_uri = rule.url.clone();
+    descriptor
 }
 
 /// The one result of a broken rule: what broke it and in which cases.
