@@ -174,7 +174,7 @@ pub struct ReportArgs {
     pub command: Option<ReportCommand>,
     /// A JSON report `run --report json=PATH` saved.
     pub file: Option<PathBuf>,
-    /// The format to render it in: json, junit, markdown, sarif.
+    /// The format to render it in: json, junit, markdown, sarif, html.
     #[arg(long, default_value = "markdown")]
     pub format: wireprobe::report::Format,
     /// Where to write it (default: standard output).
@@ -201,6 +201,26 @@ pub enum ReportCommand {
         #[arg(long)]
         strict: bool,
     },
+    /// Implementations × rules: one column per saved run (named after its file), one row per
+    /// rule, each cell that run's verdict, like Autobahn's report index.
+    Matrix {
+        /// JSON reports `run --report json=PATH` saved, one per implementation.
+        #[arg(required = true)]
+        runs: Vec<PathBuf>,
+        /// html (a self-contained page) or markdown.
+        #[arg(long, default_value = "markdown", value_name = "html|markdown")]
+        format: MatrixFormat,
+        /// Where to write it (default: standard output).
+        #[arg(short = 'o', long = "output", value_name = "PATH")]
+        output: Option<PathBuf>,
+    },
+}
+
+/// What `report matrix` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum MatrixFormat {
+    Html,
+    Markdown,
 }
 
 #[derive(Debug, Args)]

@@ -489,6 +489,8 @@ fn check_report(
                 judged: [(rule.id.to_owned(), verdict)].into(),
                 violations: Vec::new(),
                 transcript: Vec::new(),
+                steps: Vec::new(),
+                stopped_at: None,
             }
         })
         .collect();

@@ -1,11 +1,12 @@
 //! `wireprobe report`: render a saved JSON report in another format, or compare two saved runs,
 //! so CI can keep the JSON of every run and render or gate later.
 
-use crate::cli::{ReportArgs, ReportCommand};
+use crate::cli::{MatrixFormat, ReportArgs, ReportCommand};
 use crate::commands::{usage, Failure, EXIT_OK};
 use anyhow::{anyhow, Context};
 use std::path::Path;
-use wireprobe::report::{self, diff::Diff, Report};
+use std::path::PathBuf;
+use wireprobe::report::{self, diff::Diff, matrix, Report};
 
 pub fn report(args: ReportArgs) -> Result<u8, Failure> {
     match args.command {
@@ -15,6 +16,33 @@ pub fn report(args: ReportArgs) -> Result<u8, Failure> {
             let diff = Diff::of(&old, &new, strict);
             print!("{}", diff.render());
             Ok(diff.exit_code())
+        }
+        Some(ReportCommand::Matrix {
+            runs,
+            format,
+            output,
+        }) => {
+            let columns = runs
+                .iter()
+                .map(|path| {
+                    Ok(matrix::Column {
+                        name: column_name(path, &runs),
+                        report: read(path)?,
+                    })
+                })
+                .collect::<anyhow::Result<Vec<_>>>()
+                .map_err(usage)?;
+            let text = match format {
+                MatrixFormat::Html => matrix::html(&columns),
+                MatrixFormat::Markdown => matrix::markdown(&columns),
+            };
+            match output {
+                Some(path) => report::write_file(&path, &text)
+                    .with_context(|| format!("cannot write {}", path.display()))
+                    .map_err(usage)?,
+                None => print!("{text}"),
+            }
+            Ok(EXIT_OK)
         }
         None => {
             let file = args.file.ok_or_else(|| {
@@ -36,6 +64,22 @@ pub fn report(args: ReportArgs) -> Result<u8, Failure> {
                 .map_err(usage)?;
             Ok(EXIT_OK)
         }
+    }
+}
+
+/// A run's column name: its file's stem, or its whole path when another run has the same stem.
+fn column_name(path: &Path, all: &[PathBuf]) -> String {
+    let stem = |p: &Path| p.file_stem().map(|s| s.to_string_lossy().into_owned());
+    let own = stem(path).unwrap_or_else(|| path.display().to_string());
+    let shared = all
+        .iter()
+        .filter(|p| stem(p).as_deref() == Some(&own))
+        .count()
+        > 1;
+    if shared {
+        path.display().to_string()
+    } else {
+        own
     }
 }
 

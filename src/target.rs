@@ -10,6 +10,14 @@ use wireprobe::protocol::{Protocol, TransportKind};
 use wireprobe::reference::{self, RunningTarget, ServeOptions};
 use wireprobe::suite::runner::{Credentials, RunConfig};
 
+/// The faults and variants a builtin target was started with, as the flags that chose them
+/// (` --fault epoch-ts`), so a report of a broken reference says it was broken on purpose.
+fn builtin_changes(flags: &TargetFlags) -> String {
+    let faults = flags.faults.iter().map(|f| format!(" --fault {f}"));
+    let variants = flags.variants.iter().map(|v| format!(" --variant {v}"));
+    faults.chain(variants).collect()
+}
+
 /// A target ready to be driven; a builtin network target runs as long as this lives.
 pub struct Prepared {
     /// Where network targets are (for stdio targets, a description).
@@ -122,7 +130,7 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
     let running = reference::start(p.id(), SocketAddr::from(([127, 0, 0, 1], 0)), &opts).await?;
     let url = RunConfig::scoped_per_case(p, &running.url);
     Ok(Prepared {
-        shown: format!("builtin ({url})"),
+        shown: format!("builtin{} ({url})", builtin_changes(flags)),
         url,
         exec,
         credentials,

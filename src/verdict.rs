@@ -23,7 +23,7 @@ pub enum Verdict {
 
 impl Verdict {
     /// Severity used to combine verdicts: the worst one wins.
-    fn severity(self) -> u8 {
+    pub fn severity(self) -> u8 {
         match self {
             Verdict::Skip => 0,
             Verdict::Pass => 1,

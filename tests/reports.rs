@@ -57,6 +57,11 @@ fn result(id: &str, rule: &str, level: Level, verdict: Verdict, message: &str) -
                 frame: json!({"type": "PONG", "payload": {"nonce": "b"}}),
             },
         ],
+        steps: vec![
+            r#"send {"type":"PING","payload":{"nonce":"a"}}"#.into(),
+            r#"expect {"type":"PONG","payload":{"nonce":"a"}} within 2000 ms"#.into(),
+        ],
+        stopped_at: matches!(verdict, Verdict::Fail | Verdict::Warn).then_some(1),
     }
 }
 
@@ -366,4 +371,81 @@ fn transcripts_are_trimmed_per_format() {
         })
         .sum();
     assert_eq!(kept, 0);
+}
+
+/// Saved runs of three UAE implementations (the reference, and two with faults):
+/// `report matrix` puts them side by side, `report diff` finds what the faults regressed.
+#[test]
+fn report_matrix_and_diff_work_on_saved_runs() {
+    let runs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs");
+    let saved = [
+        "uae-reference.json",
+        "uae-epoch-ts.json",
+        "uae-untraced-calls.json",
+    ]
+    .map(|f| runs.join(f));
+    let wireprobe = |args: &[&str], files: &[std::path::PathBuf]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+            .arg("report")
+            .args(args)
+            .args(files)
+            .output()
+            .expect("wireprobe runs")
+    };
+    let matrix = wireprobe(&["matrix"], &saved);
+    assert_eq!(matrix.status.code(), Some(0), "{matrix:?}");
+    let matrix = String::from_utf8_lossy(&matrix.stdout).into_owned();
+    insta::assert_snapshot!("matrix_markdown", matrix);
+
+    let html = wireprobe(&["matrix", "--format", "html"], &saved);
+    let html = String::from_utf8_lossy(&html.stdout).into_owned();
+    assert!(
+        html.starts_with("<!doctype html>")
+            && !html.contains("http://")
+            && !html.contains("<script src")
+    );
+    assert_eq!(
+        html.matches("<tr class=\"filterable\"").count(),
+        27,
+        "one row per UAE rule"
+    );
+
+    let diff = wireprobe(&["diff"], &saved[..2]);
+    assert_eq!(diff.status.code(), Some(1), "{diff:?}");
+    let diff = String::from_utf8_lossy(&diff.stdout).into_owned();
+    assert!(diff.contains("UAE-ENV-001: pass → fail"), "{diff}");
+
+    let not_a_run = wireprobe(&["matrix"], &[runs.join("../sarif-schema-2.1.0.json")]);
+    assert_eq!(not_a_run.status.code(), Some(2), "{not_a_run:?}");
+}
+
+/// The HTML report is one self-contained page: nothing fetched, the target's text escaped,
+/// failing musts first in the compliance table, the stopped step beside what arrived, and
+/// each violation under the frame that broke it. (`tests/html_report.rs` opens it in a browser.)
+#[test]
+fn html_report_is_self_contained_and_pins_violations() {
+    let html = report::render(&sample(), Format::Html, false);
+    assert!(html.starts_with("<!doctype html>"));
+    assert!(
+        !html.contains("src=\"http") && !html.contains("<link"),
+        "no network"
+    );
+    assert!(html.contains("rejected for the wrong &lt;reason&gt; &amp; more"));
+    assert!(!html.contains("wrong <reason>"), "target text is escaped");
+    let first_rule = html.find("id=\"rule-").map(|i| &html[i..i + 20]);
+    assert_eq!(
+        first_rule,
+        Some("id=\"rule-T-SEQ-001\">"),
+        "the failing must leads"
+    );
+    assert!(html.contains("<a href=\"https://haiprotocol.com/\">§Sequencing and Replay</a>"));
+    assert!(
+        html.contains("<li class=\"stopped\">"),
+        "the step the case stopped at"
+    );
+    assert!(html.contains("class=\"server violated\" id=\"case-t.ping.nonce-f1\""));
+    assert!(html.contains("<b class=\"mono\">T-PING-002</b> should: PONG nonce"));
+    assert!(html.contains("FAIL: exit 1. 1 case(s) failed"));
+    let strict = report::render(&sample(), Format::Html, true);
+    assert!(strict.contains("FAIL: exit 1. 2 case(s) failed"));
 }

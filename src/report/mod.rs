@@ -3,9 +3,11 @@
 
 pub mod console;
 pub mod diff;
+pub mod html;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod matrix;
 pub mod sarif;
 
 use crate::rules::{Level, Rule};
@@ -68,6 +70,9 @@ pub struct RuleReport {
 pub struct Report {
     pub wireprobe: String,
     pub protocol: String,
+    /// The protocol's spec by public title and version, when the protocol is a registered one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec: Option<String>,
     pub target: String,
     pub started_at: String,
     pub duration_ms: u64,
@@ -93,6 +98,7 @@ impl Report {
         Report {
             wireprobe: crate::VERSION.to_owned(),
             protocol: protocol.to_owned(),
+            spec: crate::protocol::get(protocol).map(|p| crate::citation::cite(p.spec_file()).text),
             target: target.to_owned(),
             started_at: humantime::format_rfc3339_seconds(started_at).to_string(),
             duration_ms,
@@ -146,6 +152,7 @@ pub enum Format {
     Junit,
     Markdown,
     Sarif,
+    Html,
 }
 
 impl std::str::FromStr for Format {
@@ -156,11 +163,9 @@ impl std::str::FromStr for Format {
             "junit" => Ok(Format::Junit),
             "markdown" | "md" => Ok(Format::Markdown),
             "sarif" => Ok(Format::Sarif),
-            "html" => Err(format!(
-                "report format {s:?} is not implemented yet (json, junit, markdown, sarif are)"
-            )),
+            "html" => Ok(Format::Html),
             other => Err(format!(
-                "unknown report format {other:?} (json, junit, markdown, sarif)"
+                "unknown report format {other:?} (json, junit, markdown, sarif, html)"
             )),
         }
     }
@@ -193,6 +198,7 @@ pub fn render(report: &Report, format: Format, strict: bool) -> String {
         Format::Junit => junit::render(report, strict),
         Format::Markdown => markdown::render(report),
         Format::Sarif => sarif::render(report, strict),
+        Format::Html => html::render(report, strict),
     }
 }
 
@@ -287,7 +293,8 @@ pub fn write_all(
     first_error.map_or(Ok(()), Err)
 }
 
-fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
+/// Writes `text` to `path`, making its directory first.
+pub fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }

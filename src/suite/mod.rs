@@ -1,5 +1,6 @@
 //! Declarative suites: the case model, the TOML loader, case filters and the runner.
 
+pub mod describe;
 pub mod filter;
 mod link;
 pub mod loader;

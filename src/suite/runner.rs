@@ -215,6 +215,13 @@ pub struct CaseResult {
     pub violations: Vec<FrameViolation>,
     #[serde(default)]
     pub transcript: Vec<Entry>,
+    /// The case's steps, one line each (its fallback steps after its own, marked so).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<String>,
+    /// The index in `steps` of the step the case ended at without finishing, when a step
+    /// (not the connection or the handshake) ended it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_at: Option<usize>,
 }
 
 /// Why a run could not happen at all.
@@ -397,6 +404,17 @@ fn not_run(protocol: &dyn Protocol, case: &Case, why: String) -> CaseResult {
         judged: BTreeMap::new(),
         violations: Vec::new(),
         transcript: Vec::new(),
+        steps: case
+            .steps
+            .iter()
+            .map(super::describe::step)
+            .chain(
+                case.fallback
+                    .iter()
+                    .map(|s| format!("fallback: {}", super::describe::step(s))),
+            )
+            .collect(),
+        stopped_at: None,
     }
 }
 
@@ -431,6 +449,7 @@ pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> 
         ))),
     };
     let _ = tokio::time::timeout(Duration::from_secs(2), run.finish()).await;
+    result.stopped_at = run.at_step.filter(|_| outcome.is_err());
     let transcript = run.into_transcript();
     let judged = judge_case(protocol, case, outcome, &transcript);
     result.verdict = judged.verdict;

@@ -55,6 +55,9 @@ pub struct CaseRun<'a> {
     /// What `{case}` in the target URL becomes: one path segment per case, kept across
     /// reconnects (a deployment that hosts an agent per route prefix).
     scope: String,
+    /// The step running now, counting the fallback steps after the case's own; `None` while
+    /// connecting and shaking hands. Where an unfinished case stopped.
+    pub(super) at_step: Option<usize>,
 }
 
 impl<'a> CaseRun<'a> {
@@ -76,6 +79,7 @@ impl<'a> CaseRun<'a> {
             vars: Vars::new(),
             dir: None,
             scope: format!("wp-{}", uuid::Uuid::new_v4().simple()),
+            at_step: None,
         }
     }
 
@@ -90,13 +94,16 @@ impl<'a> CaseRun<'a> {
     /// Runs the whole case; `Ok` when every step held. When the steps skip and the case has
     /// fallback steps, those run on a fresh connection.
     pub async fn execute(&mut self) -> Result<(), Outcome> {
-        let first = self.execute_steps(&self.case.steps).await;
+        let first = self.execute_steps(&self.case.steps, 0).await;
         match first {
             Err(Outcome::Skip(why)) if !self.case.fallback.is_empty() => {
                 self.finish().await;
                 self.vars.clear();
                 self.link.session = self.protocol.session(self.cfg.transport_of(self.protocol));
-                match self.execute_steps(&self.case.fallback).await {
+                match self
+                    .execute_steps(&self.case.fallback, self.case.steps.len())
+                    .await
+                {
                     Err(Outcome::Skip(again)) => Err(Outcome::Skip(format!(
                         "{why}; and by the fallback steps: {again}"
                     ))),
@@ -107,8 +114,9 @@ impl<'a> CaseRun<'a> {
         }
     }
 
-    /// Connects, shakes hands and runs `steps`.
-    async fn execute_steps(&mut self, steps: &[Step]) -> Result<(), Outcome> {
+    /// Connects, shakes hands and runs `steps` (numbered from `first` in the report).
+    async fn execute_steps(&mut self, steps: &[Step], first: usize) -> Result<(), Outcome> {
+        self.at_step = None;
         let token = token_for(self.case.connect.token, &self.cfg.credentials)?;
         let expects_refusal = steps
             .iter()
@@ -118,7 +126,8 @@ impl<'a> CaseRun<'a> {
         self.handshake(self.case.handshake, handshake_with.as_ref(), false)
             .await?;
         self.check_capabilities()?;
-        for step in steps {
+        for (i, step) in steps.iter().enumerate() {
+            self.at_step = Some(first + i);
             self.step(&step.action).await.map_err(|o| match o {
                 Outcome::Fail {
                     rule: None,

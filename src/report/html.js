@@ -1,0 +1,35 @@
+// Filters rows and cases by verdict and level; opens a case a link points at.
+(function () {
+  var verdict = document.getElementById("filter-verdict");
+  var level = document.getElementById("filter-level");
+  function apply() {
+    var v = verdict ? verdict.value : "", l = level ? level.value : "";
+    document.querySelectorAll(".filterable").forEach(function (el) {
+      var show = (!v || el.dataset.verdict === v) && (!l || el.dataset.level === l);
+      el.classList.toggle("hidden", !show);
+    });
+  }
+  if (verdict) verdict.addEventListener("change", apply);
+  if (level) level.addEventListener("change", apply);
+  function openProblems() {
+    document.querySelectorAll("details.case").forEach(function (d) {
+      var v = d.dataset.verdict;
+      d.open = v === "fail" || v === "error" || v === "warn";
+    });
+  }
+  // #failing opens every failing case; #case-ID opens that case.
+  function openTarget() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    if (id === "failing") return openProblems();
+    var el = id && document.getElementById(id);
+    if (el && el.tagName === "DETAILS") el.open = true;
+  }
+  window.addEventListener("hashchange", openTarget);
+  openTarget();
+  var problems = document.getElementById("open-problems");
+  if (problems) problems.addEventListener("click", openProblems);
+  var close = document.getElementById("close-all");
+  if (close) close.addEventListener("click", function () {
+    document.querySelectorAll("details.case").forEach(function (d) { d.open = false; });
+  });
+})();
