@@ -34,6 +34,7 @@ Exit codes:
 
 Examples:
   wireprobe run haip --target builtin
+  wireprobe run --config ci/wireprobe.toml
   wireprobe run haip --target ws://127.0.0.1:9000/haip --jwt-secret \"$SECRET\" --report junit=haip.xml
   wireprobe run nuum --exec \"nuum --stdio --db {tmp}/agent.db\"
   wireprobe run uae --target ws://127.0.0.1:7000/ --role executor --rule 'UAE-RES-*'
@@ -95,7 +96,7 @@ pub enum Command {
         /// Also accept bare event lines, as sent by this side.
         #[arg(long, value_parser = ["client", "server"])]
         from: Option<String>,
-        /// Write a report too (repeatable): json, junit, markdown or sarif; `-` is stdout.
+        /// Write a report too (repeatable): json, junit, markdown, sarif or html; `-` is stdout.
         #[arg(long = "report", value_name = "FORMAT=PATH")]
         reports: Vec<ReportTarget>,
         /// Should-level violations fail too.
@@ -107,9 +108,16 @@ pub enum Command {
 }
 
 #[derive(Debug, Args)]
+// A configuration file's settings come first on the command line: an option given again wins.
+#[command(args_override_self = true)]
 pub struct RunArgs {
-    /// The protocol to test (haip, huma, nuum, hpd, uae).
+    /// The protocol to test (haip, huma, nuum, hpd, uae); may come from the configuration.
     pub protocol: String,
+    /// Settings from this file (`wireprobe.toml` in the working directory is read when it
+    /// exists): target, credentials from environment variables, known-failing and known-flaky
+    /// lists, reports. An option on the command line wins over the file's.
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
     #[command(flatten)]
     pub target: TargetFlags,
     /// A suite file or directory (default: the suite built into wireprobe).
@@ -146,7 +154,7 @@ pub struct RunArgs {
     /// How many times a failing known-flaky case is run again.
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=20))]
     pub flaky_retries: u64,
-    /// Write a report (repeatable): json, junit, markdown or sarif; `-` is stdout.
+    /// Write a report (repeatable): json, junit, markdown, sarif or html; `-` is stdout.
     #[arg(long = "report", value_name = "FORMAT=PATH")]
     pub reports: Vec<ReportTarget>,
     /// Which cases' transcripts the reports keep: all, failing (not passing), none (default:

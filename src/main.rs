@@ -2,6 +2,7 @@
 
 mod cli;
 mod commands;
+mod config;
 mod flaky;
 mod fuzzing;
 mod preflight;
@@ -9,11 +10,30 @@ mod progress;
 mod report_command;
 mod target;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use std::process::ExitCode;
 
+/// `run`'s long options: the keys a configuration file may set.
+fn run_options() -> Vec<String> {
+    cli::Cli::command()
+        .find_subcommand("run")
+        .map(|run| {
+            run.get_arguments()
+                .filter_map(|a| a.get_long().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let argv = match config::expand(std::env::args_os().collect(), &run_options()) {
+        Ok(argv) => argv,
+        Err(e) => {
+            eprintln!("wireprobe: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let cli = cli::Cli::parse_from(argv);
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
