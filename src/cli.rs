@@ -331,6 +331,10 @@ pub struct TargetFlags {
     /// target plays (default: the protocol's first).
     #[arg(long, value_name = "ROLE")]
     pub role: Option<String>,
+    /// `wss://` and `https://` targets: accept any certificate (a self-signed test
+    /// deployment). The connection is still encrypted; the server is not authenticated.
+    #[arg(long)]
+    pub insecure: bool,
     /// With `--target builtin`: start the reference target with this fault (repeatable).
     #[arg(long = "fault", value_name = "NAME")]
     pub faults: Vec<String>,

@@ -214,6 +214,7 @@ async fn run(args: RunArgs) -> Result<u8, Failure> {
         transport: prepared.transport,
         role: prepared.role.clone(),
         max_failures: args.max_failures.map(|n| n as usize),
+        insecure: args.target.insecure,
         handshake_defaults: match &args.auth {
             None => None,
             Some(_) if p.transport() != protocol::TransportKind::SocketIo => {

@@ -39,6 +39,7 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
     run_cfg.transport = prepared.transport;
     run_cfg.role = prepared.role.clone();
     run_cfg.jobs = args.jobs as usize;
+    run_cfg.insecure = args.target.insecure;
     let cfg = FuzzConfig {
         seed,
         runs: args.runs.unwrap_or(if args.duration.is_some() {
@@ -161,6 +162,9 @@ fn replay_command(
         flag("--tool", &offer);
     }
     flag("--timeout-ms", &timeout_ms.to_string());
+    if t.insecure {
+        words.push("--insecure".into());
+    }
     if t.token.is_some() {
         words.push("--token \"$WIREPROBE_TOKEN\"".into());
     }

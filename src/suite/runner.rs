@@ -77,6 +77,8 @@ pub struct RunConfig {
     pub role: Option<String>,
     /// Start no new case once this many have failed or errored (`--max-failures`).
     pub max_failures: Option<usize>,
+    /// `wss://` and `https://` targets: accept any certificate (`--insecure`).
+    pub insecure: bool,
 }
 
 /// A tool the user says the target offers (`--tool NAME[=JSON params]`).
@@ -126,6 +128,7 @@ impl RunConfig {
             transport: None,
             role: None,
             max_failures: None,
+            insecure: false,
         }
     }
 
@@ -347,6 +350,7 @@ pub(super) async fn open_transport(
                 headers: opts.headers,
                 max_frame: opts.max_frame,
                 timeout: opts.connect_timeout,
+                insecure: opts.insecure,
             })
             .await
         }

@@ -22,6 +22,7 @@ pub(super) fn connect_options(
     opts.headers = cfg.headers.clone();
     opts.max_frame = cfg.max_frame;
     opts.connect_timeout = timeout;
+    opts.insecure = cfg.insecure;
     if let Some(token) = token {
         match placement {
             TokenPlacement::Query => opts.url = with_query_token(&opts.url, token),

@@ -8,6 +8,7 @@
 pub mod socketio;
 pub mod sse;
 pub mod stdio;
+pub mod tls;
 pub mod websocket;
 
 use std::sync::Arc;

@@ -38,6 +38,8 @@ pub struct SseOptions {
     pub max_frame: usize,
     /// Budget for a request's answer head (the stream's, a POST's).
     pub timeout: Duration,
+    /// `https://`: accept any certificate (`--insecure`, for self-signed test deployments).
+    pub insecure: bool,
 }
 
 /// Connects: opens the event stream and returns a live [`Connection`].
@@ -55,6 +57,7 @@ pub async fn connect(opts: &SseOptions) -> Result<Connection, TransportError> {
     }
     let client = reqwest::Client::builder()
         .no_proxy()
+        .use_preconfigured_tls(super::tls::client_config(opts.insecure).as_ref().clone())
         .connect_timeout(opts.timeout)
         .build()
         .map_err(|e| TransportError::Protocol(format!("cannot build an HTTP client: {e}")))?;
@@ -118,6 +121,11 @@ impl Http {
             cause = c.source();
         }
         if e.is_connect() {
+            let reason = if reason.contains("certificate") {
+                super::tls::describe(&reason)
+            } else {
+                reason
+            };
             TransportError::Unreachable { target, reason }
         } else if e.is_builder() {
             TransportError::BadTarget { target, reason }

@@ -31,6 +31,8 @@ pub struct WsOptions {
     pub max_frame: usize,
     /// Budget for TCP connect plus the opening handshake.
     pub connect_timeout: Duration,
+    /// `wss://`: accept any certificate (`--insecure`, for self-signed test deployments).
+    pub insecure: bool,
 }
 
 impl WsOptions {
@@ -41,6 +43,7 @@ impl WsOptions {
             subprotocols: Vec::new(),
             max_frame: DEFAULT_MAX_FRAME,
             connect_timeout: Duration::from_secs(5),
+            insecure: false,
         }
     }
 }
@@ -77,18 +80,24 @@ pub async fn connect(opts: &WsOptions) -> Result<Connection, TransportError> {
         .into_client_request()
         .map_err(|e| bad(e.to_string()))?;
     let uri = request.uri().clone();
-    match uri.scheme_str() {
-        Some("ws") => {}
-        Some("wss") => return Err(bad("wss:// (TLS) is not supported yet; use ws://".into())),
+    let secure = match uri.scheme_str() {
+        Some("ws") => false,
+        Some("wss") => true,
         other => {
             return Err(bad(format!(
-                "unsupported scheme {}; use ws://",
+                "unsupported scheme {}; use ws:// or wss://",
                 crate::show::quoted_or_none(other)
             )))
         }
-    }
-    let host = uri.host().ok_or_else(|| bad("no host".into()))?.to_string();
-    let port = uri.port_u16().unwrap_or(80);
+    };
+    // An IPv6 literal comes bracketed in the URI; TCP and TLS want the bare address.
+    let host = uri
+        .host()
+        .ok_or_else(|| bad("no host".into()))?
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_string();
+    let port = uri.port_u16().unwrap_or(if secure { 443 } else { 80 });
     for (name, value) in &opts.headers {
         let name = HeaderName::from_bytes(name.as_bytes())
             .map_err(|e| bad(format!("header name {name:?}: {e}")))?;
@@ -120,7 +129,32 @@ pub async fn connect(opts: &WsOptions) -> Result<Connection, TransportError> {
         reason: e.to_string(),
     })?;
     let _ = tcp.set_nodelay(true);
+    if secure {
+        let tls = tokio::time::timeout(
+            opts.connect_timeout,
+            super::tls::connect(&host, tcp, opts.insecure),
+        )
+        .await
+        .map_err(|_| TransportError::Timeout(budget_ms))?
+        .map_err(|reason| TransportError::Unreachable {
+            target: opts.url.clone(),
+            reason,
+        })?;
+        return upgrade(request, tls, opts).await;
+    }
+    upgrade(request, tcp, opts).await
+}
 
+/// The opening handshake over an open stream (TCP, or TLS over it); then the pump runs.
+async fn upgrade<S>(
+    request: tokio_tungstenite::tungstenite::handshake::client::Request,
+    stream: S,
+    opts: &WsOptions,
+) -> Result<Connection, TransportError>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let budget_ms = opts.connect_timeout.as_millis() as u64;
     // tungstenite zero-fills its whole read buffer before every read: the 128 KiB default
     // made memset a tenth of a fuzzing run's CPU. Frames larger than this still arrive whole.
     let config = WebSocketConfig::default()
@@ -129,7 +163,7 @@ pub async fn connect(opts: &WsOptions) -> Result<Connection, TransportError> {
         .max_frame_size(Some(opts.max_frame));
     let (ws, _response) = tokio::time::timeout(
         opts.connect_timeout,
-        tokio_tungstenite::client_async_with_config(request, tcp, Some(config)),
+        tokio_tungstenite::client_async_with_config(request, stream, Some(config)),
     )
     .await
     .map_err(|_| TransportError::Timeout(budget_ms))?
