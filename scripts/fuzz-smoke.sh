@@ -7,9 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../fuzz"
 secs=${1:-10}
 shift || true
-if ! cargo fuzz --version >/dev/null 2>&1; then
-  cargo install cargo-fuzz --locked --version 0.13.2
-fi
+# cargo-fuzz lives in .tools/ inside the checkout, never in the user's ~/.cargo.
+../scripts/install-cargo-fuzz.sh
+export PATH="$PWD/../.tools/bin:$PATH"
 cargo fuzz build -s none
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(cargo fuzz list)
