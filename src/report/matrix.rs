@@ -106,7 +106,7 @@ pub fn html(columns: &[Column]) -> String {
         let _ = write!(
             out,
             "<tr class=\"filterable\" data-verdict=\"{v}\" data-level=\"{l}\">\
-             <td class=\"mono\" title=\"{source}\">{id}</td><td>{l}</td><td class=\"small\">{text}</td>",
+             <td class=\"mono nowrap\" title=\"{source}\">{id}</td><td>{l}</td><td class=\"small\">{text}</td>",
             v = row.worst(),
             l = r.level,
             source = esc(&r.source),
