@@ -448,4 +448,25 @@ fn html_report_is_self_contained_and_pins_violations() {
     assert!(html.contains("FAIL: exit 1. 1 case(s) failed"));
     let strict = report::render(&sample(), Format::Html, true);
     assert!(strict.contains("FAIL: exit 1. 2 case(s) failed"));
+
+    // A rule seen broken in a case not written for it: that case is folded behind a count.
+    let mut cases = sample().cases;
+    cases[1].violations.push(FrameViolation {
+        rule: "T-SEQ-001".into(),
+        level: Level::Must,
+        message: "seq 0".into(),
+        frame: 1,
+    });
+    let seen = Report::new(
+        "test",
+        "ws://127.0.0.1:9/",
+        SystemTime::UNIX_EPOCH,
+        1,
+        RULES,
+        cases,
+    );
+    let html = report::render(&seen, Format::Html, false);
+    assert!(
+        html.contains("seen broken in 1 other case(s)</summary><a href=\"#case-t.ping.nonce\">")
+    );
 }

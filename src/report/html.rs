@@ -224,11 +224,7 @@ fn compliance(out: &mut String, report: &Report) {
             Some(url) => format!("<a href=\"{}\">§{}</a>", esc(url), esc(section)),
             None => format!("§{}", esc(section)),
         };
-        let cases: Vec<String> = r
-            .cases
-            .iter()
-            .map(|c| format!("<a href=\"#{}\">{}</a>", case_anchor(c), esc(c)))
-            .collect();
+        let cases = rule_cases(report, r);
         let _ = writeln!(
             out,
             "<tr class=\"filterable\" data-verdict=\"{v}\" data-level=\"{l}\" id=\"rule-{id}\">\
@@ -241,10 +237,31 @@ fn compliance(out: &mut String, report: &Report) {
             badge = badge(r.verdict),
             source = esc(&r.source),
             text = esc(&r.text),
-            cases = cases.join(" "),
         );
     }
     let _ = writeln!(out, "</tbody>\n</table>\n</section>");
+}
+
+/// The cases written for a rule, linked; the cases that only saw it broken in passing folded
+/// behind their count (a rule every frame breaks would otherwise list the whole suite).
+fn rule_cases(report: &Report, rule: &RuleReport) -> String {
+    let link = |c: &String| format!("<a href=\"#{}\">{}</a>", case_anchor(c), esc(c));
+    let written_for = |id: &String| {
+        report
+            .cases
+            .iter()
+            .any(|c| &c.id == id && c.rules.contains(&rule.id))
+    };
+    let (own, seen): (Vec<&String>, Vec<&String>) = rule.cases.iter().partition(|c| written_for(c));
+    let mut html: Vec<String> = own.into_iter().map(link).collect();
+    if !seen.is_empty() {
+        html.push(format!(
+            "<details class=\"seen\"><summary>seen broken in {} other case(s)</summary>{}</details>",
+            seen.len(),
+            seen.into_iter().map(link).collect::<Vec<_>>().join(" ")
+        ));
+    }
+    html.join(" ")
 }
 
 fn cases(out: &mut String, report: &Report) {
