@@ -94,8 +94,13 @@ async fn refused_then_accepted_with_insecure(run: &[&str]) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wss_target_with_a_self_signed_certificate() {
-    let (_target, url) = behind_tls("haip").await;
+    let (target, url) = behind_tls("haip").await;
     assert!(url.starts_with("wss://127.0.0.1:"), "{url}");
+    // wss:// to a server that does not speak TLS: one line that says what it likely is.
+    let plain = format!("wss://{}/", target.addr);
+    let out = wireprobe(&["run", "haip", "--target", &plain]).await;
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("plain ws:// or http://"));
     refused_then_accepted_with_insecure(&[
         "run",
         "haip",

@@ -121,7 +121,8 @@ impl Http {
             cause = c.source();
         }
         if e.is_connect() {
-            let reason = if reason.contains("certificate") {
+            let lower = reason.to_ascii_lowercase();
+            let reason = if lower.contains("certificate") || lower.contains("tls") {
                 super::tls::describe(&reason)
             } else {
                 reason

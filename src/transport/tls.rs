@@ -62,10 +62,17 @@ pub async fn connect(
         .map_err(|e| describe(&e.to_string()))
 }
 
-/// A TLS failure in words, with the hint when a certificate was refused.
+/// A TLS failure in words, with a hint at the likely cause: a certificate refused (the way out
+/// is `--insecure`), or a peer that does not speak TLS at all (it closed, or answered in plain
+/// text).
 pub fn describe(error: &str) -> String {
-    if error.contains("certificate") || error.contains("Certificate") {
+    let lower = error.to_ascii_lowercase();
+    if lower.contains("certificate") {
         format!("TLS handshake failed: {error} ({INSECURE_HINT})")
+    } else if lower.contains("eof") || lower.contains("corrupt message") {
+        format!(
+            "TLS handshake failed: {error} (does the target serve plain ws:// or http:// instead?)"
+        )
     } else {
         format!("TLS handshake failed: {error}")
     }
