@@ -18,6 +18,9 @@ pub const DEFAULT_FILE: &str = "wireprobe.toml";
 /// Keys whose values are paths (resolved against the file's directory).
 const PATH_KEYS: &[&str] = &["suite", "known_failing", "known_flaky", "cwd"];
 
+/// The options that say where the target is (with `cwd`, which only an `exec` has).
+const TARGET_OPTIONS: &[&str] = &["target", "exec", "cwd"];
+
 /// Credentials that may only come from the environment.
 const SECRET_KEYS: &[&str] = &["token", "jwt_secret", "claims"];
 
@@ -66,7 +69,22 @@ pub fn expand(argv: Vec<OsString>, run_options: &[String]) -> Result<Vec<OsStrin
             out.push(protocol.into());
         }
     }
-    out.extend(settings.args.into_iter().map(OsString::from));
+    // The target is one choice: a command line that names one (`--target` or `--exec`) drops
+    // the file's, which would otherwise conflict with it in words about options never typed.
+    let picks_target = rest.iter().any(|a| {
+        a.to_str().is_some_and(|a| {
+            TARGET_OPTIONS
+                .iter()
+                .any(|o| a == format!("--{o}") || a.starts_with(&format!("--{o}=")))
+        })
+    });
+    for (option, value) in settings.args {
+        if picks_target && TARGET_OPTIONS.contains(&option.as_str()) {
+            continue;
+        }
+        out.push(format!("--{option}").into());
+        out.extend(value.map(OsString::from));
+    }
     out.extend(rest.iter().cloned());
     Ok(out)
 }
@@ -92,7 +110,8 @@ fn given_path(args: &[OsString]) -> Result<Option<PathBuf>> {
 /// A configuration file read into command-line options.
 struct Settings {
     protocol: Option<String>,
-    args: Vec<String>,
+    /// Each option once per occurrence, with its value unless it is a flag.
+    args: Vec<(String, Option<String>)>,
 }
 
 impl Settings {
@@ -152,15 +171,14 @@ impl Settings {
     }
 
     fn push(&mut self, option: &str, value: String) {
-        self.args.push(format!("--{option}"));
-        self.args.push(value);
+        self.args.push((option.to_owned(), Some(value)));
     }
 
     /// One occurrence of `--option` with `value`.
     fn add(&mut self, option: &str, key: &str, value: &toml::Value, base: &Path) -> Result<()> {
         let text = match value {
             toml::Value::Boolean(true) => {
-                self.args.push(format!("--{option}"));
+                self.args.push((option.to_owned(), None));
                 return Ok(());
             }
             toml::Value::Boolean(false) => return Ok(()),

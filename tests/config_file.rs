@@ -78,6 +78,16 @@ transcripts = "none"
             .is_some_and(|t| !t.is_empty()),
         "the command line wins"
     );
+
+    // A target on the command line replaces the file's (no conflict between --target and
+    // --exec the user never typed).
+    let out = wireprobe(
+        dir.path(),
+        &["run", "--config", "ci/wireprobe.toml", "--exec", "true"],
+        &[],
+    );
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(!said.contains("cannot be used with"), "{said}");
 }
 
 /// `jwt_secret_env` reads the secret from the environment: the auth cases run (they skip
