@@ -19,7 +19,8 @@
   }
   // #failing opens every failing case; #case-ID opens that case.
   function openTarget() {
-    var id = decodeURIComponent(location.hash.slice(1));
+    var id;
+    try { id = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; }
     if (id === "failing") return openProblems();
     var el = id && document.getElementById(id);
     if (el && el.tagName === "DETAILS") el.open = true;
