@@ -6,6 +6,7 @@
 //! and its transcript with each violation pinned under the frame that broke it.
 
 use super::{CaseReport, Report, RuleReport};
+use crate::judge::FrameViolation;
 use crate::rules::Level;
 use crate::transcript::{Direction, Entry};
 use crate::verdict::Verdict;
@@ -174,13 +175,17 @@ fn header(out: &mut String, report: &Report, strict: bool) {
     );
 }
 
+/// The section a rule's citation names (the whole citation when it names none).
+fn section(source: &str) -> &str {
+    source.rsplit_once(" §").map_or(source, |(_, s)| s)
+}
+
 /// Rules in reading order: failing musts, then every other broken or erroring rule, then the
 /// rest; each band grouped by the section it cites (in catalogue order), then by id.
 fn ordered_rules(rules: &[RuleReport]) -> Vec<&RuleReport> {
-    let section = |r: &RuleReport| r.source.rsplit_once(" §").map_or("", |(_, s)| s).to_owned();
-    let mut first_seen: Vec<String> = Vec::new();
+    let mut first_seen: Vec<&str> = Vec::new();
     for r in rules {
-        let s = section(r);
+        let s = section(&r.source);
         if !first_seen.contains(&s) {
             first_seen.push(s);
         }
@@ -192,7 +197,7 @@ fn ordered_rules(rules: &[RuleReport]) -> Vec<&RuleReport> {
     };
     let mut ordered: Vec<&RuleReport> = rules.iter().collect();
     ordered.sort_by_key(|r| {
-        let s = section(r);
+        let s = section(&r.source);
         (
             band(r),
             first_seen.iter().position(|x| *x == s),
@@ -216,13 +221,9 @@ fn compliance(out: &mut String, report: &Report) {
     for r in ordered_rules(&report.rules) {
         // The spec's title is in the header; the cell names the section, the whole
         // citation is its tooltip.
-        let section = r
-            .source
-            .rsplit_once(" §")
-            .map_or(r.source.as_str(), |(_, s)| s);
         let section = match &r.url {
-            Some(url) => format!("<a href=\"{}\">§{}</a>", esc(url), esc(section)),
-            None => format!("§{}", esc(section)),
+            Some(url) => format!("<a href=\"{}\">§{}</a>", esc(url), esc(section(&r.source))),
+            None => format!("§{}", esc(section(&r.source))),
         };
         let cases = rule_cases(report, r);
         let _ = writeln!(
@@ -349,15 +350,11 @@ fn steps(out: &mut String, case: &CaseReport) {
 fn transcript(out: &mut String, report: &Report, case: &CaseReport) {
     if case.transcript.is_empty() {
         if !case.violations.is_empty() {
-            let _ = writeln!(out, "<h3>Violations</h3>\n<ul class=\"violations\">");
-            for v in &case.violations {
-                let _ = writeln!(
-                    out,
-                    "<li>{}</li>",
-                    violation(report, &v.rule, v.level, &v.message)
-                );
-            }
-            let _ = writeln!(out, "</ul>");
+            let _ = writeln!(
+                out,
+                "<h3>Violations</h3>\n{}",
+                violations(report, &case.violations)
+            );
         }
         return;
     }
@@ -382,33 +379,33 @@ fn transcript(out: &mut String, report: &Report, case: &CaseReport) {
             frame(entry)
         );
         if !broken.is_empty() {
-            let _ = write!(out, "<ul class=\"violations\">");
-            for v in broken {
-                let _ = write!(
-                    out,
-                    "<li>{}</li>",
-                    violation(report, &v.rule, v.level, &v.message)
-                );
-            }
-            let _ = write!(out, "</ul>");
+            out.push_str(&violations(report, broken));
         }
         let _ = writeln!(out, "</td></tr>");
     }
     let _ = writeln!(out, "</tbody>\n</table>");
 }
 
-fn violation(report: &Report, rule: &str, level: Level, message: &str) -> String {
-    let source = report
-        .rules
-        .iter()
-        .find(|r| r.id == rule)
-        .map(|r| format!(" <span class=\"muted small\">({})</span>", esc(&r.source)))
-        .unwrap_or_default();
-    format!(
-        "<b class=\"mono\">{}</b> {level}: {}{source}",
-        esc(rule),
-        esc(message)
-    )
+/// A list of violations, each with its rule, level, message and the section the rule cites.
+fn violations<'a>(report: &Report, found: impl IntoIterator<Item = &'a FrameViolation>) -> String {
+    let items: String = found
+        .into_iter()
+        .map(|v| {
+            let source = report
+                .rules
+                .iter()
+                .find(|r| r.id == v.rule)
+                .map(|r| format!(" <span class=\"muted small\">({})</span>", esc(&r.source)))
+                .unwrap_or_default();
+            format!(
+                "<li><b class=\"mono\">{}</b> {}: {}{source}</li>",
+                esc(&v.rule),
+                v.level,
+                esc(&v.message)
+            )
+        })
+        .collect();
+    format!("<ul class=\"violations\">{items}</ul>")
 }
 
 /// One frame: decoded JSON (folded when long), binary as its length and a hex head, and the

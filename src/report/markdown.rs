@@ -4,7 +4,8 @@ use super::Report;
 use crate::verdict::Verdict;
 use std::fmt::Write;
 
-fn cell(s: &str) -> String {
+/// `s` as one Markdown table cell: pipes escaped, on one line.
+pub(super) fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
 }
 

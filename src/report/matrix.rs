@@ -3,6 +3,7 @@
 //! community would publish.
 
 use super::html::{badge, esc, filters, page_foot, page_head};
+use super::markdown::cell;
 use super::{Report, RuleReport};
 use crate::rules::Level;
 use crate::verdict::Verdict;
@@ -125,10 +126,6 @@ pub fn html(columns: &[Column]) -> String {
     let _ = writeln!(out, "</tbody>\n</table>\n</section>");
     out.push_str(&page_foot());
     out
-}
-
-fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
 }
 
 /// The matrix as a Markdown table; failing musts are bold so they stand out in plain text.
