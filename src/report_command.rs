@@ -36,12 +36,12 @@ pub fn report(args: ReportArgs) -> Result<u8, Failure> {
                 MatrixFormat::Html => matrix::html(&columns),
                 MatrixFormat::Markdown => matrix::markdown(&columns),
             };
-            match output {
-                Some(path) => report::write_file(&path, &text)
-                    .with_context(|| format!("cannot write {}", path.display()))
-                    .map_err(usage)?,
-                None => print!("{text}"),
-            }
+            report::emit(output.as_deref(), &text)
+                .with_context(|| {
+                    let to = output.as_deref().unwrap_or(Path::new("-"));
+                    format!("cannot write {}", to.display())
+                })
+                .map_err(usage)?;
             Ok(EXIT_OK)
         }
         None => {

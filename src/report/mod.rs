@@ -273,13 +273,7 @@ pub fn write_all(
             .transcripts
             .unwrap_or_else(|| Transcripts::default_for(t.format));
         let text = render(&scope.trim(report), t.format, opts.strict);
-        let result = match &t.path {
-            None => {
-                use std::io::Write;
-                std::io::stdout().write_all(text.as_bytes())
-            }
-            Some(path) => write_file(path, &text),
-        };
+        let result = emit(t.path.as_deref(), &text);
         if let Err(e) = result {
             first_error.get_or_insert(std::io::Error::new(
                 e.kind(),
@@ -293,8 +287,18 @@ pub fn write_all(
     first_error.map_or(Ok(()), Err)
 }
 
-/// Writes `text` to `path`, making its directory first.
-pub fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
+/// Writes `text` to `path` (its directory made first), or to standard output without one.
+pub fn emit(path: Option<&Path>, text: &str) -> std::io::Result<()> {
+    match path {
+        None => {
+            use std::io::Write;
+            std::io::stdout().write_all(text.as_bytes())
+        }
+        Some(path) => write_file(path, text),
+    }
+}
+
+fn write_file(path: &Path, text: &str) -> std::io::Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
