@@ -26,7 +26,7 @@ const SECRET_KEYS: &[&str] = &["token", "jwt_secret", "claims"];
 
 /// `argv` with a run's configuration file spliced in after `run`; unchanged for every other
 /// command, and for a run without a file.
-pub fn expand(argv: Vec<OsString>, run_options: &[String]) -> Result<Vec<OsString>> {
+pub fn expand(argv: Vec<OsString>) -> Result<Vec<OsString>> {
     if argv.get(1).is_none_or(|a| a != "run") {
         return Ok(argv);
     }
@@ -41,7 +41,7 @@ pub fn expand(argv: Vec<OsString>, run_options: &[String]) -> Result<Vec<OsStrin
     let table: toml::Table =
         toml::from_str(&text).with_context(|| format!("{} is not valid TOML", path.display()))?;
     let base = path.parent().unwrap_or(Path::new(""));
-    let settings = Settings::read(&table, base, run_options)
+    let settings = Settings::read(&table, base, &run_options())
         .with_context(|| format!("in {}", path.display()))?;
     let named = rest.iter().find_map(|a| {
         let a = a.to_str()?;
@@ -87,6 +87,19 @@ pub fn expand(argv: Vec<OsString>, run_options: &[String]) -> Result<Vec<OsStrin
     }
     out.extend(rest.iter().cloned());
     Ok(out)
+}
+
+/// `run`'s long options: the keys a configuration file may set.
+fn run_options() -> Vec<String> {
+    use clap::CommandFactory;
+    crate::cli::Cli::command()
+        .find_subcommand("run")
+        .map(|run| {
+            run.get_arguments()
+                .filter_map(|a| a.get_long().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// The path after `--config` (or in `--config=PATH`), if the command line has one.

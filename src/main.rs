@@ -10,23 +10,11 @@ mod progress;
 mod report_command;
 mod target;
 
-use clap::{CommandFactory, Parser};
+use clap::Parser;
 use std::process::ExitCode;
 
-/// `run`'s long options: the keys a configuration file may set.
-fn run_options() -> Vec<String> {
-    cli::Cli::command()
-        .find_subcommand("run")
-        .map(|run| {
-            run.get_arguments()
-                .filter_map(|a| a.get_long().map(str::to_owned))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 fn main() -> ExitCode {
-    let argv = match config::expand(std::env::args_os().collect(), &run_options()) {
+    let argv = match config::expand(std::env::args_os().collect()) {
         Ok(argv) => argv,
         Err(e) => {
             eprintln!("wireprobe: {e:#}");
