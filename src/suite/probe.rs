@@ -190,24 +190,21 @@ pub(super) fn never_spoke(
     results: &[super::runner::CaseResult],
 ) -> Option<String> {
     use crate::verdict::Verdict;
-    let from_target = || {
-        results
-            .iter()
-            .flat_map(|r| &r.transcript)
-            .filter(|e| e.from == crate::transcript::Direction::Server)
-    };
+    let transcripts = || results.iter().flat_map(|r| &r.transcript);
     let judged = results.iter().any(|r| r.verdict != Verdict::Skip);
     let passed = results.iter().any(|r| r.verdict == Verdict::Pass);
-    let transcripts = results.iter().flat_map(|r| &r.transcript);
-    if !judged || passed || crate::judge::target_spoke(protocol, transcripts) {
+    if !judged || passed || crate::judge::target_spoke(protocol, transcripts()) {
         return None;
     }
-    let sent = from_target()
-        .find(|e| e.frame.get("$connect").is_none())
+    let sent = transcripts()
+        .find(|e| {
+            e.from == crate::transcript::Direction::Server && e.frame.get("$connect").is_none()
+        })
         .map(|e| {
-            let shown = e.frame.to_string();
-            let cut: String = shown.chars().take(120).collect();
-            format!("; the first thing it sent: {cut}")
+            format!(
+                "; the first thing it sent: {}",
+                crate::show::event(&e.frame)
+            )
         })
         .unwrap_or_else(|| "; it sent nothing at all".into());
     Some(format!(
