@@ -5,7 +5,8 @@ use crate::judge::observed_of;
 use crate::ndjson::{self, Line};
 use crate::protocol::{Observed, Protocol};
 use crate::rules::Violation;
-use crate::transcript::Direction;
+use crate::transcript::{Direction, Entry, Observation, Record};
+use crate::transport::{Received, SseMeta};
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -44,14 +45,20 @@ pub struct CheckSummary {
 }
 
 /// A transcript line with its event left as raw JSON, so a profile's fast path can judge it
-/// without building a `Value`.
+/// without building a `Value`. An event is `event` (or `frame`, as a report's transcript has
+/// it), with the SSE fields it came with; an observation is `observed` (see
+/// [`crate::transcript::Observation`]). The event is the side's JSON whatever keys it holds.
 #[derive(Deserialize)]
 struct TranscriptLine<'a> {
     from: Direction,
     #[serde(default)]
     at_ms: u64,
-    #[serde(alias = "frame", borrow)]
-    event: &'a serde_json::value::RawValue,
+    #[serde(default, alias = "frame", borrow)]
+    event: Option<&'a serde_json::value::RawValue>,
+    #[serde(default)]
+    sse: Option<SseMeta>,
+    #[serde(default)]
+    observed: Option<Observation>,
 }
 
 /// Checks an NDJSON transcript. With `bare_from`, lines may also be bare events sent by that
@@ -99,13 +106,46 @@ pub fn check_stream<R: BufRead>(
         }
         let (from, at_ms, frame) = match serde_json::from_slice::<TranscriptLine>(&buf) {
             Ok(t) => {
-                summary.events += 1;
-                if !checker.observe_raw(t.from, t.at_ms, t.event.get(), &mut out) {
-                    match serde_json::from_str::<Value>(t.event.get()) {
-                        Ok(event) => {
-                            checker.observe(t.from, t.at_ms, observed_of(&event), &mut out)
+                match (t.event, t.observed) {
+                    (Some(raw), None) => {
+                        summary.events += 1;
+                        let fast = t.sse.is_none()
+                            && checker.observe_raw(t.from, t.at_ms, raw.get(), &mut out);
+                        if !fast {
+                            match serde_json::from_str::<Value>(raw.get()) {
+                                Ok(event) => {
+                                    let seen = Observed::Event(&event, t.sse.as_ref());
+                                    checker.observe(t.from, t.at_ms, seen, &mut out)
+                                }
+                                Err(e) => {
+                                    bad(&mut summary, line_no, format!("event is not JSON: {e}"))
+                                }
+                            }
                         }
-                        Err(e) => bad(&mut summary, line_no, format!("event is not JSON: {e}")),
+                    }
+                    (None, Some(observation)) => {
+                        let entry = Entry {
+                            from: t.from,
+                            at_ms: t.at_ms,
+                            record: Record::Observed(observation),
+                        };
+                        checker.observe(t.from, t.at_ms, observed_of(&entry), &mut out);
+                    }
+                    (Some(_), Some(_)) => {
+                        bad(
+                            &mut summary,
+                            line_no,
+                            "a line holds either `event` or `observed`, not both".into(),
+                        );
+                        continue;
+                    }
+                    (None, None) => {
+                        bad(
+                            &mut summary,
+                            line_no,
+                            "a transcript line needs `event` or `observed`".into(),
+                        );
+                        continue;
                     }
                 }
                 record(&mut summary, line_no, t.from, &mut out, &mut on_finding);
@@ -131,7 +171,7 @@ pub fn check_stream<R: BufRead>(
             }
         };
         summary.events += 1;
-        checker.observe(from, at_ms, observed_of(&frame), &mut out);
+        checker.observe(from, at_ms, Observed::Event(&frame, None), &mut out);
         record(&mut summary, line_no, from, &mut out, &mut on_finding);
     }
     Ok(summary)
@@ -185,8 +225,8 @@ fn check_sse<R: BufRead>(
     crate::transport::sse::read_captured(reader, ndjson::DEFAULT_MAX_LINE, |captured| {
         use crate::transport::sse::Captured;
         summary.lines += 1;
-        let frame = match captured {
-            Captured::Event(frame) => frame,
+        let (data, meta) = match captured {
+            Captured::Event { data, meta } => (data, meta),
             Captured::Failed(e) => {
                 summary.bad_line_count += 1;
                 summary.bad_lines.push(BadLine {
@@ -199,7 +239,12 @@ fn check_sse<R: BufRead>(
         };
         summary.events += 1;
         let line = summary.lines;
-        checker.observe(Direction::Server, 0, observed_of(&frame), &mut out);
+        let at = std::time::Instant::now();
+        let mut one = crate::transcript::Transcript::new();
+        one.record_received(&Received::SseEvent { data, meta }, at);
+        for entry in one.entries() {
+            checker.observe(Direction::Server, 0, observed_of(entry), &mut out);
+        }
         record(
             &mut summary,
             line,

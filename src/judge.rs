@@ -4,9 +4,8 @@
 
 use crate::protocol::{Checker, Observed, Protocol};
 use crate::rules::{self, Level, Violation};
-use crate::transcript::{Direction, Entry};
+use crate::transcript::{Direction, Entry, Observation, Record};
 use serde::Serialize;
-use serde_json::Value;
 
 /// Most violations one case keeps (after merging repeats): a flood of the same broken rule
 /// helps nobody, and a report must stay bounded.
@@ -15,45 +14,28 @@ pub const MAX_CASE_VIOLATIONS: usize = 50;
 /// Most violations of one rule one case keeps.
 pub const MAX_PER_RULE: usize = 5;
 
-/// What a transcript frame is: an event, or one of the `$`-tagged observations (`$truncated`
-/// marks where a capped transcript stopped storing; nothing after it is judged).
-pub fn observed_of(frame: &Value) -> Observed<'_> {
-    if let Value::Object(m) = frame {
-        if m.len() <= 2 {
-            if let Some(to) = m.get("$connect") {
-                return Observed::Connect(to.as_str().unwrap_or(""));
-            }
-            if m.contains_key("$stderr") {
-                return Observed::Aside;
-            }
-            if let Some(what) = m.get("$notice") {
-                return Observed::Notice(what.as_str().unwrap_or(""));
-            }
-            if let Some(close) = m.get("$close") {
-                let code = close.get("code").and_then(Value::as_u64);
-                return Observed::Closed {
-                    code: code.and_then(|c| u16::try_from(c).ok()),
-                };
-            }
-            if ["$error", "$rejected", "$truncated"]
-                .iter()
-                .any(|k| m.contains_key(*k))
-            {
-                return Observed::Closed { code: None };
-            }
-            if m.contains_key("$binary") {
-                let len = m.get("len").and_then(Value::as_u64).unwrap_or(0);
-                return Observed::Binary(len as usize);
-            }
-            if let Some(text) = m.get("$text") {
-                return Observed::Garbage(text.as_str().unwrap_or(""));
-            }
-            if m.contains_key("$invalid_utf8_text") {
-                return Observed::Garbage("");
-            }
-        }
+/// What a transcript entry is to a checker. A `truncated` observation marks where a capped
+/// transcript stopped storing: nothing after it is judged, as after the end of a connection.
+pub fn observed_of(entry: &Entry) -> Observed<'_> {
+    let o = match &entry.record {
+        Record::Event { event, sse } => return Observed::Event(event, sse.as_ref()),
+        Record::Observed(o) => o,
+    };
+    match o {
+        Observation::Connect { url } => Observed::Connect(url),
+        Observation::Close { code, .. } => Observed::Closed { code: *code },
+        Observation::Rejected { .. }
+        | Observation::Error { .. }
+        | Observation::Truncated { .. } => Observed::Closed { code: None },
+        Observation::Notice { message } => Observed::Notice(message),
+        Observation::Stderr { .. } | Observation::StreamRequested { .. } => Observed::Aside,
+        Observation::Text { text, .. } => Observed::Garbage(text),
+        Observation::Binary { len, .. } => Observed::Binary(*len),
+        Observation::InvalidUtf8 { .. } => Observed::Garbage(""),
+        Observation::Post { path, body } => Observed::Post { path, body },
+        Observation::Http(answer) => Observed::Http(answer),
+        Observation::StreamOpened { from } => Observed::StreamOpened(from),
     }
-    Observed::Event(frame)
 }
 
 /// True when the target (the server side) sent, among `entries`, a message the protocol
@@ -64,12 +46,12 @@ pub fn target_spoke<'a>(
 ) -> bool {
     entries
         .into_iter()
-        .any(|e| e.from == Direction::Server && protocol.recognises(&e.frame))
+        .any(|e| e.from == Direction::Server && protocol.recognises(observed_of(e)))
 }
 
 /// Feeds one transcript entry to a checker.
 pub fn observe_entry(checker: &mut dyn Checker, entry: &Entry, out: &mut Vec<Violation>) {
-    checker.observe(entry.from, entry.at_ms, observed_of(&entry.frame), out);
+    checker.observe(entry.from, entry.at_ms, observed_of(entry), out);
 }
 
 /// A rule the target broke, pinned to the transcript entry where the checker saw it.

@@ -39,6 +39,36 @@ pub fn event(e: &Value) -> String {
     }
 }
 
+/// A transcript entry as one line: an event as [`event`] shows it, an observation in words.
+pub fn entry(e: &crate::transcript::Entry) -> String {
+    use crate::transcript::{Observation as O, Record};
+    let o = match &e.record {
+        Record::Event { event: ev, .. } => return event(ev),
+        Record::Observed(o) => o,
+    };
+    let cut = |t: &str| t.chars().take(80).collect::<String>();
+    match o {
+        O::Connect { url } => format!("a connection to {url}"),
+        O::Close { code, reason } => match code {
+            Some(c) => format!("a close (code {c} {reason:?})"),
+            None => format!("an end of the connection ({reason})"),
+        },
+        O::Rejected { status } => format!("a refusal with HTTP {status}"),
+        O::Error { message } => format!("a transport failure ({message})"),
+        O::Notice { message } => message.clone(),
+        O::Stderr { line } => format!("stderr {:?}", cut(line)),
+        O::Text { text, .. } => format!("non-JSON text {:?}", cut(text)),
+        O::Binary { len, .. } => format!("a binary frame of {len} bytes"),
+        O::InvalidUtf8 { len, .. } => format!("a text frame of {len} bytes that is not UTF-8"),
+        O::Post { path, .. } => format!("POST {path}"),
+        O::Http(answer) => answer.describe(),
+        O::StreamRequested { from: Some(_) } => "a request to reopen the event stream".into(),
+        O::StreamRequested { from: None } => "a request to drop the event stream".into(),
+        O::StreamOpened { .. } => "the event stream reopened".into(),
+        O::Truncated { dropped } => format!("{dropped} entries not stored"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

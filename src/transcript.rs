@@ -1,9 +1,15 @@
-//! Transcripts: every frame sent and received during a case, with direction and time.
+//! Transcripts: everything sent, received and observed during a case, with direction and time.
+//!
+//! An entry is either an **event** (exactly the JSON a side sent, whatever keys it holds) or an
+//! **observation** of ours (a connection, its end, stderr, text that is not JSON, binary, an
+//! HTTP exchange, a stream reopened, where a capped transcript stopped). The two never share a
+//! namespace: nothing a target sends can pose as an observation, in memory, in `check`'s input
+//! or in a saved report.
 
-use crate::transport::{Frame, Received};
+use crate::transport::{Body, Frame, HttpAnswer, Outgoing, Received, SseMeta, StreamFrom};
 use base64::Engine;
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::time::Instant;
 
 /// Which side of the conversation produced an entry.
@@ -19,17 +25,154 @@ pub enum Direction {
     Server,
 }
 
-/// One transcript line: `{"from": "client", "at_ms": 0, "frame": {...}}`.
-///
-/// `frame` is the event itself when the frame was JSON text. Anything else is a one-key
-/// object whose key starts with `$`: `$text` (non-JSON text), `$binary` (Base64 bytes with
-/// `len`), `$close`, `$connect`, `$rejected`, `$error` (a transport failure), `$notice` (a
-/// framing anomaly that did not end the connection), `$stderr` (a line the target wrote there).
+/// What a transcript entry holds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Record {
+    /// A JSON message exactly as the side sent it (a text frame, a line, an SSE event's data),
+    /// with the SSE fields it came with.
+    Event { event: Value, sse: Option<SseMeta> },
+    /// Something wireprobe did or saw that is not a JSON message of a side.
+    Observed(Observation),
+}
+
+impl Record {
+    /// True for what a side put on the wire (an event, text, bytes, a POST or its answer), as
+    /// opposed to what was only observed around it (a connection, its end, stderr).
+    pub fn was_sent(&self) -> bool {
+        match self {
+            Record::Event { .. } => true,
+            Record::Observed(o) => matches!(
+                o,
+                Observation::Text { .. }
+                    | Observation::Binary { .. }
+                    | Observation::InvalidUtf8 { .. }
+                    | Observation::Post { .. }
+                    | Observation::Http(_)
+            ),
+        }
+    }
+}
+
+/// Something observed (or done by wireprobe's transport) rather than a JSON message.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Observation {
+    /// A connection was opened to this URL (or the process started).
+    Connect { url: String },
+    /// The connection ended: a close frame's code and reason, a process's exit status, or
+    /// wireprobe closing it (`from` says which side).
+    Close {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        code: Option<u16>,
+        #[serde(default)]
+        reason: String,
+    },
+    /// The connection attempt was refused with this HTTP status.
+    Rejected { status: u16 },
+    /// The transport failed (an oversized frame, an I/O error, a refused connection).
+    Error { message: String },
+    /// A framing anomaly that did not end the connection (a blank line, an over-long line).
+    Notice { message: String },
+    /// A line the target wrote to stderr: kept for the record, never judged.
+    Stderr { line: String },
+    /// A text frame or line that is not JSON (a Socket.IO packet, garbage), cut at the
+    /// storage cap; `len` is its length on the wire.
+    Text {
+        text: String,
+        #[serde(default)]
+        len: usize,
+    },
+    /// A binary frame: its first bytes in Base64, and its length.
+    Binary { base64: String, len: usize },
+    /// A text frame whose bytes are not UTF-8: its first bytes in Base64, and its length.
+    InvalidUtf8 { base64: String, len: usize },
+    /// An HTTP POST wireprobe made (SSE + HTTP).
+    Post { path: String, body: Body },
+    /// The target's answer to a POST.
+    Http(HttpAnswer),
+    /// wireprobe asked for the event stream to be reopened from here (`None`: dropped).
+    StreamRequested { from: Option<StreamFrom> },
+    /// The event stream was reopened: what follows is the new stream's.
+    StreamOpened { from: StreamFrom },
+    /// The transcript was full: this many entries were not stored, and nothing after is judged.
+    Truncated { dropped: usize },
+}
+
+/// One transcript line: `{"from", "at_ms", "frame"}` for an event (with `"sse"` when it came
+/// with SSE fields), `{"from", "at_ms", "observed"}` for an observation. A line from before
+/// observations were typed has only `frame`, and reads as an event.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "EntryWire", into = "EntryWire")]
 pub struct Entry {
     pub from: Direction,
     pub at_ms: u64,
-    pub frame: Value,
+    pub record: Record,
+}
+
+impl Entry {
+    /// The event, when this entry is one.
+    pub fn event(&self) -> Option<&Value> {
+        match &self.record {
+            Record::Event { event, .. } => Some(event),
+            Record::Observed(_) => None,
+        }
+    }
+
+    /// The observation, when this entry is one.
+    pub fn observation(&self) -> Option<&Observation> {
+        match &self.record {
+            Record::Observed(o) => Some(o),
+            Record::Event { .. } => None,
+        }
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+struct EntryWire {
+    from: Direction,
+    #[serde(default)]
+    at_ms: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none", alias = "event")]
+    frame: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sse: Option<SseMeta>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    observed: Option<Observation>,
+}
+
+impl TryFrom<EntryWire> for Entry {
+    type Error = String;
+    fn try_from(w: EntryWire) -> Result<Entry, String> {
+        let record = match (w.frame, w.observed) {
+            (None, Some(o)) => Record::Observed(o),
+            (Some(event), None) => Record::Event { event, sse: w.sse },
+            (Some(_), Some(_)) => {
+                return Err("a transcript line holds either `frame` or `observed`, not both".into())
+            }
+            (None, None) => return Err("a transcript line needs `frame` or `observed`".into()),
+        };
+        Ok(Entry {
+            from: w.from,
+            at_ms: w.at_ms,
+            record,
+        })
+    }
+}
+
+impl From<Entry> for EntryWire {
+    fn from(e: Entry) -> EntryWire {
+        let (frame, sse, observed) = match e.record {
+            Record::Event { event, sse } => (Some(event), sse, None),
+            Record::Observed(o) => (None, None, Some(o)),
+        };
+        EntryWire {
+            from: e.from,
+            at_ms: e.at_ms,
+            frame,
+            sse,
+            observed,
+        }
+    }
 }
 
 /// Frames larger than this are stored truncated, so a flood cannot grow a report without bound.
@@ -69,13 +212,14 @@ impl Transcript {
         self.started.elapsed().as_millis() as u64
     }
 
-    pub fn push(&mut self, from: Direction, frame: Value) {
-        self.push_at(from, Instant::now(), frame, 0);
+    /// Records an observation made now.
+    pub fn observe(&mut self, from: Direction, observation: Observation) {
+        self.push_at(from, Instant::now(), Record::Observed(observation), 0);
     }
 
-    /// Records something observed at `at` (a transport's receive time); `size` is the frame's
-    /// length on the wire, for the byte budget.
-    pub fn push_at(&mut self, from: Direction, at: Instant, frame: Value, size: usize) {
+    /// Records something seen at `at` (a transport's receive time); `size` is its length on
+    /// the wire, for the byte budget.
+    pub fn push_at(&mut self, from: Direction, at: Instant, record: Record, size: usize) {
         let size = size.min(MAX_STORED_FRAME);
         if self.entries.len() >= MAX_ENTRIES || self.stored_bytes + size > MAX_STORED_BYTES {
             self.dropped += 1;
@@ -83,7 +227,11 @@ impl Transcript {
         }
         self.stored_bytes += size;
         let at_ms = at.saturating_duration_since(self.started).as_millis() as u64;
-        self.entries.push(Entry { from, at_ms, frame });
+        self.entries.push(Entry {
+            from,
+            at_ms,
+            record,
+        });
     }
 
     /// Milliseconds from the case's start to `at`.
@@ -91,31 +239,62 @@ impl Transcript {
         at.saturating_duration_since(self.started).as_millis() as u64
     }
 
-    pub fn record_sent(&mut self, frame: &Frame) {
-        self.push_at(
-            Direction::Client,
-            Instant::now(),
-            frame_to_value(frame),
-            frame.len(),
-        );
+    /// Records what wireprobe sent.
+    pub fn record_sent(&mut self, out: &Outgoing) {
+        let record = match out {
+            Outgoing::Frame(frame) => frame_record(frame),
+            Outgoing::Post { path, body } => Record::Observed(Observation::Post {
+                path: path.clone(),
+                body: body.clone(),
+            }),
+            Outgoing::Stream(from) => {
+                Record::Observed(Observation::StreamRequested { from: from.clone() })
+            }
+        };
+        self.push_at(Direction::Client, Instant::now(), record, out.len());
     }
 
+    /// Records what the target sent or the transport saw.
     pub fn record_received(&mut self, received: &Received, at: Instant) {
-        let size = match received {
-            Received::Frame(f) => f.len(),
-            _ => 0,
+        let record = match received {
+            Received::Frame(frame) => frame_record(frame),
+            Received::SseEvent { data, meta } => match text_record(data) {
+                Record::Event { event, .. } => Record::Event {
+                    event,
+                    sse: Some(meta.clone()),
+                },
+                other => other,
+            },
+            Received::Http(answer) => Record::Observed(Observation::Http(answer.clone())),
+            Received::StreamOpened(from) => {
+                Record::Observed(Observation::StreamOpened { from: from.clone() })
+            }
+            Received::Closed { code, reason } => Record::Observed(Observation::Close {
+                code: *code,
+                reason: reason.clone(),
+            }),
+            Received::Failed(err) => Record::Observed(Observation::Error {
+                message: err.to_string(),
+            }),
+            Received::Notice(what) => Record::Observed(Observation::Notice {
+                message: what.clone(),
+            }),
+            Received::Stderr(line) => Record::Observed(Observation::Stderr { line: line.clone() }),
         };
-        self.push_at(Direction::Server, at, received_to_value(received), size);
+        self.push_at(Direction::Server, at, record, received.len());
     }
 
     /// Records a text frame whose JSON the caller has already parsed (`event`).
     pub fn record_received_parsed(&mut self, text: &str, event: &Value, at: Instant) {
-        let value = if text.len() <= MAX_STORED_FRAME {
-            event.clone()
+        let record = if text.len() <= MAX_STORED_FRAME {
+            Record::Event {
+                event: event.clone(),
+                sse: None,
+            }
         } else {
-            text_to_value(text)
+            text_record(text)
         };
-        self.push_at(Direction::Server, at, value, text.len());
+        self.push_at(Direction::Server, at, record, text.len());
     }
 
     pub fn entries(&self) -> &[Entry] {
@@ -127,62 +306,123 @@ impl Transcript {
         self.dropped
     }
 
-    /// The entries, ending with a `$truncated` note when some were not stored.
+    /// The entries, ending with a `truncated` observation when some were not stored.
     pub fn into_entries(mut self) -> Vec<Entry> {
         if self.dropped > 0 {
             let at_ms = self.elapsed_ms();
             self.entries.push(Entry {
                 from: Direction::Client,
                 at_ms,
-                frame: json!({ "$truncated": self.dropped }),
+                record: Record::Observed(Observation::Truncated {
+                    dropped: self.dropped,
+                }),
             });
         }
         self.entries
     }
 }
 
-/// The transcript form of a frame: its JSON when it is JSON text, else a `$`-tagged object.
-pub fn frame_to_value(frame: &Frame) -> Value {
+/// The transcript form of a frame: its JSON as an event when it is JSON text (and small
+/// enough to keep whole), else an observation of its text or bytes.
+pub fn frame_record(frame: &Frame) -> Record {
     match frame {
-        Frame::Text(text) => text_to_value(text),
-        Frame::Binary(bytes) => binary_value(bytes),
+        Frame::Text(text) => text_record(text),
+        Frame::Binary(bytes) => Record::Observed(Observation::Binary {
+            base64: encode_truncated(bytes),
+            len: bytes.len(),
+        }),
         Frame::RawText(bytes) => match std::str::from_utf8(bytes) {
-            Ok(text) => text_to_value(text),
-            Err(_) => json!({ "$invalid_utf8_text": encode_truncated(bytes), "len": bytes.len() }),
+            Ok(text) => text_record(text),
+            Err(_) => Record::Observed(Observation::InvalidUtf8 {
+                base64: encode_truncated(bytes),
+                len: bytes.len(),
+            }),
         },
     }
 }
 
-fn received_to_value(received: &Received) -> Value {
-    match received {
-        Received::Frame(frame) => frame_to_value(frame),
-        Received::Closed { code, reason } => {
-            json!({ "$close": { "code": code, "reason": reason } })
-        }
-        Received::Failed(err) => json!({ "$error": err.to_string() }),
-        Received::Notice(what) => json!({ "$notice": what }),
-        Received::Stderr(line) => json!({ "$stderr": line }),
-    }
-}
-
-fn text_to_value(text: &str) -> Value {
+fn text_record(text: &str) -> Record {
     match serde_json::from_str::<Value>(text) {
-        Ok(v) if text.len() <= MAX_STORED_FRAME => v,
+        Ok(event) if text.len() <= MAX_STORED_FRAME => Record::Event { event, sse: None },
         Ok(_) | Err(_) => {
             let mut shown: String = text.chars().take(MAX_STORED_FRAME).collect();
             if shown.len() < text.len() {
                 shown.push_str("…(truncated)");
             }
-            json!({ "$text": shown, "len": text.len() })
+            Record::Observed(Observation::Text {
+                text: shown,
+                len: text.len(),
+            })
         }
     }
-}
-
-fn binary_value(bytes: &[u8]) -> Value {
-    json!({ "$binary": encode_truncated(bytes), "len": bytes.len() })
 }
 
 fn encode_truncated(bytes: &[u8]) -> String {
     let shown = &bytes[..bytes.len().min(MAX_STORED_FRAME)];
     base64::engine::general_purpose::STANDARD.encode(shown)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn line(text: &str) -> Entry {
+        serde_json::from_str(text).expect("a transcript line")
+    }
+
+    #[test]
+    fn an_event_holding_observation_keys_stays_an_event() {
+        for key in [
+            "$close",
+            "$stderr",
+            "$rejected",
+            "$error",
+            "$text",
+            "$http",
+            "$sse",
+        ] {
+            let sent = format!(r#"{{"from":"server","at_ms":1,"frame":{{"{key}":{{}}}}}}"#);
+            let entry = line(&sent);
+            assert_eq!(entry.event(), Some(&json!({ key: {} })), "{key}");
+            let again = serde_json::to_string(&entry).expect("serializes");
+            assert_eq!(line(&again), entry);
+        }
+    }
+
+    #[test]
+    fn observations_have_their_own_field() {
+        let entry = Entry {
+            from: Direction::Server,
+            at_ms: 3,
+            record: Record::Observed(Observation::Close {
+                code: Some(1000),
+                reason: "bye".into(),
+            }),
+        };
+        let text = serde_json::to_string(&entry).expect("serializes");
+        assert_eq!(
+            text,
+            r#"{"from":"server","at_ms":3,"observed":{"close":{"code":1000,"reason":"bye"}}}"#
+        );
+        assert_eq!(line(&text), entry);
+        assert!(serde_json::from_str::<Entry>(r#"{"from":"server","at_ms":0}"#).is_err());
+    }
+
+    #[test]
+    fn sse_fields_sit_beside_the_event() {
+        let mut t = Transcript::new();
+        let data = r#"{"type":"X","$sse":{"id":"forged"}}"#.to_owned();
+        let meta = SseMeta {
+            id: Some("7".into()),
+            ..SseMeta::default()
+        };
+        t.record_received(&Received::SseEvent { data, meta }, Instant::now());
+        let text = serde_json::to_string(&t.entries()[0]).expect("serializes");
+        assert!(
+            text.contains(r#""frame":{"type":"X","$sse":{"id":"forged"}}"#),
+            "{text}"
+        );
+        assert!(text.contains(r#""sse":{"id":"7"}"#), "{text}");
+    }
 }

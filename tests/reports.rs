@@ -9,7 +9,7 @@ use wireprobe::judge::FrameViolation;
 use wireprobe::report::{self, Format, Gate, Report};
 use wireprobe::rules::{Level, Rule};
 use wireprobe::suite::runner::CaseResult;
-use wireprobe::transcript::{Direction, Entry};
+use wireprobe::transcript::{Direction, Entry, Observation, Record};
 use wireprobe::verdict::Verdict;
 
 const RULES: &[Rule] = &[
@@ -49,12 +49,27 @@ fn result(id: &str, rule: &str, level: Level, verdict: Verdict, message: &str) -
             Entry {
                 from: Direction::Client,
                 at_ms: 0,
-                frame: json!({"type": "PING", "payload": {"nonce": "a"}}),
+                record: Record::Event {
+                    event: json!({"type": "PING", "payload": {"nonce": "a"}}),
+                    sse: None,
+                },
             },
             Entry {
                 from: Direction::Server,
                 at_ms: 3,
-                frame: json!({"type": "PONG", "payload": {"nonce": "b"}}),
+                record: Record::Event {
+                    event: json!({"type": "PONG", "payload": {"nonce": "b"}}),
+                    sse: None,
+                },
+            },
+            // What the transport observed has its own field, never the target's JSON.
+            Entry {
+                from: Direction::Server,
+                at_ms: 4,
+                record: Record::Observed(Observation::Close {
+                    code: Some(1000),
+                    reason: "done".into(),
+                }),
             },
         ],
         steps: vec![
@@ -417,6 +432,20 @@ fn report_matrix_and_diff_work_on_saved_runs() {
 
     let not_a_run = wireprobe(&["matrix"], &[runs.join("../sarif-schema-2.1.0.json")]);
     assert_eq!(not_a_run.status.code(), Some(2), "{not_a_run:?}");
+    // A run saved before observations were typed (`{"$connect": …}` in `frame`) still
+    // renders in every format, and diffs and sits in a matrix beside a new one.
+    let before = [runs.join("uae-before-typed-transcripts.json")];
+    for format in ["json", "junit", "markdown", "sarif", "html"] {
+        let rendered = wireprobe(&["--format", format], &before);
+        assert_eq!(rendered.status.code(), Some(0), "{format}: {rendered:?}");
+        let text = String::from_utf8_lossy(&rendered.stdout);
+        // SARIF names only cases that broke a rule; this run broke none.
+        let named = format == "sarif" || text.contains("uae.agent.tool");
+        assert!(named, "{format}: {text}");
+    }
+    let both = [before[0].clone(), saved[0].clone()];
+    assert_eq!(wireprobe(&["diff"], &both).status.code(), Some(0));
+    assert_eq!(wireprobe(&["matrix"], &both).status.code(), Some(0));
 }
 
 /// The HTML report is one self-contained page: nothing fetched, the target's text escaped,

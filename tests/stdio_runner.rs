@@ -9,7 +9,7 @@ use wireprobe::protocol::{
 use wireprobe::rules::{Level, Rule, Violation};
 use wireprobe::suite::{loader, runner};
 use wireprobe::transcript::Direction;
-use wireprobe::transport::Frame;
+use wireprobe::transport::{Frame, Outgoing};
 use wireprobe::verdict::Verdict;
 
 static RULES: &[Rule] = &[Rule {
@@ -51,10 +51,8 @@ impl Protocol for Lines {
     fn checker(&self) -> Box<dyn Checker> {
         Box::new(NoChecks)
     }
-    fn recognises(&self, frame: &Value) -> bool {
-        frame
-            .as_object()
-            .is_some_and(|m| !m.keys().any(|k| k.starts_with('$')))
+    fn recognises(&self, item: Observed<'_>) -> bool {
+        matches!(item, Observed::Event(Value::Object(_), _))
     }
 }
 
@@ -65,8 +63,8 @@ impl Session for LineSession {
     fn is_handshake_reply(&self, _: &Value) -> bool {
         false
     }
-    fn encode(&mut self, event: &Value) -> Result<Frame, ProtocolError> {
-        Ok(Frame::Text(event.to_string()))
+    fn encode(&mut self, event: &Value) -> Result<Outgoing, ProtocolError> {
+        Ok(Frame::Text(event.to_string()).into())
     }
     fn decode(&mut self, frame: &Frame) -> Decoded {
         match frame {
@@ -153,7 +151,7 @@ steps = [
         .transcript
         .iter()
         .find_map(|e| {
-            e.frame
+            e.event()?
                 .get("tmp")
                 .and_then(Value::as_str)
                 .map(str::to_owned)

@@ -201,7 +201,9 @@ async fn a_violation_seen_in_another_case_is_reported_under_its_rule() {
         .find(|v| v.rule == "HAIP-ENV-002")
         .expect("the non-UUID ids are reported");
     assert!(
-        case.transcript[seen.frame].frame.get("id").is_some(),
+        case.transcript[seen.frame]
+            .event()
+            .is_some_and(|e| e.get("id").is_some()),
         "the violation points at the frame"
     );
     let report = report_of(results);
@@ -315,8 +317,9 @@ async fn tool_cases_call_the_tools_the_target_offers() {
         assert_eq!(case.verdict, Verdict::Pass, "{id}: {}", case.message);
         case.transcript
             .iter()
-            .filter(|e| e.frame["type"] == "TOOL_CALL")
-            .map(|e| e.frame["payload"].to_string())
+            .filter_map(|e| e.event())
+            .filter(|e| e["type"] == "TOOL_CALL")
+            .map(|e| e["payload"].to_string())
             .collect()
     };
     let cfg = config(&target.url, Some("haip.tool.*"));

@@ -9,7 +9,7 @@ use crate::protocol::Protocol;
 use crate::rules;
 use crate::suite::model::{Action, Case};
 use crate::suite::runner::{self, CaseResult, RunConfig};
-use crate::transcript::Direction;
+use crate::transcript::{Direction, Observation};
 use crate::verdict::Verdict;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use proptest::strategy::{Strategy, ValueTree};
@@ -60,14 +60,14 @@ pub fn failure_of(
 fn target_ended(result: &CaseResult) -> bool {
     let mut closing = false;
     for entry in &result.transcript {
-        let Some(frame) = entry.frame.as_object() else {
+        let Some(observed) = entry.observation() else {
             continue;
         };
-        match entry.from {
-            Direction::Client if frame.contains_key("$close") => closing = true,
-            Direction::Client if frame.contains_key("$connect") => closing = false,
-            Direction::Server
-                if !closing && (frame.contains_key("$close") || frame.contains_key("$error")) =>
+        match (entry.from, observed) {
+            (Direction::Client, Observation::Close { .. }) => closing = true,
+            (Direction::Client, Observation::Connect { .. }) => closing = false,
+            (Direction::Server, Observation::Close { .. } | Observation::Error { .. })
+                if !closing =>
             {
                 return true
             }

@@ -87,9 +87,8 @@ pub fn hpd_sse(data: &[u8]) {
     let mut session = p.session(protocol::TransportKind::Sse);
     let mut out = Vec::new();
     for captured in &whole {
-        if let Captured::Event(event) = captured {
-            let frame = Frame::Text(event.to_string());
-            if let Decoded::Event(event) = session.decode(&frame) {
+        if let Captured::Event { data, .. } = captured {
+            if let Decoded::Event(event) = session.decode(&Frame::Text(data.clone())) {
                 crate::protocol::hpd::validate::envelope(&event, &mut out);
             }
         }
@@ -121,7 +120,9 @@ pub fn haip_frames(data: &[u8]) {
         };
         let at = i as u64;
         match session.decode(&frame) {
-            Decoded::Event(event) => checker.observe(from, at, Observed::Event(&event), &mut out),
+            Decoded::Event(event) => {
+                checker.observe(from, at, Observed::Event(&event, None), &mut out)
+            }
             Decoded::Binary(len) => checker.observe(from, at, Observed::Binary(len), &mut out),
             Decoded::Garbage(text) => checker.observe(from, at, Observed::Garbage(&text), &mut out),
             Decoded::Control => {}

@@ -14,7 +14,7 @@ pub mod uae;
 
 use crate::rules::{Rule, Violation};
 use crate::transcript::Direction;
-use crate::transport::Frame;
+use crate::transport::{Body, Frame, HttpAnswer, Outgoing, SseMeta, StreamFrom};
 use serde_json::Value;
 
 /// The transport a protocol's targets speak.
@@ -135,10 +135,9 @@ pub trait Protocol: Send + Sync + 'static {
     fn session(&self, transport: TransportKind) -> Box<dyn Session>;
     /// A fresh transcript checker (validator plus lifecycle).
     fn checker(&self) -> Box<dyn Checker>;
-    /// True when a transcript frame (as [`crate::transcript`] stores it) is recognisably a
-    /// message of this protocol, well-formed or not; a target that never sends one has not
-    /// answered at all.
-    fn recognises(&self, frame: &Value) -> bool;
+    /// True when something a target sent is recognisably a message of this protocol,
+    /// well-formed or not; a target that never sends one has not answered at all.
+    fn recognises(&self, item: Observed<'_>) -> bool;
     /// The names of the tools `event` advertises, when it is the protocol's tool list.
     fn advertised_tools(&self, event: &Value) -> Option<Vec<String>> {
         let _ = event;
@@ -201,8 +200,9 @@ pub trait Session: Send {
     /// True when `event` answers the handshake.
     fn is_handshake_reply(&self, event: &Value) -> bool;
     /// Fills the envelope of an outgoing event (ids, sequence numbers, timestamps) unless the
-    /// event sets those fields itself, and encodes it.
-    fn encode(&mut self, event: &Value) -> Result<Frame, ProtocolError>;
+    /// event sets those fields itself, and encodes it (as a frame, or over SSE + HTTP as the
+    /// POST that carries it).
+    fn encode(&mut self, event: &Value) -> Result<Outgoing, ProtocolError>;
     /// Decodes a received frame, updating acknowledgement state.
     fn decode(&mut self, frame: &Frame) -> Decoded;
     /// True when an event decoded from a text frame is exactly that frame's JSON text parsed,
@@ -219,6 +219,11 @@ pub trait Session: Send {
     }
     /// The error code when `event` is the protocol's error event.
     fn error_code(&self, event: &Value) -> Option<String>;
+    /// The error code when an HTTP answer to a POST refuses it (SSE + HTTP): by default its
+    /// status, when it is 400 or more.
+    fn http_error_code(&self, answer: &HttpAnswer) -> Option<String> {
+        (answer.status >= 400).then(|| answer.status.to_string())
+    }
     /// A capability the target declared in its handshake reply.
     fn capability(&self, reply: &Value, name: &str) -> Option<Value>;
 }
@@ -228,10 +233,21 @@ pub trait Session: Send {
 pub enum Observed<'a> {
     /// A new connection opened (to this URL, when the transcript says).
     Connect(&'a str),
-    Event(&'a Value),
+    /// A JSON message, with the SSE fields it came with (SSE + HTTP).
+    Event(&'a Value, Option<&'a SseMeta>),
     Binary(usize),
-    /// Text that is not JSON.
+    /// A text frame or line that is not JSON: a framing the protocol parses itself (a
+    /// Socket.IO packet) or garbage.
     Garbage(&'a str),
+    /// A POST wireprobe made (SSE + HTTP).
+    Post {
+        path: &'a str,
+        body: &'a Body,
+    },
+    /// The target's answer to a POST.
+    Http(&'a HttpAnswer),
+    /// The event stream was reopened from here.
+    StreamOpened(&'a StreamFrom),
     /// A framing anomaly the transport reported (a blank line, an over-long line).
     Notice(&'a str),
     /// Something kept for the record only (a stderr line): never judged.

@@ -8,7 +8,7 @@
 use super::{CaseReport, Report, RuleReport};
 use crate::judge::FrameViolation;
 use crate::rules::Level;
-use crate::transcript::{Direction, Entry};
+use crate::transcript::{Direction, Entry, Observation, Record};
 use crate::verdict::Verdict;
 use base64::Engine as _;
 use serde_json::Value;
@@ -408,55 +408,74 @@ fn violations<'a>(report: &Report, found: impl IntoIterator<Item = &'a FrameViol
     format!("<ul class=\"violations\">{items}</ul>")
 }
 
-/// One frame: decoded JSON (folded when long), binary as its length and a hex head, and the
-/// transcript's `$` markers as words.
+/// One entry: an event as JSON (folded when long), an observation in words, binary as its
+/// length and a hex head.
 fn frame(entry: &Entry) -> String {
-    let marker = entry
-        .frame
-        .as_object()
-        .and_then(|o| o.keys().next().filter(|k| k.starts_with('$')).cloned());
-    match marker.as_deref() {
-        Some("$binary") => {
-            let len = entry.frame.get("len").and_then(Value::as_u64).unwrap_or(0);
-            let bytes = entry
-                .frame
-                .get("$binary")
-                .and_then(Value::as_str)
-                .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())
+    let observed = match &entry.record {
+        Record::Event { event, sse } => {
+            let pretty = serde_json::to_string_pretty(event).unwrap_or_default();
+            let sse = sse.as_ref().map_or(String::new(), |m| {
+                format!(
+                    "<span class=\"marker\">sse</span> <code>{}</code>",
+                    esc(&m.as_value().to_string())
+                )
+            });
+            return if pretty.len() > FOLD_AT {
+                format!(
+                    "{sse}<details class=\"frame\"><summary><code>{}</code></summary><pre>{}</pre></details>",
+                    esc(&crate::show::event(event)),
+                    esc(&pretty)
+                )
+            } else {
+                format!("{sse}<pre>{}</pre>", esc(&pretty))
+            };
+        }
+        Record::Observed(o) => o,
+    };
+    let marker = |name: &str, shown: &str| {
+        format!(
+            "<span class=\"marker\">{}</span> <code>{}</code>",
+            esc(name),
+            esc(shown)
+        )
+    };
+    match observed {
+        Observation::Binary { base64: b, len } | Observation::InvalidUtf8 { base64: b, len } => {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(b)
                 .unwrap_or_default();
             let hex: Vec<String> = bytes
                 .iter()
                 .take(HEX_HEAD)
                 .map(|b| format!("{b:02x}"))
                 .collect();
+            let what = match observed {
+                Observation::Binary { .. } => "binary",
+                _ => "text that is not UTF-8",
+            };
             format!(
-                "<span class=\"marker\">binary, {len} bytes</span> <code>{}{}</code>",
+                "<span class=\"marker\">{what}, {len} bytes</span> <code>{}{}</code>",
                 hex.join(" "),
-                if len as usize > HEX_HEAD { " …" } else { "" }
+                if *len > HEX_HEAD { " …" } else { "" }
             )
         }
-        Some(key) => {
-            let value = &entry.frame[key];
-            let shown = value
+        Observation::Text { text, .. } => marker("text", text),
+        Observation::Post { path, body } => {
+            marker(&format!("POST {path}"), &body.as_value().to_string())
+        }
+        Observation::Http(answer) => {
+            marker(&answer.describe(), &answer.body.as_value().to_string())
+        }
+        other => {
+            let value = serde_json::to_value(other).unwrap_or_default();
+            let (name, detail) = match value {
+                Value::Object(m) => m.into_iter().next().unwrap_or_default(),
+                v => (v.as_str().unwrap_or_default().to_owned(), Value::Null),
+            };
+            let shown = detail
                 .as_str()
-                .map_or_else(|| value.to_string(), str::to_owned);
-            format!(
-                "<span class=\"marker\">{}</span> <code>{}</code>",
-                esc(key.trim_start_matches('$')),
-                esc(&shown)
-            )
-        }
-        None => {
-            let pretty = serde_json::to_string_pretty(&entry.frame).unwrap_or_default();
-            if pretty.len() > FOLD_AT {
-                format!(
-                    "<details class=\"frame\"><summary><code>{}</code></summary><pre>{}</pre></details>",
-                    esc(&crate::show::event(&entry.frame)),
-                    esc(&pretty)
-                )
-            } else {
-                format!("<pre>{}</pre>", esc(&pretty))
-            }
+                .map_or_else(|| detail.to_string(), str::to_owned);
+            marker(&name, &shown)
         }
     }
 }

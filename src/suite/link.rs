@@ -2,9 +2,12 @@
 //! arrivals no step has consumed yet.
 
 use super::steps::Outcome;
+use crate::matcher::{self, Vars};
 use crate::protocol::{Decoded, Session};
 use crate::transcript::Transcript;
-use crate::transport::{Connection, Frame, Received, TransportError};
+use crate::transport::{
+    Connection, Frame, HttpAnswer, Outgoing, Received, SseMeta, TransportError,
+};
 use serde_json::Value;
 use std::collections::VecDeque;
 use tokio::time::Instant;
@@ -12,11 +15,73 @@ use tokio::time::Instant;
 /// Something received, as the profile decoded it.
 #[derive(Debug, Clone)]
 pub(super) enum Item {
-    Event(Value),
+    /// An event, with the SSE fields it came with.
+    Event(Value, Option<SseMeta>),
+    /// The answer to a POST (SSE + HTTP).
+    Http(HttpAnswer),
     Binary(usize),
     Garbage(String),
     /// The connection ended (close frame, drop or transport failure).
     Ended(String),
+}
+
+/// In a pattern, the key that addresses an HTTP answer (`{"$http": {"status": 400}}`).
+pub const HTTP_KEY: &str = "$http";
+/// In a pattern, the key that addresses an event's SSE fields (`"$sse" = { id = "$capture:x" }`).
+pub const SSE_KEY: &str = "$sse";
+
+impl Item {
+    /// True when `pattern` matches this arrival. A pattern's own `$http` key addresses an HTTP
+    /// answer and its `$sse` key an event's SSE fields: they are the suite's words for what the
+    /// transport observed, so a target's JSON holding such keys never matches them.
+    pub(super) fn matches(&self, pattern: &Value, vars: &mut Vars) -> bool {
+        let Value::Object(p) = pattern else {
+            return matches!(self, Item::Event(e, _) if matcher::matches(pattern, e, vars));
+        };
+        if let Some(want) = p.get(HTTP_KEY) {
+            return match self {
+                Item::Http(answer) if p.len() == 1 => {
+                    matcher::matches(want, &answer.as_value(), vars)
+                }
+                _ => false,
+            };
+        }
+        let Item::Event(event, sse) = self else {
+            return false;
+        };
+        let Some(want) = p.get(SSE_KEY) else {
+            return matcher::matches(pattern, event, vars);
+        };
+        let fields = sse
+            .as_ref()
+            .map_or(Value::Object(Default::default()), SseMeta::as_value);
+        let mut rest = p.clone();
+        rest.remove(SSE_KEY);
+        matcher::matches(want, &fields, vars) && matcher::matches(&Value::Object(rest), event, vars)
+    }
+
+    /// The error code this arrival carries, if it is the protocol's error (or an HTTP answer
+    /// refusing a POST).
+    pub(super) fn error_code(&self, session: &dyn Session) -> Option<String> {
+        match self {
+            Item::Event(e, _) => session.error_code(e),
+            Item::Http(answer) => session.http_error_code(answer),
+            _ => None,
+        }
+    }
+
+    /// One line naming the arrival, for messages.
+    pub(super) fn describe(&self) -> String {
+        match self {
+            Item::Event(e, _) => crate::show::event(e),
+            Item::Http(answer) => answer.describe(),
+            Item::Binary(n) => format!("binary({n} bytes)"),
+            Item::Garbage(t) => {
+                format!("non-JSON text {:?}", t.chars().take(40).collect::<String>())
+            }
+            Item::Ended(how) => format!("end of connection ({how})"),
+        }
+    }
 }
 
 /// Most arrivals kept unconsumed.
@@ -69,12 +134,7 @@ impl Link {
                     _ => self.transcript.record_received(&Received::Frame(frame), at),
                 }
                 match decoded {
-                    Decoded::Event(v) => {
-                        if self.auto_answer && self.answers.len() < MAX_ANSWERS {
-                            self.answers.extend(self.session.answer(&v));
-                        }
-                        Item::Event(v)
-                    }
+                    Decoded::Event(v) => self.event_arrived(v, None),
                     Decoded::Binary(n) => Item::Binary(n),
                     Decoded::Garbage(t) => Item::Garbage(t),
                     Decoded::Control => return None,
@@ -88,10 +148,25 @@ impl Link {
         Some(item)
     }
 
+    /// An event arrived: queue the session's automatic answer to it, if it has one.
+    fn event_arrived(&mut self, event: Value, sse: Option<SseMeta>) -> Item {
+        if self.auto_answer && self.answers.len() < MAX_ANSWERS {
+            self.answers.extend(self.session.answer(&event));
+        }
+        Item::Event(event, sse)
+    }
+
     /// What a non-frame arrival means to the steps.
     fn non_frame(&mut self, received: Received) -> Option<Item> {
         let item = match received {
-            Received::Frame(_) => return None,
+            Received::Frame(_) | Received::StreamOpened(_) => return None,
+            Received::SseEvent { data, meta } => match self.session.decode(&Frame::Text(data)) {
+                Decoded::Event(v) => self.event_arrived(v, Some(meta)),
+                Decoded::Binary(n) => Item::Binary(n),
+                Decoded::Garbage(t) => Item::Garbage(t),
+                Decoded::Control => return None,
+            },
+            Received::Http(answer) => Item::Http(answer),
             Received::Closed { code, reason } => Item::Ended(match code {
                 Some(c) if reason.is_empty() => format!("close code {c}"),
                 Some(c) => format!("close code {c} {reason:?}"),
@@ -172,11 +247,13 @@ impl Link {
         }
     }
 
-    pub(super) async fn send_frame(
+    /// Sends one frame or exchange, recording it first.
+    pub(super) async fn send(
         &mut self,
-        frame: Frame,
+        out: impl Into<Outgoing>,
         deadline: Instant,
     ) -> Result<(), Outcome> {
+        let out = out.into();
         // Take in what already arrived first, so the transcript keeps the wire's order.
         self.drain();
         self.send_answers(deadline).await;
@@ -185,8 +262,8 @@ impl Link {
                 "no connection to send on (it was refused)".into(),
             ));
         };
-        self.transcript.record_sent(&frame);
-        match conn.send(frame, deadline).await {
+        self.transcript.record_sent(&out);
+        match conn.send(out, deadline).await {
             Ok(()) => Ok(()),
             Err(TransportError::Timeout(_)) => Err(Outcome::Error(
                 "the target stopped reading: a send timed out".into(),
@@ -220,14 +297,14 @@ impl Link {
     /// (or a send timing out) shows in what the steps see next.
     async fn send_answers(&mut self, deadline: Instant) {
         for answer in std::mem::take(&mut self.answers) {
-            let Ok(frame) = self.session.encode(&answer) else {
+            let Ok(out) = self.session.encode(&answer) else {
                 continue;
             };
             let Some(conn) = self.conn.as_mut() else {
                 return;
             };
-            self.transcript.record_sent(&frame);
-            if conn.send(frame, deadline).await.is_err() {
+            self.transcript.record_sent(&out);
+            if conn.send(out, deadline).await.is_err() {
                 return;
             }
         }
@@ -240,14 +317,7 @@ impl Link {
             .iter()
             .rev()
             .take(8)
-            .map(|a| match a {
-                Item::Event(e) => crate::show::event(e),
-                Item::Binary(n) => format!("binary({n} bytes)"),
-                Item::Garbage(t) => {
-                    format!("non-JSON text {:?}", t.chars().take(40).collect::<String>())
-                }
-                Item::Ended(how) => format!("end of connection ({how})"),
-            })
+            .map(Item::describe)
             .collect();
         seen.reverse();
         if seen.is_empty() {
@@ -255,5 +325,52 @@ impl Link {
         } else {
             format!("received: {}", seen.join(", "))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::Body;
+    use serde_json::json;
+
+    fn answer(status: u16) -> Item {
+        Item::Http(HttpAnswer {
+            method: "POST".into(),
+            path: "/inputs".into(),
+            status,
+            content_type: String::new(),
+            body: Body::Empty,
+        })
+    }
+
+    #[test]
+    fn a_targets_json_never_stands_for_what_the_transport_saw() {
+        let forged = Item::Event(json!({"$http": {"status": 400, "path": "/inputs"}}), None);
+        let pattern = json!({"$http": {"status": 400}});
+        assert!(!forged.matches(&pattern, &mut Vars::new()));
+        assert!(answer(400).matches(&pattern, &mut Vars::new()));
+        assert!(!answer(202).matches(&pattern, &mut Vars::new()));
+
+        let meta = SseMeta {
+            id: Some("7".into()),
+            ..SseMeta::default()
+        };
+        let event = json!({"type": "X", "$sse": {"id": "99"}});
+        let with_id = Item::Event(event.clone(), Some(meta));
+        let without = Item::Event(event, None);
+        let mut vars = Vars::new();
+        let wants_id = json!({"type": "X", "$sse": {"id": "$capture:id"}});
+        assert!(with_id.matches(&wants_id, &mut vars));
+        assert_eq!(
+            vars.get("id"),
+            Some(&json!("7")),
+            "the stream's id, not the event's key"
+        );
+        assert!(!without.matches(&wants_id, &mut Vars::new()));
+        assert!(without.matches(
+            &json!({"type": "X", "$sse": {"id": "$absent"}}),
+            &mut Vars::new()
+        ));
     }
 }

@@ -6,7 +6,7 @@ use super::model::TokenKind;
 use super::model::TOKEN_PLACEMENTS;
 use super::runner::{open_transport, CaseDir, Credentials, RunConfig, RunError, CASE_SCOPE};
 use super::tokens::{connect_options, token_for};
-use crate::protocol::{Decoded, Protocol, TokenPlacement, TransportKind};
+use crate::protocol::{Decoded, Observed, Protocol, TokenPlacement, TransportKind};
 use crate::transport::{Connection, Received, TransportError};
 use std::time::Duration;
 
@@ -147,7 +147,9 @@ async fn mute_process(
         };
         match received {
             Received::Frame(frame) => match session.decode(&frame) {
-                Decoded::Event(event) if protocol.recognises(&event) => return None,
+                Decoded::Event(event) if protocol.recognises(Observed::Event(&event, None)) => {
+                    return None
+                }
                 Decoded::Event(event) => {
                     heard.get_or_insert_with(|| crate::show::event(&event));
                 }
@@ -167,7 +169,11 @@ async fn mute_process(
             Received::Failed(e) => {
                 return Some(format!("the target process failed at once: {e}"));
             }
-            Received::Notice(_) => {}
+            // A stdio process has no SSE events or HTTP answers; a notice is not a message.
+            Received::Notice(_)
+            | Received::SseEvent { .. }
+            | Received::Http(_)
+            | Received::StreamOpened(_) => {}
         }
     }
 }
@@ -197,15 +203,8 @@ pub(super) fn never_spoke(
         return None;
     }
     let sent = transcripts()
-        .find(|e| {
-            e.from == crate::transcript::Direction::Server && e.frame.get("$connect").is_none()
-        })
-        .map(|e| {
-            format!(
-                "; the first thing it sent: {}",
-                crate::show::event(&e.frame)
-            )
-        })
+        .find(|e| e.from == crate::transcript::Direction::Server && e.record.was_sent())
+        .map(|e| format!("; the first thing it sent: {}", crate::show::entry(e)))
         .unwrap_or_else(|| "; it sent nothing at all".into());
     Some(format!(
         "the target never sent a {} message in any of {} cases: is it a {} target?{sent}",

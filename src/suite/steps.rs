@@ -6,8 +6,8 @@ use super::runner::{open_transport, CaseDir, RunConfig, CASE_SCOPE};
 use super::tokens::{connect_options, token_for};
 use crate::matcher::{self, Vars};
 use crate::protocol::{Protocol, TransportKind};
-use crate::transcript::{Direction, Transcript};
-use crate::transport::{Frame, TransportError};
+use crate::transcript::{Direction, Observation, Transcript};
+use crate::transport::{Body, Frame, Outgoing, StreamFrom, TransportError};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -164,11 +164,16 @@ impl<'a> CaseRun<'a> {
 
     /// Closes the connection politely.
     pub async fn finish(&mut self) {
+        // What arrived after the last step is the target's too: into the transcript with it.
+        self.link.drain();
         if let Some(conn) = self.link.conn.take() {
             if !conn.is_finished() {
-                self.link.transcript.push(
+                self.link.transcript.observe(
                     Direction::Client,
-                    json!({"$close": {"code": 1000, "reason": "case finished"}}),
+                    Observation::Close {
+                        code: Some(1000),
+                        reason: "case finished".into(),
+                    },
                 );
             }
             conn.close().await;
@@ -193,9 +198,12 @@ impl<'a> CaseRun<'a> {
             self.timeout(None),
         );
         opts.url = opts.url.replace(CASE_SCOPE, &self.scope);
-        self.link
-            .transcript
-            .push(Direction::Client, json!({"$connect": opts.url}));
+        self.link.transcript.observe(
+            Direction::Client,
+            Observation::Connect {
+                url: opts.url.clone(),
+            },
+        );
         if self.dir.is_none() {
             self.dir = Some(CaseDir::create().map_err(|e| Outcome::Error(e.to_string()))?);
         }
@@ -213,7 +221,7 @@ impl<'a> CaseRun<'a> {
             Err(TransportError::Rejected { status }) => {
                 self.link
                     .transcript
-                    .push(Direction::Server, json!({"$rejected": {"status": status}}));
+                    .observe(Direction::Server, Observation::Rejected { status });
                 self.link.refused = Some(format!("HTTP {status} on the WebSocket upgrade"));
                 let refused = format!("the target refused the connection with HTTP {status}");
                 match (expects_refusal, self.case.connect.refusal_fails) {
@@ -223,9 +231,12 @@ impl<'a> CaseRun<'a> {
                 }
             }
             Err(e) => {
-                self.link
-                    .transcript
-                    .push(Direction::Server, json!({"$error": e.to_string()}));
+                self.link.transcript.observe(
+                    Direction::Server,
+                    Observation::Error {
+                        message: e.to_string(),
+                    },
+                );
                 Err(Outcome::Error(format!("could not connect: {e}")))
             }
         }
@@ -248,7 +259,7 @@ impl<'a> CaseRun<'a> {
             .map_err(|e| Outcome::Error(format!("cannot build the handshake: {e}")))?;
         for frame in frames {
             self.link
-                .send_frame(frame, Instant::now() + self.timeout(None))
+                .send(frame, Instant::now() + self.timeout(None))
                 .await?;
         }
         if mode == HandshakeMode::SendOnly {
@@ -258,8 +269,8 @@ impl<'a> CaseRun<'a> {
         let found = self
             .link
             .watch(deadline, |a, session| match a {
-                Item::Event(e) if session.is_handshake_reply(e) => Watch::Take(Ok(e.clone())),
-                Item::Event(e) => match session.error_code(e) {
+                Item::Event(e, _) if session.is_handshake_reply(e) => Watch::Take(Ok(e.clone())),
+                Item::Event(e, _) => match session.error_code(e) {
                     Some(code) => Watch::Stop(Err(format!(
                         "the target answered the handshake with an error ({code})"
                     ))),
@@ -346,13 +357,16 @@ impl<'a> CaseRun<'a> {
                 for i in 0..n {
                     self.vars.insert("i".into(), json!(i));
                     let event = self.substitute(&matcher::with_index(event, i))?;
-                    let frame = self
-                        .link
-                        .session
-                        .encode(&event)
-                        .map_err(|e| Outcome::Error(e.to_string()))?;
+                    let out = match exchange_of(&event) {
+                        Some(exchange) => self.over_http(exchange)?,
+                        None => self
+                            .link
+                            .session
+                            .encode(&event)
+                            .map_err(|e| Outcome::Error(e.to_string()))?,
+                    };
                     self.link
-                        .send_frame(frame, Instant::now() + self.timeout(None))
+                        .send(out, Instant::now() + self.timeout(None))
                         .await?;
                 }
                 Ok(())
@@ -366,7 +380,7 @@ impl<'a> CaseRun<'a> {
                 };
                 for _ in 0..n {
                     self.link
-                        .send_frame(frame.clone(), Instant::now() + self.timeout(None))
+                        .send(frame.clone(), Instant::now() + self.timeout(None))
                         .await?;
                 }
                 Ok(())
@@ -454,9 +468,12 @@ impl<'a> CaseRun<'a> {
                 token,
             } => {
                 if let Some(conn) = self.link.conn.take() {
-                    self.link.transcript.push(
+                    self.link.transcript.observe(
                         Direction::Client,
-                        json!({"$close": {"code": 1000, "reason": "reconnect"}}),
+                        Observation::Close {
+                            code: Some(1000),
+                            reason: "reconnect".into(),
+                        },
                     );
                     conn.close().await;
                 }
@@ -477,9 +494,13 @@ impl<'a> CaseRun<'a> {
             Action::Restart => {
                 // The same command and {tmp}: a persistence case sees what the last run left.
                 if let Some(conn) = self.link.conn.take() {
-                    self.link
-                        .transcript
-                        .push(Direction::Client, json!({"$close": {"reason": "restart"}}));
+                    self.link.transcript.observe(
+                        Direction::Client,
+                        Observation::Close {
+                            code: None,
+                            reason: "restart".into(),
+                        },
+                    );
                     conn.close().await;
                 }
                 self.open(None, false).await?;
@@ -490,6 +511,16 @@ impl<'a> CaseRun<'a> {
         }
     }
 
+    /// An HTTP exchange a step asked for, when the run's transport makes HTTP exchanges.
+    fn over_http(&self, exchange: Result<Outgoing, String>) -> Result<Outgoing, Outcome> {
+        if self.cfg.transport_of(self.protocol) != TransportKind::Sse {
+            return Err(Outcome::Error(
+                "`$post` and `$stream` steps are for the SSE + HTTP transport".into(),
+            ));
+        }
+        exchange.map_err(|why| Outcome::Error(format!("this step's exchange: {why}")))
+    }
+
     pub(super) fn substitute(&mut self, v: &Value) -> Result<Value, Outcome> {
         matcher::bind_uuids(v, &mut self.vars);
         matcher::substitute(v, &self.vars).map_err(|e| Outcome::Error(e.to_string()))
@@ -497,5 +528,68 @@ impl<'a> CaseRun<'a> {
 
     pub(super) fn substitute_all(&mut self, patterns: &[Value]) -> Result<Vec<Value>, Outcome> {
         patterns.iter().map(|p| self.substitute(p)).collect()
+    }
+}
+
+/// The suite's own words for an HTTP exchange in a `send` body: `{"$post": PATH, "body": JSON}`
+/// (or `"body_text"` for exact bytes) POSTs to a route; `{"$stream": {"after": N}}` (or
+/// `{"last_event_id": N}`, `{"close": true}`, `{}` for the live end) reopens the event
+/// stream. `None` for an ordinary event.
+pub(super) fn exchange_of(step: &Value) -> Option<Result<Outgoing, String>> {
+    let m = step.as_object()?;
+    if let Some(path) = m.get("$post") {
+        let Value::String(path) = path else {
+            return Some(Err(format!("`$post` is {path}, not a route")));
+        };
+        let body = match (m.get("body_text"), m.get("body")) {
+            (Some(Value::String(text)), _) => Body::Text(text.clone()),
+            (Some(other), _) => return Some(Err(format!("`body_text` is {other}, not text"))),
+            (None, Some(v)) => Body::Json(v.clone()),
+            (None, None) => Body::Empty,
+        };
+        return Some(Ok(Outgoing::Post {
+            path: path.clone(),
+            body,
+        }));
+    }
+    let how = m.get("$stream")?;
+    let id = |k: &str| match how.get(k) {
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        _ => None,
+    };
+    let from = if how.get("close").and_then(Value::as_bool) == Some(true) {
+        None
+    } else if let Some(n) = id("after") {
+        Some(StreamFrom::After(n))
+    } else if let Some(n) = id("last_event_id") {
+        Some(StreamFrom::LastEventId(n))
+    } else {
+        Some(StreamFrom::Live)
+    };
+    Some(Ok(Outgoing::Stream(from)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exchanges_are_the_suites_words() {
+        let post = exchange_of(&json!({"$post": "/responses", "body": {"a": 1}}));
+        assert_eq!(
+            post,
+            Some(Ok(Outgoing::Post {
+                path: "/responses".into(),
+                body: Body::Json(json!({"a": 1}))
+            }))
+        );
+        let resume = exchange_of(&json!({"$stream": {"after": 5}}));
+        assert_eq!(
+            resume,
+            Some(Ok(Outgoing::Stream(Some(StreamFrom::After("5".into())))))
+        );
+        assert_eq!(exchange_of(&json!({"type": "X"})), None);
+        assert!(matches!(exchange_of(&json!({"$post": 3})), Some(Err(_))));
     }
 }

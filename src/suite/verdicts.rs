@@ -11,7 +11,7 @@ use super::steps::Outcome;
 use crate::judge::{self, FrameViolation};
 use crate::protocol::Protocol;
 use crate::rules::{self, Level};
-use crate::transcript::{Direction, Entry};
+use crate::transcript::{Direction, Entry, Observation};
 use crate::verdict::Verdict;
 use std::collections::BTreeMap;
 
@@ -144,6 +144,8 @@ pub(super) fn judge_case(
 /// True when the target answered at all: an explicit refusal of the connection, or a message
 /// the protocol recognises as its own.
 fn answered(protocol: &dyn Protocol, transcript: &[Entry]) -> bool {
-    let refused = |e: &&Entry| e.from == Direction::Server && e.frame.get("$rejected").is_some();
+    let refused = |e: &&Entry| {
+        e.from == Direction::Server && matches!(e.observation(), Some(Observation::Rejected { .. }))
+    };
     transcript.iter().any(|e| refused(&e)) || judge::target_spoke(protocol, transcript)
 }

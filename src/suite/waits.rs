@@ -5,8 +5,7 @@ use super::link::{Item, Watch};
 use super::model::*;
 use super::runner::ToolOffer;
 use super::steps::{fail, unmet, CaseRun, Outcome};
-use crate::matcher::{self, Vars};
-use crate::show;
+use crate::matcher::Vars;
 use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::time::Instant;
@@ -26,22 +25,14 @@ impl CaseRun<'_> {
         let mut captured = Vars::new();
         let found = self
             .link
-            .watch(deadline, |a, _| match a {
-                Item::Event(e)
-                    if patterns
-                        .iter()
-                        .any(|p| matcher::matches(p, e, &mut captured)) =>
-                {
+            .watch(deadline, |a, _| {
+                if patterns.iter().any(|p| a.matches(p, &mut captured)) {
                     Watch::Take(Ok(()))
+                } else if other_forms.iter().any(|p| a.matches(p, &mut Vars::new())) {
+                    Watch::Stop(Err(a.describe()))
+                } else {
+                    Watch::Keep
                 }
-                Item::Event(e)
-                    if other_forms
-                        .iter()
-                        .any(|p| matcher::matches(p, e, &mut Vars::new())) =>
-                {
-                    Watch::Stop(Err(show::event(e)))
-                }
-                _ => Watch::Keep,
             })
             .await;
         let pattern = if patterns.len() == 1 {
@@ -104,7 +95,7 @@ impl CaseRun<'_> {
             let advertised = self
                 .link
                 .watch(deadline, |a, _| match a {
-                    Item::Event(e) => protocol
+                    Item::Event(e, _) => protocol
                         .advertised_tools(e)
                         .map_or(Watch::Keep, Watch::Stop),
                     _ => Watch::Keep,
@@ -150,15 +141,12 @@ impl CaseRun<'_> {
         let found = self
             .link
             .watch(deadline, |a, session| {
-                let Item::Event(e) = a else {
-                    return Watch::Keep;
-                };
                 if let Some(u) = &unless {
-                    if matcher::matches(u, e, &mut Vars::new()) {
-                        return Watch::Stop(Err(show::event(e)));
+                    if a.matches(u, &mut Vars::new()) {
+                        return Watch::Stop(Err(a.describe()));
                     }
                 }
-                match session.error_code(e) {
+                match a.error_code(session) {
                     Some(got) if code.is_none_or(|want| want == got) => Watch::Take(Ok(())),
                     Some(got) => {
                         wrong.get_or_insert(got);
@@ -224,25 +212,16 @@ impl CaseRun<'_> {
         unanswered: Unanswered,
     ) -> Result<(), Outcome> {
         let matching = self.substitute_all(matching)?;
-        let relevant = |e: &Value| {
-            matching.is_empty()
-                || matching
-                    .iter()
-                    .any(|m| matcher::matches(m, e, &mut Vars::new()))
-        };
         let deadline = Instant::now() + Duration::from_millis(ms);
         let found = self
             .link
             .watch(deadline, |a, _| match a {
                 Item::Ended(how) => Watch::Stop(format!("the connection ended ({how})")),
-                Item::Event(e) if relevant(e) => Watch::Stop(show::event(e)),
-                Item::Event(_) => Watch::Keep,
-                _ if !matching.is_empty() => Watch::Keep,
-                Item::Binary(n) => Watch::Stop(format!("a binary frame of {n} bytes")),
-                Item::Garbage(t) => Watch::Stop(format!(
-                    "non-JSON text {:?}",
-                    t.chars().take(40).collect::<String>()
-                )),
+                _ if matching.is_empty() => Watch::Stop(a.describe()),
+                _ if matching.iter().any(|m| a.matches(m, &mut Vars::new())) => {
+                    Watch::Stop(a.describe())
+                }
+                _ => Watch::Keep,
             })
             .await;
         match found {
@@ -263,8 +242,8 @@ impl CaseRun<'_> {
         let found = self
             .link
             .watch(deadline, |a, session| match a {
-                Item::Event(e) if session.is_handshake_reply(e) => Watch::Stop(false),
-                Item::Event(e) if session.error_code(e).is_some() => Watch::Take(true),
+                Item::Event(e, _) if session.is_handshake_reply(e) => Watch::Stop(false),
+                _ if a.error_code(session).is_some() => Watch::Take(true),
                 Item::Ended(_) => Watch::Take(true),
                 _ => Watch::Keep,
             })

@@ -5,12 +5,14 @@
 //! which transport is underneath, and protocol-level keep-alives (Engine.IO pings, say) can be
 //! answered by the transport task at any moment.
 
+pub mod exchange;
 pub mod socketio;
 pub mod sse;
 pub mod stdio;
 pub mod tls;
 pub mod websocket;
 
+pub use exchange::{Body, HttpAnswer, Outgoing, SseMeta, StreamFrom};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
@@ -65,6 +67,15 @@ pub fn query_escape(s: &str) -> String {
 #[derive(Debug)]
 pub enum Received {
     Frame(Frame),
+    /// An SSE event with data: the data as the target sent it, and the event's other fields.
+    SseEvent {
+        data: String,
+        meta: SseMeta,
+    },
+    /// The target's answer to a POST (SSE + HTTP).
+    Http(HttpAnswer),
+    /// The event stream was reopened from here: everything after it is the new stream's.
+    StreamOpened(StreamFrom),
     /// The target closed the connection (`code` is `None` when it dropped without a close frame).
     Closed {
         code: Option<u16>,
@@ -80,6 +91,20 @@ pub enum Received {
 }
 
 impl Received {
+    /// Bytes of what the target sent (0 for what was only observed).
+    pub fn len(&self) -> usize {
+        match self {
+            Received::Frame(f) => f.len(),
+            Received::SseEvent { data, .. } => data.len(),
+            Received::Http(answer) => answer.body.len(),
+            _ => 0,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// True when nothing can follow: the connection closed or failed.
     pub fn is_terminal(&self) -> bool {
         matches!(self, Received::Closed { .. } | Received::Failed(_))
@@ -118,7 +143,7 @@ impl TransportError {
 /// What the runner asks the transport task to do.
 #[derive(Debug)]
 pub(crate) enum Command {
-    Send(Frame, oneshot::Sender<Result<(), TransportError>>),
+    Send(Outgoing, oneshot::Sender<Result<(), TransportError>>),
     Close,
 }
 
@@ -143,10 +168,7 @@ impl Inbox {
     /// Returns false once the runner has dropped the connection.
     pub(crate) async fn push(&self, received: Received) -> bool {
         let at = std::time::Instant::now();
-        let size = match &received {
-            Received::Frame(f) => f.len().min(MAX_QUEUED_BYTES),
-            _ => 0,
-        };
+        let size = received.len().min(MAX_QUEUED_BYTES);
         let permit = if size > 0 {
             match self.budget.clone().acquire_many_owned(size as u32).await {
                 Ok(p) => Some(p),
@@ -202,12 +224,18 @@ impl Connection {
         }
     }
 
-    /// Sends one frame, giving up at `deadline` (a target that stops reading cannot hang us).
-    pub async fn send(&mut self, frame: Frame, deadline: Instant) -> Result<(), TransportError> {
+    /// Sends one frame (or, over SSE + HTTP, makes one exchange), giving up at `deadline` (a
+    /// target that stops reading cannot hang us).
+    pub async fn send(
+        &mut self,
+        out: impl Into<Outgoing>,
+        deadline: Instant,
+    ) -> Result<(), TransportError> {
         let (done_tx, done_rx) = oneshot::channel();
+        let out = out.into();
         let work = async {
             self.commands
-                .send(Command::Send(frame, done_tx))
+                .send(Command::Send(out, done_tx))
                 .await
                 .map_err(|_| TransportError::Closed)?;
             done_rx.await.map_err(|_| TransportError::Closed)?
@@ -270,6 +298,17 @@ impl Connection {
 impl Drop for Connection {
     fn drop(&mut self) {
         self.task.abort();
+    }
+}
+
+/// The frame of `out`, or the error a transport that only moves frames gives for an HTTP
+/// exchange.
+pub(crate) fn frame_only(out: Outgoing) -> Result<Frame, TransportError> {
+    match out {
+        Outgoing::Frame(frame) => Ok(frame),
+        Outgoing::Post { .. } | Outgoing::Stream(_) => Err(TransportError::Protocol(
+            "a POST or a stream reopen needs the SSE + HTTP transport".into(),
+        )),
     }
 }
 

@@ -1,25 +1,23 @@
 //! Server-Sent Events in, HTTP POSTs out: one [`Connection`] over an event stream and the
 //! routes a client posts to.
 //!
-//! Frames down: every SSE event that carries data, parsed by `sse-stream` (BOM, CR/LF/CRLF,
-//! multi-line `data:`, comments, `retry:`, `id:` with NUL ignored), becomes one text frame. The
-//! transport carries JSON: data that parses as a JSON object is that object with a `"$sse"`
-//! member holding the event's `id`, `event` and `retry` fields; other data is
-//! `{"$text": data, "$sse": …}` (not JSON) or `{"$json": value, "$sse": …}` (JSON, not an
-//! object). Every answer to a POST is a frame too:
-//! `{"$http": {"method", "path", "status", "content_type", "body"}}`.
+//! Down: every SSE event that carries data, parsed by `sse-stream` (BOM, CR/LF/CRLF,
+//! multi-line `data:`, comments, `retry:`, `id:` with NUL ignored), becomes one
+//! [`Received::SseEvent`]: the data exactly as sent, with the event's `id`, `event` and `retry`
+//! fields beside it (never inside the target's JSON). Every answer to a POST is a
+//! [`Received::Http`], and a reopened stream is announced by [`Received::StreamOpened`] before
+//! its first event.
 //!
-//! Frames up: a text frame holding `{"$post": PATH, "body": JSON}` (or `"body_text"` for bytes
-//! sent as they are) is POSTed to the target's base URL plus PATH; `{"$stream": {"after": N}}`
-//! reopens the event stream with `?after=N` (`"last_event_id"` sends the `Last-Event-ID`
-//! header instead), and once it is open a `{"$sse_open": {"after": N}}` frame marks where its
-//! events begin; `{"$stream": {"close": true}}` drops it; any other frame is POSTed as it is to
-//! the default route.
+//! Up: [`Outgoing::Post`] POSTs a body to a route under the target's base URL,
+//! [`Outgoing::Stream`] reopens the event stream (`?after=N`, or the `Last-Event-ID` header) or
+//! drops it, and a plain frame is POSTed exactly as it is to the default route.
 
-use super::{Command, Connection, Frame, Inbox, Received, TransportError};
+use super::{
+    Body, Command, Connection, Frame, HttpAnswer, Inbox, Outgoing, Received, SseMeta, StreamFrom,
+    TransportError,
+};
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
-use serde_json::{json, Map, Value};
 use std::time::Duration;
 use tokio::task::JoinHandle;
 
@@ -70,27 +68,6 @@ pub async fn connect(opts: &SseOptions) -> Result<Connection, TransportError> {
     let (inbox, commands, parts) = Connection::channels();
     let task = tokio::spawn(run(http, response, inbox, commands));
     Ok(Connection::from_parts(parts, task))
-}
-
-/// Where a (re)opened stream starts.
-#[derive(Debug, Clone, PartialEq)]
-enum StreamFrom {
-    Live,
-    /// `?after=N`.
-    After(String),
-    /// `Last-Event-ID: N`.
-    LastEventId(String),
-}
-
-impl StreamFrom {
-    /// How a `$sse_open` mark says where the stream starts.
-    fn describe(&self) -> Value {
-        match self {
-            StreamFrom::Live => json!({}),
-            StreamFrom::After(n) => json!({ "after": n }),
-            StreamFrom::LastEventId(n) => json!({ "last_event_id": n }),
-        }
-    }
 }
 
 /// The HTTP side: one client, the base URL, the options.
@@ -179,8 +156,8 @@ impl Http {
         Ok(response)
     }
 
-    /// POSTs `body` to `path` and describes the answer as a `$http` frame.
-    async fn post(&self, path: &str, body: Vec<u8>) -> Result<Value, TransportError> {
+    /// POSTs `body` to `path` and reads the answer (its body capped at the frame limit).
+    async fn post(&self, path: &str, body: Vec<u8>) -> Result<HttpAnswer, TransportError> {
         let req = self
             .request(reqwest::Method::POST, path)
             .header("content-type", "application/json")
@@ -197,13 +174,13 @@ impl Http {
                     break;
                 }
             }
-            Ok::<_, TransportError>(json!({"$http": {
-                "method": "POST",
-                "path": path,
-                "status": status,
-                "content_type": kind,
-                "body": body_value(&body),
-            }}))
+            Ok::<_, TransportError>(HttpAnswer {
+                method: "POST".into(),
+                path: path.to_owned(),
+                status,
+                content_type: kind,
+                body: Body::of_bytes(&body),
+            })
         };
         match tokio::time::timeout(self.opts.timeout, work).await {
             Ok(answer) => answer,
@@ -221,62 +198,6 @@ fn content_type(response: &reqwest::Response) -> String {
         .to_owned()
 }
 
-/// An answer body as JSON when it is, else `{"$text": …}` (empty: null).
-fn body_value(body: &[u8]) -> Value {
-    if body.is_empty() {
-        return Value::Null;
-    }
-    match serde_json::from_slice::<Value>(body) {
-        Ok(v) => v,
-        Err(_) => json!({ "$text": String::from_utf8_lossy(body) }),
-    }
-}
-
-/// What the runner asked for, read from a frame.
-enum Request {
-    Post { path: String, body: Vec<u8> },
-    Stream(Option<StreamFrom>),
-}
-
-fn request_of(frame: Frame, default_path: &str) -> Request {
-    let bytes = match frame {
-        Frame::Text(t) => t.into_bytes(),
-        Frame::Binary(b) | Frame::RawText(b) => b,
-    };
-    let described = serde_json::from_slice::<Map<String, Value>>(&bytes).ok();
-    if let Some(mut m) = described {
-        if let Some(Value::String(path)) = m.get("$post").cloned() {
-            let body = match (m.remove("body"), m.remove("body_text")) {
-                (_, Some(Value::String(text))) => text.into_bytes(),
-                (Some(v), _) => v.to_string().into_bytes(),
-                (None, _) => Vec::new(),
-            };
-            return Request::Post { path, body };
-        }
-        if let Some(how) = m.get("$stream") {
-            let id = |k: &str| match how.get(k) {
-                Some(Value::String(s)) => Some(s.clone()),
-                Some(Value::Number(n)) => Some(n.to_string()),
-                _ => None,
-            };
-            let from = if how.get("close").and_then(Value::as_bool) == Some(true) {
-                None
-            } else if let Some(n) = id("after") {
-                Some(StreamFrom::After(n))
-            } else if let Some(n) = id("last_event_id") {
-                Some(StreamFrom::LastEventId(n))
-            } else {
-                Some(StreamFrom::Live)
-            };
-            return Request::Stream(from);
-        }
-    }
-    Request::Post {
-        path: default_path.to_owned(),
-        body: bytes,
-    }
-}
-
 /// The transport task: POSTs in order, while the stream reader runs on its own.
 async fn run(
     http: Http,
@@ -286,21 +207,20 @@ async fn run(
 ) {
     let mut reader = Some(spawn_reader(response, inbox.clone(), http.opts.max_frame));
     while let Some(command) = commands.recv().await {
-        let (frame, done) = match command {
+        let (out, done) = match command {
             Command::Close => break,
-            Command::Send(frame, done) => (frame, done),
+            Command::Send(out, done) => (out, done),
         };
-        let result = match request_of(frame, &http.opts.default_post_path) {
-            Request::Post { path, body } => match http.post(&path, body).await {
-                Ok(answer) => {
-                    inbox
-                        .push(Received::Frame(Frame::Text(answer.to_string())))
-                        .await;
-                    Ok(())
-                }
-                Err(e) => Err(e),
-            },
-            Request::Stream(from) => {
+        let result = match out {
+            Outgoing::Frame(frame) => {
+                let bytes = match frame {
+                    Frame::Text(t) => t.into_bytes(),
+                    Frame::Binary(b) | Frame::RawText(b) => b,
+                };
+                post(&http, &inbox, &http.opts.default_post_path, bytes).await
+            }
+            Outgoing::Post { path, body } => post(&http, &inbox, &path, body.to_bytes()).await,
+            Outgoing::Stream(from) => {
                 if let Some(old) = reader.take() {
                     old.abort();
                 }
@@ -310,10 +230,7 @@ async fn run(
                         Ok(response) => {
                             // Everything the old stream delivered is queued before this mark,
                             // so a reader of the transcript knows where the new stream starts.
-                            let opened = json!({"$sse_open": from.describe()});
-                            inbox
-                                .push(Received::Frame(Frame::Text(opened.to_string())))
-                                .await;
+                            inbox.push(Received::StreamOpened(from)).await;
                             let max = http.opts.max_frame;
                             reader = Some(spawn_reader(response, inbox.clone(), max));
                             Ok(())
@@ -333,6 +250,13 @@ async fn run(
     if let Some(reader) = reader {
         reader.abort();
     }
+}
+
+/// POSTs `body` to `path` and queues the answer.
+async fn post(http: &Http, inbox: &Inbox, path: &str, body: Vec<u8>) -> Result<(), TransportError> {
+    let answer = http.post(path, body).await?;
+    inbox.push(Received::Http(answer)).await;
+    Ok(())
 }
 
 /// Reads one event stream to its end, pushing an event frame per SSE event with data.
@@ -361,8 +285,8 @@ fn spawn_reader(response: reqwest::Response, inbox: Inbox, max_line: usize) -> J
 /// One thing a parsed SSE stream delivers.
 #[derive(Debug)]
 pub enum Captured {
-    /// An event with data, as a transcript holds it (see the module doc).
-    Event(Value),
+    /// An event with data: the data as sent, and the event's other fields.
+    Event { data: String, meta: SseMeta },
     /// A line the parser dropped (the WHATWG parser ignores unknown fields too).
     Notice(String),
     /// The failure that ends the stream.
@@ -372,7 +296,7 @@ pub enum Captured {
 impl From<Captured> for Received {
     fn from(captured: Captured) -> Received {
         match captured {
-            Captured::Event(v) => Received::Frame(Frame::Text(v.to_string())),
+            Captured::Event { data, meta } => Received::SseEvent { data, meta },
             Captured::Notice(what) => Received::Notice(what),
             Captured::Failed(e) => Received::Failed(e),
         }
@@ -383,7 +307,17 @@ impl From<Captured> for Received {
 /// spec does not dispatch.
 fn captured_of(item: Result<sse_stream::Sse, sse_stream::Error>) -> Option<Captured> {
     Some(match item {
-        Ok(event) => Captured::Event(event_value(event)?),
+        Ok(event) => {
+            let meta = SseMeta {
+                id: event.id,
+                event: event.event,
+                retry: event.retry,
+            };
+            Captured::Event {
+                data: event.data?,
+                meta,
+            }
+        }
         Err(sse_stream::Error::Body(e)) => Captured::Failed(match e.downcast_ref::<ChunkError>() {
             Some(ChunkError::LineTooLong { limit }) => TransportError::FrameTooLarge {
                 size: limit + 1,
@@ -428,28 +362,6 @@ pub fn read_captured<R: std::io::Read>(
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
 struct CapturedError(String);
-
-/// One parsed SSE event as a transcript holds it; `None` for an event with no data.
-fn event_value(event: sse_stream::Sse) -> Option<Value> {
-    let data = event.data?;
-    let mut meta = Map::new();
-    if let Some(id) = event.id {
-        meta.insert("id".into(), Value::String(id));
-    }
-    if let Some(name) = event.event {
-        meta.insert("event".into(), Value::String(name));
-    }
-    if let Some(retry) = event.retry {
-        meta.insert("retry".into(), json!(retry));
-    }
-    let mut frame = match serde_json::from_str::<Value>(&data) {
-        Ok(Value::Object(m)) => m,
-        Ok(other) => Map::from_iter([("$json".to_owned(), other)]),
-        Err(_) => Map::from_iter([("$text".to_owned(), Value::String(data))]),
-    };
-    frame.insert("$sse".into(), Value::Object(meta));
-    Some(Value::Object(frame))
-}
 
 /// Why the byte stream under the SSE parser failed.
 #[derive(Debug, thiserror::Error)]
@@ -517,48 +429,23 @@ fn line_chunks<E: std::error::Error + Send + Sync + 'static>(
 mod tests {
     use super::*;
 
-    fn parsed(event: sse_stream::Sse) -> Option<Value> {
-        event_value(event)
+    fn parsed(event: sse_stream::Sse) -> Option<(String, SseMeta)> {
+        match captured_of(Ok(event))? {
+            Captured::Event { data, meta } => Some((data, meta)),
+            _ => None,
+        }
     }
 
     #[test]
-    fn an_event_keeps_its_id_beside_the_envelope() {
+    fn an_event_keeps_its_fields_beside_its_data() {
         let e = sse_stream::Sse::default()
-            .data(r#"{"type":"X","version":"1.0"}"#)
+            .data(r#"{"type":"X","$sse":{"id":"9"}}"#)
             .id("7");
-        assert_eq!(
-            parsed(e),
-            Some(json!({"type": "X", "version": "1.0", "$sse": {"id": "7"}}))
-        );
-    }
-
-    #[test]
-    fn data_that_is_not_an_object_is_tagged() {
-        let text = sse_stream::Sse::default().data("heartbeat");
-        assert_eq!(
-            parsed(text),
-            Some(json!({"$text": "heartbeat", "$sse": {}}))
-        );
-        let number = sse_stream::Sse::default().data("12");
-        assert_eq!(parsed(number), Some(json!({"$json": 12, "$sse": {}})));
+        let (data, meta) = parsed(e).expect("an event");
+        // The data is the target's, whatever keys it holds; the id is the stream's.
+        assert_eq!(data, r#"{"type":"X","$sse":{"id":"9"}}"#);
+        assert_eq!(meta.id.as_deref(), Some("7"));
         assert_eq!(parsed(sse_stream::Sse::default().id("3")), None);
-    }
-
-    #[test]
-    fn request_frames_name_their_route() {
-        let post = request_of(
-            Frame::Text(r#"{"$post":"/responses","body":{"a":1}}"#.into()),
-            "/inputs",
-        );
-        assert!(
-            matches!(post, Request::Post { path, body } if path == "/responses" && body == br#"{"a":1}"#)
-        );
-        let raw = request_of(Frame::Text("not json".into()), "/inputs");
-        assert!(
-            matches!(raw, Request::Post { path, body } if path == "/inputs" && body == b"not json")
-        );
-        let resume = request_of(Frame::Text(r#"{"$stream":{"after":5}}"#.into()), "/inputs");
-        assert!(matches!(resume, Request::Stream(Some(StreamFrom::After(n))) if n == "5"));
     }
 
     #[tokio::test]

@@ -190,7 +190,11 @@ async fn pump(
     loop {
         tokio::select! {
             command = commands.recv() => match command {
-                Some(RunnerCommand::Send(frame, done)) => {
+                Some(RunnerCommand::Send(out, done)) => {
+                    let frame = match super::frame_only(out) {
+                        Ok(frame) => frame,
+                        Err(e) => { let _ = done.send(Err(e)); continue; }
+                    };
                     let bytes = match frame {
                         Frame::Text(mut t) => { t.push('\n'); t.into_bytes() }
                         // Raw frames go out exactly as given: no newline added.

@@ -215,8 +215,11 @@ async fn pump<S>(
     let writer = async {
         while let Some(command) = commands.recv().await {
             match command {
-                Command::Send(frame, done) => {
-                    let result = sink.send(to_message(frame)).await.map_err(map_write_error);
+                Command::Send(out, done) => {
+                    let result = match super::frame_only(out) {
+                        Ok(frame) => sink.send(to_message(frame)).await.map_err(map_write_error),
+                        Err(e) => Err(e),
+                    };
                     let _ = done.send(result);
                 }
                 Command::Close => {

@@ -616,7 +616,7 @@ impl Checker for HaipChecker {
         self.now_ms = at_ms;
         match item {
             Observed::Connect(_) => self.on_connect(),
-            Observed::Event(event) => self.on_value(from, event, out),
+            Observed::Event(event, _) => self.on_value(from, event, out),
             Observed::Binary(len) => {
                 let sender = &mut self.senders[side(from)];
                 match sender.owed_binary.take() {
@@ -638,7 +638,13 @@ impl Checker for HaipChecker {
                     format!("a text frame that is not a JSON message: {shown:?}"),
                 ));
             }
-            Observed::Closed { .. } | Observed::Notice(_) | Observed::Aside => {}
+            // HAIP runs over a WebSocket: no HTTP exchanges reach its checker.
+            Observed::Closed { .. }
+            | Observed::Notice(_)
+            | Observed::Aside
+            | Observed::Post { .. }
+            | Observed::Http(_)
+            | Observed::StreamOpened(_) => {}
         }
     }
 

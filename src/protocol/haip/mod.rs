@@ -88,8 +88,8 @@ impl Protocol for Haip {
         Some(&fuzz::HaipFuzz)
     }
 
-    fn recognises(&self, frame: &serde_json::Value) -> bool {
-        model::event_type(frame).is_some()
+    fn recognises(&self, item: crate::protocol::Observed<'_>) -> bool {
+        matches!(item, crate::protocol::Observed::Event(e, _) if model::event_type(e).is_some())
     }
 
     fn advertised_tools(&self, event: &serde_json::Value) -> Option<Vec<String>> {

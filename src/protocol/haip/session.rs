@@ -2,7 +2,7 @@
 
 use super::model::{self, EVENT_TYPES, HAIP_VERSION, SYSTEM_CHANNEL, USER_CHANNEL};
 use crate::protocol::{merge, Decoded, ProtocolError, Session};
-use crate::transport::Frame;
+use crate::transport::{Frame, Outgoing};
 use serde_json::{json, Map, Value};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -102,6 +102,16 @@ pub fn default_channel(ty: &str) -> &'static str {
     }
 }
 
+impl HaipSession {
+    /// `event` with its envelope filled, as the text frame that carries it.
+    fn frame(&mut self, event: &Value) -> Result<Frame, ProtocolError> {
+        let envelope = self.envelope(event)?;
+        serde_json::to_string(&envelope)
+            .map(Frame::Text)
+            .map_err(|e| ProtocolError::InvalidEvent(e.to_string()))
+    }
+}
+
 impl Session for HaipSession {
     fn handshake(
         &mut self,
@@ -129,18 +139,15 @@ impl Session for HaipSession {
         if let Some(with) = with {
             merge(&mut hai, with);
         }
-        Ok(vec![self.encode(&hai)?])
+        Ok(vec![self.frame(&hai)?])
     }
 
     fn is_handshake_reply(&self, event: &Value) -> bool {
         model::event_type(event) == Some("HAI")
     }
 
-    fn encode(&mut self, event: &Value) -> Result<Frame, ProtocolError> {
-        let envelope = self.envelope(event)?;
-        serde_json::to_string(&envelope)
-            .map(Frame::Text)
-            .map_err(|e| ProtocolError::InvalidEvent(e.to_string()))
+    fn encode(&mut self, event: &Value) -> Result<Outgoing, ProtocolError> {
+        self.frame(event).map(Outgoing::Frame)
     }
 
     /// A frame is one JSON event.

@@ -9,11 +9,12 @@ use super::{validate, INPUTS_ROUTE, INTERRUPT_ROUTE, RESPONSES_ROUTE};
 use crate::protocol::{Checker, Observed};
 use crate::rules::Violation;
 use crate::transcript::Direction;
-use serde_json::{Map, Value};
+use crate::transport::{Body, HttpAnswer, SseMeta, StreamFrom};
+use serde_json::Value;
 use std::collections::VecDeque;
 
 /// Statuses that say "busy, try later" rather than "not this input".
-const BUSY: [u64; 2] = [409, 429];
+const BUSY: [u16; 2] = [409, 429];
 
 /// Posts remembered while their answers are outstanding.
 const MAX_POSTS: usize = 1024;
@@ -130,28 +131,21 @@ impl HpdChecker {
         }
     }
 
+    /// A POST wireprobe made over SSE + HTTP.
+    fn client_post(&mut self, path: &str, body: &Body) {
+        let expected = match path {
+            INPUTS_ROUTE | RESPONSES_ROUTE => {
+                let sent = classify(body.json().map_err(str::to_owned), path);
+                self.client_sent(sent)
+            }
+            INTERRUPT_ROUTE => self.client_sent(Sent::Interrupt),
+            _ => Expected::Anything,
+        };
+        self.await_answer(expected);
+    }
+
     fn client_event(&mut self, event: &Value) {
-        if let Some(path) = event.get("$post").and_then(Value::as_str) {
-            let body = match (event.get("body_text"), event.get("body")) {
-                (Some(Value::String(text)), _) => {
-                    serde_json::from_str(text).map_err(|_| "the body is not JSON".to_owned())
-                }
-                (_, Some(v)) => Ok(v.clone()),
-                _ => Err("the body is empty".to_owned()),
-            };
-            let expected = match path {
-                INPUTS_ROUTE | RESPONSES_ROUTE => {
-                    let sent = classify(body, path);
-                    self.client_sent(sent)
-                }
-                INTERRUPT_ROUTE => self.client_sent(Sent::Interrupt),
-                _ => Expected::Anything,
-            };
-            self.await_answer(expected);
-        } else if event.get("$stream").is_some() {
-            // The stream's own `$sse_open` mark, after the old stream's last event, says
-            // where the new one starts.
-        } else if self.over_ws {
+        if self.over_ws {
             let route = event
                 .get("type")
                 .and_then(Value::as_str)
@@ -169,12 +163,12 @@ impl HpdChecker {
     }
 
     /// Judges the answer to the oldest outstanding POST.
-    fn http_answer(&mut self, answer: &Value, out: &mut Vec<Violation>) {
+    fn http_answer(&mut self, answer: &HttpAnswer, out: &mut Vec<Violation>) {
         let Some(expected) = self.posts.pop_front() else {
             return;
         };
-        let status = answer.get("status").and_then(Value::as_u64).unwrap_or(0);
-        let path = answer.get("path").and_then(Value::as_str).unwrap_or("");
+        let status = answer.status;
+        let path = answer.path.as_str();
         match expected {
             Expected::BadRequest(why) if status != 400 => out.push(Violation::new(
                 "HPD-IN-001",
@@ -196,23 +190,19 @@ impl HpdChecker {
         }
     }
 
-    fn server_event(&mut self, event: &Value, out: &mut Vec<Violation>) {
-        if let Some(answer) = event.get("$http") {
-            self.http_answer(answer, out);
-            return;
+    /// The event stream was reopened from `from`.
+    fn stream_opened(&mut self, from: &StreamFrom) {
+        match from.resume_id() {
+            Some(n) => self.stream.resumed(n),
+            None => self.stream.live(),
         }
-        if let Some(from) = event.get("$sse_open") {
-            match from.get("after").or_else(|| from.get("last_event_id")) {
-                Some(Value::String(n)) => self.stream.resumed(n),
-                Some(Value::Number(n)) => self.stream.resumed(&n.to_string()),
-                _ => self.stream.live(),
-            }
-            return;
-        }
+    }
+
+    fn server_event(&mut self, event: &Value, sse: Option<&SseMeta>, out: &mut Vec<Violation>) {
         let Some((m, known)) = validate::envelope(event, out) else {
             return;
         };
-        if let Some(id) = sse_id(m) {
+        if let Some(id) = sse.and_then(|s| s.id.as_deref()) {
             if self.stream.observe(id, m, out) {
                 return;
             }
@@ -237,10 +227,6 @@ impl HpdChecker {
     }
 }
 
-fn sse_id(m: &Map<String, Value>) -> Option<&str> {
-    m.get("$sse")?.get("id")?.as_str()
-}
-
 impl Checker for HpdChecker {
     fn observe(
         &mut self,
@@ -256,7 +242,7 @@ impl Checker for HpdChecker {
                 self.close_due = None;
                 self.stream.live();
             }
-            (Direction::Client, Observed::Event(event)) => self.client_event(event),
+            (Direction::Client, Observed::Event(event, _)) => self.client_event(event),
             (Direction::Client, Observed::Garbage(_)) => {
                 let why = "it is not JSON".to_owned();
                 if self.over_ws {
@@ -272,7 +258,10 @@ impl Checker for HpdChecker {
                     self.await_answer(Expected::Anything);
                 }
             }
-            (Direction::Server, Observed::Event(event)) => self.server_event(event, out),
+            (Direction::Client, Observed::Post { path, body }) => self.client_post(path, body),
+            (Direction::Server, Observed::Event(event, sse)) => self.server_event(event, sse, out),
+            (Direction::Server, Observed::Http(answer)) => self.http_answer(answer, out),
+            (Direction::Server, Observed::StreamOpened(from)) => self.stream_opened(from),
             (Direction::Server, Observed::Garbage(text)) => out.push(Violation::new(
                 "HPD-ENV-001",
                 format!(

@@ -130,7 +130,7 @@ impl Protocol for Hpd {
     }
 
     /// An envelope with a string type (what a POST answers is HTTP, not an HPD event).
-    fn recognises(&self, frame: &Value) -> bool {
-        frame.get("type").is_some_and(Value::is_string)
+    fn recognises(&self, item: crate::protocol::Observed<'_>) -> bool {
+        matches!(item, crate::protocol::Observed::Event(e, _) if e.get("type").is_some_and(Value::is_string))
     }
 }

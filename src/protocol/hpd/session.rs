@@ -4,7 +4,7 @@
 
 use super::{INPUTS_ROUTE, INTERRUPT_ROUTE, RESPONSES_ROUTE};
 use crate::protocol::{Decoded, ProtocolError, Session, TransportKind, OMIT};
-use crate::transport::Frame;
+use crate::transport::{Body, Frame, Outgoing};
 use serde_json::{json, Value};
 
 /// The envelope version wireprobe sends.
@@ -59,11 +59,6 @@ pub fn lenient(mut event: Value) -> Value {
     event
 }
 
-/// True for a frame that tells the SSE transport what to do (`$post`, `$stream`).
-fn is_transport_request(event: &Value) -> bool {
-    event.get("$post").is_some() || event.get("$stream").is_some()
-}
-
 impl Session for HpdSession {
     /// HPD has no handshake: a client subscribes and posts.
     fn handshake(
@@ -79,15 +74,7 @@ impl Session for HpdSession {
     }
 
     /// Fills `version` unless the event sets it (`"$omit"` leaves it out), and routes it.
-    fn encode(&mut self, event: &Value) -> Result<Frame, ProtocolError> {
-        if is_transport_request(event) {
-            return match self.transport {
-                TransportKind::Sse => Ok(Frame::Text(event.to_string())),
-                _ => Err(ProtocolError::InvalidEvent(
-                    "$post and $stream steps are for the SSE transport".into(),
-                )),
-            };
-        }
+    fn encode(&mut self, event: &Value) -> Result<Outgoing, ProtocolError> {
         let mut envelope = event.clone();
         if let Value::Object(m) = &mut envelope {
             match m.get("version") {
@@ -100,13 +87,16 @@ impl Session for HpdSession {
                 Some(_) => {}
             }
         }
-        Ok(Frame::Text(match self.transport {
+        Ok(match self.transport {
             TransportKind::Sse => {
                 let kind = envelope.get("type").and_then(Value::as_str).unwrap_or("");
-                json!({"$post": route_of(kind), "body": envelope}).to_string()
+                Outgoing::Post {
+                    path: route_of(kind).to_owned(),
+                    body: Body::Json(envelope),
+                }
             }
-            _ => envelope.to_string(),
-        }))
+            _ => Frame::Text(envelope.to_string()).into(),
+        })
     }
 
     fn decode(&mut self, frame: &Frame) -> Decoded {
@@ -116,10 +106,9 @@ impl Session for HpdSession {
         }
     }
 
-    /// An HTTP answer of 400 or more is the error, its status the code (`"400"`).
-    fn error_code(&self, event: &Value) -> Option<String> {
-        let status = event.get("$http")?.get("status")?.as_u64()?;
-        (status >= 400).then(|| status.to_string())
+    /// HPD has no error event: a refusal is an HTTP status or a close code.
+    fn error_code(&self, _event: &Value) -> Option<String> {
+        None
     }
 
     fn capability(&self, _reply: &Value, _name: &str) -> Option<Value> {

@@ -28,11 +28,9 @@ pub struct StreamIds {
     replay: Option<Replay>,
 }
 
-/// The envelope without the transport's `$sse` member.
+/// The envelope as the target sent it (its SSE fields are not part of it).
 fn envelope_of(event: &Map<String, Value>) -> Value {
-    let mut m = event.clone();
-    m.remove("$sse");
-    Value::Object(m)
+    Value::Object(event.clone())
 }
 
 impl StreamIds {

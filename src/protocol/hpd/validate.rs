@@ -21,16 +21,6 @@ pub fn envelope<'a>(
         ));
         return None;
     };
-    if let Some(v) = m.get("$json") {
-        out.push(Violation::new(
-            "HPD-ENV-001",
-            format!(
-                "an SSE event's data is JSON but not an object: {}",
-                crate::show::event(v)
-            ),
-        ));
-        return None;
-    }
     match m.get("version") {
         Some(Value::String(v)) if v == "1.0" => {}
         Some(Value::String(v)) => out.push(Violation::new(
@@ -75,9 +65,6 @@ pub fn envelope<'a>(
         )),
     }
     for (name, value) in m {
-        if name.starts_with('$') {
-            continue;
-        }
         if !is_camel_case(name) {
             out.push(Violation::new(
                 "HPD-ENV-004",
@@ -147,7 +134,7 @@ fn fields(
 /// The snake_case or kebab-case name's camelCase form (`message_id` → `messageId`), when it
 /// differs: a lenient client still finds the field.
 pub fn camel_form(name: &str) -> Option<String> {
-    if !name.contains(['_', '-']) || name.starts_with('$') {
+    if !name.contains(['_', '-']) {
         return None;
     }
     let mut out = String::with_capacity(name.len());

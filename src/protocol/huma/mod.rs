@@ -73,11 +73,11 @@ impl Protocol for Huma {
         Some(&fuzz::HumaFuzz)
     }
 
-    /// Socket.IO frames are not JSON, so transcripts hold them as `{"$text": ...}`: any
-    /// Socket.IO packet (a CONNECT reply, an event) is an answer; Engine.IO pings are not.
-    fn recognises(&self, frame: &serde_json::Value) -> bool {
+    /// Socket.IO frames are not JSON, so transcripts hold them as text: any Socket.IO packet
+    /// (a CONNECT reply, an event) is an answer; Engine.IO pings are not.
+    fn recognises(&self, item: crate::protocol::Observed<'_>) -> bool {
         use crate::transport::socketio::packet::{parse_eio, parse_sio, EioPacket};
-        let Some(text) = frame.get("$text").and_then(serde_json::Value::as_str) else {
+        let crate::protocol::Observed::Garbage(text) = item else {
             return false;
         };
         matches!(parse_eio(text), Ok(EioPacket::Message(m)) if parse_sio(&m).is_ok())

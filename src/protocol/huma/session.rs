@@ -11,7 +11,7 @@
 
 use crate::protocol::{Decoded, ProtocolError, Session};
 use crate::transport::socketio::packet::{self, EioPacket, SioKind, SioPacket};
-use crate::transport::Frame;
+use crate::transport::{Frame, Outgoing};
 use serde_json::{json, Map, Value};
 
 /// Client-side HUMA state.
@@ -76,9 +76,9 @@ impl Session for HumaSession {
         event.get("sio").and_then(Value::as_str) == Some("connect")
     }
 
-    fn encode(&mut self, event: &Value) -> Result<Frame, ProtocolError> {
+    fn encode(&mut self, event: &Value) -> Result<Outgoing, ProtocolError> {
         let emit = SioPacket::event(&self.namespace, "message", vec![event.clone()]);
-        Ok(Frame::Text(emit.to_frame_text()))
+        Ok(Frame::Text(emit.to_frame_text()).into())
     }
 
     fn decode(&mut self, frame: &Frame) -> Decoded {

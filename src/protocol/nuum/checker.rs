@@ -341,8 +341,8 @@ impl Checker for NuumChecker {
             (_, Observed::Connect(_)) => {
                 self.process = Process::default();
             }
-            (Direction::Server, Observed::Event(line)) => self.on_server_line(line, out),
-            (Direction::Client, Observed::Event(line)) => self.on_client_line(line),
+            (Direction::Server, Observed::Event(line, _)) => self.on_server_line(line, out),
+            (Direction::Client, Observed::Event(line, _)) => self.on_client_line(line),
             (Direction::Server, Observed::Garbage(text)) => {
                 self.process.spoke = true;
                 let shown: String = text.chars().take(80).collect();
@@ -383,7 +383,7 @@ mod tests {
             } else {
                 Direction::Server
             };
-            checker.observe(from, 0, Observed::Event(line), &mut out);
+            checker.observe(from, 0, Observed::Event(line, None), &mut out);
         }
         out.into_iter().map(|v| v.rule).collect()
     }

@@ -82,7 +82,10 @@ impl Protocol for Nuum {
     }
 
     /// A JSON object whose type is one Nuum writes to stdout.
-    fn recognises(&self, frame: &Value) -> bool {
+    fn recognises(&self, item: crate::protocol::Observed<'_>) -> bool {
+        let crate::protocol::Observed::Event(frame, _) = item else {
+            return false;
+        };
         matches!(
             frame.get("type").and_then(Value::as_str),
             Some("system" | "assistant" | "result" | "user")

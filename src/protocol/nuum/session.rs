@@ -3,7 +3,7 @@
 //! the case gives them, and stdout lines decoded as JSON.
 
 use crate::protocol::{Decoded, ProtocolError, Session};
-use crate::transport::Frame;
+use crate::transport::{Frame, Outgoing};
 use serde_json::Value;
 
 /// Host-side Nuum state (there is none beyond the process itself).
@@ -29,8 +29,8 @@ impl Session for NuumSession {
         is_system(event, "init")
     }
 
-    fn encode(&mut self, event: &Value) -> Result<Frame, ProtocolError> {
-        Ok(Frame::Text(event.to_string()))
+    fn encode(&mut self, event: &Value) -> Result<Outgoing, ProtocolError> {
+        Ok(Frame::Text(event.to_string()).into())
     }
 
     /// A frame is one JSON event.

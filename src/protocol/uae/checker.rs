@@ -245,7 +245,7 @@ impl Checker for UaeChecker {
                 self.call_order.clear();
                 self.answered_trace = None;
             }
-            Observed::Event(event) => self.event(from, event, out),
+            Observed::Event(event, _) => self.event(from, event, out),
             Observed::Garbage(text) if from == Direction::Server => out.push(Violation::new(
                 "UAE-ENV-001",
                 format!(
@@ -277,7 +277,7 @@ mod tests {
         let mut checker = UaeChecker::default();
         let mut out = Vec::new();
         for (from, e) in events {
-            checker.observe(*from, 0, Observed::Event(e), &mut out);
+            checker.observe(*from, 0, Observed::Event(e, None), &mut out);
         }
         out.iter().map(|v| v.rule).collect()
     }

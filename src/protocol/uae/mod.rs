@@ -93,7 +93,10 @@ impl Protocol for Uae {
     }
 
     /// A JSON object whose type is one of the six the spec defines.
-    fn recognises(&self, frame: &Value) -> bool {
+    fn recognises(&self, item: crate::protocol::Observed<'_>) -> bool {
+        let crate::protocol::Observed::Event(frame, _) = item else {
+            return false;
+        };
         frame
             .get("type")
             .and_then(Value::as_str)

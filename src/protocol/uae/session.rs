@@ -5,7 +5,7 @@
 
 use crate::protocol::json::timestamp;
 use crate::protocol::{merge, Decoded, ProtocolError, Session};
-use crate::transport::Frame;
+use crate::transport::{Frame, Outgoing};
 use serde_json::{json, Value};
 use std::time::SystemTime;
 
@@ -78,8 +78,8 @@ impl Session for UaeSession {
         false
     }
 
-    fn encode(&mut self, event: &Value) -> Result<Frame, ProtocolError> {
-        Ok(Frame::Text(self.fill(event).to_string()))
+    fn encode(&mut self, event: &Value) -> Result<Outgoing, ProtocolError> {
+        Ok(Frame::Text(self.fill(event).to_string()).into())
     }
 
     fn decodes_verbatim(&self) -> bool {

@@ -85,35 +85,44 @@ pub async fn connect(
     };
     let budget_ms = opts.connect_timeout.as_millis() as u64;
     let deadline = Instant::now() + opts.connect_timeout;
-    let (open_text, info) =
-        match inner.recv(deadline).await {
-            None => return Err(TransportError::Timeout(budget_ms)),
-            Some((Received::Frame(Frame::Text(text)), _)) => match packet::parse_eio(&text) {
-                Ok(EioPacket::Open(info)) => (text, info),
-                Ok(_) | Err(_) => {
-                    let shown: String = text.chars().take(60).collect();
-                    return Err(not_socketio(format!(
-                        "its first frame was {shown:?}, not an Engine.IO open packet"
-                    )));
-                }
-            },
-            Some((Received::Frame(_), _)) => {
-                return Err(not_socketio("its first frame was binary".into()))
+    let (open_text, info) = match inner.recv(deadline).await {
+        None => return Err(TransportError::Timeout(budget_ms)),
+        Some((Received::Frame(Frame::Text(text)), _)) => match packet::parse_eio(&text) {
+            Ok(EioPacket::Open(info)) => (text, info),
+            Ok(_) | Err(_) => {
+                let shown: String = text.chars().take(60).collect();
+                return Err(not_socketio(format!(
+                    "its first frame was {shown:?}, not an Engine.IO open packet"
+                )));
             }
-            Some((Received::Closed { code, reason }, _)) => {
-                return Err(TransportError::Protocol(format!(
+        },
+        Some((Received::Frame(_), _)) => {
+            return Err(not_socketio("its first frame was binary".into()))
+        }
+        Some((Received::Closed { code, reason }, _)) => {
+            return Err(TransportError::Protocol(format!(
                 "the server closed the connection before the Engine.IO handshake (close code {}{})",
                 code.map_or("none".to_owned(), |c| c.to_string()),
-                if reason.is_empty() { String::new() } else { format!(" \"{reason}\"") }
+                if reason.is_empty() {
+                    String::new()
+                } else {
+                    format!(" \"{reason}\"")
+                }
             )))
-            }
-            Some((Received::Failed(e), _)) => return Err(e),
-            Some((Received::Notice(what) | Received::Stderr(what), _)) => {
-                return Err(TransportError::Protocol(format!(
-                    "unexpected before the handshake: {what}"
-                )))
-            }
-        };
+        }
+        Some((Received::Failed(e), _)) => return Err(e),
+        Some((Received::Notice(what) | Received::Stderr(what), _)) => {
+            return Err(TransportError::Protocol(format!(
+                "unexpected before the handshake: {what}"
+            )))
+        }
+        // A WebSocket carries neither SSE events nor HTTP answers.
+        Some((Received::SseEvent { .. } | Received::Http(_) | Received::StreamOpened(_), _)) => {
+            return Err(not_socketio(
+                "it answered with something other than a frame".into(),
+            ))
+        }
+    };
     let (inbox, commands, parts) = Connection::channels();
     let task = tokio::spawn(relay(inner, inbox, commands, open_text, info.clone()));
     Ok((Connection::from_parts(parts, task), info))
@@ -137,8 +146,8 @@ async fn relay(
     loop {
         tokio::select! {
             command = commands.recv() => match command {
-                Some(Command::Send(frame, done)) => {
-                    let result = inner.send(frame, Instant::now() + SEND_BUDGET).await;
+                Some(Command::Send(out, done)) => {
+                    let result = inner.send(out, Instant::now() + SEND_BUDGET).await;
                     let _ = done.send(result);
                 }
                 Some(Command::Close) | None => {
