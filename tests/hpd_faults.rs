@@ -97,11 +97,17 @@ const EXPECTED: &[Expectation] = &[
         ],
     ),
     (
+        // HPD-ENV-007 only records: the spec gives the framework's fields no type.
         "string-iterations",
         None,
+        &[],
+    ),
+    (
+        "number-message-ids",
+        None,
         &[
-            ("hpd.envelope.field-types@sse", Warn),
-            ("hpd.envelope.field-types@ws", Warn),
+            ("hpd.envelope.example-types@sse", Warn),
+            ("hpd.envelope.example-types@ws", Warn),
         ],
     ),
     (
@@ -162,12 +168,10 @@ const EXPECTED: &[Expectation] = &[
         ],
     ),
     (
+        // HPD-TOOL-002 only records: the spec never says argsJson holds JSON.
         "bad-args-json",
         None,
-        &[
-            ("hpd.tool.args-json@sse", Warn),
-            ("hpd.tool.args-json@ws", Warn),
-        ],
+        &[],
     ),
     (
         "tool-without-result",

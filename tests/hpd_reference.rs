@@ -426,7 +426,7 @@ async fn variants_stay_legal() {
 fn every_fault_breaks_catalogued_rules() {
     let rules = include_str!("../src/protocol/hpd/rules.rs");
     let faults = wireprobe::reference::faults("hpd").expect("hpd faults");
-    assert_eq!(faults.len(), 27);
+    assert_eq!(faults.len(), 28);
     for fault in faults {
         for rule in fault.breaks {
             assert!(
@@ -438,7 +438,7 @@ fn every_fault_breaks_catalogued_rules() {
     }
     assert_eq!(
         wireprobe::reference::variants("hpd").map(<[_]>::len),
-        Some(11)
+        Some(12)
     );
 }
 

@@ -54,7 +54,15 @@ const EXPECTED: &[Expectation] = &[
         None,
         &[("nuum.tool.result-follows", Fail)],
     ),
-    ("double-result", None, &[("nuum.result.one-per-turn", Fail)]),
+    // The error turn's second result arrives after its last step: judged with the case.
+    (
+        "double-result",
+        None,
+        &[
+            ("nuum.result.one-per-turn", Fail),
+            ("nuum.result.error-turn", Fail),
+        ],
+    ),
     (
         "no-result-on-fail",
         None,

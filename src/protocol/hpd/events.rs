@@ -45,7 +45,9 @@ pub enum ToolStep {
     Result,
 }
 
-/// Field kinds the framework gives known events (HPD-ENV-007).
+/// Field kinds known events carry. The spec gives no field a type: its one envelope example
+/// shows `messageId` and `text` as strings (HPD-ENV-008, should); the other kinds are the
+/// framework's (HPD-ENV-007, recorded only).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FieldKind {
     /// A non-empty string id.
@@ -53,6 +55,11 @@ pub enum FieldKind {
     Integer,
     Bool,
     Str,
+    /// A string, as the spec's envelope example shows it (`messageId`, a delta's `text`).
+    ExampleStr,
+    /// A duration: a number, or a .NET TimeSpan string (`"00:00:00.0030000"`), which is how
+    /// the public framework writes one.
+    Duration,
 }
 
 use BlockKind::*;
@@ -73,7 +80,7 @@ static TYPES: &[(&str, Family, &[Field])] = &[
     (
         "MESSAGE_TURN_FINISHED",
         TurnFinished,
-        &[("messageTurnId", Id), ("duration", Integer)],
+        &[("messageTurnId", Id), ("duration", Duration)],
     ),
     (
         "MESSAGE_TURN_ERROR",
@@ -102,28 +109,32 @@ static TYPES: &[(&str, Family, &[Field])] = &[
     (
         "TEXT_MESSAGE_START",
         Block(Text, Start),
-        &[("messageId", Id)],
+        &[("messageId", ExampleStr)],
     ),
     (
         "TEXT_DELTA",
         Block(Text, Delta),
-        &[("messageId", Id), ("text", Str)],
+        &[("messageId", ExampleStr), ("text", ExampleStr)],
     ),
-    ("TEXT_MESSAGE_END", Block(Text, End), &[("messageId", Id)]),
+    (
+        "TEXT_MESSAGE_END",
+        Block(Text, End),
+        &[("messageId", ExampleStr)],
+    ),
     (
         "REASONING_MESSAGE_START",
         Block(Reasoning, Start),
-        &[("messageId", Id)],
+        &[("messageId", ExampleStr)],
     ),
     (
         "REASONING_DELTA",
         Block(Reasoning, Delta),
-        &[("messageId", Id), ("text", Str)],
+        &[("messageId", ExampleStr), ("text", ExampleStr)],
     ),
     (
         "REASONING_MESSAGE_END",
         Block(Reasoning, End),
-        &[("messageId", Id)],
+        &[("messageId", ExampleStr)],
     ),
     (
         "TOOL_CALL_START",

@@ -25,8 +25,10 @@ pub static RULES: &[Rule] = &[
         "Null values are omitted: no payload property is null."),
     rule!("HPD-ENV-006", Info, "Event Families",
         "An event type this profile does not know (a custom or newer event) is recorded, never failed."),
-    rule!("HPD-ENV-007", Should, "Correlation And Projection Fields",
-        "The fields the framework gives a known event have its types: ids (messageTurnId, messageId, callId, permissionId, continuationId, requestId) are non-empty strings, iteration an integer, argsJson a string, approved a boolean."),
+    rule!("HPD-ENV-007", Info, "Correlation And Projection Fields",
+        "The types the framework gives a known event's fields are recorded (the spec gives none): ids (messageTurnId, callId, permissionId, continuationId, requestId) non-empty strings, iteration an integer, argsJson a string, approved a boolean, duration a number or a TimeSpan string."),
+    rule!("HPD-ENV-008", Should, "Live Event Envelope",
+        "messageId and a delta's text are strings, as the spec's one envelope example shows them."),
     // Input handling.
     rule!("HPD-IN-001", Must, "Live Event Envelope",
         "HTTP input answers an invalid event envelope (not JSON, no type, an unknown type) as a bad request: HTTP 400."),
@@ -57,8 +59,8 @@ pub static RULES: &[Rule] = &[
     // Tool calls.
     rule!("HPD-TOOL-001", Must, "UI Rendering Guidance",
         "TOOL_CALL_ARGS, TOOL_CALL_END and TOOL_CALL_RESULT carry the callId of a TOOL_CALL_START sent before them."),
-    rule!("HPD-TOOL-002", Should, "Correlation And Projection Fields",
-        "TOOL_CALL_ARGS.argsJson is a string holding JSON."),
+    rule!("HPD-TOOL-002", Info, "Correlation And Projection Fields",
+        "Whether TOOL_CALL_ARGS.argsJson is a string holding JSON is recorded (the spec never says; the framework's name suggests it)."),
     rule!("HPD-TOOL-003", Should, "UI Rendering Guidance",
         "Every tool call that starts gets its TOOL_CALL_RESULT and TOOL_CALL_END (in either order) before its message turn ends."),
     // Interactive middleware.

@@ -27,9 +27,10 @@ pub fn envelope<'a>(
             "HPD-ENV-002",
             format!("version is {v:?}, not \"1.0\""),
         )),
+        // Only the spec's example shows version as a string: as `"1.0"` itself, a should.
         Some(other) => out.push(Violation::new(
-            "HPD-ENV-001",
-            format!("version is {other}, not a string"),
+            "HPD-ENV-002",
+            format!("version is {other}, not the string \"1.0\""),
         )),
         None => out.push(Violation::new(
             "HPD-ENV-001",
@@ -114,21 +115,50 @@ fn fields(
             FieldKind::Id => value.as_str().is_some_and(|s| !s.is_empty()),
             FieldKind::Integer => value.as_i64().is_some() || value.as_u64().is_some(),
             FieldKind::Bool => value.is_boolean(),
-            FieldKind::Str => value.is_string(),
+            FieldKind::Str | FieldKind::ExampleStr => value.is_string(),
+            FieldKind::Duration => value.is_number() || value.as_str().is_some_and(is_timespan),
         };
         if !ok {
             let wanted = match field {
                 FieldKind::Id => "a non-empty string",
                 FieldKind::Integer => "an integer",
                 FieldKind::Bool => "a boolean",
-                FieldKind::Str => "a string",
+                FieldKind::Str | FieldKind::ExampleStr => "a string",
+                FieldKind::Duration => "a number or a TimeSpan string",
+            };
+            let rule = match field {
+                FieldKind::ExampleStr => "HPD-ENV-008",
+                _ => "HPD-ENV-007",
             };
             out.push(Violation::new(
-                "HPD-ENV-007",
+                rule,
                 format!("{kind}.{name} is {value}, not {wanted}"),
             ));
         }
     }
+}
+
+/// A .NET TimeSpan as the framework's serializer writes it: `[-][d.]hh:mm:ss[.fffffff]`.
+fn is_timespan(s: &str) -> bool {
+    let s = s.strip_prefix('-').unwrap_or(s);
+    let (clock, fraction) = s.split_once('.').map_or((s, None), |(a, b)| {
+        // A leading `d.` is days; a trailing `.fffffff` is the fraction.
+        if a.contains(':') {
+            (a, Some(b))
+        } else {
+            (b, None)
+        }
+    });
+    let (clock, fraction) = match clock.split_once('.') {
+        Some((c, f)) => (c, Some(f)),
+        None => (clock, fraction),
+    };
+    let parts: Vec<&str> = clock.split(':').collect();
+    let digits = |t: &str, n: usize| t.len() == n && t.bytes().all(|b| b.is_ascii_digit());
+    parts.len() == 3
+        && parts.iter().all(|p| digits(p, 2))
+        && fraction
+            .is_none_or(|f| (1..=7).contains(&f.len()) && f.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// The snake_case or kebab-case name's camelCase form (`message_id` → `messageId`), when it
@@ -196,6 +226,35 @@ mod tests {
             rules_of(json!({"version": "1.0", "type": "AGENT_TURN_STARTED", "iteration": "1"})),
             ["HPD-ENV-007"]
         );
+        assert_eq!(
+            rules_of(json!({"version": "1.0", "type": "TEXT_DELTA", "messageId": 7, "text": "a"})),
+            ["HPD-ENV-008"]
+        );
+        assert_eq!(
+            rules_of(json!({"version": 1, "type": "AGENT_TURN_STARTED"})),
+            ["HPD-ENV-002"]
+        );
+        for duration in [
+            json!(3),
+            json!(2.5),
+            json!("00:00:00.0030000"),
+            json!("1.02:03:04"),
+            json!("-00:00:01"),
+        ] {
+            let finished =
+                json!({"version": "1.0", "type": "MESSAGE_TURN_FINISHED", "duration": duration});
+            assert_eq!(rules_of(finished), Vec::<&str>::new(), "{duration}");
+        }
+        for duration in [
+            json!("3 ms"),
+            json!("00:00"),
+            json!(true),
+            json!("00:00:00.12345678"),
+        ] {
+            let finished =
+                json!({"version": "1.0", "type": "MESSAGE_TURN_FINISHED", "duration": duration});
+            assert_eq!(rules_of(finished), ["HPD-ENV-007"], "{duration}");
+        }
         assert_eq!(
             rules_of(
                 json!({"version": "1.0", "type": "TOOL_CALL_ARGS", "callId": "c", "argsJson": "{x"})

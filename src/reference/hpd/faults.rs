@@ -65,6 +65,11 @@ pub static FAULTS: &[Fault] = &[
         "AGENT_TURN_STARTED and AGENT_TURN_FINISHED carry iteration as a string (\"1\")"
     ),
     fault!(
+        "number-message-ids",
+        ["HPD-ENV-008"],
+        "messageId is a number, not the string the spec's example shows"
+    ),
+    fault!(
         "rejects-messages-input",
         ["HPD-IN-003"],
         "USER_MESSAGES_INPUT is answered 400 over HTTP and ignored over the WebSocket"

@@ -154,7 +154,7 @@ impl Turn {
                         "messageTurnId": turn_id,
                         "conversationId": self.s.conversation_id,
                         "agentName": AGENT_NAME,
-                        "duration": u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                        "duration": self.duration(),
                     }),
                 ),
             }
@@ -531,6 +531,23 @@ impl Turn {
             );
         }
         Ok(())
+    }
+
+    /// The turn's duration as the envelope carries it: milliseconds, or (variant
+    /// `dotnet-types`) a .NET TimeSpan string, as the public framework writes it.
+    fn duration(&self) -> Value {
+        let elapsed = self.started.elapsed();
+        if !self.variant("dotnet-types") {
+            return json!(u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX));
+        }
+        let secs = elapsed.as_secs();
+        let ticks = elapsed.subsec_nanos() / 100;
+        json!(format!(
+            "{:02}:{:02}:{:02}.{ticks:07}",
+            secs / 3600,
+            secs / 60 % 60,
+            secs % 60
+        ))
     }
 
     /// An iteration as the envelope carries it (a string under `string-iterations`).

@@ -53,6 +53,11 @@ pub static VARIANTS: &[Variant] = &[
          instead of queued, as the framework does"
     ),
     variant!(
+        "dotnet-types",
+        "MESSAGE_TURN_FINISHED.duration is a .NET TimeSpan string (\"00:00:00.0030000\"), as \
+         the public framework writes it"
+    ),
+    variant!(
         "other-words",
         "the agent's texts are its own words, never the directive's text"
     ),
