@@ -5,7 +5,7 @@ use crate::judge::observed_of;
 use crate::ndjson::{self, Line};
 use crate::protocol::{Observed, Protocol};
 use crate::rules::Violation;
-use crate::transcript::{Direction, Entry, Observation, Record};
+use crate::transcript::{received_record, Direction, Observation, Record};
 use crate::transport::{Received, SseMeta};
 use serde::Deserialize;
 use serde_json::Value;
@@ -124,12 +124,8 @@ pub fn check_stream<R: BufRead>(
                         }
                     }
                     (None, Some(observation)) => {
-                        let entry = Entry {
-                            from: t.from,
-                            at_ms: t.at_ms,
-                            record: Record::Observed(observation),
-                        };
-                        checker.observe(t.from, t.at_ms, observed_of(&entry), &mut out);
+                        let seen = Record::Observed(observation);
+                        checker.observe(t.from, t.at_ms, observed_of(&seen), &mut out);
                     }
                     (Some(_), Some(_)) => {
                         bad(
@@ -239,12 +235,8 @@ fn check_sse<R: BufRead>(
         };
         summary.events += 1;
         let line = summary.lines;
-        let at = std::time::Instant::now();
-        let mut one = crate::transcript::Transcript::new();
-        one.record_received(&Received::SseEvent { data, meta }, at);
-        for entry in one.entries() {
-            checker.observe(Direction::Server, 0, observed_of(entry), &mut out);
-        }
+        let seen = received_record(&Received::SseEvent { data, meta });
+        checker.observe(Direction::Server, 0, observed_of(&seen), &mut out);
         record(
             &mut summary,
             line,

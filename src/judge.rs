@@ -14,10 +14,10 @@ pub const MAX_CASE_VIOLATIONS: usize = 50;
 /// Most violations of one rule one case keeps.
 pub const MAX_PER_RULE: usize = 5;
 
-/// What a transcript entry is to a checker. A `truncated` observation marks where a capped
+/// What a transcript record is to a checker. A `truncated` observation marks where a capped
 /// transcript stopped storing: nothing after it is judged, as after the end of a connection.
-pub fn observed_of(entry: &Entry) -> Observed<'_> {
-    let o = match &entry.record {
+pub fn observed_of(record: &Record) -> Observed<'_> {
+    let o = match record {
         Record::Event { event, sse } => return Observed::Event(event, sse.as_ref()),
         Record::Observed(o) => o,
     };
@@ -46,12 +46,12 @@ pub fn target_spoke<'a>(
 ) -> bool {
     entries
         .into_iter()
-        .any(|e| e.from == Direction::Server && protocol.recognises(observed_of(e)))
+        .any(|e| e.from == Direction::Server && protocol.recognises(observed_of(&e.record)))
 }
 
 /// Feeds one transcript entry to a checker.
 pub fn observe_entry(checker: &mut dyn Checker, entry: &Entry, out: &mut Vec<Violation>) {
-    checker.observe(entry.from, entry.at_ms, observed_of(entry), out);
+    checker.observe(entry.from, entry.at_ms, observed_of(&entry.record), out);
 }
 
 /// A rule the target broke, pinned to the transcript entry where the checker saw it.

@@ -256,32 +256,12 @@ impl Transcript {
 
     /// Records what the target sent or the transport saw.
     pub fn record_received(&mut self, received: &Received, at: Instant) {
-        let record = match received {
-            Received::Frame(frame) => frame_record(frame),
-            Received::SseEvent { data, meta } => match text_record(data) {
-                Record::Event { event, .. } => Record::Event {
-                    event,
-                    sse: Some(meta.clone()),
-                },
-                other => other,
-            },
-            Received::Http(answer) => Record::Observed(Observation::Http(answer.clone())),
-            Received::StreamOpened(from) => {
-                Record::Observed(Observation::StreamOpened { from: from.clone() })
-            }
-            Received::Closed { code, reason } => Record::Observed(Observation::Close {
-                code: *code,
-                reason: reason.clone(),
-            }),
-            Received::Failed(err) => Record::Observed(Observation::Error {
-                message: err.to_string(),
-            }),
-            Received::Notice(what) => Record::Observed(Observation::Notice {
-                message: what.clone(),
-            }),
-            Received::Stderr(line) => Record::Observed(Observation::Stderr { line: line.clone() }),
-        };
-        self.push_at(Direction::Server, at, record, received.len());
+        self.push_at(
+            Direction::Server,
+            at,
+            received_record(received),
+            received.len(),
+        );
     }
 
     /// Records a text frame whose JSON the caller has already parsed (`event`).
@@ -319,6 +299,36 @@ impl Transcript {
             });
         }
         self.entries
+    }
+}
+
+/// The transcript form of what the target sent or the transport saw (not cut to the
+/// transcript's caps, beyond a frame's).
+pub fn received_record(received: &Received) -> Record {
+    match received {
+        Received::Frame(frame) => frame_record(frame),
+        Received::SseEvent { data, meta } => match text_record(data) {
+            Record::Event { event, .. } => Record::Event {
+                event,
+                sse: Some(meta.clone()),
+            },
+            other => other,
+        },
+        Received::Http(answer) => Record::Observed(Observation::Http(answer.clone())),
+        Received::StreamOpened(from) => {
+            Record::Observed(Observation::StreamOpened { from: from.clone() })
+        }
+        Received::Closed { code, reason } => Record::Observed(Observation::Close {
+            code: *code,
+            reason: reason.clone(),
+        }),
+        Received::Failed(err) => Record::Observed(Observation::Error {
+            message: err.to_string(),
+        }),
+        Received::Notice(what) => Record::Observed(Observation::Notice {
+            message: what.clone(),
+        }),
+        Received::Stderr(line) => Record::Observed(Observation::Stderr { line: line.clone() }),
     }
 }
 

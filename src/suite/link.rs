@@ -124,7 +124,7 @@ impl Link {
     /// Records and decodes one observation.
     /// `None` for transport-level control packets, which only the transcript keeps.
     pub(super) fn arrive(&mut self, received: Received, at: std::time::Instant) -> Option<Item> {
-        let item = match received {
+        match received {
             Received::Frame(frame) => {
                 let decoded = self.session.decode(&frame);
                 match (&frame, &decoded) {
@@ -133,39 +133,39 @@ impl Link {
                     }
                     _ => self.transcript.record_received(&Received::Frame(frame), at),
                 }
-                match decoded {
-                    Decoded::Event(v) => self.event_arrived(v, None),
-                    Decoded::Binary(n) => Item::Binary(n),
-                    Decoded::Garbage(t) => Item::Garbage(t),
-                    Decoded::Control => return None,
-                }
+                self.decoded(decoded, None)
             }
             other => {
                 self.transcript.record_received(&other, at);
-                return self.non_frame(other);
+                self.non_frame(other)
             }
-        };
-        Some(item)
+        }
     }
 
-    /// An event arrived: queue the session's automatic answer to it, if it has one.
-    fn event_arrived(&mut self, event: Value, sse: Option<SseMeta>) -> Item {
-        if self.auto_answer && self.answers.len() < MAX_ANSWERS {
-            self.answers.extend(self.session.answer(&event));
-        }
-        Item::Event(event, sse)
+    /// What a decoded frame (or SSE event's data, with its fields) is to the steps; an event
+    /// queues the session's automatic answer to it, if it has one.
+    fn decoded(&mut self, decoded: Decoded, sse: Option<SseMeta>) -> Option<Item> {
+        Some(match decoded {
+            Decoded::Event(event) => {
+                if self.auto_answer && self.answers.len() < MAX_ANSWERS {
+                    self.answers.extend(self.session.answer(&event));
+                }
+                Item::Event(event, sse)
+            }
+            Decoded::Binary(n) => Item::Binary(n),
+            Decoded::Garbage(t) => Item::Garbage(t),
+            Decoded::Control => return None,
+        })
     }
 
     /// What a non-frame arrival means to the steps.
     fn non_frame(&mut self, received: Received) -> Option<Item> {
         let item = match received {
             Received::Frame(_) | Received::StreamOpened(_) => return None,
-            Received::SseEvent { data, meta } => match self.session.decode(&Frame::Text(data)) {
-                Decoded::Event(v) => self.event_arrived(v, Some(meta)),
-                Decoded::Binary(n) => Item::Binary(n),
-                Decoded::Garbage(t) => Item::Garbage(t),
-                Decoded::Control => return None,
-            },
+            Received::SseEvent { data, meta } => {
+                let decoded = self.session.decode(&Frame::Text(data));
+                return self.decoded(decoded, Some(meta));
+            }
             Received::Http(answer) => Item::Http(answer),
             Received::Closed { code, reason } => Item::Ended(match code {
                 Some(c) if reason.is_empty() => format!("close code {c}"),

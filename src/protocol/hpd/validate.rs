@@ -140,25 +140,23 @@ fn fields(
 
 /// A .NET TimeSpan as the framework's serializer writes it: `[-][d.]hh:mm:ss[.fffffff]`.
 fn is_timespan(s: &str) -> bool {
+    let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
     let s = s.strip_prefix('-').unwrap_or(s);
-    let (clock, fraction) = s.split_once('.').map_or((s, None), |(a, b)| {
-        // A leading `d.` is days; a trailing `.fffffff` is the fraction.
-        if a.contains(':') {
-            (a, Some(b))
-        } else {
-            (b, None)
-        }
-    });
-    let (clock, fraction) = match clock.split_once('.') {
-        Some((c, f)) => (c, Some(f)),
-        None => (clock, fraction),
+    let [hours, minutes, seconds] = s.split(':').collect::<Vec<_>>()[..] else {
+        return false;
     };
-    let parts: Vec<&str> = clock.split(':').collect();
-    let digits = |t: &str, n: usize| t.len() == n && t.bytes().all(|b| b.is_ascii_digit());
-    parts.len() == 3
-        && parts.iter().all(|p| digits(p, 2))
-        && fraction
-            .is_none_or(|f| (1..=7).contains(&f.len()) && f.bytes().all(|b| b.is_ascii_digit()))
+    let hours = match hours.split_once('.') {
+        Some((days, hours)) if digits(days) => hours,
+        Some(_) => return false,
+        None => hours,
+    };
+    let (seconds, fraction) = seconds
+        .split_once('.')
+        .map_or((seconds, None), |(s, f)| (s, Some(f)));
+    [hours, minutes, seconds]
+        .iter()
+        .all(|p| p.len() == 2 && digits(p))
+        && fraction.is_none_or(|f| f.len() <= 7 && digits(f))
 }
 
 /// The snake_case or kebab-case name's camelCase form (`message_id` → `messageId`), when it
