@@ -1,7 +1,7 @@
 //! Offline checking of recorded traffic: NDJSON transcripts streamed through a protocol's
 //! checker with memory that does not grow with the input.
 
-use crate::judge::observed_of;
+use crate::judge::{observed_of, Judge};
 use crate::ndjson::{self, Line};
 use crate::protocol::{Observed, Protocol};
 use crate::rules::Violation;
@@ -72,7 +72,7 @@ pub fn check_stream<R: BufRead>(
     if protocol.http_routes().is_some() && looks_like_sse(reader.fill_buf()?) {
         return Ok(check_sse(protocol, reader, on_finding));
     }
-    let mut checker = protocol.checker();
+    let mut judge = Judge::new(protocol);
     let mut summary = CheckSummary::default();
     let mut buf = Vec::new();
     let mut out = Vec::new();
@@ -110,12 +110,12 @@ pub fn check_stream<R: BufRead>(
                     (Some(raw), None) => {
                         summary.events += 1;
                         let fast = t.sse.is_none()
-                            && checker.observe_raw(t.from, t.at_ms, raw.get(), &mut out);
+                            && judge.observe_raw(t.from, t.at_ms, raw.get(), &mut out);
                         if !fast {
                             match serde_json::from_str::<Value>(raw.get()) {
                                 Ok(event) => {
                                     let seen = Observed::Event(&event, t.sse.as_ref());
-                                    checker.observe(t.from, t.at_ms, seen, &mut out)
+                                    judge.observe(t.from, t.at_ms, seen, &mut out)
                                 }
                                 Err(e) => {
                                     bad(&mut summary, line_no, format!("event is not JSON: {e}"))
@@ -125,7 +125,7 @@ pub fn check_stream<R: BufRead>(
                     }
                     (None, Some(observation)) => {
                         let seen = Record::Observed(observation);
-                        checker.observe(t.from, t.at_ms, observed_of(&seen), &mut out);
+                        judge.observe(t.from, t.at_ms, observed_of(&seen), &mut out);
                     }
                     (Some(_), Some(_)) => {
                         bad(
@@ -154,7 +154,7 @@ pub fn check_stream<R: BufRead>(
                         Err(_) => {
                             let text = String::from_utf8_lossy(&buf);
                             summary.events += 1;
-                            checker.observe(side, 0, Observed::Garbage(&text), &mut out);
+                            judge.observe(side, 0, Observed::Garbage(&text), &mut out);
                             record(&mut summary, line_no, side, &mut out, &mut on_finding);
                             continue;
                         }
@@ -167,7 +167,7 @@ pub fn check_stream<R: BufRead>(
             }
         };
         summary.events += 1;
-        checker.observe(from, at_ms, Observed::Event(&frame, None), &mut out);
+        judge.observe(from, at_ms, Observed::Event(&frame, None), &mut out);
         record(&mut summary, line_no, from, &mut out, &mut on_finding);
     }
     Ok(summary)
@@ -215,7 +215,7 @@ fn check_sse<R: BufRead>(
     reader: R,
     mut on_finding: impl FnMut(&Finding),
 ) -> CheckSummary {
-    let mut checker = protocol.checker();
+    let mut judge = Judge::new(protocol);
     let mut summary = CheckSummary::default();
     let mut out = Vec::new();
     crate::transport::sse::read_captured(reader, ndjson::DEFAULT_MAX_LINE, |captured| {
@@ -236,7 +236,7 @@ fn check_sse<R: BufRead>(
         summary.events += 1;
         let line = summary.lines;
         let seen = received_record(&Received::SseEvent { data, meta });
-        checker.observe(Direction::Server, 0, observed_of(&seen), &mut out);
+        judge.observe(Direction::Server, 0, observed_of(&seen), &mut out);
         record(
             &mut summary,
             line,

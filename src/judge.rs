@@ -49,9 +49,110 @@ pub fn target_spoke<'a>(
         .any(|e| e.from == Direction::Server && protocol.recognises(observed_of(&e.record)))
 }
 
-/// Feeds one transcript entry to a checker.
-pub fn observe_entry(checker: &mut dyn Checker, entry: &Entry, out: &mut Vec<Violation>) {
-    checker.observe(entry.from, entry.at_ms, observed_of(&entry.record), out);
+/// One checker over one conversation, and what the target is answering.
+///
+/// What a target answers to input wireprobe sent broken on purpose is not held to the rules
+/// that tie an answer to a valid input. Each broken input may have one answer excused: the
+/// first item after it that may be an answer (an error, a refusal, an HTTP status) and breaks
+/// one of [`Protocol::broken_input_excuses`] loses those violations, and only those. A
+/// refusal of a call without a trace id cannot name the call. Answers come in the order
+/// inputs went, after inputs sent later (a case may send several at once), so a valid input
+/// in between does not end the excuse; an answer with nothing to excuse leaves it for the
+/// next. Checkers take nothing from broken input that changes what they expect of the target
+/// ([`Checker::input_broken`]).
+pub struct Judge<'p> {
+    protocol: &'p dyn Protocol,
+    checker: Box<dyn Checker>,
+    /// Broken inputs on this connection whose answer has not been excused yet.
+    unanswered_broken: usize,
+}
+
+impl<'p> Judge<'p> {
+    pub fn new(protocol: &'p dyn Protocol) -> Self {
+        Judge {
+            protocol,
+            checker: protocol.checker(),
+            unanswered_broken: 0,
+        }
+    }
+
+    /// Judges one item; `out` gets the violations it shows, of either side.
+    pub fn observe(
+        &mut self,
+        from: Direction,
+        at_ms: u64,
+        item: Observed<'_>,
+        out: &mut Vec<Violation>,
+    ) {
+        let start = out.len();
+        self.checker.observe(from, at_ms, item, out);
+        match from {
+            Direction::Client => match item {
+                Observed::Connect(_) => self.unanswered_broken = 0,
+                Observed::Event(..)
+                | Observed::Garbage(_)
+                | Observed::Binary(_)
+                | Observed::Post { .. } => self.note_input(start, out),
+                _ => {}
+            },
+            Direction::Server => {
+                if self.unanswered_broken > 0 && self.protocol.may_answer_input(item) {
+                    let excuses = self.protocol.broken_input_excuses();
+                    if out[start..].iter().any(|v| excuses.contains(&v.rule)) {
+                        self.unanswered_broken -= 1;
+                        let mut i = start;
+                        while i < out.len() {
+                            if excuses.contains(&out[i].rule) {
+                                out.remove(i);
+                            } else {
+                                i += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Judges one transcript entry.
+    pub fn observe_entry(&mut self, entry: &Entry, out: &mut Vec<Violation>) {
+        self.observe(entry.from, entry.at_ms, observed_of(&entry.record), out);
+    }
+
+    /// Judges one event given as raw JSON text when the checker can without parsing it
+    /// ([`Checker::observe_raw`]); `false`: parse it and call [`Judge::observe`].
+    pub fn observe_raw(
+        &mut self,
+        from: Direction,
+        at_ms: u64,
+        raw: &str,
+        out: &mut Vec<Violation>,
+    ) -> bool {
+        // Whether an event may answer broken input depends on what it is: parse it.
+        if self.unanswered_broken > 0 && from == Direction::Server {
+            return false;
+        }
+        let start = out.len();
+        if !self.checker.observe_raw(from, at_ms, raw, out) {
+            return false;
+        }
+        if from == Direction::Client {
+            self.note_input(start, out);
+        }
+        true
+    }
+
+    /// Counts the client's item just judged when it was broken: a must of the protocol's
+    /// broke (in `out[start..]`), or the checker says so.
+    fn note_input(&mut self, start: usize, out: &[Violation]) {
+        let broken = self.checker.input_broken()
+            || out[start..].iter().any(|v| {
+                rules::find(self.protocol.rules(), v.rule).is_some_and(|r| r.level == Level::Must)
+            });
+        if broken {
+            self.unanswered_broken = self.unanswered_broken.saturating_add(1);
+        }
+    }
 }
 
 /// A rule the target broke, pinned to the transcript entry where the checker saw it.
@@ -69,11 +170,11 @@ pub struct FrameViolation {
 /// The same rule with the same message is kept once (at its first frame), at most
 /// [`MAX_PER_RULE`] of one rule and [`MAX_CASE_VIOLATIONS`] in all.
 pub fn target_violations(protocol: &dyn Protocol, transcript: &[Entry]) -> Vec<FrameViolation> {
-    let mut checker = protocol.checker();
+    let mut judge = Judge::new(protocol);
     let mut found: Vec<FrameViolation> = Vec::new();
     let mut scratch = Vec::new();
     for (frame, entry) in transcript.iter().enumerate() {
-        observe_entry(&mut *checker, entry, &mut scratch);
+        judge.observe_entry(entry, &mut scratch);
         if entry.from != Direction::Server {
             scratch.clear();
             continue;

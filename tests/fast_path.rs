@@ -172,7 +172,7 @@ fn text_variants(v: &Value) -> Vec<String> {
 }
 
 fn check_one(text: &str, accepted: &mut usize) {
-    let Some(fast_facts) = fast::accept(text) else {
+    let Some((fast_facts, session)) = fast::accept(text) else {
         return;
     };
     *accepted += 1;
@@ -185,6 +185,11 @@ fn check_one(text: &str, accepted: &mut usize) {
     );
     let full = Facts::from_value(&value).expect("typed");
     assert_eq!(fast_facts, full, "facts differ for {text}");
+    assert_eq!(
+        Some(session),
+        value["session"].as_str(),
+        "session of {text}"
+    );
 }
 
 #[test]

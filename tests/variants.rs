@@ -1,5 +1,5 @@
 //! Every protocol's suite against every legal variant of its reference target: no `fail`, no
-//! `error`, and no `skip` the default reference does not also have. This is what keeps the
+//! `error`, no rule broken in passing, and no `skip` the default reference does not also have. This is what keeps the
 //! suites from fitting one implementation's words, ids, order or timing.
 
 mod common;
@@ -8,6 +8,7 @@ use common::{run_reference_as, Target, Verdicts};
 use futures_util::StreamExt;
 use std::collections::BTreeSet;
 use wireprobe::reference;
+use wireprobe::rules::Level;
 use wireprobe::verdict::Verdict;
 
 async fn verdicts(target: Target<'_>, variants: &[&str]) -> Verdicts {
@@ -52,6 +53,13 @@ async fn assert_variants_pass_as(target: Target<'_>) {
             };
             if bad {
                 problems.push(format!("{variant} {}: {} {}", r.id, r.verdict, r.message));
+            }
+            // A rule broken in passing fails that rule in the report, whichever case saw it.
+            for v in r.violations.iter().filter(|v| v.level >= Level::Should) {
+                problems.push(format!(
+                    "{variant} {} also saw {}: {}",
+                    r.id, v.rule, v.message
+                ));
             }
         }
     }

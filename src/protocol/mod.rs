@@ -138,6 +138,18 @@ pub trait Protocol: Send + Sync + 'static {
     /// True when something a target sent is recognisably a message of this protocol,
     /// well-formed or not; a target that never sends one has not answered at all.
     fn recognises(&self, item: Observed<'_>) -> bool;
+    /// True when `item`, from the target, may be its answer to input of ours (an error, a
+    /// refusal, an HTTP status, the connection's end): see [`Protocol::broken_input_excuses`].
+    fn may_answer_input(&self, item: Observed<'_>) -> bool {
+        matches!(item, Observed::Closed { .. })
+    }
+    /// The rules an answer to broken input cannot keep, because they tie an answer to the
+    /// input it answers: a refusal of a call without a trace id names no call's trace, an
+    /// error may go out on the channel the broken message named. One answer per broken input
+    /// is excused them; every other rule judges it as any item.
+    fn broken_input_excuses(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// The names of the tools `event` advertises, when it is the protocol's tool list.
     fn advertised_tools(&self, event: &Value) -> Option<Vec<String>> {
         let _ = event;
@@ -280,6 +292,15 @@ pub trait Checker: Send {
         out: &mut Vec<Violation>,
     ) -> bool {
         let _ = (from, at_ms, raw, out);
+        false
+    }
+
+    /// After a client item: true when the checker found it broken in a way it reports as no
+    /// violation (a frame it cannot read, a session not ours, a request it must refuse). A
+    /// must-level violation of the client's item makes it broken too, without this. A checker
+    /// takes nothing from broken input that changes what it expects of the target, beyond
+    /// what its rules about broken input expect.
+    fn input_broken(&self) -> bool {
         false
     }
 }

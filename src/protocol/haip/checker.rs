@@ -96,9 +96,15 @@ pub struct HaipChecker {
     resuming: bool,
     /// Time of the current observation, in ms (from the transcript).
     now_ms: u64,
-    /// The message being judged passed the schema. A malformed PAUSE_CHANNEL or
-    /// RESUME_CHANNEL is rejected by its receiver, so it changes nothing.
+    /// The message being judged passed the schema, names our session and sets no `crit`. A
+    /// malformed message of the client's is rejected by its receiver: it changes nothing but
+    /// the sequence numbers the target may have counted.
     well_formed: bool,
+    /// The client's last item was broken (malformed, or not a message at all).
+    client_broken: bool,
+    /// The `id` of the client's last malformed message, when it was not a UUID: an ERROR
+    /// answering it may echo it as `related_id`.
+    broken_id: Option<String>,
     /// The session UUID of the client's latest HAI: a message naming another is rejected.
     session_id: Option<String>,
 }
@@ -164,10 +170,13 @@ impl HaipChecker {
                     self.senders[me].sent_on_connection = 1;
                 }
             }
-            if self.resuming && first {
-                self.readvertised(me, hai);
+            // A malformed HAI of the client's is refused: it announces nothing.
+            if from == Direction::Server || self.well_formed {
+                if self.resuming && first {
+                    self.readvertised(me, hai);
+                }
+                self.on_hai(from, hai, out);
             }
-            self.on_hai(from, hai, out);
         }
 
         // Sequencing. A message at or below the highest seq already sent is a resend (unless
@@ -257,6 +266,12 @@ impl HaipChecker {
                 }
             }
             sender.last_ack = Some(sender.last_ack.map_or(ack, |l| l.max(ack)));
+        }
+
+        // The rest follows what the message does: a malformed one of the client's does nothing
+        // (a FLOW_UPDATE granting -5 grants nothing, a PING asks for no PONG).
+        if from == Direction::Client && !self.well_formed {
+            return;
         }
 
         // Event compatibility.
@@ -588,20 +603,62 @@ impl HaipChecker {
     /// Checks a parsed event: the schema, then the lifecycle.
     fn on_value(&mut self, from: Direction, event: &Value, out: &mut Vec<Violation>) {
         let before = out.len();
-        schema().check(event, out);
+        match self.echoed_related_id(from, event) {
+            Some(unechoed) => schema().check(&unechoed, out),
+            None => schema().check(event, out),
+        }
+        let ty = event.get("type").and_then(Value::as_str);
         let session = event.get("session").and_then(Value::as_str);
-        if from == Direction::Client && event.get("type").and_then(Value::as_str) == Some("HAI") {
+        let schema_clean = out[before..].iter().all(|v| v.rule == "HAIP-ENV-005");
+        self.judge_form(from, ty, session, schema_clean, event.get("crit"));
+        if from == Direction::Client && !self.well_formed {
+            self.broken_id = event
+                .get("id")
+                .and_then(Value::as_str)
+                .filter(|id| !model::is_uuid(id))
+                .map(str::to_owned);
+        }
+        if let Some(facts) = Facts::from_value(event) {
+            self.on_facts(from, &facts, out);
+        }
+    }
+
+    /// Whether the message is well formed: schema-clean (unknown fields are tolerated,
+    /// suites/haip/ERRATA.md item 2), in our session and without `crit`. A client HAI names
+    /// the session.
+    fn judge_form(
+        &mut self,
+        from: Direction,
+        ty: Option<&str>,
+        session: Option<&str>,
+        schema_clean: bool,
+        crit: Option<&Value>,
+    ) {
+        if from == Direction::Client && ty == Some("HAI") {
             self.session_id = session.map(str::to_owned);
         }
         let foreign =
             session.is_some() && self.session_id.is_some() && session != self.session_id.as_deref();
-        // Unknown fields are tolerated (suites/haip/ERRATA.md item 2) unless `crit` is set.
-        self.well_formed = !foreign
-            && out[before..].iter().all(|v| v.rule == "HAIP-ENV-005")
-            && event.get("crit") != Some(&Value::Bool(true));
-        if let Some(facts) = Facts::from_value(event) {
-            self.on_facts(from, &facts, out);
+        self.well_formed = !foreign && schema_clean && crit != Some(&Value::Bool(true));
+        if from == Direction::Client {
+            self.client_broken = !self.well_formed;
         }
+    }
+
+    /// An ERROR answering our malformed message may name it by the id it had, which is no
+    /// UUID: the schema is judged on the rest (`None`: nothing echoed).
+    fn echoed_related_id(&self, from: Direction, event: &Value) -> Option<Value> {
+        let broken = self.broken_id.as_deref()?;
+        let echoed = from == Direction::Server
+            && event.pointer("/payload/related_id").and_then(Value::as_str) == Some(broken);
+        if !echoed {
+            return None;
+        }
+        let mut unechoed = event.clone();
+        if let Some(p) = unechoed.get_mut("payload").and_then(Value::as_object_mut) {
+            p.remove("related_id");
+        }
+        Some(unechoed)
     }
 }
 
@@ -632,6 +689,9 @@ impl Checker for HaipChecker {
                 }
             }
             Observed::Garbage(text) => {
+                if from == Direction::Client {
+                    self.client_broken = true;
+                }
                 let shown: String = text.chars().take(80).collect();
                 out.push(Violation::new(
                     "HAIP-ENV-001",
@@ -648,6 +708,10 @@ impl Checker for HaipChecker {
         }
     }
 
+    fn input_broken(&self) -> bool {
+        self.client_broken
+    }
+
     fn observe_raw(
         &mut self,
         from: Direction,
@@ -656,9 +720,9 @@ impl Checker for HaipChecker {
         out: &mut Vec<Violation>,
     ) -> bool {
         match fast::accept(raw) {
-            Some(facts) => {
+            Some((facts, session)) => {
                 self.now_ms = at_ms;
-                self.well_formed = true;
+                self.judge_form(from, Some(facts.ty), Some(session), true, None);
                 self.on_facts(from, &facts, out);
                 true
             }

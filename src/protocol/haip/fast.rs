@@ -146,8 +146,9 @@ fn req<T: Copy>(v: &Opt<T>, ok: impl Fn(T) -> bool) -> Option<T> {
     }
 }
 
-/// The facts of `raw` when it is certainly a valid HAIP message; `None` when unsure.
-pub fn accept(raw: &str) -> Option<Facts<'_>> {
+/// The facts of `raw` and the session it names, when it is certainly a valid HAIP message;
+/// `None` when unsure.
+pub fn accept(raw: &str) -> Option<(Facts<'_>, &str)> {
     let env: Envelope<'_> = serde_json::from_str(raw).ok()?;
     if !(is_uuid(env.id)
         && is_uuid(env.session)
@@ -156,6 +157,10 @@ pub fn accept(raw: &str) -> Option<Facts<'_>> {
         && is_channel(env.channel)
         && is_object(env.payload))
     {
+        return None;
+    }
+    // A critical message is one its receiver must reject: the slow path judges it.
+    if env.crit.get() == Some(true) {
         return None;
     }
     opt_ok(&env.ack, |a| is_uint64_str(a))?;
@@ -261,5 +266,5 @@ pub fn accept(raw: &str) -> Option<Facts<'_>> {
         // HAI is rare and intricate: the schema judges it. Unknown types are invalid.
         _ => return None,
     }
-    Some(f)
+    Some((f, env.session))
 }

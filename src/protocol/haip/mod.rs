@@ -92,6 +92,22 @@ impl Protocol for Haip {
         matches!(item, crate::protocol::Observed::Event(e, _) if model::event_type(e).is_some())
     }
 
+    /// An ERROR, or the connection's end, may answer what we sent.
+    fn may_answer_input(&self, item: crate::protocol::Observed<'_>) -> bool {
+        use crate::protocol::Observed;
+        match item {
+            Observed::Event(e, _) => model::event_type(e) == Some("ERROR"),
+            Observed::Closed { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// An ERROR answering a malformed message may go out on the channel that message named
+    /// (an ERROR's related_id echoing a malformed id is the checker's to excuse).
+    fn broken_input_excuses(&self) -> &'static [&'static str] {
+        &["HAIP-ENV-004"]
+    }
+
     fn advertised_tools(&self, event: &serde_json::Value) -> Option<Vec<String>> {
         if model::event_type(event) != Some("TOOL_LIST") {
             return None;

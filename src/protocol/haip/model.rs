@@ -65,6 +65,22 @@ pub const SYSTEM_CHANNEL: &str = "SYSTEM";
 /// The channel the client's user content goes on unless a case says otherwise.
 pub const USER_CHANNEL: &str = "USER";
 
+/// A JSON integer as the schema reads one: `10240` and `10240.0` alike (draft-07's
+/// `integer` is any number without a fractional part).
+pub fn whole_i64(value: &Value) -> Option<i64> {
+    value.as_i64().or_else(|| {
+        let f = value.as_f64()?;
+        (f.fract() == 0.0 && f.abs() < 9.0e15).then_some(f as i64)
+    })
+}
+
+/// [`whole_i64`] for a count that cannot be negative.
+pub fn whole_u64(value: &Value) -> Option<u64> {
+    value
+        .as_u64()
+        .or_else(|| whole_i64(value).and_then(|n| u64::try_from(n).ok()))
+}
+
 /// Parses a `uint64str` (1 to 20 decimal digits); `None` when malformed or over `u64`.
 pub fn parse_seq(value: &Value) -> Option<u64> {
     parse_seq_str(value.as_str()?)
@@ -144,14 +160,14 @@ pub fn hai_capability<'a>(hai: &'a Value, name: &str) -> Option<&'a Value> {
 /// Initial credit a HAI advertises: `(messages, bytes)`, each optional.
 pub fn initial_credit(hai: &Value) -> (Option<u64>, Option<u64>) {
     let fc = hai_capability(hai, "flow_control");
-    let get = |k: &str| fc.and_then(|f| f.get(k)).and_then(Value::as_u64);
+    let get = |k: &str| fc.and_then(|f| f.get(k)).and_then(whole_u64);
     (get("initial_credit_messages"), get("initial_credit_bytes"))
 }
 
 /// Bytes a media message moves, for byte credit: `bin_len` in binary mode, else the decoded
 /// length of `payload.data` (0 without either); `None` when `data` is not valid Base64.
 pub fn media_bytes(event: &Value) -> Option<u64> {
-    if let Some(len) = event.get("bin_len").and_then(Value::as_u64) {
+    if let Some(len) = event.get("bin_len").and_then(whole_u64) {
         return Some(len);
     }
     match event.pointer("/payload/data").and_then(Value::as_str) {

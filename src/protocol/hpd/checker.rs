@@ -36,6 +36,10 @@ enum Expected {
 pub(crate) enum Sent {
     /// A bad request, and why.
     Invalid(String),
+    /// An input of a known type that our validator finds fault with, or that lacks a field of
+    /// its type (a USER_TEXT_INPUT without text): the spec does not say which faults make a bad
+    /// request, so the target may refuse it or take it (suites/hpd/ERRATA.md).
+    Doubtful,
     Input,
     Response {
         kind: &'static str,
@@ -69,7 +73,16 @@ pub(crate) fn classify(body: Result<Value, String>, route: &str) -> Sent {
         return Sent::Invalid(format!("its type {kind:?} is not an event type"));
     };
     if events::is_input(kind) {
-        return Sent::Input;
+        // Any fault our validator finds in an input, or a field of its type missing, leaves
+        // the agent free to refuse it or take it.
+        let mut found = Vec::new();
+        validate::envelope(&body, &mut found);
+        let missing = known.fields.iter().any(|(name, _)| !m.contains_key(*name));
+        return if found.is_empty() && !missing {
+            Sent::Input
+        } else {
+            Sent::Doubtful
+        };
     }
     if known.name == "INTERRUPTION_REQUEST" {
         return Sent::Interrupt;
@@ -94,6 +107,8 @@ pub struct HpdChecker {
     posts: VecDeque<Expected>,
     /// The close code a WebSocket frame the client sent calls for, with its rule and why.
     close_due: Option<(u16, &'static str, String)>,
+    /// The client's last item was one the agent may or must refuse.
+    client_broken: bool,
     stream: StreamIds,
     turns: Lifecycle,
 }
@@ -109,8 +124,10 @@ impl HpdChecker {
 
     /// Follows what the client sent; returns what its answer must be.
     fn client_sent(&mut self, sent: Sent) -> Expected {
+        self.client_broken = matches!(sent, Sent::Invalid(_) | Sent::Doubtful);
         match sent {
             Sent::Invalid(why) => Expected::BadRequest(why),
+            Sent::Doubtful => Expected::Anything,
             Sent::Input => Expected::Accepted,
             Sent::Interrupt => {
                 self.turns.interrupted();
@@ -133,6 +150,7 @@ impl HpdChecker {
 
     /// A POST wireprobe made over SSE + HTTP.
     fn client_post(&mut self, path: &str, body: &Body) {
+        self.client_broken = false;
         let expected = match path {
             INPUTS_ROUTE | RESPONSES_ROUTE => {
                 let sent = classify(body.json().map_err(str::to_owned), path);
@@ -152,13 +170,21 @@ impl HpdChecker {
                 .map_or(INPUTS_ROUTE, super::session::route_of);
             let sent = classify(Ok(event.clone()), route);
             if let Expected::BadRequest(why) = self.client_sent(sent) {
-                self.close_due = Some((1007, "HPD-IN-002", why));
+                self.close_after(1007, "HPD-IN-002", why);
             }
         } else {
             // A frame sent as it is: the SSE transport posts it to the inputs route.
             let sent = classify(Ok(event.clone()), INPUTS_ROUTE);
             let expected = self.client_sent(sent);
             self.await_answer(expected);
+        }
+    }
+
+    /// The close a WebSocket frame calls for. The agent closes over the first frame it cannot
+    /// take: a later one's code is not due.
+    fn close_after(&mut self, code: u16, rule: &'static str, why: String) {
+        if self.close_due.is_none() {
+            self.close_due = Some((code, rule, why));
         }
     }
 
@@ -244,16 +270,18 @@ impl Checker for HpdChecker {
             }
             (Direction::Client, Observed::Event(event, _)) => self.client_event(event),
             (Direction::Client, Observed::Garbage(_)) => {
+                self.client_broken = true;
                 let why = "it is not JSON".to_owned();
                 if self.over_ws {
-                    self.close_due = Some((1007, "HPD-IN-002", why));
+                    self.close_after(1007, "HPD-IN-002", why);
                 } else {
                     self.await_answer(Expected::BadRequest(why));
                 }
             }
             (Direction::Client, Observed::Binary(_)) => {
+                self.client_broken = self.over_ws;
                 if self.over_ws {
-                    self.close_due = Some((1008, "HPD-IN-005", "a binary frame".into()));
+                    self.close_after(1008, "HPD-IN-005", "a binary frame".into());
                 } else {
                     self.await_answer(Expected::Anything);
                 }
@@ -276,5 +304,9 @@ impl Checker for HpdChecker {
             (Direction::Server, Observed::Closed { code }) => self.closed(code, out),
             _ => {}
         }
+    }
+
+    fn input_broken(&self) -> bool {
+        self.client_broken
     }
 }

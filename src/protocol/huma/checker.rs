@@ -28,6 +28,28 @@ pub struct HumaChecker {
     outstanding: HashMap<String, String>,
     /// Bursts by toolCallId ("" when the events carry none).
     bursts: HashMap<String, Burst>,
+    /// The client's last frame was broken: a packet that does not parse, or an emit on
+    /// another channel than `message`.
+    client_broken: bool,
+}
+
+/// The channel and first argument of a Socket.IO EVENT in `text`; `Err` when it is not an
+/// Engine.IO message holding a Socket.IO packet, `Ok(None)` for another packet (CONNECT, a
+/// ping).
+fn emit_of(text: &str) -> Result<Option<(String, Value)>, ()> {
+    let Ok(eio) = packet::parse_eio(text) else {
+        return Err(());
+    };
+    let EioPacket::Message(m) = eio else {
+        return Ok(None);
+    };
+    let p = packet::parse_sio(&m).map_err(|_| ())?;
+    let mut decoded = decode_sio(&p);
+    let channel = decoded
+        .get("channel")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    Ok(channel.map(|c| (c, decoded["event"].take())))
 }
 
 impl HumaChecker {
@@ -100,10 +122,14 @@ impl HumaChecker {
 
     fn on_client(&mut self, channel: &str, event: &Value, out: &mut Vec<Violation>) {
         if channel != "message" {
+            self.client_broken = true;
             return;
         }
+        let before = out.len();
         out.extend(validate::client_event_violations(event));
-        if event.get("type").and_then(Value::as_str) == Some("tool-result") {
+        // An invalid tool-result is refused: the call it names stays outstanding.
+        let valid = out.len() == before;
+        if valid && event.get("type").and_then(Value::as_str) == Some("tool-result") {
             if let Some(id) = event.get("toolCallId").and_then(Value::as_str) {
                 self.outstanding.remove(id);
             }
@@ -120,23 +146,32 @@ impl Checker for HumaChecker {
         out: &mut Vec<Violation>,
     ) {
         // Socket.IO frames are not JSON, so transcripts hold them as text.
-        let Observed::Garbage(text) = item else {
-            return;
+        let text = match item {
+            Observed::Garbage(text) => text,
+            Observed::Event(..) | Observed::Binary(_) if from == Direction::Client => {
+                self.client_broken = true;
+                return;
+            }
+            _ => return,
         };
-        let Ok(EioPacket::Message(m)) = packet::parse_eio(text) else {
-            return;
-        };
-        let Ok(p) = packet::parse_sio(&m) else { return };
-        let decoded = decode_sio(&p);
-        let (Some(channel), Some(event)) = (
-            decoded.get("channel").and_then(Value::as_str),
-            decoded.get("event"),
-        ) else {
-            return;
+        if from == Direction::Client {
+            self.client_broken = false;
+        }
+        let (channel, event) = match emit_of(text) {
+            Ok(Some(emit)) => emit,
+            Ok(None) => return,
+            Err(()) => {
+                self.client_broken |= from == Direction::Client;
+                return;
+            }
         };
         match from {
-            Direction::Server => self.on_server(channel, event, out),
-            Direction::Client => self.on_client(channel, event, out),
+            Direction::Server => self.on_server(&channel, &event, out),
+            Direction::Client => self.on_client(&channel, &event, out),
         }
+    }
+
+    fn input_broken(&self) -> bool {
+        self.client_broken
     }
 }

@@ -53,6 +53,8 @@ pub struct NuumChecker {
     first_session_id: Option<String>,
     /// The transcript has the host's lines too (not a bare stdout capture).
     saw_client: bool,
+    /// The host's last line was bad input (the process must refuse it and keep running).
+    client_broken: bool,
     /// tool_use ids seen, oldest first, bounded.
     tool_ids: VecDeque<String>,
     tool_id_set: HashSet<String>,
@@ -323,7 +325,10 @@ impl NuumChecker {
 
     fn on_client_line(&mut self, line: &Value) {
         self.saw_client = true;
-        if line.get("type").and_then(Value::as_str) == Some("user") && !self.process.turn.open {
+        let parsed = super::input::line_of(line);
+        self.client_broken = parsed.is_err();
+        // Only a user message the process can take starts a turn; a broken one is refused.
+        if matches!(parsed, Ok(super::input::HostLine::User { .. })) && !self.process.turn.open {
             self.process.turn.accept_due = true;
         }
     }
@@ -343,6 +348,10 @@ impl Checker for NuumChecker {
             }
             (Direction::Server, Observed::Event(line, _)) => self.on_server_line(line, out),
             (Direction::Client, Observed::Event(line, _)) => self.on_client_line(line),
+            (Direction::Client, Observed::Garbage(_)) => {
+                self.saw_client = true;
+                self.client_broken = true;
+            }
             (Direction::Server, Observed::Garbage(text)) => {
                 self.process.spoke = true;
                 let shown: String = text.chars().take(80).collect();
@@ -365,6 +374,10 @@ impl Checker for NuumChecker {
             }
             _ => {}
         }
+    }
+
+    fn input_broken(&self) -> bool {
+        self.client_broken
     }
 }
 

@@ -32,12 +32,17 @@ pub fn parse(bytes: &[u8]) -> Result<Option<HostLine>, String> {
     let text = std::str::from_utf8(bytes).map_err(|_| "Parse error: the line is not UTF-8")?;
     let msg: Value =
         serde_json::from_str(text).map_err(|_| "Parse error: invalid JSON".to_owned())?;
+    line_of(&msg).map(Some)
+}
+
+/// What a parsed stdin line asks; `Err` says why it is bad input.
+pub fn line_of(msg: &Value) -> Result<HostLine, String> {
     match msg.get("type").and_then(Value::as_str) {
-        Some("user") => user(&msg).map(Some),
+        Some("user") => user(msg),
         Some("control") => match msg.get("action").and_then(Value::as_str) {
-            Some("interrupt") => Ok(Some(HostLine::Control(Action::Interrupt))),
-            Some("status") => Ok(Some(HostLine::Control(Action::Status))),
-            Some("heartbeat") => Ok(Some(HostLine::Control(Action::Heartbeat))),
+            Some("interrupt") => Ok(HostLine::Control(Action::Interrupt)),
+            Some("status") => Ok(HostLine::Control(Action::Status)),
+            Some("heartbeat") => Ok(HostLine::Control(Action::Heartbeat)),
             other => Err(format!("unknown control action {other:?}")),
         },
         Some(other) => Err(format!("unknown message type {other:?}")),

@@ -42,6 +42,9 @@ pub struct UaeChecker {
     call_order: VecDeque<String>,
     /// A result went to the agent: the trace its next output to the UI should carry.
     answered_trace: Option<String>,
+    /// The client side's last frame was no event the target can use: not JSON, or of a type
+    /// the spec does not define.
+    client_broken: bool,
 }
 
 impl UaeChecker {
@@ -49,6 +52,9 @@ impl UaeChecker {
         let Some(kind) = check_event(event, out) else {
             return;
         };
+        if from == Direction::Client && matches!(kind, Kind::Other(_)) {
+            self.client_broken = true;
+        }
         let field = |name: &str| event.get(name).and_then(Value::as_str);
         let ty = field("type").unwrap_or_default();
         if let Some(id) = field("id") {
@@ -237,6 +243,9 @@ impl Checker for UaeChecker {
         item: Observed<'_>,
         out: &mut Vec<Violation>,
     ) {
+        if from == Direction::Client {
+            self.client_broken = matches!(item, Observed::Garbage(_) | Observed::Binary(_));
+        }
         match item {
             // A result answers a call on its own connection (a process's own stdio): calls
             // left open when a connection ended are not owed on the next one.
@@ -259,6 +268,10 @@ impl Checker for UaeChecker {
             )),
             _ => {}
         }
+    }
+
+    fn input_broken(&self) -> bool {
+        self.client_broken
     }
 }
 

@@ -92,6 +92,22 @@ impl Protocol for Uae {
         }
     }
 
+    /// UAE has no error event: whatever the agent or executor sends after broken input may be
+    /// its answer (a refusal is a tool.result with ok false, or an assistant message).
+    fn may_answer_input(&self, item: crate::protocol::Observed<'_>) -> bool {
+        use crate::protocol::Observed;
+        matches!(
+            item,
+            Observed::Event(..) | Observed::Garbage(_) | Observed::Closed { .. }
+        )
+    }
+
+    /// A refusal of input without a trace, session or tool cannot carry the input's, and an
+    /// answer to text that is no event cannot name the session it had none of.
+    fn broken_input_excuses(&self) -> &'static [&'static str] {
+        &["UAE-ENV-001", "UAE-ENV-002", "UAE-RES-002", "UAE-SES-001"]
+    }
+
     /// A JSON object whose type is one of the six the spec defines.
     fn recognises(&self, item: crate::protocol::Observed<'_>) -> bool {
         let crate::protocol::Observed::Event(frame, _) = item else {

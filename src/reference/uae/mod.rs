@@ -10,7 +10,7 @@ pub mod variants;
 use crate::ndjson::{AsyncLines, Line};
 use crate::reference::{spawn_listener, Faults, RunningTarget, ServeError, ServeOptions, Variants};
 use futures_util::{SinkExt, StreamExt};
-use serde_json::Value;
+use serde_json::{json, Value};
 use stamp::Stamp;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -80,7 +80,38 @@ impl Peer {
             Some(events) => events.iter().map(Value::to_string).collect(),
             None => {
                 self.unusable();
-                Vec::new()
+                match self.stamp.variants().has("answers-unusable-input") && !self.stalled {
+                    true => vec![self.refusal(event.as_ref()).to_string()],
+                    false => Vec::new(),
+                }
+            }
+        }
+    }
+
+    /// What the `answers-unusable-input` variant says to input it cannot use: whatever of
+    /// the input's envelope it can read, and its own where the input had none.
+    fn refusal(&mut self, input: Option<&Value>) -> Value {
+        let field = |name: &str| input.and_then(|e| e.get(name)).and_then(Value::as_str);
+        let session = field("session_id").unwrap_or("sess_default").to_owned();
+        match self.role {
+            Role::Executor => {
+                let trace = match field("trace_id") {
+                    Some(t) => t.to_owned(),
+                    None => self.stamp.fresh("tr"),
+                };
+                let tool = input
+                    .and_then(|e| e.pointer("/payload/tool"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("unknown");
+                let payload = json!({"ok": false, "result": null, "tool": tool,
+                    "error": {"code": "INVALID_REQUEST", "message": "this is not a tool.call I can run"}});
+                self.stamp
+                    .event("tool.result", &session, Some(&trace), payload)
+            }
+            Role::Agent => {
+                let payload = json!({"text": "I could not read that."});
+                self.stamp
+                    .event("assistant.message", &session, None, payload)
             }
         }
     }

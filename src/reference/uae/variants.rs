@@ -14,4 +14,5 @@ pub static VARIANTS: &[Variant] = &[
     variant!("no-null-keys", "a success leaves error out and a failure leaves result out, instead of null"),
     variant!("slow", "every answer waits 150 ms"),
     variant!("other-words", "every text is worded differently"),
+    variant!("answers-unusable-input", "input it cannot use is answered, not ignored: the executor refuses it with a tool.result (ok false, the input's trace or a fresh one), the agent says it could not read it"),
 ];
