@@ -182,7 +182,7 @@ fn huma_an_invalid_tool_result_leaves_the_call_outstanding() {
         sio(
             "client",
             "message",
-            json!({"type": "context-update", "triggering": true, "context": {"a": 1}}),
+            json!({"type": "context-update", "triggering": true, "name": "n", "description": "d", "context": {"a": 1}}),
         ),
         sio(
             "server",
@@ -353,4 +353,84 @@ fn uae_a_refusal_of_a_call_without_trace_names_no_call() {
     ];
     let found = server_findings("uae", &traced);
     assert!(found.contains_key("UAE-RES-002"), "{found:?}");
+}
+
+// --- Errors answering valid input -----------------------------------------------------------
+
+/// An ERROR claiming a violation for a message that broke no rule is HAIP-ERR-004, whether it
+/// names the message (related_id) or, naming none, acknowledges it as the client's latest.
+#[test]
+fn haip_an_error_refusing_a_valid_message_is_err_004() {
+    let pong = haip(3, 2, "SYSTEM", "PONG", json!({"nonce": "keep-alive"}));
+    let mut refusal = haip_error(4, 2, "SYSTEM", "00000000-0000-4000-8000-000000000003");
+    refusal["payload"]["code"] = json!("UNSUPPORTED_TYPE");
+    let named = [
+        connect(),
+        event("client", hai(1, 64)),
+        event("server", hai(2, 64)),
+        event("client", pong.clone()),
+        event("server", refusal.clone()),
+    ];
+    let found = server_findings("haip", &named);
+    assert_eq!(found.get("HAIP-ERR-004"), Some(&1), "{found:?}");
+
+    let mut unnamed = refusal.clone();
+    unnamed["payload"]
+        .as_object_mut()
+        .map(|p| p.remove("related_id"));
+    unnamed["ack"] = json!("2");
+    let acknowledged = [
+        connect(),
+        event("client", hai(1, 64)),
+        event("server", hai(2, 64)),
+        event("client", pong),
+        event("server", unnamed.clone()),
+    ];
+    let found = server_findings("haip", &acknowledged);
+    assert_eq!(found.get("HAIP-ERR-004"), Some(&1), "{found:?}");
+
+    // After a malformed message the same ERROR answers that one.
+    let mut bad_ping = haip(3, 2, "SYSTEM", "PING", json!({"nonce": 7}));
+    bad_ping["ts"] = json!("yesterday");
+    let answered = [
+        connect(),
+        event("client", hai(1, 64)),
+        event("server", hai(2, 64)),
+        event("client", bad_ping),
+        event("server", unnamed),
+    ];
+    assert_eq!(server_findings("haip", &answered), BTreeMap::new());
+}
+
+/// An error answering a valid context-update is HUMA-VAL-007 in any case, not only where a
+/// case listens for one; answering a broken event it is the rejection the rules ask for.
+#[test]
+fn huma_an_error_answering_a_valid_event_is_val_007() {
+    let error = sio(
+        "server",
+        "error",
+        json!({"type": "error", "code": "INVALID_EVENT", "message": "no"}),
+    );
+    let valid = [
+        connect(),
+        sio(
+            "client",
+            "message",
+            json!({"type": "context-update", "triggering": false, "name": "n", "description": "d", "context": {"a": 1}}),
+        ),
+        error.clone(),
+    ];
+    let found = server_findings("huma", &valid);
+    assert_eq!(found.get("HUMA-VAL-007"), Some(&1), "{found:?}");
+
+    let broken = [
+        connect(),
+        sio(
+            "client",
+            "message",
+            json!({"type": "context-update", "triggering": "yes", "name": "n", "description": "d", "context": {"a": 1}}),
+        ),
+        error,
+    ];
+    assert_eq!(server_findings("huma", &broken), BTreeMap::new());
 }

@@ -156,6 +156,7 @@ const EXPECTED: &[Expectation] = &[
             ("haip.handshake.accept-events-honoured", Skip),
             ("haip.envelope.required-fields", Skip),
             ("haip.envelope.uuids", Skip),
+            ("haip.error.valid-not-refused", Skip),
             ("haip.envelope.decimal-strings", Skip),
             ("haip.envelope.no-extra-fields", Skip),
             ("haip.envelope.extension-fields", Skip),
@@ -262,6 +263,11 @@ const EXPECTED: &[Expectation] = &[
             ("haip.handshake.accept-events-honoured", Fail),
             ("haip.envelope.known-types", Fail),
         ],
+    ),
+    (
+        "errors-on-pong",
+        None,
+        &[("haip.error.valid-not-refused", Fail)],
     ),
     (
         "wrong-error-code",

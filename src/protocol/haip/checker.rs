@@ -87,6 +87,15 @@ struct Shared {
     calls_done: RecentSet<RECENT_IDS>,
 }
 
+/// The codes by which an ERROR says the message it answers broke the protocol (§Error
+/// Handling's common codes, and the one §Versioning and Extensibility gives `crit`).
+const VIOLATION_CODES: [&str; 4] = [
+    "PROTOCOL_VIOLATION",
+    "SEQ_VIOLATION",
+    "FLOW_CONTROL_VIOLATION",
+    "UNSUPPORTED_TYPE",
+];
+
 /// The HAIP [`Checker`].
 #[derive(Debug, Default)]
 pub struct HaipChecker {
@@ -105,6 +114,12 @@ pub struct HaipChecker {
     /// The `id` of the client's last malformed message, when it was not a UUID: an ERROR
     /// answering it may echo it as `related_id`.
     broken_id: Option<String>,
+    /// What the client sent that breaks no must, for HAIP-ERR-004: recent message ids, and
+    /// the seq of its latest message when that one was valid.
+    valid_client_ids: RecentSet<RECENT_IDS>,
+    last_valid_client_seq: Option<u64>,
+    /// Broken client messages no ERROR has answered yet.
+    broken_unanswered: usize,
     /// The session UUID of the client's latest HAI: a message naming another is rejected.
     session_id: Option<String>,
 }
@@ -586,6 +601,15 @@ impl HaipChecker {
                     ));
                 }
             }
+            "ERROR" if from == Direction::Server => {
+                self.error_answers_valid(f, out);
+                if let Some(code) = f.code.filter(|c| !KNOWN_ERROR_CODES.contains(c)) {
+                    out.push(Violation::new(
+                        "HAIP-ERR-003",
+                        format!("error code {code:?} is not one the spec names"),
+                    ));
+                }
+            }
             "ERROR" | "RUN_ERROR" => {
                 if let Some(code) = f.code {
                     if !KNOWN_ERROR_CODES.contains(&code) {
@@ -618,8 +642,60 @@ impl HaipChecker {
                 .filter(|id| !model::is_uuid(id))
                 .map(str::to_owned);
         }
-        if let Some(facts) = Facts::from_value(event) {
-            self.on_facts(from, &facts, out);
+        let facts = Facts::from_value(event);
+        if let Some(facts) = &facts {
+            self.on_facts(from, facts, out);
+        }
+        if from == Direction::Client {
+            // A message without a type is malformed, and judged so.
+            let facts = facts.unwrap_or_else(|| Facts::bare(""));
+            self.client_message_judged(&facts, &out[before..]);
+        }
+    }
+
+    /// After a client message: remembers whether it broke no must (`found` holds what the
+    /// checker found in it).
+    fn client_message_judged(&mut self, f: &Facts<'_>, found: &[Violation]) {
+        let valid = self.well_formed
+            && !found.iter().any(|v| {
+                crate::rules::find(super::rules::RULES, v.rule)
+                    .is_some_and(|r| r.level == crate::rules::Level::Must)
+            });
+        if valid {
+            if let Some(id) = f.id {
+                self.valid_client_ids.insert(id);
+            }
+        } else {
+            self.broken_unanswered = self.broken_unanswered.saturating_add(1);
+        }
+        self.last_valid_client_seq = f.seq.filter(|_| valid);
+    }
+
+    /// HAIP-ERR-004: an ERROR claiming a protocol violation that answers a client message
+    /// which broke no rule. It answers the message its `related_id` names; without one, the
+    /// client's latest message when that was valid, the ERROR acknowledges it, and no broken
+    /// message of the client's is still unanswered.
+    fn error_answers_valid(&mut self, f: &Facts<'_>, out: &mut Vec<Violation>) {
+        let answers_broken = self.broken_unanswered > 0;
+        self.broken_unanswered = self.broken_unanswered.saturating_sub(1);
+        let Some(code) = f.code.filter(|c| VIOLATION_CODES.contains(c)) else {
+            return;
+        };
+        let answered = match f.related_id {
+            Some(id) => self
+                .valid_client_ids
+                .contains(id)
+                .then(|| format!("message {id}")),
+            None => self
+                .last_valid_client_seq
+                .filter(|seq| !answers_broken && f.ack == Some(*seq))
+                .map(|seq| format!("message with seq \"{seq}\", which it acknowledges")),
+        };
+        if let Some(answered) = answered {
+            out.push(Violation::new(
+                "HAIP-ERR-004",
+                format!("ERROR {code} answers the client's {answered}, which broke no rule"),
+            ));
         }
     }
 
@@ -675,6 +751,16 @@ impl Checker for HaipChecker {
             Observed::Connect(_) => self.on_connect(),
             Observed::Event(event, _) => self.on_value(from, event, out),
             Observed::Binary(len) => {
+                if from == Direction::Client {
+                    // Owed or not, it is what ERROR may answer: an announced frame of the wrong
+                    // length, or one nothing announced, breaks the media rules.
+                    let owed = self.senders[side(from)].owed_binary;
+                    if owed != Some(len as u64) {
+                        self.client_broken = true;
+                        self.broken_unanswered = self.broken_unanswered.saturating_add(1);
+                        self.last_valid_client_seq = None;
+                    }
+                }
                 let sender = &mut self.senders[side(from)];
                 match sender.owed_binary.take() {
                     Some(owed) if owed == len as u64 => {}
@@ -691,6 +777,8 @@ impl Checker for HaipChecker {
             Observed::Garbage(text) => {
                 if from == Direction::Client {
                     self.client_broken = true;
+                    self.broken_unanswered = self.broken_unanswered.saturating_add(1);
+                    self.last_valid_client_seq = None;
                 }
                 let shown: String = text.chars().take(80).collect();
                 out.push(Violation::new(
@@ -723,7 +811,11 @@ impl Checker for HaipChecker {
             Some((facts, session)) => {
                 self.now_ms = at_ms;
                 self.judge_form(from, Some(facts.ty), Some(session), true, None);
+                let before = out.len();
                 self.on_facts(from, &facts, out);
+                if from == Direction::Client {
+                    self.client_message_judged(&facts, &out[before..]);
+                }
                 true
             }
             None => false,

@@ -28,6 +28,8 @@ pub struct HaiFacts {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Facts<'a> {
     pub ty: &'a str,
+    /// The envelope's `id` when it is a string.
+    pub id: Option<&'a str>,
     /// `seq` when it is a valid decimal string.
     pub seq: Option<u64>,
     /// `seq` is there but is no decimal string (a number, base-36 text): the sequence rules
@@ -48,6 +50,8 @@ pub struct Facts<'a> {
     pub add_bytes: Option<i64>,
     pub data: Data<'a>,
     pub code: Option<&'a str>,
+    /// An ERROR's `payload.related_id` when it is a string.
+    pub related_id: Option<&'a str>,
     pub hai: Option<HaiFacts>,
 }
 
@@ -56,6 +60,7 @@ impl<'a> Facts<'a> {
     pub fn bare(ty: &'a str) -> Self {
         Facts {
             ty,
+            id: None,
             seq: None,
             seq_unreadable: false,
             ack: None,
@@ -72,6 +77,7 @@ impl<'a> Facts<'a> {
             add_bytes: None,
             data: Data::Absent,
             code: None,
+            related_id: None,
             hai: None,
         }
     }
@@ -102,6 +108,10 @@ impl<'a> Facts<'a> {
             Some(_) => Data::Other,
         };
         f.code = s(payload, "code");
+        f.id = s(event, "id");
+        if matches!(ty, "ERROR" | "RUN_ERROR") {
+            f.related_id = s(payload, "related_id");
+        }
         if ty == "HAI" {
             let (credit_messages, credit_bytes) = model::initial_credit(event);
             f.hai = Some(HaiFacts {

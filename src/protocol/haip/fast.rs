@@ -168,6 +168,7 @@ pub fn accept(raw: &str) -> Option<(Facts<'_>, &str)> {
     opt_ok(&env.run_id, |r| is_uuid(r))?;
     opt_ok(&env.thread_id, |t| t.chars().count() <= 128)?;
     let mut f = Facts::bare(env.ty);
+    f.id = Some(env.id);
     f.seq = model::parse_seq_str(env.seq);
     f.ack = env.ack.get().and_then(model::parse_seq_str);
     f.channel = Some(env.channel);
@@ -241,6 +242,7 @@ pub fn accept(raw: &str) -> Option<(Facts<'_>, &str)> {
             f.code = Some(req(&e.code, |_| true)?);
             e.message.is_present().then_some(())?;
             opt_ok(&e.related_id, |r| is_uuid(r))?;
+            f.related_id = e.related_id.get();
             opt_ok(&e.detail, |d| is_object(d))?;
         }
         "FLOW_UPDATE" => {

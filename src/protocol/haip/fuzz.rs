@@ -48,6 +48,8 @@ fn action() -> impl Strategy<Value = Vec<(&'static str, Value)>> {
             out
         }),
         1 => (1u64..1000).prop_map(|n| vec![("FLOW_UPDATE", json!({"channel": "agent", "add_messages": n}))]),
+        // A keep-alive PONG answering no PING: a catalogue type no ERROR may refuse.
+        1 => text(16).prop_map(|n| vec![("PONG", json!({"nonce": n}))]),
         1 => Just(vec![("REPLAY_REQUEST", json!({"from_seq": "1"}))]),
         // Server-side flows, through the README's scenario directives: a target that does not
         // know them just gets a text message.

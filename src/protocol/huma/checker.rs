@@ -31,6 +31,11 @@ pub struct HumaChecker {
     /// The client's last frame was broken: a packet that does not parse, or an emit on
     /// another channel than `message`.
     client_broken: bool,
+    /// Broken client frames no error has answered yet.
+    broken_unanswered: usize,
+    /// The client's latest event was valid and its answer is not left open (a tool-result for
+    /// an outstanding call, a context-update): an error answering it breaks HUMA-VAL-007.
+    last_client_valid: Option<&'static str>,
 }
 
 /// The channel and first argument of a Socket.IO EVENT in `text`; `Err` when it is not an
@@ -55,6 +60,9 @@ fn emit_of(text: &str) -> Result<Option<(String, Value)>, ()> {
 impl HumaChecker {
     fn on_server(&mut self, channel: &str, event: &Value, out: &mut Vec<Violation>) {
         out.extend(validate::server_event_violations(channel, event));
+        if channel == "error" {
+            self.error_answers(out);
+        }
         if channel != "event" {
             return;
         }
@@ -123,16 +131,50 @@ impl HumaChecker {
     fn on_client(&mut self, channel: &str, event: &Value, out: &mut Vec<Violation>) {
         if channel != "message" {
             self.client_broken = true;
+            self.broken_unanswered = self.broken_unanswered.saturating_add(1);
+            self.last_client_valid = None;
             return;
         }
         let before = out.len();
         out.extend(validate::client_event_violations(event));
-        // An invalid tool-result is refused: the call it names stays outstanding.
         let valid = out.len() == before;
-        if valid && event.get("type").and_then(Value::as_str) == Some("tool-result") {
+        if !valid {
+            self.broken_unanswered = self.broken_unanswered.saturating_add(1);
+        }
+        let ty = event.get("type").and_then(Value::as_str);
+        let id = event.get("toolCallId").and_then(Value::as_str);
+        // What the server does with a result for a call it never issued, or a confirmation,
+        // is open (HUMA-LC-006): an error answering one is not judged.
+        self.last_client_valid = match ty {
+            _ if !valid => None,
+            Some("context-update") => Some("context-update"),
+            Some("tool-result") if id.is_some_and(|id| self.outstanding.contains_key(id)) => {
+                Some("tool-result")
+            }
+            _ => None,
+        };
+        // An invalid tool-result is refused: the call it names stays outstanding.
+        if valid && ty == Some("tool-result") {
             if let Some(id) = event.get("toolCallId").and_then(Value::as_str) {
                 self.outstanding.remove(id);
             }
+        }
+    }
+}
+
+impl HumaChecker {
+    /// An error emit: it answers the oldest broken frame still unanswered, else the client's
+    /// latest event, which must not have been valid (HUMA-VAL-007).
+    fn error_answers(&mut self, out: &mut Vec<Violation>) {
+        if self.broken_unanswered > 0 {
+            self.broken_unanswered -= 1;
+            return;
+        }
+        if let Some(ty) = self.last_client_valid.take() {
+            out.push(Violation::new(
+                "HUMA-VAL-007",
+                format!("an error answers the client's valid {ty}"),
+            ));
         }
     }
 }
@@ -150,6 +192,8 @@ impl Checker for HumaChecker {
             Observed::Garbage(text) => text,
             Observed::Event(..) | Observed::Binary(_) if from == Direction::Client => {
                 self.client_broken = true;
+                self.broken_unanswered = self.broken_unanswered.saturating_add(1);
+                self.last_client_valid = None;
                 return;
             }
             _ => return,
@@ -161,7 +205,11 @@ impl Checker for HumaChecker {
             Ok(Some(emit)) => emit,
             Ok(None) => return,
             Err(()) => {
-                self.client_broken |= from == Direction::Client;
+                if from == Direction::Client {
+                    self.client_broken = true;
+                    self.broken_unanswered = self.broken_unanswered.saturating_add(1);
+                    self.last_client_valid = None;
+                }
                 return;
             }
         };

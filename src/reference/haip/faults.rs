@@ -21,6 +21,11 @@ pub static FAULTS: &[Fault] = &[
         "accepts a HAI that shares no MAJOR version"
     ),
     fault!(
+        "errors-on-pong",
+        ["HAIP-ERR-004"],
+        "answers every PONG with ERROR UNSUPPORTED_TYPE, as the public server does"
+    ),
+    fault!(
         "wrong-error-code",
         ["HAIP-VER-001"],
         "answers a MAJOR mismatch with PROTOCOL_VIOLATION instead of VERSION_INCOMPATIBLE"

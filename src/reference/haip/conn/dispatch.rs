@@ -242,6 +242,10 @@ impl Conn {
                 }
                 self.flush().await;
             }
+            "PONG" if f.has("errors-on-pong") => {
+                let msg = "Unknown message type: PONG";
+                self.error("UNSUPPORTED_TYPE", msg, Some(&event)).await;
+            }
             // PONG, ERROR, a later HAI, and tool events for calls we never make need no answer.
             _ => {}
         }
