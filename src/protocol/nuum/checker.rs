@@ -43,7 +43,16 @@ struct Turn {
     carried: u64,
     /// tool_use ids of this turn without a tool result yet.
     unanswered_tools: Vec<String>,
+    /// This turn's calls of a tool the spec says creates a task or alarm, not failed: by name
+    /// and id.
+    task_calls: Vec<(String, String)>,
+    /// A tasks snapshot came during this turn.
+    snapshot_seen: bool,
 }
+
+/// The tools §Tasks Snapshot names as creating a task or an alarm: "This is emitted on: Task
+/// created (`background_research`, `background_reflect`) … Alarm created (`set_alarm`)".
+const TASK_TOOLS: [&str; 3] = ["background_research", "background_reflect", "set_alarm"];
 
 /// The Nuum [`Checker`].
 #[derive(Debug, Default)]
@@ -116,6 +125,7 @@ impl NuumChecker {
                 turn.model_call_ended = turn.queued > 0;
             }
             Kind::Result => self.result(line, out),
+            Kind::Tasks => self.process.turn.snapshot_seen = true,
             // Queued after the turn's result (the message raced the turn's end): it waits for a
             // later turn, like one the turn left uninjected.
             Kind::Queued if !self.process.turn.open => self.process.turn.carried += 1,
@@ -251,9 +261,13 @@ impl NuumChecker {
             if self.tool_id_set.insert(id.to_owned()) {
                 self.tool_ids.push_back(id.to_owned());
             }
-            let pending = &mut self.process.turn.unanswered_tools;
-            if pending.len() < MAX_TRACKED {
-                pending.push(id.to_owned());
+            let turn = &mut self.process.turn;
+            if turn.unanswered_tools.len() < MAX_TRACKED {
+                turn.unanswered_tools.push(id.to_owned());
+            }
+            let name = block.get("name").and_then(Value::as_str).unwrap_or("");
+            if TASK_TOOLS.contains(&name) && turn.task_calls.len() < MAX_TRACKED {
+                turn.task_calls.push((name.to_owned(), id.to_owned()));
             }
         }
     }
@@ -269,6 +283,24 @@ impl NuumChecker {
                 .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str))
                 .collect(),
         };
+        let failed: Vec<&str> = match kind {
+            Kind::ToolResult => line
+                .get("tool_result")
+                .filter(|r| r.get("is_error") == Some(&Value::Bool(true)))
+                .and_then(|r| r.get("tool_use_id"))
+                .and_then(Value::as_str)
+                .into_iter()
+                .collect(),
+            _ => validate::tool_result_blocks(line)
+                .filter(|b| b.get("is_error") == Some(&Value::Bool(true)))
+                .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str))
+                .collect(),
+        };
+        // A task tool that failed created nothing.
+        self.process
+            .turn
+            .task_calls
+            .retain(|(_, id)| !failed.contains(&id.as_str()));
         for id in ids {
             if !self.tool_id_set.contains(id) {
                 out.push(Violation::new(
@@ -306,6 +338,14 @@ impl NuumChecker {
                 },
             ));
         }
+        if let Some((name, id)) = turn.task_calls.first().filter(|_| !turn.snapshot_seen) {
+            out.push(Violation::new(
+                "NUUM-TASK-003",
+                format!("the turn called {name} (tool_use {id:?}), which creates a task, but no tasks snapshot came"),
+            ));
+        }
+        turn.task_calls.clear();
+        turn.snapshot_seen = false;
         if line.get("subtype").and_then(Value::as_str) == Some("success") {
             for id in &turn.unanswered_tools {
                 out.push(Violation::new(

@@ -105,20 +105,14 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
                 scenario: false,
             },
         ],
-        "research-task" => vec![
-            Oracle::Reply {
-                patterns: vec![assistant(
-                    json!({"type": "tool_use", "name": "background_research"}),
-                )],
-                rule: "NUUM-TASK-003",
-                scenario: true,
-            },
-            Oracle::Reply {
-                patterns: vec![json!({"type": "system", "subtype": "tasks"})],
-                rule: "NUUM-TASK-003",
-                scenario: false,
-            },
-        ],
+        // The spec promises a tasks snapshot when a task is created, not a visible tool call:
+        // an agent that takes no directive shows neither, and the scenario is not reached.
+        "research-task" => vec![Oracle::Reply {
+            patterns: vec![json!({"type": "system", "subtype": "tasks",
+                "tasks": {"$contains": {"type": "research"}}})],
+            rule: "NUUM-TASK-003",
+            scenario: true,
+        }],
         // Whoever answers, the turn a text-block message starts ends in a result.
         "content-blocks" => vec![Oracle::Reply {
             patterns: vec![json!({"type": "result"})],

@@ -234,7 +234,8 @@ impl TurnCtx {
     }
 
     /// A tool call that creates a task: the task's snapshot follows the call (or, in the
-    /// `tasks-before-tool` variant, comes first).
+    /// `tasks-before-tool` variant, comes first; in `tasks-without-tool` the call is not
+    /// shown at all).
     async fn tool_with_task(
         &self,
         name: &str,
@@ -244,7 +245,9 @@ impl TurnCtx {
         id: String,
         lasts: Duration,
     ) {
-        if self.variants.has("tasks-before-tool") {
+        if self.variants.has("tasks-without-tool") {
+            self.add_task(task, id, lasts).await;
+        } else if self.variants.has("tasks-before-tool") {
             self.add_task(task, id, lasts).await;
             self.call_tool(name, input, content).await;
         } else {

@@ -24,6 +24,10 @@ pub static VARIANTS: &[Variant] = &[
         "tasks-before-tool",
         "shows the tasks snapshot of a new task or alarm before the tool_use that made it"
     ),
+    variant!(
+        "tasks-without-tool",
+        "creates a task or alarm without showing a tool_use: only its tasks snapshot says so"
+    ),
 ];
 
 /// The names the agent calls its tools by: `(echo, research, alarm)`.
