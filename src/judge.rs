@@ -35,6 +35,9 @@ pub fn observed_of(record: &Record) -> Observed<'_> {
         Observation::Post { path, body } => Observed::Post { path, body },
         Observation::Http(answer) => Observed::Http(answer),
         Observation::StreamOpened { from } => Observed::StreamOpened(from),
+        Observation::NoGreeting { waited_ms } => Observed::NoGreeting {
+            waited_ms: *waited_ms,
+        },
     }
 }
 

@@ -66,6 +66,7 @@ pub fn entry(e: &crate::transcript::Entry) -> String {
         O::StreamRequested { from: None } => "a request to drop the event stream".into(),
         O::StreamOpened { .. } => "the event stream reopened".into(),
         O::Truncated { dropped } => format!("{dropped} entries not stored"),
+        O::NoGreeting { waited_ms } => format!("no greeting within {waited_ms} ms"),
     }
 }
 

@@ -96,6 +96,9 @@ pub enum Observation {
     StreamOpened { from: StreamFrom },
     /// The transcript was full: this many entries were not stored, and nothing after is judged.
     Truncated { dropped: usize },
+    /// A target that speaks first (Nuum's init) said nothing of the protocol within this
+    /// many ms of the connection or the process starting; wireprobe went on without it.
+    NoGreeting { waited_ms: u64 },
 }
 
 /// One transcript line: `{"from", "at_ms", "frame"}` for an event (with `"sse"` when it came

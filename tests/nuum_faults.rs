@@ -24,6 +24,14 @@ const EXPECTED: &[Expectation] = &[
         &[("nuum.init.first-and-once", Fail)],
     ),
     ("init-twice", None, &[("nuum.init.first-and-once", Fail)]),
+    (
+        "init-after-input",
+        Some("nuum.init.*"),
+        &[
+            ("nuum.init.first-and-once", Fail),
+            ("nuum.init.fields", Error),
+        ],
+    ),
     ("init-without-version", None, &[("nuum.init.fields", Warn)]),
     (
         "init-without-session-id",

@@ -141,6 +141,17 @@ fn a_program_that_greets_then_goes_silent_is_judged() {
     );
 }
 
+/// A program that greets only once it has read a line is alive and speaks the protocol: it is
+/// judged (its late init breaks NUUM-INIT-001), not called mute.
+#[test]
+fn a_program_that_greets_only_after_input_is_judged() {
+    run_against(
+        "init after input",
+        r#"read line; echo "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\",\"version\":\"1\",\"tools\":[]}"; exec sleep 600"#,
+        Outcome::Judged,
+    );
+}
+
 #[test]
 fn a_missing_program_is_one_line_and_exit_3() {
     let out = Command::new(env!("CARGO_BIN_EXE_wireprobe"))

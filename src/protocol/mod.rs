@@ -268,6 +268,11 @@ pub enum Observed<'a> {
     Closed {
         code: Option<u16>,
     },
+    /// A target that speaks first said nothing of the protocol within `waited_ms` of starting
+    /// (see [`Protocol::target_speaks_first`]).
+    NoGreeting {
+        waited_ms: u64,
+    },
 }
 
 /// Validator plus lifecycle state machine over a whole transcript.

@@ -118,8 +118,9 @@ fn refusal_advice(how: &str, creds: &Credentials) -> String {
 
 /// Why a freshly started target process cannot be run against, if it cannot: it ends before
 /// writing a line of the protocol, or (when the target speaks first, as Nuum's init) writes
-/// none within the step timeout. A process that waits for input is given
-/// [`PROBE_SETTLE`] to show it does not simply exit.
+/// none within the step timeout, nor within another after it is given its first input (a
+/// target that greets only once spoken to is alive, and its rules judge the late greeting).
+/// A process that waits for input is given [`PROBE_SETTLE`] to show it does not simply exit.
 async fn mute_process(
     protocol: &dyn Protocol,
     cfg: &RunConfig,
@@ -131,19 +132,35 @@ async fn mute_process(
         true => cfg.step_timeout,
         false => PROBE_SETTLE,
     };
-    let deadline = tokio::time::Instant::now() + wait;
+    let mut deadline = tokio::time::Instant::now() + wait;
     let mut heard = None;
     let mut stderr = None;
+    let mut nudged = false;
     loop {
         let Some((received, _)) = conn.recv(deadline).await else {
-            return speaks_first.then(|| {
-                format!(
-                    "the target process wrote no {} message within {} ms{}",
-                    protocol.id(),
-                    wait.as_millis(),
-                    said(heard.as_deref(), stderr.as_deref())
-                )
-            });
+            if !speaks_first {
+                return None;
+            }
+            if !nudged && !conn.is_finished() {
+                if let Some(input) = first_input(protocol, &mut *session) {
+                    nudged = true;
+                    deadline = tokio::time::Instant::now() + wait;
+                    if conn.send(input, deadline).await.is_ok() {
+                        continue;
+                    }
+                }
+            }
+            return Some(format!(
+                "the target process wrote no {} message within {} ms{}{}",
+                protocol.id(),
+                wait.as_millis(),
+                if nudged {
+                    ", nor after its first input"
+                } else {
+                    ""
+                },
+                said(heard.as_deref(), stderr.as_deref())
+            ));
         };
         match received {
             Received::Frame(frame) => match session.decode(&frame) {
@@ -176,6 +193,16 @@ async fn mute_process(
             | Received::StreamOpened(_) => {}
         }
     }
+}
+
+/// The first input a target that has not spoken is given: the message that shows a target
+/// serves (its fuzz profile's probe), encoded.
+fn first_input(
+    protocol: &dyn Protocol,
+    session: &mut dyn crate::protocol::Session,
+) -> Option<crate::transport::Outgoing> {
+    let probe = protocol.fuzzing()?.probe();
+    session.encode(probe.sends.first()?).ok()
 }
 
 /// What a mute process did say, for its one line.

@@ -288,6 +288,15 @@ impl<'a> CaseRun<'a> {
                 Ok(())
             }
             Some(Err(why)) => Err(Outcome::Error(why)),
+            // A target that speaks first and has not: that is for its rules to judge, and
+            // what it does once it has input is judged too.
+            None if self.protocol.target_speaks_first() && self.link.ended.is_none() => {
+                let waited_ms = self.timeout(None).as_millis() as u64;
+                self.link
+                    .transcript
+                    .observe(Direction::Server, Observation::NoGreeting { waited_ms });
+                Ok(())
+            }
             None => Err(Outcome::Error(format!(
                 "no handshake reply within {} ms",
                 self.timeout(None).as_millis()

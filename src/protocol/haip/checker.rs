@@ -790,6 +790,7 @@ impl Checker for HaipChecker {
             Observed::Closed { .. }
             | Observed::Notice(_)
             | Observed::Aside
+            | Observed::NoGreeting { .. }
             | Observed::Post { .. }
             | Observed::Http(_)
             | Observed::StreamOpened(_) => {}

@@ -405,6 +405,12 @@ impl Checker for NuumChecker {
                 ));
             }
             (Direction::Client, Observed::Closed { .. }) => self.process.stdin_closed = true,
+            (Direction::Server, Observed::NoGreeting { waited_ms }) if !self.process.spoke => {
+                out.push(Violation::new(
+                    "NUUM-INIT-001",
+                    format!("no system/init within {waited_ms} ms of the process starting (it is sent on startup)"),
+                ));
+            }
             (Direction::Server, Observed::Closed { .. }) if !self.process.stdin_closed => {
                 out.push(Violation::new(
                     "NUUM-TR-002",

@@ -8,6 +8,7 @@ pub static FAULTS: &[Fault] = &[
     fault!("exits-when-idle", ["NUUM-TR-002"], "exits, stdin still open, once idle for 800 ms after its first turn"),
     fault!("init-not-first", ["NUUM-INIT-001"], "writes a system/starting line before init"),
     fault!("init-twice", ["NUUM-INIT-001"], "sends system/init twice"),
+    fault!("init-after-input", ["NUUM-INIT-001"], "writes system/init only once it has read its first input line"),
     fault!("init-without-version", ["NUUM-INIT-003"], "init has no version"),
     fault!("init-without-session-id", ["NUUM-INIT-002"], "init has no session_id"),
     fault!("assistant-wrong-role", ["NUUM-AST-001"], "assistant messages have role \"model\""),

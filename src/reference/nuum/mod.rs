@@ -151,7 +151,10 @@ pub async fn serve(
         held: Vec::new(),
         idle_since: None,
     };
-    agent.announce().await;
+    let mut announced = !agent.faults.has("init-after-input");
+    if announced {
+        agent.announce().await;
+    }
     let mut lines = AsyncLines::new(BufReader::new(input), MAX_INPUT_LINE);
     let stop = loop {
         let idle_exit = agent.idle_exit_at();
@@ -165,6 +168,10 @@ pub async fn serve(
             read = lines.next() => {
                 if agent.idle_since.is_some() {
                     agent.idle_since = Some(tokio::time::Instant::now());
+                }
+                if !announced {
+                    announced = true;
+                    agent.announce().await;
                 }
                 let handled = match read {
                     Ok(Line::Eof) | Err(_) => break Stop::InputClosed,
