@@ -192,6 +192,14 @@ const EXPECTED: &[Expectation] = &[
         ],
     ),
     (
+        "denied-runs-text-tool",
+        None,
+        &[
+            ("hpd.permission.denied-does-not-run@sse", Warn),
+            ("hpd.permission.denied-does-not-run@ws", Warn),
+        ],
+    ),
+    (
         "denied-permission-runs",
         None,
         &[

@@ -9,7 +9,7 @@
 use super::events::{BlockKind, BlockStep, Family, ToolStep};
 use crate::rules::Violation;
 use serde_json::{Map, Value};
-use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Most blocks, calls and requests remembered: a long stream cannot grow the checker without
 /// bound (ended ones are forgotten first).
@@ -42,12 +42,18 @@ struct Call {
 #[derive(Debug, Default)]
 struct Permission {
     call_id: Option<String>,
+    /// The tool it gates (`functionName`).
+    function: Option<String>,
     /// What the client answered.
     answered: Option<bool>,
     /// What the agent said it decided.
     outcome: Option<bool>,
     turn: Option<String>,
 }
+
+/// Gated tools whose approved results are kept, and results kept per tool.
+const MAX_GATED_TOOLS: usize = 256;
+const MAX_RESULTS_PER_TOOL: usize = 8;
 
 /// Lifecycle state over a whole transcript.
 #[derive(Debug, Default)]
@@ -63,6 +69,9 @@ pub struct Lifecycle {
     calls: BTreeMap<String, Call>,
     permissions: BTreeMap<String, Permission>,
     denied_calls: HashSet<String>,
+    /// What approved calls of each gated tool returned (a few per tool): a denied call of the
+    /// same tool whose result is one of these ran (HPD-ASK-002).
+    approved_results: HashMap<String, Vec<Value>>,
     /// Every request id the agent issued (permission, continuation, clarification, client tool).
     pub issued: HashSet<String>,
 }
@@ -173,6 +182,7 @@ impl Lifecycle {
                         id.to_owned(),
                         Permission {
                             call_id: id_of(m, "callId").map(str::to_owned),
+                            function: id_of(m, "functionName").map(str::to_owned),
                             turn: self.current(),
                             ..Permission::default()
                         },
@@ -417,14 +427,8 @@ impl Lifecycle {
             });
             return;
         }
-        // The framework reports a denied call with a result that is the denial's text; a result
-        // of another kind is the tool's own output: the call ran.
-        let ran = m.get("result").is_some_and(|r| !r.is_string());
-        if step == ToolStep::Result && ran && self.denied_calls.contains(id) {
-            out.push(Violation::new(
-                "HPD-ASK-002",
-                format!("TOOL_CALL_RESULT for call {id:?}, whose permission was denied"),
-            ));
+        if step == ToolStep::Result {
+            self.gated_result(id, m.get("result"), out);
         }
         let after_end = self.calls.get(id).and_then(|c| self.after_end(&c.turn));
         let Some(call) = self.calls.get_mut(id) else {
@@ -441,6 +445,46 @@ impl Lifecycle {
             ToolStep::End => call.ended = true,
             ToolStep::Result => call.has_result = true,
             _ => {}
+        }
+    }
+
+    /// The result of a call a permission gated. The framework reports a denied call with a
+    /// result too, the denial's text, so a denied call is told from one that ran by
+    /// difference: a result an approved call of the same tool returned means it ran. With no
+    /// approved call of that tool to compare, a result that is not a string (the tool's own
+    /// output, not a denial's text) means it ran.
+    fn gated_result(&mut self, call: &str, result: Option<&Value>, out: &mut Vec<Violation>) {
+        let Some(p) = self
+            .permissions
+            .values()
+            .find(|p| p.call_id.as_deref() == Some(call))
+        else {
+            return;
+        };
+        let function = p.function.clone().unwrap_or_default();
+        let approved = p.outcome.or(p.answered) == Some(true);
+        let Some(result) = result else { return };
+        if self.denied_calls.contains(call) {
+            let compared = self.approved_results.get(&function);
+            let ran = match compared {
+                Some(seen) => seen.contains(result),
+                None => !result.is_string(),
+            };
+            if ran {
+                let how = match compared {
+                    Some(_) => format!("the result an approved call of {function:?} returned"),
+                    None => "the tool's own output, not a denial's text".to_owned(),
+                };
+                out.push(Violation::new(
+                    "HPD-ASK-002",
+                    format!("TOOL_CALL_RESULT for call {call:?}, whose permission was denied, carries {how}"),
+                ));
+            }
+        } else if approved && self.approved_results.len() < MAX_GATED_TOOLS {
+            let seen = self.approved_results.entry(function).or_default();
+            if seen.len() < MAX_RESULTS_PER_TOOL && !seen.contains(result) {
+                seen.push(result.clone());
+            }
         }
     }
 

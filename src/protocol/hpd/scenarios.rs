@@ -86,7 +86,21 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
             ),
             turn_end("HPD-TURN-001"),
         ],
+        // The call is made approved first: a denied call is told from one that ran by the
+        // difference between their results (suites/hpd/ERRATA.md).
         "permission-denied" => vec![
+            reply(
+                json!({"type": "PERMISSION_REQUEST", "permissionId": "$capture:approved"}),
+                "HPD-ASK-001",
+                true,
+            ),
+            Oracle::Send(envelope(json!({
+                "type": "PERMISSION_RESPONSE", "permissionId": "${approved}", "approved": true,
+            }))),
+            turn_end("HPD-TURN-001"),
+            Oracle::Send(envelope(json!({
+                "type": "USER_TEXT_INPUT", "text": "wireprobe: permission echo",
+            }))),
             reply(
                 json!({"type": "PERMISSION_REQUEST", "permissionId": "$capture:perm"}),
                 "HPD-ASK-001",

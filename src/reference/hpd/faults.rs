@@ -120,6 +120,11 @@ pub static FAULTS: &[Fault] = &[
         "neither PERMISSION_APPROVED nor PERMISSION_DENIED is sent"
     ),
     fault!(
+        "denied-runs-text-tool",
+        ["HPD-ASK-002"],
+        "a gated tool's output is text, and a denied call still runs it: its result reads like a denial's text"
+    ),
+    fault!(
         "denied-permission-runs",
         ["HPD-ASK-002"],
         "a denied call still runs and gets its TOOL_CALL_RESULT"

@@ -329,7 +329,7 @@ impl Turn {
                     }),
                 )?;
             }
-            if self.fault("denied-permission-runs") {
+            if self.fault("denied-permission-runs") || self.fault("denied-runs-text-tool") {
                 self.tool_call(&call, name, &json!({}))?;
             } else if announced {
                 // The framework closes a denied call with the denial's text as its result.
@@ -491,8 +491,12 @@ impl Turn {
         );
         // END and RESULT keep START's id even in `wrong-call-id`: with theirs changed too,
         // the started call would also never end (HPD-TOOL-003), a second broken rule.
+        let output = match self.fault("denied-runs-text-tool") {
+            true => json!(format!("{name} ran with {args}")),
+            false => args.clone(),
+        };
         let result =
-            (!self.fault("tool-without-result")).then(|| json!({"callId": call, "result": args}));
+            (!self.fault("tool-without-result")).then(|| json!({"callId": call, "result": output}));
         let end = json!({"callId": call});
         if self.variant("end-after-result") {
             if let Some(result) = result {
