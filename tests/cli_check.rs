@@ -183,7 +183,7 @@ fn captured_nuum_stdout_is_checked_with_from_server() {
 
     for (fault, rule) in [
         ("double-result", "NUUM-RES-001"),
-        ("tool-result-as-user", "NUUM-TOOL-002"),
+        ("result-without-session-id", "NUUM-RES-003"),
         ("init-not-first", "NUUM-INIT-001"),
         ("stdout-log-lines", "NUUM-TR-001"),
         ("session-id-drift", "NUUM-SID-001"),

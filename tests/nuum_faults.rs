@@ -42,12 +42,17 @@ const EXPECTED: &[Expectation] = &[
     (
         "assistant-wrong-role",
         None,
+        &[("nuum.assistant.shape", Warn), ("nuum.result.fields", Warn)],
+    ),
+    (
+        "assistant-without-session-id",
+        None,
         &[("nuum.assistant.shape", Fail)],
     ),
     (
         "tool-use-without-input",
         None,
-        &[("nuum.assistant.blocks", Fail)],
+        &[("nuum.assistant.blocks", Warn)],
     ),
     (
         "tool-result-wrong-id",
@@ -56,11 +61,6 @@ const EXPECTED: &[Expectation] = &[
             ("nuum.tool.result-follows", Fail),
             ("nuum.tool.result-names-use", Fail),
         ],
-    ),
-    (
-        "tool-result-as-user",
-        None,
-        &[("nuum.tool.result-follows", Fail)],
     ),
     // The error turn's second result arrives after its last step: judged with the case.
     (
@@ -80,12 +80,17 @@ const EXPECTED: &[Expectation] = &[
         ],
     ),
     (
-        "result-error-subtype",
+        "result-unknown-subtype",
         None,
         &[("nuum.result.error-turn", Fail)],
     ),
     (
         "result-without-duration",
+        None,
+        &[("nuum.assistant.shape", Warn), ("nuum.result.fields", Warn)],
+    ),
+    (
+        "result-without-session-id",
         None,
         &[("nuum.result.fields", Fail)],
     ),
@@ -111,7 +116,7 @@ const EXPECTED: &[Expectation] = &[
         None,
         &[("nuum.tasks.alarm", Fail), ("nuum.tasks.research", Fail)],
     ),
-    ("error-without-message", None, &[("nuum.error.shape", Fail)]),
+    ("error-without-message", None, &[("nuum.error.shape", Warn)]),
     ("session-id-drift", None, &[("nuum.session.same-id", Fail)]),
     ("new-session-id", None, &[("nuum.session.persists", Fail)]),
     (
@@ -120,10 +125,12 @@ const EXPECTED: &[Expectation] = &[
         &[("nuum.control.interrupt", Fail)],
     ),
     (
-        "status-subtype",
+        "no-status-answer",
         None,
-        // status-running judges `running` on the status answer whatever its subtype.
-        &[("nuum.control.status", Fail)],
+        &[
+            ("nuum.control.status", Fail),
+            ("nuum.control.status-running", Skip),
+        ],
     ),
     (
         "no-heartbeat-ack",

@@ -384,14 +384,10 @@ async fn a_modelless_agent_is_skipped_not_blamed() {
         let r = verdict(id);
         assert_eq!(r.verdict, Verdict::Skip, "{id}: {}", r.message);
     }
+    // system/status is the public agent's answer to status, and taken as one at once.
     let status = verdict("nuum.control.status");
-    assert_eq!(status.verdict, Verdict::Fail, "{}", status.message);
-    assert!(
-        status.message.contains("answered with") && status.duration_ms < 2000,
-        "{} ms: {}",
-        status.duration_ms,
-        status.message
-    );
+    assert_eq!(status.verdict, Verdict::Pass, "{}", status.message);
+    assert!(status.duration_ms < 2000, "{} ms", status.duration_ms);
     assert_eq!(verdict("nuum.result.error-turn").verdict, Verdict::Pass);
     assert!(
         results.iter().all(|r| r.verdict != Verdict::Error),

@@ -73,10 +73,11 @@ impl NuumChecker {
     fn on_server_line(&mut self, line: &Value, out: &mut Vec<Violation>) {
         let kind = match validate::classify(line) {
             Ok(kind) => kind,
+            // JSON, but not in the form every example shows.
             Err(why) => {
                 self.process.spoke = true;
                 out.push(Violation::new(
-                    "NUUM-TR-001",
+                    "NUUM-OUT-002",
                     format!("stdout carried {why}"),
                 ));
                 return;
@@ -137,7 +138,10 @@ impl NuumChecker {
                 turn.queued += 1;
             }
             Kind::Injected => {
-                let count = line.get("message_count").and_then(Value::as_u64).unwrap_or(0);
+                let count = line
+                    .get("message_count")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
                 let turn = &mut self.process.turn;
                 let waiting = turn.queued + turn.carried;
                 if count > waiting {
@@ -155,10 +159,7 @@ impl NuumChecker {
             }
             Kind::OtherSystem(subtype) => out.push(Violation::new(
                 "NUUM-OUT-001",
-                match subtype {
-                    "status" => "system/status: public Nuum builds answer status this way; the spec's answer is status_response (suites/nuum/ERRATA.md)".to_owned(),
-                    other => format!("system/{other}, a subtype the spec does not list"),
-                },
+                format!("system/{subtype}, a subtype the spec does not list"),
             )),
             Kind::Other(ty) => out.push(Violation::new(
                 "NUUM-OUT-001",
@@ -312,10 +313,12 @@ impl NuumChecker {
             let known = pending.iter().position(|p| p == id);
             if let Some(i) = known {
                 pending.remove(i);
+                // Only the example shows the system/tool_result form; newer public builds
+                // write a `user` line, which is taken as the result and recorded.
                 if kind == Kind::ToolResultAsUser {
                     out.push(Violation::new(
-                        "NUUM-TOOL-002",
-                        format!("the result of tool_use {id:?} came as a `user` line; the spec's form is system/tool_result (newer public builds do this: suites/nuum/ERRATA.md)"),
+                        "NUUM-OUT-001",
+                        format!("the result of tool_use {id:?} came as a `user` line, not system/tool_result (newer public builds do this: suites/nuum/ERRATA.md)"),
                     ));
                 }
             }

@@ -122,7 +122,10 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
         // The process started again on the same database: its init is judged by the checker.
         "restart" => vec![Oracle::Restart],
         "status" => vec![Oracle::Reply {
-            patterns: vec![json!({"type": "system", "subtype": "status_response"})],
+            patterns: vec![
+                json!({"type": "system", "subtype": "status_response"}),
+                json!({"type": "system", "subtype": "status"}),
+            ],
             rule: "NUUM-CTL-002",
             scenario: false,
         }],

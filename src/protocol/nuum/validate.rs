@@ -28,7 +28,8 @@ pub enum Kind<'a> {
     Other(&'a str),
 }
 
-/// The kind of `line`, or why it is not a Nuum message at all (NUUM-TR-001).
+/// The kind of `line`, or why it has no form of a Nuum message (not an object with a string
+/// type: NUUM-OUT-002, since only the examples show that form).
 pub fn classify(line: &Value) -> Result<Kind<'_>, String> {
     let Some(obj) = line.as_object() else {
         return Err(format!("a JSON {} line, not an object", json_kind(line)));
@@ -48,7 +49,8 @@ pub fn classify(line: &Value) -> Result<Kind<'_>, String> {
             "error" => Kind::Error,
             "queued" => Kind::Queued,
             "injected" => Kind::Injected,
-            "status_response" => Kind::StatusResponse,
+            // Public builds answer status with system/status (suites/nuum/ERRATA.md).
+            "status_response" | "status" => Kind::StatusResponse,
             "heartbeat_ack" => Kind::HeartbeatAck,
             other => Kind::OtherSystem(other),
         },
@@ -72,13 +74,27 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
             out.push(Violation::new(rule, format!("{}: {what}", describe(kind))));
         }
     };
+    // A field the spec says is there: its absence breaks `rule`; a type only the examples
+    // show, NUUM-OUT-002.
+    let string_field = |rule: &'static str, name: &str| match line.get(name) {
+        None => Some((rule, format!("no {name}"))),
+        Some(v) if !v.is_string() => Some(("NUUM-OUT-002", format!("{name} is not a string"))),
+        Some(_) => None,
+    };
+    let session = string_field(
+        match kind {
+            Kind::Init => "NUUM-INIT-002",
+            Kind::Assistant => "NUUM-AST-001",
+            Kind::Result => "NUUM-RES-003",
+            _ => "NUUM-OUT-002",
+        },
+        "session_id",
+    );
     match kind {
         Kind::Init => {
-            need(
-                "NUUM-INIT-002",
-                is_str(line, "session_id"),
-                "no string session_id",
-            );
+            if let Some((rule, what)) = session {
+                need(rule, false, &what);
+            }
             need(
                 "NUUM-INIT-003",
                 is_str(line, "version"),
@@ -93,25 +109,24 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
             );
         }
         Kind::Assistant => {
+            need("NUUM-AST-001", line.get("message").is_some(), "no message");
+            if let Some((rule, what)) = session {
+                need(rule, false, &what);
+            }
             let role = line.pointer("/message/role").and_then(Value::as_str);
             need(
-                "NUUM-AST-001",
+                "NUUM-OUT-002",
                 role == Some("assistant"),
                 &format!("message.role is {role:?}, not \"assistant\""),
             );
             need(
-                "NUUM-AST-001",
+                "NUUM-OUT-002",
                 line.pointer("/message/content")
                     .is_some_and(Value::is_array),
                 "message.content is not an array of content blocks",
             );
             need(
-                "NUUM-AST-001",
-                is_str(line, "session_id"),
-                "no string session_id",
-            );
-            need(
-                "NUUM-AST-001",
+                "NUUM-OUT-002",
                 line.pointer("/message/model").is_none_or(Value::is_string),
                 "message.model is not a string",
             );
@@ -122,7 +137,7 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
         Kind::ToolResult => {
             let block = line.get("tool_result");
             need(
-                "NUUM-TOOL-001",
+                "NUUM-OUT-002",
                 block.is_some_and(tool_result_block_ok),
                 "tool_result is not a block with type tool_result, a string tool_use_id, content and (if present) a boolean is_error",
             );
@@ -130,14 +145,17 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
         Kind::ToolResultAsUser => {
             for block in tool_result_blocks(line) {
                 need(
-                    "NUUM-TOOL-001",
+                    "NUUM-OUT-002",
                     tool_result_block_ok(block),
                     "a tool_result block without a string tool_use_id or content",
                 );
             }
         }
         Kind::Result => {
-            let subtype = line.get("subtype").and_then(Value::as_str);
+            let subtype = line
+                .get("subtype")
+                .and_then(Value::as_str)
+                .map(result_subtype);
             need(
                 "NUUM-RES-002",
                 matches!(subtype, Some("success" | "error" | "cancelled")),
@@ -148,22 +166,20 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
             );
             for field in ["duration_ms", "num_turns"] {
                 need(
-                    "NUUM-RES-003",
+                    "NUUM-OUT-002",
                     line.get(field).is_some_and(|v| v.is_u64()),
                     &format!("{field} is not a non-negative integer"),
                 );
             }
             let is_error = line.get("is_error").and_then(Value::as_bool);
             need(
-                "NUUM-RES-003",
+                "NUUM-OUT-002",
                 is_error.is_some(),
                 "is_error is not a boolean",
             );
-            need(
-                "NUUM-RES-003",
-                is_str(line, "session_id"),
-                "no string session_id",
-            );
+            if let Some((rule, what)) = session {
+                need(rule, false, &what);
+            }
             match (subtype, is_error) {
                 (Some("success"), Some(true)) => {
                     need("NUUM-RES-004", false, "is_error is true on success")
@@ -177,26 +193,24 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
         Kind::Tasks => tasks_violations(line, out),
         Kind::Error => need("NUUM-SYS-001", is_str(line, "message"), "no string message"),
         Kind::Queued => need(
-            "NUUM-INJ-001",
+            "NUUM-OUT-002",
             is_positive(line, "position"),
             "position is not a positive integer",
         ),
         Kind::Injected => need(
-            "NUUM-INJ-002",
+            "NUUM-OUT-002",
             is_positive(line, "message_count"),
             "message_count is not a positive integer",
         ),
         Kind::StatusResponse => {
             need(
-                "NUUM-CTL-002",
+                "NUUM-OUT-002",
                 line.get("running").is_some_and(Value::is_boolean),
                 "running is not a boolean",
             );
-            need(
-                "NUUM-CTL-002",
-                is_str(line, "session_id"),
-                "no string session_id",
-            );
+            if let Some((rule, what)) = session {
+                need(rule, false, &what);
+            }
         }
         Kind::TurnAccepted | Kind::HeartbeatAck | Kind::OtherSystem(_) | Kind::Other(_) => {}
     }
@@ -244,17 +258,17 @@ fn tasks_violations(line: &Value, out: &mut Vec<Violation>) {
         out.push(Violation::new(rule, format!("system/tasks: {what}")));
     };
     if !is_str(line, "session_id") {
-        push("NUUM-TASK-001", "no string session_id".into());
+        push("NUUM-OUT-002", "no string session_id".into());
     }
     let Some(tasks) = line.get("tasks").and_then(Value::as_array) else {
-        push("NUUM-TASK-001", "tasks is not an array".into());
+        push("NUUM-OUT-002", "tasks is not an array".into());
         return;
     };
     for task in tasks {
         let id = task.get("id").and_then(Value::as_str).unwrap_or("?");
         if !is_str(task, "id") || !is_str(task, "description") {
             push(
-                "NUUM-TASK-001",
+                "NUUM-OUT-002",
                 format!("task {id}: no string id or description"),
             );
         }
@@ -293,6 +307,15 @@ fn tasks_violations(line: &Value, out: &mut Vec<Violation>) {
     }
 }
 
+/// A result subtype as the spec names it: public builds write an error as
+/// `error_during_execution` or `error_max_turns` (suites/nuum/ERRATA.md).
+pub fn result_subtype(subtype: &str) -> &str {
+    match subtype {
+        s if s.starts_with("error_") => "error",
+        s => s,
+    }
+}
+
 /// How a line is named in messages.
 pub fn describe(kind: Kind<'_>) -> String {
     match kind {
@@ -325,12 +348,25 @@ fn is_positive(v: &Value, key: &str) -> bool {
 mod tests {
     use super::*;
 
+    fn rules_of(line: &Value) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        shape_violations(classify(line).expect("a Nuum line"), line, &mut out);
+        out.iter().map(|v| v.rule).collect()
+    }
+
+    /// A public build's error subtype is an error; a type only the example shows is graded
+    /// `should` (NUUM-OUT-002), a field the spec names as present `must`.
     #[test]
     fn shapes() {
-        let mut out = Vec::new();
         let line = serde_json::json!({"type":"result","subtype":"error_during_execution","duration_ms":-1,"is_error":false,"num_turns":1,"session_id":"s"});
-        shape_violations(classify(&line).unwrap(), &line, &mut out);
-        let rules: Vec<_> = out.iter().map(|v| v.rule).collect();
-        assert_eq!(rules, ["NUUM-RES-002", "NUUM-RES-003"]);
+        assert_eq!(rules_of(&line), ["NUUM-OUT-002", "NUUM-RES-004"]);
+        let line = serde_json::json!({"type":"result","subtype":"bogus","duration_ms":1,"is_error":false,"num_turns":1});
+        assert_eq!(rules_of(&line), ["NUUM-RES-002", "NUUM-RES-003"]);
+        let line = serde_json::json!({"type":"assistant","message":{"role":"model","content":"hi"},"session_id":7});
+        assert_eq!(rules_of(&line), ["NUUM-OUT-002"; 3]);
+        let line =
+            serde_json::json!({"type":"system","subtype":"status","running":true,"session_id":"s"});
+        assert_eq!(classify(&line), Ok(Kind::StatusResponse));
+        assert!(rules_of(&line).is_empty());
     }
 }

@@ -270,7 +270,7 @@ impl TurnCtx {
             id
         };
         let result = json!({"type": "tool_result", "tool_use_id": answered, "content": content, "is_error": false});
-        if self.faults.has("tool-result-as-user") {
+        if self.variants.has("tool-results-as-user") {
             self.out
                 .line(json!({"type": "user", "message": {"role": "user", "content": [result]}}))
                 .await;
@@ -329,11 +329,13 @@ impl TurnCtx {
         } else {
             "assistant"
         };
-        self.out
-            .line(json!({"type": "assistant",
+        let mut line = json!({"type": "assistant",
             "message": {"role": role, "content": content, "model": "wireprobe-reference"},
-            "session_id": self.session_id}))
-            .await;
+            "session_id": self.session_id});
+        if self.faults.has("assistant-without-session-id") {
+            line.as_object_mut().map(|l| l.remove("session_id"));
+        }
+        self.out.line(line).await;
     }
 
     /// The lines that end the turn.
@@ -348,8 +350,10 @@ impl TurnCtx {
                 return vec![json!({"type": "system", "subtype": "error", "message": why})];
             }
             Outcome::Error(why) => (
-                if self.faults.has("result-error-subtype") {
+                if self.variants.has("error-subtypes") {
                     "error_during_execution"
+                } else if self.faults.has("result-unknown-subtype") {
+                    "failed"
                 } else {
                     "error"
                 },
@@ -369,6 +373,9 @@ impl TurnCtx {
             "usage": {"input_tokens": 0, "output_tokens": 0}});
         if self.faults.has("result-without-duration") {
             line.as_object_mut().map(|l| l.remove("duration_ms"));
+        }
+        if self.faults.has("result-without-session-id") {
+            line.as_object_mut().map(|l| l.remove("session_id"));
         }
         let times = if self.faults.has("double-result") {
             2

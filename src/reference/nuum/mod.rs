@@ -250,8 +250,9 @@ impl Agent {
                     }
                     Ok(())
                 }
+                Action::Status if self.faults.has("no-status-answer") => Ok(()),
                 Action::Status => {
-                    let subtype = if self.faults.has("status-subtype") {
+                    let subtype = if self.ctx.variants.has("status-subtype") {
                         "status"
                     } else {
                         "status_response"

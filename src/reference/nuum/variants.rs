@@ -25,6 +25,18 @@ pub static VARIANTS: &[Variant] = &[
         "shows the tasks snapshot of a new task or alarm before the tool_use that made it"
     ),
     variant!(
+        "tool-results-as-user",
+        "tool results come as user lines carrying tool_result blocks, as newer public builds send them"
+    ),
+    variant!(
+        "status-subtype",
+        "status is answered with system/status, as public builds do"
+    ),
+    variant!(
+        "error-subtypes",
+        "a failed turn's result has subtype error_during_execution, as public builds write it"
+    ),
+    variant!(
         "tasks-without-tool",
         "creates a task or alarm without showing a tool_use: only its tasks snapshot says so"
     ),
