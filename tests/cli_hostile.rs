@@ -88,7 +88,7 @@ async fn flooding_target_gives_errors() {
     run_against(Hostility::Floods).await;
 }
 
-const HUMA_CASES: usize = 42;
+const HUMA_CASES: usize = 43;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn socketio_garbage_packets_give_errors() {

@@ -245,10 +245,12 @@ fn fuzzing_finds_huma_faults() {
     );
 }
 
+/// Why a fault whose rules are all `info` is not found: they only record.
+const RECORDED: &str = "its rule only records (info): nothing fails, so nothing is found";
+
 fn fuzzing_finds_hpd_faults() {
     const WEBSOCKET: &str =
         "the fuzzer speaks SSE + HTTP, and this is a WebSocket frame's answer (ws cases)";
-    const RECORDED: &str = "its rule only records (info): nothing fails, so nothing is found";
     assert_faults_found(
         "hpd",
         &[
@@ -291,6 +293,7 @@ fn fuzzing_finds_uae_faults() {
                 .contains(n)
         })
         .collect();
+    let recorded = [("ts-without-millis", RECORDED)];
     let not_agent: Vec<(&str, &str)> = executor_only
         .iter()
         .map(|n| {
@@ -299,6 +302,7 @@ fn fuzzing_finds_uae_faults() {
                 "an executor's fault: an agent target never sends a result",
             )
         })
+        .chain(recorded)
         .collect();
     let not_executor: Vec<(&str, &str)> = UAE_AGENT_ONLY
         .iter()
@@ -308,6 +312,7 @@ fn fuzzing_finds_uae_faults() {
                 "an agent's fault: an executor target never sends what it breaks",
             )
         })
+        .chain(recorded)
         .collect();
     assert_faults_found_as("uae", Some("agent"), &not_agent, 100);
     assert_faults_found_as("uae", Some("executor"), &not_executor, 100);

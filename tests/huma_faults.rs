@@ -27,6 +27,7 @@ const EXPECTED: &[Expectation] = &[
             ("huma.invalid.forbidden-five-deep", Fail),
             ("huma.invalid.forbidden-in-array", Fail),
             ("huma.invalid.forbidden-in-data", Fail),
+            ("huma.invalid.proto-in-result", Warn),
         ],
     ),
     (

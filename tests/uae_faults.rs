@@ -43,7 +43,9 @@ const AGENT_FAULTS: &[Expectation] = &[
         None,
         &[("uae.agent.id-prefixes", Warn)],
     ),
-    ("ts-without-millis", None, &[("uae.agent.timestamps", Warn)]),
+    // Only recorded (UAE-ENV-008, info): nothing fails.
+    ("ts-without-millis", None, &[]),
+    ("ts-not-rfc3339", None, &[("uae.agent.timestamps", Warn)]),
     ("duplicate-ids", None, &[("uae.agent.unique-ids", Warn)]),
     (
         "stalls-after-bad-input",
@@ -100,7 +102,8 @@ const EXECUTOR_FAULTS: &[Expectation] = &[
         ],
     ),
     ("id-without-prefix", None, &[("uae.exec.id-prefixes", Warn)]),
-    ("ts-without-millis", None, &[("uae.exec.timestamps", Warn)]),
+    ("ts-without-millis", None, &[]),
+    ("ts-not-rfc3339", None, &[("uae.exec.timestamps", Warn)]),
     ("duplicate-ids", None, &[("uae.exec.unique-ids", Warn)]),
     (
         "stalls-after-bad-input",

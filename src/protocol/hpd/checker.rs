@@ -298,7 +298,7 @@ impl Checker for HpdChecker {
                 ),
             )),
             (Direction::Server, Observed::Binary(len)) => out.push(Violation::new(
-                "HPD-ENV-001",
+                "HPD-ENV-009",
                 format!("a binary frame of {len} bytes, not an envelope in a text frame"),
             )),
             (Direction::Server, Observed::Closed { code }) => self.closed(code, out),

@@ -29,6 +29,8 @@ pub static RULES: &[Rule] = &[
         "The types the framework gives a known event's fields are recorded (the spec gives none): ids (messageTurnId, callId, permissionId, continuationId, requestId) non-empty strings, iteration an integer, argsJson a string, approved a boolean, duration a number or a TimeSpan string."),
     rule!("HPD-ENV-008", Should, "Live Event Envelope",
         "messageId and a delta's text are strings, as the spec's one envelope example shows them."),
+    rule!("HPD-ENV-009", Should, "Live Event Envelope",
+        "A live event over the WebSocket is a text frame holding its envelope: the spec's envelopes are JSON, and it names no frame type."),
     // Input handling.
     rule!("HPD-IN-001", Must, "Live Event Envelope",
         "HTTP input answers an invalid event envelope (not JSON, no type, an unknown type) as a bad request: HTTP 400."),

@@ -103,7 +103,12 @@ impl HumaChecker {
                     .insert(id.to_owned(), Burst::Typing { next_index: 0 });
             }
             ("message_sent", Some(Burst::Typing { next_index })) => {
-                let index = event.get("messageIndex").and_then(Value::as_u64);
+                // A number, as the spec types it: 1.0 is index 1.
+                let index = event
+                    .get("messageIndex")
+                    .and_then(Value::as_f64)
+                    .filter(|i| i.fract() == 0.0 && *i >= 0.0)
+                    .map(|i| i as u64);
                 if index != Some(next_index) {
                     order(format!(
                         "message_sent has messageIndex {}; {next_index} was next",

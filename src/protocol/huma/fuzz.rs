@@ -261,11 +261,23 @@ static MUTATORS: &[Mutator] = &[
             let path = match e["type"].as_str() {
                 Some("context-update") => "/context",
                 Some("addon-tool-event") => "/data",
-                Some("tool-result") if e["result"].is_object() => "/result",
                 _ => return None,
             };
             let key = *rng.pick(&FORBIDDEN_KEYS);
             mutate::pollute(e, path, key, rng.below(6), rng.below(2) == 0).map(Input::Event)
+        },
+    },
+    // A result is typed "any": a forbidden key there is rejected at should (ERRATA 8).
+    Mutator {
+        name: "proto-in-result",
+        breaks: "HUMA-VAL-008",
+        answer: REJECT,
+        apply: |e, rng| {
+            if e["type"] != "tool-result" || !e["result"].is_object() {
+                return None;
+            }
+            let key = *rng.pick(&FORBIDDEN_KEYS);
+            mutate::pollute(e, "/result", key, rng.below(6), rng.below(2) == 0).map(Input::Event)
         },
     },
     Mutator {

@@ -160,12 +160,17 @@ pub fn client_event_violations(event: &Value) -> Vec<Violation> {
             return out;
         }
     }
-    // Record fields: context, data, arguments, and an object result.
-    for key in ["context", "data", "arguments", "result"] {
+    // The Record fields the Validation Limits name (context, data) must be free of forbidden
+    // keys; a tool-result's result is typed "any", so there the check is a should.
+    for (key, rule) in [
+        ("context", "HUMA-VAL-006"),
+        ("data", "HUMA-VAL-006"),
+        ("result", "HUMA-VAL-008"),
+    ] {
         if let Some(v @ (Value::Object(_) | Value::Array(_))) = field(key) {
             if let Some(path) = forbidden_key_path(v) {
                 out.push(Violation::new(
-                    "HUMA-VAL-006",
+                    rule,
                     format!("{ty}: forbidden key at {key}.{path}"),
                 ));
             }

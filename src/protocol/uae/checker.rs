@@ -263,7 +263,7 @@ impl Checker for UaeChecker {
                 ),
             )),
             Observed::Binary(len) if from == Direction::Server => out.push(Violation::new(
-                "UAE-ENV-001",
+                "UAE-ENV-009",
                 format!("the target sent a binary frame of {len} bytes, not a JSON event"),
             )),
             _ => {}

@@ -113,11 +113,8 @@ fn envelope(ty: &str, kind: Kind<'_>, obj: &Map<String, Value>, out: &mut Vec<Vi
         }
     }
     if let Some(ts) = obj.get("ts").and_then(Value::as_str) {
-        if let Some(why) = timestamp_problem(ts) {
-            out.push(Violation::new(
-                "UAE-ENV-005",
-                format!("{ty}'s ts {ts:?} {why}"),
-            ));
+        if let Some((rule, why)) = timestamp_problem(ts) {
+            out.push(Violation::new(rule, format!("{ty}'s ts {ts:?} {why}")));
         }
     }
     match obj.get("trace_id") {
@@ -151,24 +148,25 @@ fn envelope(ty: &str, kind: Kind<'_>, obj: &Map<String, Value>, out: &mut Vec<Vi
     }
 }
 
-/// Why `ts` is not the envelope's form, if it is not: RFC 3339 in UTC with at least
-/// milliseconds (the example's `.789Z`; `+00:00` and finer fractions, as common libraries
-/// write them, say the same).
-fn timestamp_problem(ts: &str) -> Option<&'static str> {
+/// Why `ts` is not the envelope's form, if it is not, and the rule that says so: RFC 3339
+/// (UAE-ENV-005); in UTC with at least milliseconds, as the example's `.789Z` is, only
+/// recorded (UAE-ENV-008: the spec's own `measured_at` carries an offset, so the one example
+/// is no rule). `+00:00` and finer fractions say the same as `Z` and `.fff`.
+fn timestamp_problem(ts: &str) -> Option<(&'static str, &'static str)> {
     if !is_rfc3339(ts) {
-        return Some("is not an RFC 3339 timestamp");
+        return Some(("UAE-ENV-005", "is not an RFC 3339 timestamp"));
     }
     let (rest, offset) = match ts.strip_suffix(['Z', 'z']) {
         Some(rest) => (rest, "Z"),
         None => ts.split_at(ts.len() - 6),
     };
     if !matches!(offset, "Z" | "+00:00" | "-00:00") {
-        return Some("is not in UTC (Z)");
+        return Some(("UAE-ENV-008", "is not in UTC (Z)"));
     }
     // `...:SS.fff`: the fraction starts after the seconds (index 19).
     match rest.get(19..).map(str::len) {
         Some(n) if n >= 4 => None,
-        _ => Some("does not give milliseconds (.fff)"),
+        _ => Some(("UAE-ENV-008", "does not give milliseconds (.fff)")),
     }
 }
 
@@ -362,10 +360,14 @@ mod tests {
         assert_eq!(rules(epoch), ["UAE-ENV-001", "UAE-ENV-004"]);
         let seconds = json!({"type":"assistant.message","id":"evt_1","ts":"2026-01-08T12:34:56Z",
             "trace_id":"tr_1","session_id":"s","payload":"hi"});
-        assert_eq!(rules(seconds), ["UAE-ENV-001", "UAE-ENV-005"]);
+        assert_eq!(rules(seconds), ["UAE-ENV-001", "UAE-ENV-008"]);
         assert_eq!(
             timestamp_problem("2026-01-08T12:34:56.789+01:00"),
-            Some("is not in UTC (Z)")
+            Some(("UAE-ENV-008", "is not in UTC (Z)"))
+        );
+        assert_eq!(
+            timestamp_problem("Jan 8 2026 12:34:56"),
+            Some(("UAE-ENV-005", "is not an RFC 3339 timestamp"))
         );
     }
 

@@ -31,7 +31,7 @@ pub static FAULTS: &[Fault] = &[
     ),
     fault!(
         "accepts-forbidden-keys",
-        ["HUMA-VAL-006"],
+        ["HUMA-VAL-006", "HUMA-VAL-008"],
         "does not look for __proto__, constructor or prototype"
     ),
     fault!(

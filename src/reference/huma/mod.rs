@@ -102,7 +102,7 @@ fn rejections(event: &Value, f: &Faults) -> Vec<String> {
             "HUMA-VAL-003" if v.message.contains("outcome") => !f.has("accepts-bad-outcome"),
             "HUMA-VAL-004" => !f.has("no-result-limit"),
             "HUMA-VAL-005" if v.message.contains("data") => !f.has("accepts-addon-without-data"),
-            "HUMA-VAL-006" => !f.has("accepts-forbidden-keys"),
+            "HUMA-VAL-006" | "HUMA-VAL-008" => !f.has("accepts-forbidden-keys"),
             _ => true,
         })
         .map(|v| v.message)

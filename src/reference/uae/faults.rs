@@ -28,8 +28,13 @@ pub static FAULTS: &[Fault] = &[
     ),
     fault!(
         "ts-without-millis",
-        ["UAE-ENV-005"],
+        ["UAE-ENV-008"],
         "ts gives whole seconds (…:56Z)"
+    ),
+    fault!(
+        "ts-not-rfc3339",
+        ["UAE-ENV-005"],
+        "ts is written as \"Thu Jan  8 12:34:56 2026\""
     ),
     fault!(
         "duplicate-ids",

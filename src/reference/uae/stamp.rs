@@ -56,11 +56,13 @@ impl Stamp {
         let ts = match (
             self.faults.has("epoch-ts"),
             self.faults.has("ts-without-millis"),
+            self.faults.has("ts-not-rfc3339"),
         ) {
-            (true, _) => json!(now
+            (true, _, _) => json!(now
                 .duration_since(SystemTime::UNIX_EPOCH)
                 .map_or(0, |d| d.as_millis() as u64)),
-            (_, true) => json!(humantime::format_rfc3339_seconds(now).to_string()),
+            (_, true, _) => json!(humantime::format_rfc3339_seconds(now).to_string()),
+            (_, _, true) => json!("Thu Jan  8 12:34:56 2026"),
             _ => json!(timestamp(now)),
         };
         let mut event = json!({"type": ty, "id": id, "ts": ts, "session_id": session});
