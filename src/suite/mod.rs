@@ -1,5 +1,6 @@
 //! Declarative suites: the case model, the TOML loader, case filters and the runner.
 
+mod copied;
 pub mod describe;
 pub mod filter;
 mod link;

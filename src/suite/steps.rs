@@ -50,6 +50,11 @@ pub struct CaseRun<'a> {
     pub(super) case: &'a Case,
     pub(super) link: Link,
     pub(super) vars: Vars,
+    /// The variables whose values the target sent (captures, its handshake reply, the
+    /// capabilities it declared): a send that copies one is checked (see `copied`).
+    pub(super) from_target: std::collections::BTreeSet<String>,
+    /// The target values the next handshake's `handshake_with` copies.
+    handshake_copies: Vec<String>,
     /// `{tmp}` of a stdio target: one per case, kept across restarts.
     dir: Option<CaseDir>,
     /// What `{case}` in the target URL becomes: one path segment per case, kept across
@@ -77,6 +82,8 @@ impl<'a> CaseRun<'a> {
                 answers: Vec::new(),
             },
             vars: Vars::new(),
+            from_target: Default::default(),
+            handshake_copies: Vec::new(),
             dir: None,
             scope: format!("wp-{}", uuid::Uuid::new_v4().simple()),
             at_step: None,
@@ -144,6 +151,9 @@ impl<'a> CaseRun<'a> {
 
     /// A case's `handshake_with` over the run's defaults, with variables substituted.
     fn handshake_with(&mut self, case: Option<&Value>) -> Result<Option<Value>, Outcome> {
+        self.handshake_copies = case
+            .map(|c| super::copied::target_values(c, &self.from_target))
+            .unwrap_or_default();
         let merged = match (&self.cfg.handshake_defaults, case) {
             (None, None) => return Ok(None),
             (Some(d), None) => d.clone(),
@@ -257,6 +267,17 @@ impl<'a> CaseRun<'a> {
             .session
             .handshake(with, resume)
             .map_err(|e| Outcome::Error(format!("cannot build the handshake: {e}")))?;
+        let copies = std::mem::take(&mut self.handshake_copies);
+        let role = self.cfg.role_of(self.protocol);
+        for frame in &frames {
+            let out = Outgoing::Frame(frame.clone());
+            let with = with.cloned().unwrap_or_default();
+            if let Some(why) =
+                super::copied::broken_probe(self.protocol, role, &copies, &with, &out)
+            {
+                return Err(Outcome::Skip(why));
+            }
+        }
         for frame in frames {
             self.link
                 .send(frame, Instant::now() + self.timeout(None))
@@ -285,6 +306,7 @@ impl<'a> CaseRun<'a> {
         match found {
             Some(Ok(reply)) => {
                 self.vars.insert("handshake".into(), reply);
+                self.from_target.insert("handshake".into());
                 Ok(())
             }
             Some(Err(why)) => Err(Outcome::Error(why)),
@@ -332,6 +354,7 @@ impl<'a> CaseRun<'a> {
         }
         self.vars
             .insert("capability".into(), Value::Object(declared_caps));
+        self.from_target.insert("capability".into());
         Ok(())
     }
 
@@ -365,7 +388,8 @@ impl<'a> CaseRun<'a> {
                 let n = self.times(times)?;
                 for i in 0..n {
                     self.vars.insert("i".into(), json!(i));
-                    let event = self.substitute(&matcher::with_index(event, i))?;
+                    let template = matcher::with_index(event, i);
+                    let event = self.substitute(&template)?;
                     let out = match exchange_of(&event) {
                         Some(exchange) => self.over_http(exchange)?,
                         None => self
@@ -374,6 +398,13 @@ impl<'a> CaseRun<'a> {
                             .encode(&event)
                             .map_err(|e| Outcome::Error(e.to_string()))?,
                     };
+                    let copied = super::copied::target_values(&template, &self.from_target);
+                    let role = self.cfg.role_of(self.protocol);
+                    if let Some(why) =
+                        super::copied::broken_probe(self.protocol, role, &copied, &event, &out)
+                    {
+                        return Err(Outcome::Skip(why));
+                    }
                     self.link
                         .send(out, Instant::now() + self.timeout(None))
                         .await?;

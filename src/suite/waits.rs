@@ -42,6 +42,7 @@ impl CaseRun<'_> {
         };
         match found {
             Some(Ok(())) => {
+                self.from_target.extend(captured.keys().cloned());
                 self.vars.extend(captured);
                 return Ok(());
             }

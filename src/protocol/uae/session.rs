@@ -90,9 +90,21 @@ impl Session for UaeSession {
         Decoded::json_frame(frame)
     }
 
-    /// An agent's tool.call gets a successful tool.result.
+    /// An agent's tool.call gets a successful tool.result, when the call names what a result
+    /// must copy (a string trace_id and session_id, a tool): a result built from a call
+    /// without them would break the envelope itself, and is not sent (the call is the
+    /// agent's to get right: its own rules judge it).
     fn answer(&mut self, event: &Value) -> Option<Value> {
-        (event.get("type").and_then(Value::as_str) == Some("tool.call")).then(|| success_for(event))
+        let text = |field: &str| event.get(field).is_some_and(Value::is_string);
+        let tool = event
+            .pointer("/payload/tool")
+            .and_then(Value::as_str)
+            .is_some_and(|t| !t.is_empty());
+        let answerable = event.get("type").and_then(Value::as_str) == Some("tool.call")
+            && text("trace_id")
+            && text("session_id")
+            && tool;
+        answerable.then(|| success_for(event))
     }
 
     /// The code of a failed tool.result.

@@ -54,13 +54,8 @@ pub static FAULTS: &[Fault] = &[
     fault!("bad-uuid", ["HAIP-ENV-002"], "message ids are not UUIDs"),
     fault!(
         "numeric-seq",
-        [
-            "HAIP-ENV-003",
-            "HAIP-SEQ-001",
-            "HAIP-SEQ-006",
-            "HAIP-SEQ-007"
-        ],
-        "sends seq as a JSON number (so a REPLAY_REQUEST naming it cannot be valid either)"
+        ["HAIP-ENV-003", "HAIP-SEQ-001"],
+        "sends seq as a JSON number (so the replay and resume cases, which copy it, skip)"
     ),
     fault!(
         "bad-channel",
