@@ -15,6 +15,8 @@ use crate::transcript::Direction;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
 
+mod answers;
+
 /// Most skipped seqs remembered per side (a jump wider than this is not tracked).
 const MAX_TRACKED_GAP: u64 = 4096;
 
@@ -86,15 +88,6 @@ struct Shared {
     calls_open: HashMap<String, Direction>,
     calls_done: RecentSet<RECENT_IDS>,
 }
-
-/// The codes by which an ERROR says the message it answers broke the protocol (§Error
-/// Handling's common codes, and the one §Versioning and Extensibility gives `crit`).
-const VIOLATION_CODES: [&str; 4] = [
-    "PROTOCOL_VIOLATION",
-    "SEQ_VIOLATION",
-    "FLOW_CONTROL_VIOLATION",
-    "UNSUPPORTED_TYPE",
-];
 
 /// The HAIP [`Checker`].
 #[derive(Debug, Default)]
@@ -651,90 +644,6 @@ impl HaipChecker {
             let facts = facts.unwrap_or_else(|| Facts::bare(""));
             self.client_message_judged(&facts, &out[before..]);
         }
-    }
-
-    /// After a client message: remembers whether it broke no must (`found` holds what the
-    /// checker found in it).
-    fn client_message_judged(&mut self, f: &Facts<'_>, found: &[Violation]) {
-        let valid = self.well_formed
-            && !found.iter().any(|v| {
-                crate::rules::find(super::rules::RULES, v.rule)
-                    .is_some_and(|r| r.level == crate::rules::Level::Must)
-            });
-        if valid {
-            if let Some(id) = f.id {
-                self.valid_client_ids.insert(id);
-            }
-        } else {
-            self.broken_unanswered = self.broken_unanswered.saturating_add(1);
-        }
-        self.last_valid_client_seq = f.seq.filter(|_| valid);
-    }
-
-    /// HAIP-ERR-004: an ERROR claiming a protocol violation that answers a client message
-    /// which broke no rule. It answers the message its `related_id` names; without one, the
-    /// client's latest message when that was valid, the ERROR acknowledges it, and no broken
-    /// message of the client's is still unanswered.
-    fn error_answers_valid(&mut self, f: &Facts<'_>, out: &mut Vec<Violation>) {
-        let answers_broken = self.broken_unanswered > 0;
-        self.broken_unanswered = self.broken_unanswered.saturating_sub(1);
-        let Some(code) = f.code.filter(|c| VIOLATION_CODES.contains(c)) else {
-            return;
-        };
-        let answered = match f.related_id {
-            Some(id) => self
-                .valid_client_ids
-                .contains(id)
-                .then(|| format!("message {id}")),
-            None => self
-                .last_valid_client_seq
-                .filter(|seq| !answers_broken && f.ack == Some(*seq))
-                .map(|seq| format!("message with seq \"{seq}\", which it acknowledges")),
-        };
-        if let Some(answered) = answered {
-            out.push(Violation::new(
-                "HAIP-ERR-004",
-                format!("ERROR {code} answers the client's {answered}, which broke no rule"),
-            ));
-        }
-    }
-
-    /// Whether the message is well formed: schema-clean (unknown fields are tolerated,
-    /// suites/haip/ERRATA.md item 2), in our session and without `crit`. A client HAI names
-    /// the session.
-    fn judge_form(
-        &mut self,
-        from: Direction,
-        ty: Option<&str>,
-        session: Option<&str>,
-        schema_clean: bool,
-        crit: Option<&Value>,
-    ) {
-        if from == Direction::Client && ty == Some("HAI") {
-            self.session_id = session.map(str::to_owned);
-        }
-        let foreign =
-            session.is_some() && self.session_id.is_some() && session != self.session_id.as_deref();
-        self.well_formed = !foreign && schema_clean && crit != Some(&Value::Bool(true));
-        if from == Direction::Client {
-            self.client_broken = !self.well_formed;
-        }
-    }
-
-    /// An ERROR answering our malformed message may name it by the id it had, which is no
-    /// UUID: the schema is judged on the rest (`None`: nothing echoed).
-    fn echoed_related_id(&self, from: Direction, event: &Value) -> Option<Value> {
-        let broken = self.broken_id.as_deref()?;
-        let echoed = from == Direction::Server
-            && event.pointer("/payload/related_id").and_then(Value::as_str) == Some(broken);
-        if !echoed {
-            return None;
-        }
-        let mut unechoed = event.clone();
-        if let Some(p) = unechoed.get_mut("payload").and_then(Value::as_object_mut) {
-            p.remove("related_id");
-        }
-        Some(unechoed)
     }
 }
 
