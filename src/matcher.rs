@@ -3,7 +3,8 @@
 //! A pattern matches a value when every key of a pattern object is present and matches,
 //! arrays match element by element (same length), and scalars are equal (numbers by value).
 //! Special strings: `"$any"` (present, any value), `"$absent"` (the key must be missing),
-//! `"$capture:NAME"` (matches anything and binds it). An object `{"$contains": P}` matches an
+//! `"$capture:NAME"` (matches anything and binds it), `"$capture?:NAME"` (the same for a field
+//! the spec makes optional: a missing key binds `""`). An object `{"$contains": P}` matches an
 //! array with at least one element matching `P`. `"${NAME}"` (or `"${NAME.path.0}"`) is
 //! substituted before matching; a whole-string reference keeps the captured JSON type.
 //! `"${uuid}"` is a fresh UUID at every use; `"${uuid:NAME}"` is one UUID per NAME per case;
@@ -194,6 +195,15 @@ fn match_into(pattern: &Value, actual: Option<&Value>, found: &mut Vars) -> bool
         if p == "$any" {
             return actual.is_some();
         }
+        // An optional field: what the target sent, or "" (a HUMA confirmation names the
+        // burst's toolCallId, or '' as the spec's own examples do, when it had none).
+        if let Some(name) = p.strip_prefix("$capture?:") {
+            let value = actual
+                .cloned()
+                .unwrap_or_else(|| Value::String(String::new()));
+            found.insert(name.to_owned(), value);
+            return true;
+        }
         if let Some(name) = p.strip_prefix("$capture:") {
             return match actual {
                 Some(v) => {
@@ -240,6 +250,20 @@ fn match_into(pattern: &Value, actual: Option<&Value>, found: &mut Vars) -> bool
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_optional_capture_binds_an_empty_string_for_a_missing_key() {
+        let mut vars = Vars::new();
+        let pattern = json!({"type": "messaging", "toolCallId": "$capture?:burst"});
+        assert!(matches(&pattern, &json!({"type": "messaging"}), &mut vars));
+        assert_eq!(vars["burst"], json!(""));
+        assert!(matches(
+            &pattern,
+            &json!({"type": "messaging", "toolCallId": "t1"}),
+            &mut vars
+        ));
+        assert_eq!(vars["burst"], json!("t1"));
+    }
 
     #[test]
     fn literal_values_survive_substitution() {

@@ -50,10 +50,15 @@ impl Burst {
     }
 }
 
-fn messaging(s: &SocketRef, body: serde_json::Value) {
+/// Emits a messaging event; `bare` (the variant `messaging-without-call-id`) leaves out the
+/// toolCallId the spec makes optional.
+fn messaging(s: &SocketRef, body: serde_json::Value, bare: bool) {
     let mut event = json!({"type": "messaging"});
     if let (Some(e), Some(b)) = (event.as_object_mut(), body.as_object()) {
         e.extend(b.clone());
+        if bare {
+            e.remove("toolCallId");
+        }
     }
     s.emit("event", &event).ok();
 }
@@ -68,6 +73,7 @@ async fn run(
     mut abort: oneshot::Receiver<()>,
 ) {
     let f = &config.faults;
+    let bare = config.variants.has("messaging-without-call-id");
     let count = messages.len() as u64;
     let sent = |i: u64, text: &str| {
         let index = if f.has("bad-message-index") { count } else { i };
@@ -75,14 +81,14 @@ async fn run(
     };
     let mut early = None;
     if f.has("message-before-typing") && count > 0 {
-        messaging(&s, sent(0, &messages[0]));
+        messaging(&s, sent(0, &messages[0]), bare);
         early = Some(0);
     }
-    messaging(&s, json!({"event": "typing_start", "toolCallId": id}));
+    messaging(&s, json!({"event": "typing_start", "toolCallId": id}), bare);
     for (i, text) in messages.iter().enumerate() {
         let i = i as u64;
         if early != Some(i) {
-            messaging(&s, sent(i, text));
+            messaging(&s, sent(i, text), bare);
         }
         if f.has("no-confirmation-wait") {
             continue;
@@ -103,7 +109,7 @@ async fn run(
         tokio::select! {
             _ = &mut abort => {
                 if !f.has("no-typing-end-on-abort") {
-                    messaging(&s, json!({"event": "typing_end", "toolCallId": id, "reason": "canceled"}));
+                    messaging(&s, json!({"event": "typing_end", "toolCallId": id, "reason": "canceled"}), bare);
                 }
                 return;
             }
@@ -111,7 +117,7 @@ async fn run(
             _ = sleep(timeout) => {}
         }
     }
-    messaging(&s, json!({"event": "typing_end", "toolCallId": id}));
+    messaging(&s, json!({"event": "typing_end", "toolCallId": id}), bare);
     if let Ok(mut st) = state.lock() {
         if st.burst.as_ref().is_some_and(|b| b.id == id) {
             st.burst = None;

@@ -242,7 +242,11 @@ fn on_message(s: SocketRef, event: Value, state: Shared, config: Arc<Config>) {
         Some("addon-tool-event") => {
             let index = event.pointer("/data/messageIndex").and_then(Value::as_u64);
             if let (Some(burst), Some(index)) = (st.burst.as_ref(), index) {
-                if burst.id() == text("toolCallId") {
+                // Without the burst's id on its events, a confirmation names '' (as the spec's
+                // examples do).
+                let bare = config.variants.has("messaging-without-call-id");
+                let named = text("toolCallId");
+                if burst.id() == named || (bare && named.is_empty()) {
                     burst.confirm(index);
                 }
             }

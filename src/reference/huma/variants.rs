@@ -5,8 +5,15 @@
 use crate::reference::Variant;
 use crate::variant;
 
-pub static VARIANTS: &[Variant] = &[variant!(
-    "own-tool-names",
-    "names the tool it calls itself (agent_NAME) instead of the name the directive asked \
-     for, and refuses a tool-result that does not name the tool-call's tool"
-)];
+pub static VARIANTS: &[Variant] = &[
+    variant!(
+        "own-tool-names",
+        "names the tool it calls itself (agent_NAME) instead of the name the directive asked \
+         for, and refuses a tool-result that does not name the tool-call's tool"
+    ),
+    variant!(
+        "messaging-without-call-id",
+        "messaging events carry no toolCallId (the spec makes it optional); confirmations \
+         name ''"
+    ),
+];
