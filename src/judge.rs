@@ -103,14 +103,11 @@ impl<'p> Judge<'p> {
                     let excuses = self.protocol.broken_input_excuses();
                     if out[start..].iter().any(|v| excuses.contains(&v.rule)) {
                         self.unanswered_broken -= 1;
-                        let mut i = start;
-                        while i < out.len() {
-                            if excuses.contains(&out[i].rule) {
-                                out.remove(i);
-                            } else {
-                                i += 1;
-                            }
-                        }
+                        let kept: Vec<Violation> = out
+                            .drain(start..)
+                            .filter(|v| !excuses.contains(&v.rule))
+                            .collect();
+                        out.extend(kept);
                     }
                 }
             }
@@ -149,9 +146,9 @@ impl<'p> Judge<'p> {
     /// broke (in `out[start..]`), or the checker says so.
     fn note_input(&mut self, start: usize, out: &[Violation]) {
         let broken = self.checker.input_broken()
-            || out[start..].iter().any(|v| {
-                rules::find(self.protocol.rules(), v.rule).is_some_and(|r| r.level == Level::Must)
-            });
+            || out[start..]
+                .iter()
+                .any(|v| rules::is_must(self.protocol.rules(), v.rule));
         if broken {
             self.unanswered_broken = self.unanswered_broken.saturating_add(1);
         }

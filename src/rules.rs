@@ -57,6 +57,12 @@ pub fn find<'a>(catalogue: &'a [Rule], id: &str) -> Option<&'a Rule> {
     catalogue.iter().find(|r| r.id == id)
 }
 
+/// True when `id` is a `must` of `catalogue`: what breaks one is broken input, not a
+/// difference of taste.
+pub fn is_must(catalogue: &[Rule], id: &str) -> bool {
+    find(catalogue, id).is_some_and(|r| r.level == Level::Must)
+}
+
 /// A [`Rule`] citing `SPEC §SECTION`: `spec_rule!("file.txt", "ID", Must, "Section", "text")`.
 #[macro_export]
 macro_rules! spec_rule {

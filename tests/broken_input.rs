@@ -149,6 +149,50 @@ fn haip_an_error_echoing_a_malformed_message_is_judged_as_an_error() {
     assert!(found.contains_key("HAIP-ENV-004"), "{found:?}");
 }
 
+/// A broken message excuses one answer, not more: the binary frame an envelope announced is
+/// no broken input, so a second ERROR on a bad channel after it is judged.
+#[test]
+fn haip_an_announced_binary_frame_is_not_broken_input() {
+    let mut bad_ping = haip(3, 2, "SYSTEM", "PING", json!({"nonce": "n1"}));
+    bad_ping["ts"] = json!("yesterday");
+    let mut audio = haip(
+        5,
+        3,
+        "USER",
+        "AUDIO_CHUNK",
+        json!({"message_id": "00000000-0000-4000-8000-000000000099", "mime": "audio/opus"}),
+    );
+    audio["bin_len"] = json!(2);
+    audio["bin_mime"] = json!("audio/opus");
+    let with_audio = |mut hai: Value| {
+        hai["payload"]["capabilities"]["binary_frames"] = json!(true);
+        if let Some(events) = hai["payload"]["accept_events"].as_array_mut() {
+            events.push(json!("AUDIO_CHUNK"));
+        }
+        hai
+    };
+    let hai_binary = with_audio(hai(1, 64));
+    let server_hai = with_audio(hai(2, 64));
+    let lines = [
+        connect(),
+        event("client", hai_binary),
+        event("server", server_hai),
+        event("client", bad_ping),
+        event(
+            "server",
+            haip_error(4, 2, "bad channel!", "00000000-0000-4000-8000-000000000003"),
+        ),
+        event("client", audio),
+        observed("client", json!({"binary": {"base64": "AAE=", "len": 2}})),
+        event(
+            "server",
+            haip_error(6, 3, "bad channel!", "00000000-0000-4000-8000-000000000005"),
+        ),
+    ];
+    let found = server_findings("haip", &lines);
+    assert_eq!(found.get("HAIP-ENV-004"), Some(&1), "{found:?}");
+}
+
 // --- HUMA -----------------------------------------------------------------------------------
 
 fn sio(from: &str, channel: &str, payload: Value) -> Value {

@@ -6,7 +6,7 @@
 
 use crate::fuzz::Input;
 use crate::protocol::Protocol;
-use crate::rules::{self, Level};
+use crate::rules;
 use crate::transport::{Body, Frame, Outgoing};
 use serde_json::Value;
 use std::collections::BTreeSet;
@@ -77,7 +77,7 @@ pub(super) fn broken_probe(
     let broken: Vec<&str> = profile
         .input_violations(&input)
         .into_iter()
-        .filter(|id| rules::find(protocol.rules(), id).is_some_and(|r| r.level == Level::Must))
+        .filter(|id| rules::is_must(protocol.rules(), id))
         .collect();
     if broken.is_empty() {
         return None;

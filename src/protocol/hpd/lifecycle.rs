@@ -69,6 +69,8 @@ pub struct Lifecycle {
     calls: BTreeMap<String, Call>,
     permissions: BTreeMap<String, Permission>,
     denied_calls: HashSet<String>,
+    /// The permission that gates each call, by callId (so a result finds it at once).
+    gated_calls: HashMap<String, String>,
     /// What approved calls of each gated tool returned (a few per tool): a denied call of the
     /// same tool whose result is one of these ran (HPD-ASK-002).
     approved_results: HashMap<String, Vec<Value>>,
@@ -178,6 +180,9 @@ impl Lifecycle {
                 self.outside_turn(kind, out);
                 if let Some(id) = id_of(m, "permissionId") {
                     self.issued.insert(id.to_owned());
+                    if let Some(call) = id_of(m, "callId") {
+                        self.gated_calls.insert(call.to_owned(), id.to_owned());
+                    }
                     self.permissions.insert(
                         id.to_owned(),
                         Permission {
@@ -454,16 +459,16 @@ impl Lifecycle {
     /// approved call of that tool to compare, a result that is not a string (the tool's own
     /// output, not a denial's text) means it ran.
     fn gated_result(&mut self, call: &str, result: Option<&Value>, out: &mut Vec<Violation>) {
-        let Some(p) = self
-            .permissions
-            .values()
-            .find(|p| p.call_id.as_deref() == Some(call))
-        else {
+        let (Some(result), Some(p)) = (
+            result,
+            self.gated_calls
+                .get(call)
+                .and_then(|id| self.permissions.get(id)),
+        ) else {
             return;
         };
         let function = p.function.clone().unwrap_or_default();
         let approved = p.outcome.or(p.answered) == Some(true);
-        let Some(result) = result else { return };
         if self.denied_calls.contains(call) {
             let compared = self.approved_results.get(&function);
             let ran = match compared {

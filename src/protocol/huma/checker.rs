@@ -135,9 +135,7 @@ impl HumaChecker {
 
     fn on_client(&mut self, channel: &str, event: &Value, out: &mut Vec<Violation>) {
         if channel != "message" {
-            self.client_broken = true;
-            self.broken_unanswered = self.broken_unanswered.saturating_add(1);
-            self.last_client_valid = None;
+            self.client_broke();
             return;
         }
         let before = out.len();
@@ -165,9 +163,15 @@ impl HumaChecker {
             }
         }
     }
-}
 
-impl HumaChecker {
+    /// The client's frame was broken: an error may answer it, and it is not the latest valid
+    /// event.
+    fn client_broke(&mut self) {
+        self.client_broken = true;
+        self.broken_unanswered = self.broken_unanswered.saturating_add(1);
+        self.last_client_valid = None;
+    }
+
     /// An error emit: it answers the oldest broken frame still unanswered, else the client's
     /// latest event, which must not have been valid (HUMA-VAL-007).
     fn error_answers(&mut self, out: &mut Vec<Violation>) {
@@ -196,9 +200,7 @@ impl Checker for HumaChecker {
         let text = match item {
             Observed::Garbage(text) => text,
             Observed::Event(..) | Observed::Binary(_) if from == Direction::Client => {
-                self.client_broken = true;
-                self.broken_unanswered = self.broken_unanswered.saturating_add(1);
-                self.last_client_valid = None;
+                self.client_broke();
                 return;
             }
             _ => return,
@@ -211,9 +213,7 @@ impl Checker for HumaChecker {
             Ok(None) => return,
             Err(()) => {
                 if from == Direction::Client {
-                    self.client_broken = true;
-                    self.broken_unanswered = self.broken_unanswered.saturating_add(1);
-                    self.last_client_valid = None;
+                    self.client_broke();
                 }
                 return;
             }

@@ -50,6 +50,11 @@ struct Turn {
     snapshot_seen: bool,
 }
 
+/// The tool_use a tool_result block answers.
+fn use_id(block: &Value) -> Option<&str> {
+    block.get("tool_use_id").and_then(Value::as_str)
+}
+
 /// The tools §Tasks Snapshot names as creating a task or an alarm: "This is emitted on: Task
 /// created (`background_research`, `background_reflect`) … Alarm created (`set_alarm`)".
 const TASK_TOOLS: [&str; 3] = ["background_research", "background_reflect", "set_alarm"];
@@ -274,29 +279,17 @@ impl NuumChecker {
     }
 
     fn tool_results(&mut self, kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) {
-        let ids: Vec<&str> = match kind {
-            Kind::ToolResult => line
-                .pointer("/tool_result/tool_use_id")
-                .and_then(Value::as_str)
-                .into_iter()
-                .collect(),
-            _ => validate::tool_result_blocks(line)
-                .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str))
-                .collect(),
+        let blocks: Vec<&Value> = match kind {
+            Kind::ToolResult => line.get("tool_result").into_iter().collect(),
+            _ => validate::tool_result_blocks(line).collect(),
         };
-        let failed: Vec<&str> = match kind {
-            Kind::ToolResult => line
-                .get("tool_result")
-                .filter(|r| r.get("is_error") == Some(&Value::Bool(true)))
-                .and_then(|r| r.get("tool_use_id"))
-                .and_then(Value::as_str)
-                .into_iter()
-                .collect(),
-            _ => validate::tool_result_blocks(line)
-                .filter(|b| b.get("is_error") == Some(&Value::Bool(true)))
-                .filter_map(|b| b.get("tool_use_id").and_then(Value::as_str))
-                .collect(),
-        };
+        let ids: Vec<&str> = blocks.iter().copied().filter_map(use_id).collect();
+        let failed: Vec<&str> = blocks
+            .iter()
+            .copied()
+            .filter(|b| b.get("is_error") == Some(&Value::Bool(true)))
+            .filter_map(use_id)
+            .collect();
         // A task tool that failed created nothing.
         self.process
             .turn

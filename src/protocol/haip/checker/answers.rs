@@ -4,7 +4,7 @@
 
 use super::HaipChecker;
 use crate::protocol::haip::facts::Facts;
-use crate::rules::Violation;
+use crate::rules::{self, Violation};
 use crate::transcript::Direction;
 use serde_json::Value;
 
@@ -22,18 +22,25 @@ impl HaipChecker {
     /// checker found in it).
     pub(super) fn client_message_judged(&mut self, f: &Facts<'_>, found: &[Violation]) {
         let valid = self.well_formed
-            && !found.iter().any(|v| {
-                crate::rules::find(crate::protocol::haip::rules::RULES, v.rule)
-                    .is_some_and(|r| r.level == crate::rules::Level::Must)
-            });
-        if valid {
-            if let Some(id) = f.id {
-                self.valid_client_ids.insert(id);
-            }
-        } else {
-            self.broken_unanswered = self.broken_unanswered.saturating_add(1);
+            && !found
+                .iter()
+                .any(|v| rules::is_must(crate::protocol::haip::rules::RULES, v.rule));
+        if !valid {
+            self.client_broke();
+            return;
         }
-        self.last_valid_client_seq = f.seq.filter(|_| valid);
+        if let Some(id) = f.id {
+            self.valid_client_ids.insert(id);
+        }
+        self.last_valid_client_seq = f.seq;
+    }
+
+    /// The client's item was broken (malformed, not a message, a binary frame nothing
+    /// announced): an ERROR may answer it, and it is not the latest valid message.
+    pub(super) fn client_broke(&mut self) {
+        self.client_broken = true;
+        self.broken_unanswered = self.broken_unanswered.saturating_add(1);
+        self.last_valid_client_seq = None;
     }
 
     /// HAIP-ERR-004: an ERROR claiming a protocol violation that answers a client message

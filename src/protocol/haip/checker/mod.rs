@@ -660,19 +660,18 @@ impl Checker for HaipChecker {
             Observed::Connect(_) => self.on_connect(),
             Observed::Event(event, _) => self.on_value(from, event, out),
             Observed::Binary(len) => {
+                let announced = self.senders[side(from)].owed_binary.take();
+                let fits = announced == Some(len as u64);
+                // An announced frame of the wrong length, or one nothing announced, is broken
+                // input an ERROR may answer; the frame an envelope announced is not.
                 if from == Direction::Client {
-                    // Owed or not, it is what ERROR may answer: an announced frame of the wrong
-                    // length, or one nothing announced, breaks the media rules.
-                    let owed = self.senders[side(from)].owed_binary;
-                    if owed != Some(len as u64) {
-                        self.client_broken = true;
-                        self.broken_unanswered = self.broken_unanswered.saturating_add(1);
-                        self.last_valid_client_seq = None;
+                    match fits {
+                        true => self.client_broken = false,
+                        false => self.client_broke(),
                     }
                 }
-                let sender = &mut self.senders[side(from)];
-                match sender.owed_binary.take() {
-                    Some(owed) if owed == len as u64 => {}
+                match announced {
+                    Some(_) if fits => {}
                     Some(owed) => out.push(Violation::new(
                         "HAIP-MEDIA-001",
                         format!("binary frame of {len} bytes after an envelope announcing bin_len {owed}"),
@@ -685,9 +684,7 @@ impl Checker for HaipChecker {
             }
             Observed::Garbage(text) => {
                 if from == Direction::Client {
-                    self.client_broken = true;
-                    self.broken_unanswered = self.broken_unanswered.saturating_add(1);
-                    self.last_valid_client_seq = None;
+                    self.client_broke();
                 }
                 let shown: String = text.chars().take(80).collect();
                 out.push(Violation::new(
