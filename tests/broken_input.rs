@@ -478,3 +478,19 @@ fn huma_an_error_answering_a_valid_event_is_val_007() {
     ];
     assert_eq!(server_findings("huma", &broken), BTreeMap::new());
 }
+
+// --- Binary frames from the target ----------------------------------------------------------
+
+/// Neither UAE nor HPD names a frame type: a binary frame from the target is a should-level
+/// finding of its own (UAE-ENV-009, HPD-ENV-009), no longer a broken envelope.
+#[test]
+fn a_binary_frame_from_the_target_is_its_own_should() {
+    for (protocol, rule) in [("uae", "UAE-ENV-009"), ("hpd", "HPD-ENV-009")] {
+        let lines = [
+            observed("client", json!({"connect": {"url": "ws://127.0.0.1:1/ws"}})),
+            observed("server", json!({"binary": {"base64": "AAE=", "len": 2}})),
+        ];
+        let found = server_findings(protocol, &lines);
+        assert_eq!(found, BTreeMap::from([(rule.to_owned(), 1)]), "{protocol}");
+    }
+}

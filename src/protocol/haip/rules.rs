@@ -130,7 +130,7 @@ pub static RULES: &[Rule] = &[
     rule!("HAIP-ERR-003", Info, "Error Handling",
         "Error codes outside the spec's list of common codes are recorded."),
     rule!("HAIP-ERR-004", Must, "Error Handling",
-        "A message that breaks no rule is not answered with an ERROR claiming a violation (PROTOCOL_VIOLATION, SEQ_VIOLATION, FLOW_CONTROL_VIOLATION, UNSUPPORTED_TYPE): ERROR answers violations, and the catalogue lists the message's type."),
+        "The receiver (judged: the server) does not answer a message that breaks no rule with an ERROR claiming a violation (PROTOCOL_VIOLATION, SEQ_VIOLATION, FLOW_CONTROL_VIOLATION, UNSUPPORTED_TYPE): \"Any violation MUST trigger ERROR\" makes ERROR the answer to violations, and the catalogue lists the message's type."),
     // Authentication.
     rule!("HAIP-AUTH-001", Must, "Authentication and Security",
         "A connection that presents no token is refused."),

@@ -30,7 +30,7 @@ pub static RULES: &[Rule] = &[
     rule!("HPD-ENV-008", Should, "Live Event Envelope",
         "messageId and a delta's text are strings, as the spec's one envelope example shows them."),
     rule!("HPD-ENV-009", Should, "Live Event Envelope",
-        "A live event over the WebSocket is a text frame holding its envelope: the spec's envelopes are JSON, and it names no frame type."),
+        "The agent sends each live event over the WebSocket as a text frame holding its envelope (\"AgentEventSerializer envelopes\" are JSON; the spec names no frame type)."),
     // Input handling.
     rule!("HPD-IN-001", Must, "Live Event Envelope",
         "HTTP input answers an invalid event envelope (not JSON, no type, an unknown type) as a bad request: HTTP 400."),

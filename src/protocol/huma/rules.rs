@@ -29,7 +29,7 @@ pub static RULES: &[Rule] = &[
     rule!("HUMA-VAL-006", Must, "Client Events",
         "A client event with __proto__, constructor or prototype as a key anywhere in context or data (nested, inside arrays too) is rejected (\"in context and data fields\")."),
     rule!("HUMA-VAL-008", Should, "Validation Limits",
-        "A tool-result whose object result holds __proto__, constructor or prototype as a key is rejected (\"Any Record field is recursively checked\"; result is typed any, so a should)."),
+        "The server rejects a tool-result whose object result holds __proto__, constructor or prototype as a key (\"Any Record field is recursively checked\"; result is typed any, so a should)."),
     rule!("HUMA-VAL-007", Must, "Client Events",
         "A valid client event is accepted: no error event answers it."),
     // Errors.

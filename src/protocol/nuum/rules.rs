@@ -28,7 +28,7 @@ pub static RULES: &[Rule] = &[
     rule!("NUUM-OUT-001", Info, "Output Messages (Nuum → stdout)",
         "Output the spec does not list (another type, a system subtype or a content block type of its own) is recorded."),
     rule!("NUUM-OUT-002", Should, "Output Messages (Nuum → stdout)",
-        "A line has the form and field types the spec's examples show: an object with a string type; string session_id, message.role \"assistant\", model, ids, names, descriptions and messages; message.content and tasks arrays; boolean is_error and running; non-negative integer duration_ms and num_turns, positive integer position and message_count; a tool_result block with type tool_result, a string tool_use_id and content."),
+        "Each line the process writes has the form and field types the spec's examples show: an object with a string type; string session_id, message.role \"assistant\", model, ids, names, descriptions and messages; message.content and tasks arrays; boolean is_error and running; non-negative integer duration_ms and num_turns, positive integer position and message_count; a tool_result block with type tool_result, a string tool_use_id and content."),
     rule!("NUUM-AST-001", Must, "Session Identity",
         "An assistant line carries a message and a session_id (\"The session_id appears in: … All assistant messages\")."),
     rule!("NUUM-AST-002", Should, "Content Block Types",
