@@ -45,22 +45,7 @@ Examples:
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// List protocols, or a protocol's rules, cases, reference faults or variants.
-    List {
-        /// The protocol (without one: every protocol wireprobe knows).
-        protocol: Option<String>,
-        /// Every rule: id, level, statement, and the spec section it cites.
-        #[arg(long)]
-        rules: bool,
-        /// The bundled suite's cases.
-        #[arg(long)]
-        cases: bool,
-        /// The reference target's faults and the rules each breaks.
-        #[arg(long)]
-        faults: bool,
-        /// The reference target's legal-but-different variants.
-        #[arg(long)]
-        variants: bool,
-    },
+    List(ListArgs),
     /// Run a protocol's suite against a live target.
     Run(Box<RunArgs>),
     /// Fuzz a live target with generated event sequences.
@@ -341,6 +326,30 @@ pub struct TargetFlags {
     /// With `--target builtin`: start the reference target with this variant (repeatable).
     #[arg(long = "variant", value_name = "NAME")]
     pub variants: Vec<String>,
+}
+
+/// What `wireprobe list` shows.
+#[derive(Debug, clap::Args)]
+pub struct ListArgs {
+    /// The protocol (without one: every protocol wireprobe knows).
+    pub protocol: Option<String>,
+    /// Every rule: id, level, statement, and the spec section it cites.
+    #[arg(long)]
+    pub rules: bool,
+    /// The bundled suite's cases.
+    #[arg(long)]
+    pub cases: bool,
+    /// The reference target's faults and the rules each breaks.
+    #[arg(long)]
+    pub faults: bool,
+    /// The reference target's legal-but-different variants.
+    #[arg(long)]
+    pub variants: bool,
+    /// One rule in full: its statement, the spec's own words, the section it cites, the
+    /// cases written for it, the reference faults that break it and the variants it must
+    /// pass.
+    #[arg(long, value_name = "ID")]
+    pub rule: Option<String>,
 }
 
 #[cfg(test)]

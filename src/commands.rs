@@ -49,13 +49,7 @@ pub fn usage(error: anyhow::Error) -> Failure {
 
 pub async fn dispatch(command: Command) -> u8 {
     let result = match command {
-        Command::List {
-            protocol,
-            rules,
-            cases,
-            faults,
-            variants,
-        } => list(protocol.as_deref(), rules, cases, faults, variants).map_err(usage),
+        Command::List(args) => list(&args).map_err(usage),
         Command::Run(args) => run(*args).await,
         Command::Check {
             protocol,
@@ -91,14 +85,15 @@ fn protocol_named(id: &str) -> Result<&'static dyn Protocol> {
     })
 }
 
-fn list(
-    protocol: Option<&str>,
-    rules: bool,
-    cases: bool,
-    faults: bool,
-    variants: bool,
-) -> Result<u8> {
-    let Some(id) = protocol else {
+fn list(args: &crate::cli::ListArgs) -> Result<u8> {
+    let crate::cli::ListArgs {
+        rules,
+        cases,
+        faults,
+        variants,
+        ..
+    } = *args;
+    let Some(id) = args.protocol.as_deref() else {
         for p in protocol::all() {
             say!(
                 "{:<6} {}  ({} rules; spec: {})",
@@ -117,6 +112,9 @@ fn list(
         return Ok(EXIT_OK);
     };
     let p = protocol_named(id)?;
+    if let Some(rule) = &args.rule {
+        return list_rule(p, rule);
+    }
     let all = !rules && !cases && !faults && !variants;
     if rules || all {
         for r in p.rules() {
@@ -151,6 +149,61 @@ fn list(
             say!("{:<28} {}", v.name, v.description);
         }
     }
+    Ok(EXIT_OK)
+}
+
+/// `list P --rule ID`: a rule with the spec's words it rests on and everything that tests it.
+fn list_rule(p: &dyn Protocol, id: &str) -> Result<u8> {
+    let rule = wireprobe::rules::find(p.rules(), id).ok_or_else(|| {
+        anyhow!(
+            "{} has no rule {id:?} (`wireprobe list {} --rules` lists them)",
+            p.id(),
+            p.id()
+        )
+    })?;
+    say!("{} ({})", rule.id, rule.level);
+    say!("  {}", rule.text);
+    say!("the spec says:");
+    for excerpt in rule.excerpts() {
+        say!("  \"{excerpt}\"");
+    }
+    let citation = wireprobe::citation::cite(rule.source);
+    match citation.url {
+        Some(url) => say!("source: {}, {url}", citation.text),
+        None => say!("source: {}", citation.text),
+    }
+    let named = |names: Vec<String>| match names.is_empty() {
+        true => "  (none)".to_owned(),
+        false => names
+            .iter()
+            .map(|n| format!("  {n}"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
+    let suite = suites::load_bundled(p)?;
+    let cases = suite
+        .cases
+        .iter()
+        .filter(|c| c.rules.iter().any(|r| r == rule.id))
+        .map(|c| format!("{} — {}", c.id, c.title))
+        .collect();
+    say!("cases written for it:\n{}", named(cases));
+    let faults = reference::faults(p.id())
+        .unwrap_or_default()
+        .iter()
+        .filter(|f| f.breaks.contains(&rule.id))
+        .map(|f| format!("{} — {}", f.name, f.description))
+        .collect();
+    say!("reference faults that break it:\n{}", named(faults));
+    let variants = reference::variants(p.id())
+        .unwrap_or_default()
+        .iter()
+        .map(|v| format!("{} — {}", v.name, v.description))
+        .collect();
+    say!(
+        "reference variants it must pass (every variant passes every rule):\n{}",
+        named(variants)
+    );
     Ok(EXIT_OK)
 }
 

@@ -32,6 +32,10 @@ pub struct Rule {
     pub level: Level,
     /// Our paraphrase of the statement.
     pub text: &'static str,
+    /// The spec's own words the rule rests on, verbatim: one or more excerpts joined by
+    /// [`QUOTE_SEPARATOR`]. An excerpt that starts with [`FACTS_PREFIX`] comes from the
+    /// facts gathered about real implementations (`specs/README.md`), not from the spec.
+    pub quote: &'static str,
     /// Spec file name and section heading, e.g. `001_1704fd641f081645.txt §Sequencing and Replay`.
     pub source: &'static str,
 }
@@ -52,6 +56,21 @@ impl Violation {
     }
 }
 
+/// Joins the excerpts of a [`Rule::quote`].
+pub const QUOTE_SEPARATOR: &str = " … ";
+
+/// Marks an excerpt of a [`Rule::quote`] taken from the facts about real implementations.
+pub const FACTS_PREFIX: &str = "facts: ";
+
+impl Rule {
+    /// The excerpts of the spec the rule rests on, each verbatim.
+    pub fn excerpts(&self) -> impl Iterator<Item = &'static str> {
+        self.quote
+            .split(QUOTE_SEPARATOR)
+            .filter(|excerpt| !excerpt.is_empty())
+    }
+}
+
 /// Looks a rule up by id in a catalogue.
 pub fn find<'a>(catalogue: &'a [Rule], id: &str) -> Option<&'a Rule> {
     catalogue.iter().find(|r| r.id == id)
@@ -63,15 +82,20 @@ pub fn is_must(catalogue: &[Rule], id: &str) -> bool {
     find(catalogue, id).is_some_and(|r| r.level == Level::Must)
 }
 
-/// A [`Rule`] citing `SPEC §SECTION`: `spec_rule!("file.txt", "ID", Must, "Section", "text")`.
+/// A [`Rule`] citing `SPEC §SECTION`:
+/// `spec_rule!("file.txt", "ID", Must, "Section", "our paraphrase", "the spec's words")`.
 #[macro_export]
 macro_rules! spec_rule {
-    ($spec:literal, $id:literal, $level:expr, $section:literal, $text:literal) => {
+    ($spec:literal, $id:literal, $level:expr, $section:literal, $text:literal, $quote:literal) => {
         $crate::rules::Rule {
             id: $id,
             level: $level,
             text: $text,
+            quote: $quote,
             source: concat!($spec, " §", $section),
         }
+    };
+    ($spec:literal, $id:literal, $level:expr, $section:literal, $text:literal) => {
+        $crate::spec_rule!($spec, $id, $level, $section, $text, "")
     };
 }

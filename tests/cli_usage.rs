@@ -243,3 +243,24 @@ fn known_flaky_cases_are_rerun_and_never_fail_the_run() {
         "{case}"
     );
 }
+
+#[test]
+fn a_rule_is_listed_with_its_sentence_cases_faults_and_variants() {
+    let out = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+        .args(["list", "haip", "--rule", "HAIP-SEQ-001"])
+        .output()
+        .expect("wireprobe runs");
+    assert!(out.status.success(), "{out:?}");
+    let out = String::from_utf8_lossy(&out.stdout);
+    for shown in [
+        "HAIP-SEQ-001 (must)",
+        "the spec says:\n  \"Incrementing `seq` (starting at `\"1\"`).\"",
+        "§Sequencing and Replay",
+        "haip.seq.server-numbering",
+        "seq-starts-at-0",
+        "whole-text",
+    ] {
+        assert!(out.contains(shown), "{shown:?} not in:\n{out}");
+    }
+    assert_usage(&["list", "haip", "--rule", "HAIP-NOPE-1"], "has no rule");
+}

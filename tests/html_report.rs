@@ -151,6 +151,13 @@ fn assert_counts(dom: &str, report: &serde_json::Value) {
     }
 }
 
+/// `text` as a browser writes a text node back out.
+fn html_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
 #[test]
 fn a_report_of_the_builtin_with_a_fault_renders_in_a_browser() {
     let Some(browser) = browser_or_skip("html report with a fault") else {
@@ -181,6 +188,13 @@ fn a_report_of_the_builtin_with_a_fault_renders_in_a_browser() {
     );
     // Its violation is pinned under the frame that broke it.
     assert!(dom.contains("class=\"server violated\""));
+    // Each rule shows the spec's own words under our statement of it.
+    let env = wireprobe::protocol::get("uae")
+        .and_then(|p| wireprobe::rules::find(p.rules(), "UAE-ENV-001"))
+        .expect("UAE-ENV-001");
+    let words = env.excerpts().next().expect("UAE-ENV-001 quotes its spec");
+    let shown = format!("<blockquote class=\"spec\">{}", html_escape(words));
+    assert!(dom.contains(&shown), "{shown} not rendered");
 
     screenshot(
         &browser,

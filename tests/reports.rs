@@ -17,6 +17,7 @@ const RULES: &[Rule] = &[
         id: "T-SEQ-001",
         level: Level::Must,
         text: "seq starts at 1",
+        quote: "",
         // A real spec's key: reports cite it by public title, version and section.
         source: "001_1704fd641f081645.txt §Sequencing and Replay",
     },
@@ -24,12 +25,14 @@ const RULES: &[Rule] = &[
         id: "T-PING-002",
         level: Level::Should,
         text: "PONG echoes the nonce",
+        quote: "",
         source: "spec.txt §Catalogue",
     },
     Rule {
         id: "T-AUTH-001",
         level: Level::Must,
         text: "no token, no entry",
+        quote: "",
         source: "spec.txt §Auth",
     },
 ];

@@ -16,6 +16,7 @@ static RULES: &[Rule] = &[Rule {
     id: "T-LINE-001",
     level: Level::Must,
     text: "lines come back",
+    quote: "",
     source: "test §Lines",
 }];
 

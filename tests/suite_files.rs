@@ -213,3 +213,43 @@ fn every_protocol_cites_its_spec_by_public_title_not_file_name() {
         }
     }
 }
+
+/// `text` with every run of whitespace one space: a spec's line breaks are not its words.
+fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn every_rule_quotes_its_spec_verbatim() {
+    use wireprobe::rules::FACTS_PREFIX;
+    let specs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/specs");
+    let Ok(facts) = std::fs::read_to_string(specs.join("README.md")) else {
+        eprintln!("skipped: {} not found", specs.display());
+        return;
+    };
+    let facts = words(&facts);
+    let mut unquoted = Vec::new();
+    for p in protocol::all() {
+        let spec = words(&std::fs::read_to_string(specs.join(p.spec_file())).expect("spec"));
+        for rule in p.rules() {
+            if rule.excerpts().next().is_none() {
+                unquoted.push(rule.id);
+            }
+            for excerpt in rule.excerpts() {
+                let (source, said) = match excerpt.strip_prefix(FACTS_PREFIX) {
+                    Some(fact) => (&facts, fact),
+                    None => (&spec, excerpt),
+                };
+                assert!(
+                    source.contains(&words(said)),
+                    "{} quotes words its source does not hold: {said:?}",
+                    rule.id
+                );
+            }
+        }
+    }
+    assert!(
+        unquoted.is_empty(),
+        "rules without the spec's words: {unquoted:?}"
+    );
+}

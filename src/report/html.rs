@@ -231,16 +231,30 @@ fn compliance(out: &mut String, report: &Report) {
             "<tr class=\"filterable\" data-verdict=\"{v}\" data-level=\"{l}\" id=\"rule-{id}\">\
              <td>{badge}</td><td class=\"mono nowrap\">{id}</td><td>{l}</td>\
              <td title=\"{source}\">{section}</td>\
-             <td>{text}</td><td class=\"mono small\">{cases}</td></tr>",
+             <td>{text}{quote}</td><td class=\"mono small\">{cases}</td></tr>",
             v = r.verdict,
             l = r.level,
             id = esc(&r.id),
             badge = badge(r.verdict),
             source = esc(&r.source),
             text = esc(&r.text),
+            quote = spec_words(&report.protocol, &r.id),
         );
     }
     let _ = writeln!(out, "</tbody>\n</table>\n</section>");
+}
+
+/// The spec's own words a rule rests on, under our statement of it (nothing for a rule the
+/// catalogue no longer has: a saved report renders with today's catalogue).
+fn spec_words(protocol: &str, rule: &str) -> String {
+    let Some(rule) =
+        crate::protocol::get(protocol).and_then(|p| crate::rules::find(p.rules(), rule))
+    else {
+        return String::new();
+    };
+    rule.excerpts()
+        .map(|excerpt| format!("<blockquote class=\"spec\">{}</blockquote>", esc(excerpt)))
+        .collect()
 }
 
 /// The cases written for a rule, linked; the cases that only saw it broken in passing folded
