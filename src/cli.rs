@@ -350,6 +350,9 @@ pub struct ListArgs {
     /// pass.
     #[arg(long, value_name = "ID")]
     pub rule: Option<String>,
+    /// The JSON Schema of a suite file (for an editor: see the README's "Writing a suite").
+    #[arg(long)]
+    pub suite_schema: bool,
 }
 
 #[cfg(test)]

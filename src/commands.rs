@@ -93,6 +93,10 @@ fn list(args: &crate::cli::ListArgs) -> Result<u8> {
         variants,
         ..
     } = *args;
+    if args.suite_schema {
+        say!("{:#}", wireprobe::suite::file_schema());
+        return Ok(EXIT_OK);
+    }
     let Some(id) = args.protocol.as_deref() else {
         for p in protocol::all() {
             say!(

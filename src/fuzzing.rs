@@ -199,7 +199,7 @@ fn write_finding(out: &Path, p: &dyn Protocol, seed: u64, finding: &Finding) -> 
         finding.attempts,
         finding.failure.message.replace('\n', " ")
     );
-    std::fs::write(&toml, header + &writer::case_to_toml(&finding.case))?;
+    std::fs::write(&toml, header + &writer::case_to_toml(&finding.case)?)?;
     let mut lines = String::new();
     for entry in &finding.result.transcript {
         lines.push_str(&serde_json::to_string(entry)?);

@@ -80,17 +80,40 @@ fn broken_suites_are_refused_with_their_location() {
     );
     let e = load_err("[[case]]\nid = \"x\"\ntitle = \"t\"\nrules = [\"HAIP-PING-001\"]\nsteps = [{ sned = {} }]\n");
     assert!(
-        e.contains("step 1") && e.contains("no action in step"),
+        e.starts_with("bad.toml:5: case `x`") && e.contains("no action in step"),
         "{e}"
     );
     let e = load_err("[[case]]\nid = \"x\"\ntitle = \"t\"\nrules = [\"HAIP-PING-001\"]\nsteps = [{ send = {}, times = 1e9 }]\n");
-    assert!(e.contains("step 1") && e.contains("times"), "{e}");
+    assert!(
+        e.starts_with("bad.toml:5: case `x`") && e.contains("times"),
+        "{e}"
+    );
     let e = load_err("[[case]]\nid = \"x\"\ntitle = \"t\"\nrules = [\"HAIP-PING-001\"]\nsteps = []\ncolour = 1\n");
-    assert!(e.contains("unknown key `colour`"), "{e}");
+    assert!(
+        e.starts_with("bad.toml:6: case `x`")
+            && e.contains("unknown field `colour`")
+            && e.contains("`title`, `rules`"),
+        "{e}"
+    );
+    // A key a step kind does not take names the line and the keys it does.
+    let e = load_err("[[case]]\nid = \"x\"\ntitle = \"t\"\nrules = [\"HAIP-PING-001\"]\nsteps = [\n  { send = {} },\n  { expect = { type = \"PONG\" }, within = 5 },\n]\n");
+    assert!(
+        e.starts_with("bad.toml:7: case `x`")
+            && e.contains("unknown field `within`")
+            && e.contains("`within_ms`")
+            && e.contains("`rule`"),
+        "{e}"
+    );
+    // A step rule the protocol does not know: counted from 1, fallback steps after the main ones.
+    let e = load_err("[[case]]\nid = \"x\"\ntitle = \"t\"\nrules = [\"HAIP-PING-001\"]\nsteps = [{ wait = { ms = 1 } }]\nfallback = [{ wait = { ms = 1 }, rule = \"HAIP-NOPE\" }]\n");
+    assert!(
+        e.contains("case `x` step 2") && e.contains("unknown rule `HAIP-NOPE`"),
+        "{e}"
+    );
     let e = load_err("[[case]]\nid = \"x\"\ntitle = \"t\"\nrules = [\"HAIP-PING-001\"]\nsteps = []\n[[case]]\nid = \"x\"\ntitle = \"t\"\nrules = [\"HAIP-PING-001\"]\nsteps = []\n");
     assert!(e.contains("duplicate case id"), "{e}");
     let e = load_err("this is = = not toml");
-    assert!(e.starts_with("bad.toml: "), "{e}");
+    assert!(e.starts_with("bad.toml:1: "), "{e}");
     let e = load_err("[[case]]\nid = \"x\"\ntitle = \"t\"\nrules = [\"HAIP-PING-001\"]\nsteps = [{ expect = { type = \"PONG\" }, scenario = true, probe = true }]\n");
     assert!(e.contains("scenario or a probe"), "{e}");
 }
@@ -120,7 +143,7 @@ fn every_bundled_case_survives_a_round_trip_through_the_writer() {
     for p in protocol::all() {
         let bundled = suite::load_bundled(*p).expect("loads");
         for case in &bundled.cases {
-            let text = writer::case_to_toml(case);
+            let text = writer::case_to_toml(case).expect("writes");
             let again = loader::load_texts(*p, &[("w.toml".into(), text.clone())])
                 .unwrap_or_else(|e| panic!("{}: {e}\n{text}", case.id));
             let back = &again.cases[0];
@@ -143,18 +166,15 @@ fn every_bundled_case_survives_a_round_trip_through_the_writer() {
 
 #[test]
 fn nulls_are_written_as_a_marker_and_read_back() {
-    use wireprobe::suite::model::{Action, Step, Times};
+    use wireprobe::suite::model::{Send, Step, Times};
     use wireprobe::suite::writer;
     let mut case = suite::load_bundled(haip()).expect("loads").cases[0].clone();
     let event = serde_json::json!({"type": "PING", "payload": {"nonce": null, "x": [null, 1.5]}});
-    case.steps = vec![Step {
-        action: Action::Send {
-            event: event.clone(),
-            times: Times::Fixed(1),
-        },
-        rule: None,
-    }];
-    let text = writer::case_to_toml(&case);
+    case.steps = vec![Step::new(Send {
+        event: event.clone(),
+        times: Times::Fixed(1),
+    })];
+    let text = writer::case_to_toml(&case).expect("writes");
     let back = loader::load_texts(haip(), &[("w.toml".into(), text.clone())]).expect("loads");
     assert_eq!(back.cases[0].steps, case.steps, "{text}");
 }
@@ -178,17 +198,14 @@ steps = [
     let loaded = loader::load_texts(haip(), &[("t.toml".into(), text.into())]).expect("loads");
     let case = &loaded.cases[0];
     assert!(matches!(
-        case.steps[0].action,
-        Action::Reconnect {
-            token: Some(TokenKind::Expired),
-            ..
-        }
+        &case.steps[0].action,
+        Action::Reconnect(r) if r.how.token == Some(TokenKind::Expired)
     ));
     assert!(matches!(
         &case.steps[2].action,
-        Action::ExpectError { code_rule: Some(r), .. } if r == "HAIP-ENV-008"
+        Action::ExpectError(e) if e.wanted.code_rule.as_deref() == Some("HAIP-ENV-008")
     ));
-    let again = writer::case_to_toml(case);
+    let again = writer::case_to_toml(case).expect("writes");
     let back = loader::load_texts(haip(), &[("w.toml".into(), again.clone())]).expect("loads");
     assert_eq!(back.cases[0].steps, case.steps, "{again}");
     assert_eq!(back.cases[0].handshake_with, case.handshake_with, "{again}");
@@ -251,5 +268,49 @@ fn every_rule_quotes_its_spec_verbatim() {
     assert!(
         unquoted.is_empty(),
         "rules without the spec's words: {unquoted:?}"
+    );
+}
+
+/// A suite text as the JSON document a schema validator (and an editor) sees.
+fn as_json(text: &str) -> serde_json::Value {
+    let table: toml::Table = toml::from_str(text).expect("TOML");
+    serde_json::to_value(table).expect("JSON")
+}
+
+#[test]
+fn every_bundled_suite_file_matches_the_suite_schema() {
+    let schema = suite::file_schema();
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    for p in protocol::all() {
+        for (name, text) in p.bundled_suite() {
+            let errors: Vec<String> = validator
+                .iter_errors(&as_json(text))
+                .map(|e| format!("{}: {e}", e.instance_path()))
+                .collect();
+            assert!(errors.is_empty(), "suites/{}/{name}: {errors:#?}", p.id());
+        }
+    }
+    // The schema refuses what the loader refuses: a key no step kind takes, a second kind.
+    for bad in [
+        "[[case]]\nid = \"x\"\ntitle = \"t\"\nrules = [\"HAIP-PING-001\"]\nsteps = [{ expect = { type = \"PONG\" }, within = 5 }]\n",
+        "[[case]]\nid = \"x\"\ntitle = \"t\"\nrules = [\"HAIP-PING-001\"]\nsteps = [{ send = {}, wait = { ms = 1 } }]\n",
+        "[[case]]\nid = \"x\"\ntitle = \"t\"\nrules = []\nsteps = []\n",
+        "[[case]]\nid = \"x\"\ntitle = \"t\"\nrules = [\"HAIP-PING-001\"]\nsteps = []\ncolour = 1\n",
+    ] {
+        assert!(!validator.is_valid(&as_json(bad)), "the schema took {bad}");
+        assert!(load_err(bad).contains("bad.toml:"), "the loader took {bad}");
+    }
+}
+
+#[test]
+fn the_bundled_schema_file_is_what_the_types_derive() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("suites/suite.schema.json");
+    let on_disk: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("suites/suite.schema.json"))
+            .expect("JSON");
+    assert_eq!(
+        on_disk,
+        suite::file_schema(),
+        "suites/suite.schema.json is stale: `wireprobe list --suite-schema > suites/suite.schema.json`"
     );
 }

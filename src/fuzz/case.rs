@@ -7,7 +7,9 @@ use super::{Answer, FuzzProfile, Input, Opening, Oracle, Probe, Rng};
 use crate::matcher;
 use crate::protocol::{Protocol, TransportKind};
 use crate::suite::model::{
-    Action, Case, ConnectSpec, HandshakeMode, Otherwise, RawFrame, Step, Times, Unanswered,
+    Action, Case, CloseWanted, ConnectSpec, Discard, ErrorWanted, Expect, ExpectClose, ExpectError,
+    ExpectRefused, ExpectSilence, HandshakeMode, Patterns, RawFrame, Reconnect, Reconnection,
+    Restart, Send, SendRaw, Silence, Step, Times, Wait,
 };
 use crate::suite::runner::Credentials;
 use proptest::prelude::*;
@@ -101,15 +103,24 @@ pub fn case_for(
         } => {
             if credentials.any() && (!needs_secret || credentials.jwt_secret.is_some()) {
                 out.push(step(
-                    Action::Reconnect {
-                        handshake: HandshakeMode::SendOnly,
-                        handshake_with: None,
-                        new_session: true,
-                        token: Some(*token),
-                    },
+                    Reconnect {
+                        how: Reconnection {
+                            handshake: HandshakeMode::SendOnly,
+                            handshake_with: None,
+                            new_session: true,
+                            token: Some(*token),
+                        },
+                    }
+                    .into(),
                     None,
                 ));
-                out.push(step(Action::ExpectRefused { within_ms: None }, Some(rule)));
+                out.push(step(
+                    ExpectRefused {
+                        wanted: Default::default(),
+                    }
+                    .into(),
+                    Some(rule),
+                ));
                 out.push(step(restart(protocol), None));
             }
             (HandshakeMode::Full, None)
@@ -121,20 +132,21 @@ pub fn case_for(
             rule,
         } => {
             out.push(step(
-                Action::ExpectError {
-                    code: code.map(str::to_owned),
-                    code_rule: None,
-                    unless: None,
-                    within_ms: None,
-                },
+                ExpectError {
+                    wanted: ErrorWanted {
+                        code: code.map(str::to_owned),
+                        ..ErrorWanted::default()
+                    },
+                }
+                .into(),
                 Some(rule),
             ));
             if *closes {
                 out.push(step(
-                    Action::ExpectClose {
-                        code: None,
-                        within_ms: None,
-                    },
+                    ExpectClose {
+                        wanted: CloseWanted::default(),
+                    }
+                    .into(),
                     Some(rule),
                 ));
             }
@@ -179,18 +191,20 @@ pub fn case_for(
         out.push(step(action, None));
         match m.answer {
             Answer::Error(code) => out.push(step(
-                Action::ExpectError {
-                    code: code.map(str::to_owned),
-                    code_rule: profile.code_rule(m).map(str::to_owned),
-                    unless: None,
-                    within_ms: None,
-                },
+                ExpectError {
+                    wanted: ErrorWanted {
+                        code: code.map(str::to_owned),
+                        code_rule: profile.code_rule(m).map(str::to_owned),
+                        ..ErrorWanted::default()
+                    },
+                }
+                .into(),
                 Some(profile.answer_rule(m)),
             )),
             Answer::Accept | Answer::Survive => {}
             Answer::Unspecified => {
                 // Whatever the target did, go on from a fresh connection.
-                out.push(step(Action::Wait { ms: 100 }, None));
+                out.push(step(Wait::ms(100).into(), None));
                 out.push(step(restart(protocol), None));
                 continue;
             }
@@ -208,7 +222,7 @@ pub fn case_for(
         }
         // Still serving? Answers to the bad input are forgotten first, so they cannot pass for
         // the probe's.
-        out.push(step(Action::Discard, None));
+        out.push(step(Discard::default().into(), None));
         out.extend(probe_steps(&probe, probe.rule));
     }
     Case {
@@ -246,10 +260,7 @@ fn mutation<'p>(
 /// profile's sync message and its own answer, or a short wait.
 fn settle(profile: &dyn FuzzProfile, tag: u64) -> Vec<Step> {
     let mut out = sync_steps(profile, tag);
-    out.push(Step {
-        action: Action::Discard,
-        rule: None,
-    });
+    out.push(Step::new(Discard::default()));
     out
 }
 
@@ -261,10 +272,7 @@ fn sync_steps(profile: &dyn FuzzProfile, tag: u64) -> Vec<Step> {
             send_step(sync.send),
             reply_step(vec![sync.answer], sync.rule, false),
         ],
-        None => vec![Step {
-            action: Action::Wait { ms: SETTLE_MS },
-            rule: None,
-        }],
+        None => vec![Step::new(Wait::ms(SETTLE_MS))],
     }
 }
 
@@ -272,14 +280,15 @@ fn sync_steps(profile: &dyn FuzzProfile, tag: u64) -> Vec<Step> {
 /// (the target may have forgotten the old one, and a refused resume is not what a run is about).
 fn restart(protocol: &dyn Protocol) -> Action {
     if protocol.transport() == TransportKind::Stdio {
-        Action::Restart
+        Restart::default().into()
     } else {
-        Action::Reconnect {
-            handshake: HandshakeMode::Full,
-            handshake_with: None,
-            new_session: true,
-            token: None,
+        Reconnect {
+            how: Reconnection {
+                new_session: true,
+                ..Reconnection::default()
+            },
         }
+        .into()
     }
 }
 
@@ -301,41 +310,35 @@ fn oracle_steps(
         } => vec![reply_step(patterns, rule, scenario)],
         Oracle::Sync => sync_steps(profile, tag),
         Oracle::Restart => plain(restart(protocol)),
-        Oracle::Resume(with) => plain(Action::Reconnect {
-            handshake: HandshakeMode::Full,
-            handshake_with: Some(with),
-            new_session: false,
-            token: None,
-        }),
+        Oracle::Resume(with) => plain(
+            Reconnect {
+                how: Reconnection {
+                    handshake_with: Some(with),
+                    ..Reconnection::default()
+                },
+            }
+            .into(),
+        ),
     }
 }
 
 /// Sends `event` through the session.
 fn send_step(event: Value) -> Step {
-    Step {
-        action: Action::Send {
-            event,
-            times: Times::Fixed(1),
-        },
-        rule: None,
-    }
+    Step::new(Send {
+        event,
+        times: Times::Fixed(1),
+    })
 }
 
 /// One of `patterns` arrives within the step timeout, else `rule` is broken (or, for a
 /// `scenario`, the run is skipped).
 fn reply_step(patterns: Vec<Value>, rule: &str, scenario: bool) -> Step {
     Step {
-        action: Action::Expect {
-            patterns,
-            count: Times::Fixed(1),
-            within_ms: None,
-            unanswered: if scenario {
-                Unanswered::ScenarioNotReached
-            } else {
-                Unanswered::Fails
-            },
-            otherwise: Otherwise::default(),
-        },
+        action: Expect {
+            scenario,
+            ..Expect::new(patterns, Times::Fixed(1), None)
+        }
+        .into(),
         rule: Some(rule.to_owned()),
     }
 }
@@ -343,11 +346,15 @@ fn reply_step(patterns: Vec<Value>, rule: &str, scenario: bool) -> Step {
 /// Nothing matching `matching` arrives (or waits) for `ms`, else `rule` is broken.
 fn silence_step(matching: Vec<Value>, ms: u64, rule: &str) -> Step {
     Step {
-        action: Action::ExpectSilence {
-            ms,
-            matching,
-            unanswered: Unanswered::Fails,
-        },
+        action: ExpectSilence {
+            silence: Silence {
+                ms,
+                matching: Patterns(matching),
+            },
+            scenario: false,
+            probe: false,
+        }
+        .into(),
         rule: Some(rule.to_owned()),
     }
 }
@@ -368,15 +375,18 @@ fn probe_steps(probe: &Probe, rule: &str) -> Vec<Step> {
 
 /// How an input goes out: an event through the session, anything else as exact bytes.
 fn send_action(profile: &dyn FuzzProfile, original: &Value, input: Input) -> Option<Action> {
-    let raw = |bytes: Vec<u8>| Action::SendRaw {
-        frame: RawFrame::TextBytes(profile.raw_frame(&bytes)),
-        times: Times::Fixed(1),
+    let raw = |bytes: Vec<u8>| {
+        Action::from(SendRaw {
+            frame: RawFrame::TextBytes(profile.raw_frame(&bytes)),
+            times: Times::Fixed(1),
+        })
     };
     Some(match input {
-        Input::Event(event @ Value::Object(_)) => Action::Send {
+        Input::Event(event @ Value::Object(_)) => Send {
             event: matcher::literal(&profile.live_event(original, &event)?),
             times: Times::Fixed(1),
-        },
+        }
+        .into(),
         // A session encodes objects only: other JSON goes out as its text.
         Input::Event(other) => raw(other.to_string().into_bytes()),
         Input::Raw(bytes) => raw(bytes),

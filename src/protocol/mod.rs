@@ -66,8 +66,7 @@ pub struct HttpRoutes {
 }
 
 /// Where a bearer token goes on a connection.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TokenPlacement {
     /// `?token=...` on the URL.
     Query,

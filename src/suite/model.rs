@@ -1,7 +1,13 @@
-//! What a suite says: cases made of steps.
+//! What a suite says: cases made of steps. The types are the suite file's format: serde
+//! reads and writes them, and the JSON Schema `wireprobe list --suite-schema` prints is
+//! derived from them.
 
+use super::vocabulary::values::{is_false, some_object};
+pub use super::vocabulary::*;
 use crate::protocol::TokenPlacement;
-use serde_json::Value;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 /// All cases of one protocol's suite, in file order.
 #[derive(Debug, Clone, Default)]
@@ -9,29 +15,68 @@ pub struct Suite {
     pub cases: Vec<Case>,
 }
 
+/// A suite file: `[[case]]` tables and nothing else.
+#[derive(Debug, Clone, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "wireprobe suite file")]
+pub struct SuiteFile {
+    /// The cases, in the order they run.
+    #[serde(default)]
+    pub case: Vec<Case>,
+}
+
 /// One case: connect, optionally shake hands, run steps.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Case {
+    /// Unique across the suite: `PROTOCOL.AREA.NAME`.
     pub id: String,
+    /// What the case shows, as a sentence.
     pub title: String,
-    /// Rule ids this case exercises; its verdict speaks for them.
+    /// Rule ids this case exercises (at least one); its verdict speaks for them.
+    #[schemars(length(min = 1))]
     pub rules: Vec<String>,
+    /// What the case needs from the run or the target; without it the case is skipped.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub requires: Vec<Requirement>,
+    /// What happens when the connection opens (default: full).
+    #[serde(default, skip_serializing_if = "HandshakeMode::is_full")]
     pub handshake: HandshakeMode,
     /// Deep-merged into the protocol's default handshake event.
+    #[serde(
+        default,
+        deserialize_with = "some_object",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Option<Map<String, Value>>")]
     pub handshake_with: Option<Value>,
+    /// How the case presents credentials.
+    #[serde(default, skip_serializing_if = "ConnectSpec::is_default")]
     pub connect: ConnectSpec,
     /// Overrides `--timeout-ms` for this case's steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<u64>,
-    /// The protocol's automatic answers (see [`crate::protocol::Session::answer`]) go out;
-    /// `auto_answer = false` leaves answering to the steps.
+    /// The protocol's automatic answers (a PONG to a PING, say) go out; `auto_answer = false`
+    /// leaves answering to the steps.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub auto_answer: bool,
+    /// The steps, in order.
     pub steps: Vec<Step>,
     /// Steps tried on a fresh connection when `steps` skip because the target does not do
     /// what they need (another way to reach the same scenario); empty: none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub fallback: Vec<Step>,
     /// The file the case came from, for error messages.
+    #[serde(skip)]
     pub origin: String,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(b: &bool) -> bool {
+    !is_false(b)
 }
 
 /// Something a case needs from the run or the target; without it the case is skipped.
@@ -50,26 +95,26 @@ pub enum Requirement {
     Role(String),
 }
 
-/// What happens when a connection opens.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HandshakeMode {
-    /// Send the handshake and wait for the target's answer.
-    Full,
-    /// Send the handshake; the steps judge the answer.
-    SendOnly,
-    /// Send nothing.
-    None,
-}
-
 /// How the case presents credentials.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ConnectSpec {
+    /// The token presented (default: the valid one).
+    #[serde(default)]
     pub token: TokenKind,
     /// Where the token goes (default: the protocol's placement).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_in: Option<TokenPlacement>,
-    /// A refused connection fails the case (`refusal = "fail"`) instead of being an error:
-    /// for cases whose point is that the connection is accepted.
-    pub refusal_fails: bool,
+    /// What a refused connection means: an error (default), or, for cases whose point is
+    /// that the connection is accepted, a failure (`refusal = "fail"`).
+    #[serde(default)]
+    pub refusal: Refusal,
+}
+
+impl ConnectSpec {
+    fn is_default(&self) -> bool {
+        *self == ConnectSpec::default()
+    }
 }
 
 impl Requirement {
@@ -102,6 +147,34 @@ impl Requirement {
     }
 }
 
+impl<'de> Deserialize<'de> for Requirement {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        Requirement::from_name(&name)
+            .ok_or_else(|| serde::de::Error::custom("`requires` lists non-empty names"))
+    }
+}
+
+impl Serialize for Requirement {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
+    }
+}
+
+impl JsonSchema for Requirement {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Requirement".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "credentials (--token or --jwt-secret given), jwt-secret, transport:NAME, role:NAME, or a capability the target declares in its handshake reply.",
+            "type": "string",
+            "minLength": 1
+        })
+    }
+}
+
 impl Case {
     /// True unless the case is written for another transport.
     pub fn runs_over(&self, kind: crate::protocol::TransportKind) -> bool {
@@ -122,146 +195,3 @@ impl Case {
 }
 
 pub use crate::auth::TokenKind;
-
-/// Each token placement by the name a suite gives it (`connect.token_in`).
-pub const TOKEN_PLACEMENTS: [(&str, TokenPlacement); 3] = [
-    ("query", TokenPlacement::Query),
-    ("subprotocol", TokenPlacement::Subprotocol),
-    ("header", TokenPlacement::Header),
-];
-
-/// How many times a send step repeats.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Times {
-    Fixed(u64),
-    /// `"${NAME}"` plus a constant, resolved when the step runs.
-    FromVar {
-        name: String,
-        delta: i64,
-    },
-}
-
-/// A frame given byte for byte.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RawFrame {
-    Text(String),
-    Binary(Vec<u8>),
-    /// A text frame whose bytes need not be UTF-8.
-    TextBytes(Vec<u8>),
-}
-
-/// What an unmet expectation (`expect`, `expect_silence`) means.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unanswered {
-    /// The target broke the case's rule.
-    Fails,
-    /// `scenario = true`: the target did not obey a scenario directive; skip.
-    ScenarioNotReached,
-    /// `probe = true`: a liveness probe another case judges went unanswered, so this case
-    /// cannot observe what it needs; skip.
-    ProbeUnanswered,
-}
-
-/// Events that answer an `expect` in another form than the one it waits for (a status
-/// request answered with another subtype, a turn that ended before it could be
-/// interrupted): when one arrives first, the wait ends at once with `means`, instead of
-/// running out the timeout.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Otherwise {
-    pub patterns: Vec<Value>,
-    /// What such an answer means: by default, what no answer at all means;
-    /// `otherwise_skips = true`: the scenario was not reached; `otherwise_fails = true`: the
-    /// rule is broken even where no answer only skips the case (a probe that wants the answer
-    /// to one call: another answer to it is the violation, silence is another case's).
-    pub means: Option<Unanswered>,
-}
-
-/// One step of a case.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Step {
-    pub action: Action,
-    /// The rule a failure of this step breaks (default: the case's strictest rule).
-    pub rule: Option<String>,
-}
-
-/// What a step does.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Action {
-    Send {
-        event: Value,
-        times: Times,
-    },
-    SendRaw {
-        frame: RawFrame,
-        times: Times,
-    },
-    /// Waits for an event matching any of `patterns`.
-    Expect {
-        patterns: Vec<Value>,
-        /// How many matching events to consume, in arrival order.
-        count: Times,
-        within_ms: Option<u64>,
-        /// Without an answer the case is skipped, not failed (see [`Unanswered`]).
-        unanswered: Unanswered,
-        /// The target's answer in another form: the wait ends as soon as one arrives.
-        otherwise: Otherwise,
-    },
-    ExpectError {
-        code: Option<String>,
-        /// The rule an error with another code breaks, when it is not the step's (HUMA: a
-        /// missing error breaks the validation rule, a wrong code only HUMA-ERR-002).
-        code_rule: Option<String>,
-        unless: Option<Value>,
-        within_ms: Option<u64>,
-    },
-    ExpectClose {
-        code: Option<u16>,
-        within_ms: Option<u64>,
-    },
-    /// Nothing (or nothing matching any of `matching`) arrives for `ms`.
-    ExpectSilence {
-        ms: u64,
-        matching: Vec<Value>,
-        unanswered: Unanswered,
-    },
-    ExpectRefused {
-        within_ms: Option<u64>,
-    },
-    Wait {
-        ms: u64,
-    },
-    /// Forgets every arrival no step consumed (they stay in the transcript).
-    Discard,
-    /// Matches a captured value (a `${NAME}` template) against a pattern.
-    Check {
-        value: Value,
-        pattern: Value,
-        /// `scenario = true`: a value that is not there or does not match is a precondition
-        /// the target did not meet, so the case skips.
-        unanswered: Unanswered,
-    },
-    /// Chooses a tool the target offers (one given with `--tool`, else one it advertises)
-    /// and binds it as `${tool.name}` and `${tool.params}`; none offered skips the case.
-    PickTool {
-        /// Globs of names to prefer, in order (a case that needs a slow tool prefers names
-        /// that say so); without a match the first offered tool is taken.
-        prefer: Vec<String>,
-        /// Params for a tool the user gave without any.
-        params: Value,
-        /// The tool to call when none was given with `--tool`, for a protocol whose targets
-        /// advertise none (a directive deployment's tool): taken at once, without waiting for
-        /// an advertisement.
-        default: Option<String>,
-        within_ms: Option<u64>,
-    },
-    Reconnect {
-        handshake: HandshakeMode,
-        handshake_with: Option<Value>,
-        /// Start a new session instead of resuming the old one.
-        new_session: bool,
-        /// Present this token instead of the case's (a refusal is then for the next
-        /// `expect_refused` to judge).
-        token: Option<TokenKind>,
-    },
-    Restart,
-}

@@ -3,9 +3,9 @@
 //! per-case errors.
 
 use super::model::TokenKind;
-use super::model::TOKEN_PLACEMENTS;
 use super::runner::{open_transport, CaseDir, Credentials, RunConfig, RunError, CASE_SCOPE};
 use super::tokens::{connect_options, token_for};
+use super::vocabulary::values::TOKEN_PLACEMENTS;
 use crate::protocol::{Decoded, Observed, Protocol, TokenPlacement, TransportKind};
 use crate::transport::{Connection, Received, TransportError};
 use std::time::Duration;

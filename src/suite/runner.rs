@@ -411,11 +411,11 @@ fn not_run(protocol: &dyn Protocol, case: &Case, why: String) -> CaseResult {
         steps: case
             .steps
             .iter()
-            .map(super::describe::step)
+            .map(super::model::Step::describe)
             .chain(
                 case.fallback
                     .iter()
-                    .map(|s| format!("fallback: {}", super::describe::step(s))),
+                    .map(|s| format!("fallback: {}", s.describe())),
             )
             .collect(),
         stopped_at: None,
@@ -467,7 +467,7 @@ pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> 
 
 /// Generous upper bound on a case's run time: every step's own limit, plus slack.
 fn case_budget(case: &Case, cfg: &RunConfig) -> Duration {
-    use super::model::Action;
+    use super::vocabulary::StepKind as _;
     let step_ms = case
         .timeout_ms
         .unwrap_or(cfg.step_timeout.as_millis() as u64);
@@ -475,27 +475,7 @@ fn case_budget(case: &Case, cfg: &RunConfig) -> Duration {
         .steps
         .iter()
         .chain(&case.fallback)
-        .map(|s| match &s.action {
-            Action::Wait { ms } | Action::ExpectSilence { ms, .. } => *ms,
-            Action::Expect {
-                within_ms, count, ..
-            } => {
-                within_ms.unwrap_or(step_ms)
-                    * match count {
-                        super::model::Times::Fixed(n) => *n,
-                        super::model::Times::FromVar { .. } => 10,
-                    }
-            }
-            Action::ExpectError { within_ms, .. }
-            | Action::ExpectClose { within_ms, .. }
-            | Action::ExpectRefused { within_ms } => within_ms.unwrap_or(step_ms),
-            // Sends are bounded per frame; repeated sends get one budget per 100 frames.
-            Action::Send { times, .. } | Action::SendRaw { times, .. } => match times {
-                super::model::Times::Fixed(n) => step_ms * (1 + n / 100),
-                super::model::Times::FromVar { .. } => step_ms * 10,
-            },
-            _ => step_ms,
-        })
+        .map(|s| s.action.budget_ms(step_ms))
         .sum();
     Duration::from_millis(step_ms * 3 + steps * 2 + 5_000)
 }

@@ -127,7 +127,7 @@ impl<'a> CaseRun<'a> {
         let token = token_for(self.case.connect.token, &self.cfg.credentials)?;
         let expects_refusal = steps
             .iter()
-            .any(|s| matches!(s.action, Action::ExpectRefused { .. }));
+            .any(|s| matches!(s.action, Action::ExpectRefused(_)));
         self.open(token.as_deref(), expects_refusal).await?;
         let handshake_with = self.handshake_with(self.case.handshake_with.as_ref())?;
         self.handshake(self.case.handshake, handshake_with.as_ref(), false)
@@ -234,7 +234,10 @@ impl<'a> CaseRun<'a> {
                     .observe(Direction::Server, Observation::Rejected { status });
                 self.link.refused = Some(format!("HTTP {status} on the WebSocket upgrade"));
                 let refused = format!("the target refused the connection with HTTP {status}");
-                match (expects_refusal, self.case.connect.refusal_fails) {
+                match (
+                    expects_refusal,
+                    self.case.connect.refusal == super::model::Refusal::Fail,
+                ) {
                     (true, _) => Ok(()),
                     (false, true) => Err(fail(refused)),
                     (false, false) => Err(Outcome::Error(refused)),
@@ -371,10 +374,10 @@ impl<'a> CaseRun<'a> {
                         Outcome::Error(format!("`times`: ${{{name}}} is {v}, not a number"))
                     })?;
                 let n = base.saturating_add(*delta);
-                if !(0..=super::loader::MAX_TIMES as i64).contains(&n) {
+                if !(0..=super::vocabulary::MAX_TIMES as i64).contains(&n) {
                     return Err(Outcome::Skip(format!(
                         "`times` resolves to {n}, outside 0..={}",
-                        super::loader::MAX_TIMES
+                        super::vocabulary::MAX_TIMES
                     )));
                 }
                 Ok(n as u64)
@@ -384,7 +387,7 @@ impl<'a> CaseRun<'a> {
 
     async fn step(&mut self, action: &Action) -> Result<(), Outcome> {
         match action {
-            Action::Send { event, times } => {
+            Action::Send(Send { event, times }) => {
                 let n = self.times(times)?;
                 for i in 0..n {
                     self.vars.insert("i".into(), json!(i));
@@ -411,7 +414,7 @@ impl<'a> CaseRun<'a> {
                 }
                 Ok(())
             }
-            Action::SendRaw { frame, times } => {
+            Action::SendRaw(SendRaw { frame, times }) => {
                 let n = self.times(times)?;
                 let frame = match frame {
                     RawFrame::Text(t) => Frame::Text(t.clone()),
@@ -425,25 +428,27 @@ impl<'a> CaseRun<'a> {
                 }
                 Ok(())
             }
-            Action::Expect {
-                patterns,
-                count,
-                within_ms,
-                unanswered,
-                otherwise,
-            } => {
-                for _ in 0..self.times(count)? {
-                    self.expect(patterns, *within_ms, *unanswered, otherwise)
-                        .await?;
+            Action::Expect(expect) => {
+                for _ in 0..self.times(&expect.count)? {
+                    self.expect(
+                        &expect.patterns,
+                        expect.within_ms,
+                        expect.unanswered(),
+                        &expect.otherwise(),
+                    )
+                    .await?;
                 }
                 Ok(())
             }
-            Action::ExpectError {
-                code,
-                code_rule,
-                unless,
-                within_ms,
-            } => {
+            Action::ExpectError(ExpectError {
+                wanted:
+                    ErrorWanted {
+                        code,
+                        code_rule,
+                        unless,
+                        within_ms,
+                    },
+            }) => {
                 self.expect_error(
                     code.as_deref(),
                     code_rule.as_deref(),
@@ -452,22 +457,29 @@ impl<'a> CaseRun<'a> {
                 )
                 .await
             }
-            Action::ExpectClose { code, within_ms } => self.expect_close(*code, *within_ms).await,
-            Action::ExpectSilence {
-                ms,
-                matching,
-                unanswered,
-            } => self.expect_silence(*ms, matching, *unanswered).await,
-            Action::ExpectRefused { within_ms } => self.expect_refused(*within_ms).await,
-            Action::Wait { ms } => {
+            Action::ExpectClose(ExpectClose {
+                wanted: CloseWanted { code, within_ms },
+            }) => self.expect_close(*code, *within_ms).await,
+            Action::ExpectSilence(silence) => {
+                self.expect_silence(
+                    silence.silence.ms,
+                    &silence.silence.matching,
+                    silence.unanswered(),
+                )
+                .await
+            }
+            Action::ExpectRefused(ExpectRefused {
+                wanted: RefusalWanted { within_ms },
+            }) => self.expect_refused(*within_ms).await,
+            Action::Wait(Wait {
+                pause: Pause { ms },
+            }) => {
                 tokio::time::sleep(Duration::from_millis(*ms)).await;
                 Ok(())
             }
-            Action::Check {
-                value,
-                pattern,
-                unanswered,
-            } => {
+            Action::Check(check) => {
+                let Comparison { value, pattern } = &check.comparison;
+                let unanswered = &check.unanswered();
                 let value = match (self.substitute(value), unanswered) {
                     (Ok(v), _) => v,
                     // What the value would have come from never arrived.
@@ -486,27 +498,33 @@ impl<'a> CaseRun<'a> {
                     ))
                 }
             }
-            Action::Discard => {
+            Action::Discard(_) => {
                 // Take in what already arrived, then forget all of it.
                 self.link.drain();
                 self.link.pending.clear();
                 Ok(())
             }
-            Action::PickTool {
-                prefer,
-                params,
-                default,
-                within_ms,
-            } => {
+            Action::PickTool(PickTool {
+                choice:
+                    ToolChoice {
+                        prefer,
+                        params,
+                        default,
+                        within_ms,
+                    },
+            }) => {
                 self.pick_tool(prefer, params, default.as_deref(), *within_ms)
                     .await
             }
-            Action::Reconnect {
-                handshake,
-                handshake_with,
-                new_session,
-                token,
-            } => {
+            Action::Reconnect(Reconnect {
+                how:
+                    Reconnection {
+                        handshake,
+                        handshake_with,
+                        new_session,
+                        token,
+                    },
+            }) => {
                 if let Some(conn) = self.link.conn.take() {
                     self.link.transcript.observe(
                         Direction::Client,
@@ -528,10 +546,10 @@ impl<'a> CaseRun<'a> {
                 self.handshake(*handshake, handshake_with.as_ref(), !*new_session)
                     .await
             }
-            Action::Restart if self.protocol.transport() != TransportKind::Stdio => Err(
+            Action::Restart(_) if self.protocol.transport() != TransportKind::Stdio => Err(
                 Outcome::Error("`restart` needs a process transport (stdio)".into()),
             ),
-            Action::Restart => {
+            Action::Restart(_) => {
                 // The same command and {tmp}: a persistence case sees what the last run left.
                 if let Some(conn) = self.link.conn.take() {
                     self.link.transcript.observe(

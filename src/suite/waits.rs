@@ -16,10 +16,10 @@ impl CaseRun<'_> {
         patterns: &[Value],
         within_ms: Option<u64>,
         unanswered: Unanswered,
-        otherwise: &Otherwise,
+        otherwise: &Otherwise<'_>,
     ) -> Result<(), Outcome> {
         let patterns = self.substitute_all(patterns)?;
-        let other_forms = self.substitute_all(&otherwise.patterns)?;
+        let other_forms = self.substitute_all(otherwise.patterns)?;
         let timeout = self.timeout(within_ms);
         let deadline = Instant::now() + timeout;
         let mut captured = Vars::new();

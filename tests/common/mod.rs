@@ -138,9 +138,9 @@ fn scale_spec_timers(bundled: &mut suite::model::Suite) {
     use suite::model::Action;
     for case in &mut bundled.cases {
         for step in case.steps.iter_mut().chain(case.fallback.iter_mut()) {
-            if let Action::Expect { within_ms, .. } = &mut step.action {
-                if within_ms.is_some_and(|ms| ms > 30_000) {
-                    *within_ms = Some(5_000);
+            if let Action::Expect(expect) = &mut step.action {
+                if expect.within_ms.is_some_and(|ms| ms > 30_000) {
+                    expect.within_ms = Some(5_000);
                 }
             }
         }

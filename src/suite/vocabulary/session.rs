@@ -1,0 +1,185 @@
+//! Steps that act on the case itself: waiting, forgetting arrivals, choosing a tool,
+//! reconnecting and restarting the target.
+
+use super::values::{is_false, object, some_object, HandshakeMode};
+use super::StepKind;
+use crate::auth::TokenKind;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// A step that takes no settings (`discard = {}`).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Nothing {}
+
+/// `wait = { ms = 100 }`: lets time pass.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Wait {
+    #[serde(rename = "wait")]
+    pub pause: Pause,
+}
+
+/// How long a `wait` waits.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Pause {
+    /// Milliseconds.
+    pub ms: u64,
+}
+
+impl Wait {
+    pub fn ms(ms: u64) -> Wait {
+        Wait {
+            pause: Pause { ms },
+        }
+    }
+}
+
+/// `discard = {}`: forgets every arrival no step consumed (they stay in the transcript).
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Discard {
+    #[serde(rename = "discard")]
+    pub settings: Nothing,
+}
+
+/// `restart = {}`: restarts the target process (stdio protocols).
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Restart {
+    #[serde(rename = "restart")]
+    pub settings: Nothing,
+}
+
+/// `reconnect = { ... }`: closes the connection and opens another.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Reconnect {
+    #[serde(rename = "reconnect")]
+    pub how: Reconnection,
+}
+
+/// How a `reconnect` connects again.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Reconnection {
+    /// Present this token instead of the case's (a refusal is then for the next
+    /// `expect_refused` to judge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<TokenKind>,
+    #[serde(default, skip_serializing_if = "HandshakeMode::is_full")]
+    pub handshake: HandshakeMode,
+    /// Deep-merged into the protocol's default handshake event.
+    #[serde(
+        default,
+        deserialize_with = "some_object",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Option<Map<String, Value>>")]
+    pub handshake_with: Option<Value>,
+    /// Start a new session instead of resuming the old one.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub new_session: bool,
+}
+
+/// `pick_tool = { ... }`: chooses a tool the target offers (one given with `--tool`, else one
+/// it advertises) and binds it as `${tool.name}` and `${tool.params}`; none offered skips the
+/// case.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PickTool {
+    #[serde(rename = "pick_tool")]
+    pub choice: ToolChoice,
+}
+
+/// Which tool a `pick_tool` prefers.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolChoice {
+    /// Globs of names to prefer, in order (a case that needs a slow tool prefers names that
+    /// say so); without a match the first offered tool is taken.
+    #[serde(default)]
+    pub prefer: Vec<String>,
+    /// Params for a tool the user gave without any.
+    #[serde(default = "empty_object", deserialize_with = "object")]
+    #[schemars(with = "Map<String, Value>")]
+    pub params: Value,
+    /// The tool to call when none was given with `--tool`, for a protocol whose targets
+    /// advertise none (a directive deployment's tool): taken at once, without waiting for
+    /// an advertisement.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+    /// Overrides the step timeout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within_ms: Option<u64>,
+}
+
+fn empty_object() -> Value {
+    Value::Object(Map::new())
+}
+
+impl StepKind for Wait {
+    fn describe(&self) -> String {
+        format!("wait {} ms", self.pause.ms)
+    }
+
+    fn budget_ms(&self, _: u64) -> u64 {
+        self.pause.ms
+    }
+}
+
+impl StepKind for Discard {
+    fn describe(&self) -> String {
+        "forget unread arrivals".into()
+    }
+
+    fn budget_ms(&self, step_ms: u64) -> u64 {
+        step_ms
+    }
+}
+
+impl StepKind for Restart {
+    fn describe(&self) -> String {
+        "restart the target process".into()
+    }
+
+    fn budget_ms(&self, step_ms: u64) -> u64 {
+        step_ms
+    }
+}
+
+impl StepKind for Reconnect {
+    fn describe(&self) -> String {
+        match self.how.new_session {
+            true => "reconnect with a new session",
+            false => "reconnect and resume",
+        }
+        .into()
+    }
+
+    fn budget_ms(&self, step_ms: u64) -> u64 {
+        step_ms
+    }
+}
+
+impl StepKind for PickTool {
+    fn validate(&self) -> Result<(), String> {
+        for glob in &self.choice.prefer {
+            globset::Glob::new(glob).map_err(|e| format!("`prefer` glob {glob}: {e}"))?;
+        }
+        Ok(())
+    }
+
+    fn describe(&self) -> String {
+        match &self.choice.default {
+            Some(name) => format!("pick a tool (default {name})"),
+            None => "pick a tool the target offers".into(),
+        }
+    }
+
+    fn budget_ms(&self, step_ms: u64) -> u64 {
+        step_ms
+    }
+}
