@@ -3,7 +3,8 @@
 
 use std::collections::BTreeSet;
 use wireprobe::protocol::Protocol;
-use wireprobe::suite::runner::{run_case, CaseResult, RunConfig};
+use wireprobe::results::CaseResult;
+use wireprobe::suite::runner::{run_case, RunConfig};
 use wireprobe::suite::Suite;
 
 /// Re-runs the failing known-flaky cases of `results` in place; the ids whose verdicts

@@ -15,6 +15,7 @@ pub mod ndjson;
 pub mod protocol;
 pub mod reference;
 pub mod report;
+pub mod results;
 pub mod rules;
 pub mod show;
 pub mod suite;

@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use std::time::{Duration, SystemTime};
 use wireprobe::judge::FrameViolation;
 use wireprobe::report::{self, Format, Gate, Report};
+use wireprobe::results::CaseResult;
 use wireprobe::rules::{Level, Rule};
-use wireprobe::suite::runner::CaseResult;
 use wireprobe::transcript::{Direction, Entry, Observation, Record};
 use wireprobe::verdict::Verdict;
 

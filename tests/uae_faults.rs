@@ -198,7 +198,7 @@ const EXECUTOR_FAULTS: &[Expectation] = &[
     ),
 ];
 
-fn not_passing(results: &[wireprobe::suite::runner::CaseResult]) -> Vec<(String, Verdict)> {
+fn not_passing(results: &[wireprobe::results::CaseResult]) -> Vec<(String, Verdict)> {
     results
         .iter()
         .filter(|r| !matches!(r.verdict, Pass | Info))

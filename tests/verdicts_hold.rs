@@ -11,8 +11,9 @@ use std::time::{Duration, SystemTime};
 use wireprobe::protocol;
 use wireprobe::reference::{self, ServeOptions};
 use wireprobe::report::{Gate, Report};
+use wireprobe::results::CaseResult;
 use wireprobe::suite::filter::CaseFilter;
-use wireprobe::suite::runner::{run_suite, CaseResult, RunConfig, RunError};
+use wireprobe::suite::runner::{run_suite, RunConfig, RunError};
 use wireprobe::suite::{self, Suite};
 use wireprobe::verdict::Verdict;
 

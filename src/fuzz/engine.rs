@@ -6,9 +6,10 @@
 use super::case::{case_for, sequences, FuzzRun};
 use super::{gen, FuzzProfile};
 use crate::protocol::Protocol;
+use crate::results::CaseResult;
 use crate::rules;
 use crate::suite::model::{Action, Case};
-use crate::suite::runner::{self, CaseResult, RunConfig};
+use crate::suite::runner::{self, RunConfig};
 use crate::transcript::{Direction, Observation};
 use crate::verdict::Verdict;
 use futures_util::stream::{FuturesUnordered, StreamExt};

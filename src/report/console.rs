@@ -1,8 +1,8 @@
 //! The human summary on the console.
 
 use super::{Gate, Report};
+use crate::results::CaseResult;
 use crate::rules::Level;
-use crate::suite::runner::CaseResult;
 use crate::verdict::Verdict;
 use std::fmt::Write;
 

@@ -10,76 +10,12 @@ pub mod markdown;
 pub mod matrix;
 pub mod sarif;
 
-use crate::rules::{Level, Rule};
-use crate::suite::runner::CaseResult;
+pub use crate::results::{CaseReport, CaseResult, Report, RuleReport, Summary};
+
+use crate::rules::Rule;
 use crate::verdict::Verdict;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-
-/// Counts of each verdict.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Summary {
-    pub total: usize,
-    pub pass: usize,
-    pub fail: usize,
-    pub warn: usize,
-    pub info: usize,
-    pub skip: usize,
-    pub error: usize,
-}
-
-impl Summary {
-    pub fn of(verdicts: impl IntoIterator<Item = Verdict>) -> Summary {
-        let mut s = Summary::default();
-        for v in verdicts {
-            s.total += 1;
-            *match v {
-                Verdict::Pass => &mut s.pass,
-                Verdict::Fail => &mut s.fail,
-                Verdict::Warn => &mut s.warn,
-                Verdict::Info => &mut s.info,
-                Verdict::Skip => &mut s.skip,
-                Verdict::Error => &mut s.error,
-            } += 1;
-        }
-        s
-    }
-}
-
-/// One case in a report: the runner's result as it is.
-pub type CaseReport = CaseResult;
-
-/// One rule in a report, with the verdict of the cases that exercise it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RuleReport {
-    pub id: String,
-    pub level: Level,
-    pub text: String,
-    /// The spec's public title, version and section ([`crate::citation::cite`]).
-    pub source: String,
-    /// Where the spec is published, when it is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub url: Option<String>,
-    pub cases: Vec<String>,
-    pub verdict: Verdict,
-}
-
-/// A whole run (read back from a saved JSON report by `wireprobe report`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Report {
-    pub wireprobe: String,
-    pub protocol: String,
-    /// The protocol's spec by public title and version, when the protocol is a registered one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub spec: Option<String>,
-    pub target: String,
-    pub started_at: String,
-    pub duration_ms: u64,
-    pub summary: Summary,
-    pub cases: Vec<CaseReport>,
-    pub rules: Vec<RuleReport>,
-}
 
 impl Report {
     pub fn new(

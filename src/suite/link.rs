@@ -1,7 +1,7 @@
 //! The connection side of a running case: sending, receiving with deadlines, and the
 //! arrivals no step has consumed yet.
 
-use super::steps::Outcome;
+use super::outcome::Outcome;
 use crate::matcher::{self, Vars};
 use crate::protocol::{Decoded, Session};
 use crate::transcript::Transcript;

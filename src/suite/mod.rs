@@ -1,10 +1,13 @@
 //! Declarative suites: the case model, the TOML loader, case filters and the runner.
 
+mod config;
+mod connect;
 mod copied;
 pub mod filter;
 mod link;
 pub mod loader;
 pub mod model;
+mod outcome;
 mod probe;
 pub mod runner;
 mod steps;

@@ -2,8 +2,10 @@
 //! speak the protocol? A target wrong as a whole is one clear error (exit 3), not a wall of
 //! per-case errors.
 
+use super::config::{Credentials, RunConfig, CASE_SCOPE};
+use super::connect::{open_transport, CaseDir};
 use super::model::TokenKind;
-use super::runner::{open_transport, CaseDir, Credentials, RunConfig, RunError, CASE_SCOPE};
+use super::outcome::RunError;
 use super::tokens::{connect_options, token_for};
 use super::vocabulary::values::TOKEN_PLACEMENTS;
 use crate::protocol::{Decoded, Observed, Protocol, TokenPlacement, TransportKind};
@@ -220,7 +222,7 @@ fn said(stdout: Option<&str>, stderr: Option<&str>) -> String {
 /// be its own error, for one cause.
 pub(super) fn never_spoke(
     protocol: &dyn Protocol,
-    results: &[super::runner::CaseResult],
+    results: &[crate::results::CaseResult],
 ) -> Option<String> {
     use crate::verdict::Verdict;
     let transcripts = || results.iter().flat_map(|r| &r.transcript);

@@ -1,8 +1,10 @@
 //! Executes one case's steps over a live connection.
 
+use super::config::{RunConfig, CASE_SCOPE};
+use super::connect::{open_transport, CaseDir};
 use super::link::{Item, Link, Watch};
 use super::model::*;
-use super::runner::{open_transport, CaseDir, RunConfig, CASE_SCOPE};
+use super::outcome::{fail, unmet, Outcome};
 use super::tokens::{connect_options, token_for};
 use crate::matcher::{self, Vars};
 use crate::protocol::{Protocol, TransportKind};
@@ -12,36 +14,6 @@ use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::time::Duration;
 use tokio::time::Instant;
-
-/// Why a case stopped before its last step.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
-    /// The target broke a rule (`rule`: the step's rule, if it named one).
-    Fail {
-        rule: Option<String>,
-        message: String,
-    },
-    Skip(String),
-    Error(String),
-}
-
-/// What an unmet expectation becomes: a failure, or a skip when it was a precondition.
-pub(super) fn unmet(kind: Unanswered, message: String) -> Outcome {
-    match kind {
-        Unanswered::Fails => fail(message),
-        Unanswered::ScenarioNotReached => Outcome::Skip(format!("scenario not reached: {message}")),
-        Unanswered::ProbeUnanswered => Outcome::Skip(format!(
-            "cannot judge: a liveness probe went unanswered (its own case judges that): {message}"
-        )),
-    }
-}
-
-pub(super) fn fail(message: impl Into<String>) -> Outcome {
-    Outcome::Fail {
-        rule: None,
-        message: message.into(),
-    }
-}
 
 /// The state of one running case.
 pub struct CaseRun<'a> {

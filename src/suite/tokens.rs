@@ -1,8 +1,8 @@
 //! Which bearer token a case presents, and where.
 
+use super::config::{Credentials, RunConfig};
 use super::model::TokenKind;
-use super::runner::{Credentials, RunConfig};
-use super::steps::Outcome;
+use super::outcome::Outcome;
 use crate::auth;
 use crate::protocol::{Protocol, TokenPlacement};
 use crate::transport::websocket::WsOptions;

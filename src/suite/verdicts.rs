@@ -7,7 +7,7 @@
 //! own verdict. Evidence is never thrown away: a case that skipped still reports what it saw.
 
 use super::model::Case;
-use super::steps::Outcome;
+use super::outcome::Outcome;
 use crate::judge::{self, FrameViolation};
 use crate::protocol::Protocol;
 use crate::rules::{self, Level};

@@ -1,10 +1,11 @@
 //! The steps that wait on the target: an expected event (or its answer in another form), an
 //! error, the end of the connection, silence, a refusal, and a tool the target offers.
 
+use super::config::ToolOffer;
 use super::link::{Item, Watch};
 use super::model::*;
-use super::runner::ToolOffer;
-use super::steps::{fail, unmet, CaseRun, Outcome};
+use super::outcome::{fail, unmet, Outcome};
+use super::steps::CaseRun;
 use crate::matcher::Vars;
 use serde_json::{json, Value};
 use std::time::Duration;

@@ -7,8 +7,9 @@ use std::net::SocketAddr;
 use std::time::Duration;
 use wireprobe::protocol;
 use wireprobe::reference::{self, ServeOptions};
+use wireprobe::results::CaseResult;
 use wireprobe::suite::filter::CaseFilter;
-use wireprobe::suite::runner::{run_suite, CaseResult, Credentials, RunConfig};
+use wireprobe::suite::runner::{run_suite, Credentials, RunConfig};
 use wireprobe::suite::{self};
 use wireprobe::verdict::Verdict;
 
