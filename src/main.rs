@@ -1,27 +1,19 @@
 //! The `wireprobe` binary: parse the command line, call the library, map outcomes to exit codes.
 
 mod cli;
-mod commands;
-mod config;
-mod flaky;
-mod fuzzing;
-mod preflight;
-mod progress;
-mod report_command;
-mod target;
 
 use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let argv = match config::expand(std::env::args_os().collect()) {
+    let argv = match cli::config::expand(std::env::args_os().collect()) {
         Ok(argv) => argv,
         Err(e) => {
             eprintln!("wireprobe: {e:#}");
             return ExitCode::from(2);
         }
     };
-    let cli = cli::Cli::parse_from(argv);
+    let cli = cli::args::Cli::parse_from(argv);
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
@@ -38,7 +30,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let code = runtime.block_on(commands::dispatch(cli.command));
+    let code = runtime.block_on(cli::dispatch(cli.command));
     // Connections still closing must not keep the process alive.
     runtime.shutdown_timeout(std::time::Duration::from_secs(2));
     ExitCode::from(code)

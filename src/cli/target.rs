@@ -2,7 +2,7 @@
 //! reference target, started here for network protocols, spawned per case for stdio ones).
 //! `run` and `fuzz` share this.
 
-use crate::cli::TargetFlags;
+use crate::cli::args::TargetFlags;
 use anyhow::{anyhow, Context, Result};
 use std::net::SocketAddr;
 use std::time::Duration;

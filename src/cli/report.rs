@@ -1,8 +1,8 @@
 //! `wireprobe report`: render a saved JSON report in another format, or compare two saved runs,
 //! so CI can keep the JSON of every run and render or gate later.
 
-use crate::cli::{MatrixFormat, ReportArgs, ReportCommand};
-use crate::commands::{usage, Failure, EXIT_OK};
+use super::args::{MatrixFormat, ReportArgs, ReportCommand};
+use super::{usage, Failure, EXIT_OK};
 use anyhow::{anyhow, Context};
 use std::path::Path;
 use std::path::PathBuf;

@@ -1,9 +1,10 @@
 //! `wireprobe fuzz`: runs the fuzz engine against a target, shows progress, and writes a
 //! finding as a replayable suite case plus its transcript.
 
-use crate::cli::FuzzArgs;
-use crate::target;
-use anyhow::{Context, Result};
+use super::target;
+use super::{protocol_named, usage, Failure, EXIT_FAIL, EXIT_OK, EXIT_UNREACHABLE};
+use crate::cli::args::FuzzArgs;
+use anyhow::{anyhow, Context, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use wireprobe::fuzz::engine::{self, Finding, FuzzConfig, FuzzError, Progress};
@@ -17,6 +18,18 @@ pub enum Ended {
     Found,
     /// The target never completed a run.
     Unusable(String),
+}
+
+pub(super) async fn command(args: FuzzArgs) -> Result<u8, Failure> {
+    let p = protocol_named(&args.protocol).map_err(usage)?;
+    match fuzz(p, args).await.map_err(usage)? {
+        Ended::Clean => Ok(EXIT_OK),
+        Ended::Found => Ok(EXIT_FAIL),
+        Ended::Unusable(why) => Err(Failure {
+            code: EXIT_UNREACHABLE,
+            error: anyhow!("target unreachable: {why}"),
+        }),
+    }
 }
 
 /// Runs `wireprobe fuzz`.
@@ -53,7 +66,7 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
         ..FuzzConfig::default()
     };
     // A spinner when only a duration bounds the runs.
-    let bar = crate::progress::bar((cfg.runs != u64::MAX).then_some(cfg.runs), "runs");
+    let bar = super::progress::bar((cfg.runs != u64::MAX).then_some(cfg.runs), "runs");
     let started = std::time::Instant::now();
     let mut events = 0u64;
     let mut show = |progress: Progress| match progress {
@@ -116,7 +129,7 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
 fn replay_command(
     p: &dyn Protocol,
     suite: &std::path::Path,
-    t: &crate::cli::TargetFlags,
+    t: &crate::cli::args::TargetFlags,
     timeout_ms: u64,
 ) -> String {
     let mut words = vec![
@@ -216,7 +229,7 @@ mod tests {
 
     #[test]
     fn the_replay_hint_is_a_whole_command_a_shell_takes() {
-        let cli = crate::cli::Cli::parse_from([
+        let cli = crate::cli::args::Cli::parse_from([
             "wireprobe",
             "fuzz",
             "nuum",
@@ -227,7 +240,7 @@ mod tests {
             "--tool",
             "echo={\"x\":1}",
         ]);
-        let crate::cli::Command::Fuzz(args) = cli.command else {
+        let crate::cli::args::Command::Fuzz(args) = cli.command else {
             panic!("a fuzz command");
         };
         let p = wireprobe::protocol::get("nuum").expect("nuum");

@@ -92,7 +92,7 @@ pub fn expand(argv: Vec<OsString>) -> Result<Vec<OsString>> {
 /// `run`'s long options: the keys a configuration file may set.
 fn run_options() -> Vec<String> {
     use clap::CommandFactory;
-    crate::cli::Cli::command()
+    crate::cli::args::Cli::command()
         .find_subcommand("run")
         .map(|run| {
             run.get_arguments()

@@ -1,0 +1,152 @@
+//! `wireprobe run`: a suite against a live target, reports, and the exit code CI gates on.
+
+use super::args::RunArgs;
+use super::target;
+use super::{load_suite, parse_headers, protocol_named, usage, Failure, EXIT_UNREACHABLE};
+use anyhow::{anyhow, Context, Result};
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant, SystemTime};
+use wireprobe::protocol;
+use wireprobe::report::{self, console, Gate, Report};
+use wireprobe::results::CaseResult;
+use wireprobe::suite::filter::{read_known_failing, CaseFilter};
+use wireprobe::suite::runner::{self, RunConfig, RunError};
+
+pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
+    let p = protocol_named(&args.protocol).map_err(usage)?;
+    let suite = load_suite(p, args.suite.as_deref()).map_err(usage)?;
+    let read_ids = |flag: &str, path: &Option<std::path::PathBuf>| match path {
+        Some(path) => read_known_failing(path)
+            .with_context(|| format!("{flag} {}", path.display()))
+            .map_err(usage),
+        None => Ok(BTreeSet::new()),
+    };
+    let known_failing = read_ids("--known-failing", &args.known_failing)?;
+    let known_flaky = read_ids("--known-flaky", &args.known_flaky)?;
+    let filter = CaseFilter::new(&args.cases, &args.skips)
+        .and_then(|f| f.with_rules(&args.rules))
+        .map_err(|e| usage(e.into()))?;
+    let role = target::chosen_role(p, args.target.role.as_deref()).map_err(usage)?;
+    super::preflight::check(
+        p,
+        &suite,
+        &filter,
+        role.as_deref(),
+        &known_failing.union(&known_flaky).cloned().collect(),
+        &args.reports,
+    )
+    .map_err(usage)?;
+    let prepared = target::prepare(p, &args.target).await.map_err(usage)?;
+    let url = prepared.url.clone();
+
+    let config = RunConfig {
+        target_url: url.clone(),
+        step_timeout: Duration::from_millis(args.timeout_ms),
+        jobs: args.jobs as usize,
+        filter,
+        credentials: prepared.credentials.clone(),
+        headers: parse_headers(&args.headers).map_err(usage)?,
+        max_frame: args.max_frame_bytes,
+        socketio_path: args.path.clone(),
+        exec: prepared.exec.clone(),
+        cwd: args.target.cwd.clone(),
+        tools: args.target.tools.clone(),
+        transport: prepared.transport,
+        role: prepared.role.clone(),
+        max_failures: args.max_failures.map(|n| n as usize),
+        insecure: args.target.insecure,
+        handshake_defaults: match &args.auth {
+            None => None,
+            Some(_) if p.transport() != protocol::TransportKind::SocketIo => {
+                return Err(usage(anyhow!(
+                    "--auth applies to Socket.IO protocols (huma), not {}",
+                    p.id()
+                )))
+            }
+            Some(json) => Some(serde_json::json!({
+                "auth": serde_json::from_str::<serde_json::Value>(json)
+                    .with_context(|| format!("--auth {json:?} is not JSON"))
+                    .map_err(usage)?
+            })),
+        },
+    };
+    let started_at = SystemTime::now();
+    let started = Instant::now();
+    // The per-case lines and the summary are the command's output, on stdout, unless a
+    // report is written there.
+    let to_stderr = args.reports.iter().any(|r| r.path.is_none());
+    let human = move |text: &str| {
+        if to_stderr {
+            eprint!("{text}");
+        } else {
+            use std::io::Write as _;
+            let _ = write!(std::io::stdout(), "{text}");
+        }
+    };
+    let bar = super::progress::bar(Some(config.planned_runs(p, &suite) as u64), "cases");
+    let print = |r: &CaseResult| {
+        bar.suspend(|| human(&format!("{}\n", console::case_line(r))));
+        bar.inc(1);
+    };
+    let results = runner::run_suite(p, &suite, &config, &print).await;
+    bar.finish_and_clear();
+    // A target that never spoke the protocol still gets its reports (nothing lost), then the
+    // one line and exit 3.
+    let (mut results, never_spoke) = match results {
+        Ok(r) => (r, None),
+        Err(RunError::NeverSpoke { why, results }) => (results, Some(why)),
+        Err(RunError::Unreachable(e)) => {
+            return Err(Failure {
+                code: EXIT_UNREACHABLE,
+                error: anyhow!("target unreachable: {e}"),
+            });
+        }
+        Err(RunError::Refused(why) | RunError::Mute(why)) => {
+            return Err(Failure {
+                code: EXIT_UNREACHABLE,
+                error: anyhow!("{why}"),
+            });
+        }
+    };
+    let flips = super::flaky::rerun(
+        p,
+        &suite,
+        &config,
+        &mut results,
+        &known_flaky,
+        args.flaky_retries as usize,
+        args.strict,
+    )
+    .await;
+    for flip in &flips {
+        human(&format!("flaky: {flip}\n"));
+    }
+    let shown_target = prepared.shown.clone();
+    let report = Report::new(
+        p.id(),
+        &shown_target,
+        started_at,
+        started.elapsed().as_millis() as u64,
+        p.rules(),
+        results,
+    );
+    let mut gate = Gate::evaluate(&report, args.strict, &known_failing);
+    gate.excuse(&known_flaky);
+    if never_spoke.is_none() {
+        human(&console::summary(&report, &gate));
+    }
+    let write = report::WriteOptions {
+        strict: args.strict,
+        transcripts: args.transcripts,
+    };
+    report::write_all(&report, &args.reports, write)
+        .context("writing a report")
+        .map_err(usage)?;
+    if let Some(why) = never_spoke {
+        return Err(Failure {
+            code: EXIT_UNREACHABLE,
+            error: anyhow!("{why}"),
+        });
+    }
+    Ok(gate.exit_code() as u8)
+}
