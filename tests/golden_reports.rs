@@ -78,6 +78,16 @@ fn builtin_runs_report_what_they_reported_before() {
         ("hpd", &["hpd"]),
         ("uae-agent", &["uae"]),
         ("uae-executor", &["uae", "--role", "executor"]),
+    ];
+    for (name, args) in runs {
+        insta::assert_json_snapshot!(format!("run-{name}"), builtin_report(args));
+    }
+}
+
+/// Apart from the clean runs, so the two go side by side.
+#[test]
+fn faulted_builtin_runs_report_what_they_reported_before() {
+    let runs: &[(&str, &[&str])] = &[
         ("haip-hai-not-first", &["haip", "--fault", "hai-not-first"]),
         (
             "huma-accepts-bad-outcome",
