@@ -85,24 +85,18 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
 
         (None, false) => Vec::new(),
     };
-    if is_stdio {
-        let url = match builtin {
-            true => format!("builtin ({})", exec.join(" ")),
-            false => flags.exec.clone().unwrap_or_default(),
+    // A process is started per case, a network target is already there: neither needs a
+    // reference server started here.
+    if is_stdio || !builtin {
+        let url = match (is_stdio, builtin) {
+            (true, true) => format!("builtin ({})", exec.join(" ")),
+            (true, false) => flags.exec.clone().unwrap_or_default(),
+            (false, _) => {
+                let url = flags.target.clone().unwrap_or_default();
+                check_scheme(p, transport, &url)?;
+                url
+            }
         };
-        return Ok(Prepared {
-            shown: url.clone(),
-            url,
-            exec,
-            credentials,
-            transport,
-            role: role.clone(),
-            _builtin: None,
-        });
-    }
-    if !builtin {
-        let url = flags.target.clone().unwrap_or_default();
-        check_scheme(p, transport, &url)?;
         return Ok(Prepared {
             shown: url.clone(),
             url,

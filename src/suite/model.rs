@@ -2,7 +2,7 @@
 //! reads and writes them, and the JSON Schema `wireprobe list --suite-schema` prints is
 //! derived from them.
 
-use super::vocabulary::values::{is_false, some_object};
+use super::vocabulary::values::some_object;
 pub use super::vocabulary::*;
 use crate::protocol::TokenPlacement;
 use schemars::JsonSchema;
@@ -76,7 +76,7 @@ fn yes() -> bool {
 }
 
 fn is_true(b: &bool) -> bool {
-    !is_false(b)
+    *b
 }
 
 /// Something a case needs from the run or the target; without it the case is skipped.

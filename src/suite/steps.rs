@@ -451,12 +451,12 @@ impl<'a> CaseRun<'a> {
             }
             Action::Check(check) => {
                 let Comparison { value, pattern } = &check.comparison;
-                let unanswered = &check.unanswered();
+                let unanswered = check.unanswered();
                 let value = match (self.substitute(value), unanswered) {
                     (Ok(v), _) => v,
                     // What the value would have come from never arrived.
                     (Err(Outcome::Error(why)), Unanswered::ScenarioNotReached) => {
-                        return Err(unmet(*unanswered, why))
+                        return Err(unmet(unanswered, why))
                     }
                     (Err(other), _) => return Err(other),
                 };
@@ -465,7 +465,7 @@ impl<'a> CaseRun<'a> {
                     Ok(())
                 } else {
                     Err(unmet(
-                        *unanswered,
+                        unanswered,
                         format!("{value} does not match {pattern}"),
                     ))
                 }

@@ -6,7 +6,7 @@
 use super::model::Case;
 use serde_json::Value;
 
-pub use super::vocabulary::values::{restore_nulls, NULL};
+use super::vocabulary::values::NULL;
 
 /// `case` as a `[[case]]` table.
 pub fn case_to_toml(case: &Case) -> Result<String, serde_json::Error> {

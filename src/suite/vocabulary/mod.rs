@@ -115,13 +115,6 @@ macro_rules! actions {
         })*
 
         impl Action {
-            /// The key that names the step's kind.
-            pub fn key(&self) -> &'static str {
-                match self {
-                    $(Action::$variant(_) => $key,)*
-                }
-            }
-
             fn kind(&self) -> &dyn StepKind {
                 match self {
                     $(Action::$variant(step) => step,)*

@@ -227,23 +227,23 @@ impl TryFrom<RawFrameFile> for RawFrame {
                 .decode(s)
                 .map_err(|e| format!("not Base64: {e}"))
         };
-        let frame = match (file.text, file.binary_base64, file.text_bytes_base64) {
-            (Some(text), None, None) => match file.repeat {
-                Some(n) if n.saturating_mul(text.len() as u64) > MAX_REPEATED_BYTES => {
-                    return Err("`send_raw.repeat` would build a frame over 64 MiB".into())
+        match (
+            file.text,
+            file.repeat,
+            file.binary_base64,
+            file.text_bytes_base64,
+        ) {
+            (Some(text), None, None, None) => Ok(RawFrame::Text(text)),
+            (Some(text), Some(n), None, None) => {
+                match n.saturating_mul(text.len() as u64) > MAX_REPEATED_BYTES {
+                    true => Err("`send_raw.repeat` would build a frame over 64 MiB".into()),
+                    false => Ok(RawFrame::Text(text.repeat(n as usize))),
                 }
-                Some(n) => return Ok(RawFrame::Text(text.repeat(n as usize))),
-                None => RawFrame::Text(text),
-            },
-            (None, Some(data), None) => RawFrame::Binary(b64(&data)?),
-            (None, None, Some(data)) => RawFrame::TextBytes(b64(&data)?),
-            _ => {
-                return Err("`send_raw` takes one of text, binary_base64, text_bytes_base64".into())
             }
-        };
-        match file.repeat {
-            Some(_) => Err("`repeat` repeats a `text`".into()),
-            None => Ok(frame),
+            (None, Some(_), _, _) => Err("`repeat` repeats a `text`".into()),
+            (None, None, Some(data), None) => Ok(RawFrame::Binary(b64(&data)?)),
+            (None, None, None, Some(data)) => Ok(RawFrame::TextBytes(b64(&data)?)),
+            _ => Err("`send_raw` takes one of text, binary_base64, text_bytes_base64".into()),
         }
     }
 }
@@ -297,6 +297,16 @@ impl JsonSchema for RawFrame {
     }
 }
 
+/// The value `name` stands for in `table`.
+fn by_name<T: Copy>(table: &[(&str, T)], name: &str) -> Option<T> {
+    table.iter().find(|(n, _)| *n == name).map(|(_, v)| *v)
+}
+
+/// The name `table` gives `value`.
+fn name_of<T: PartialEq>(table: &[(&'static str, T)], value: &T) -> Option<&'static str> {
+    table.iter().find(|(_, v)| v == value).map(|(n, _)| *n)
+}
+
 /// A type a suite names with a word from a fixed table: read, written and described (an enum
 /// of the words) from that table alone.
 macro_rules! named_by {
@@ -304,25 +314,21 @@ macro_rules! named_by {
         impl<'de> Deserialize<'de> for $type {
             fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let name = String::deserialize(d)?;
-                $table
-                    .iter()
-                    .find(|(n, _)| *n == name)
-                    .map(|(_, v)| *v)
-                    .ok_or_else(|| {
-                        let names: Vec<&str> = $table.iter().map(|(n, _)| *n).collect();
-                        D::Error::custom(format!(
-                            "`{}` {name:?} is not one of {}",
-                            $what,
-                            names.join(", ")
-                        ))
-                    })
+                by_name(&$table, &name).ok_or_else(|| {
+                    let names: Vec<&str> = $table.iter().map(|(n, _)| *n).collect();
+                    D::Error::custom(format!(
+                        "`{}` {name:?} is not one of {}",
+                        $what,
+                        names.join(", ")
+                    ))
+                })
             }
         }
 
         impl Serialize for $type {
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                match $table.iter().find(|(_, v)| v == self) {
-                    Some((name, _)) => s.serialize_str(name),
+                match name_of(&$table, self) {
+                    Some(name) => s.serialize_str(name),
                     None => Err(serde::ser::Error::custom(format!("no name for {self:?}"))),
                 }
             }
@@ -396,13 +402,9 @@ impl<'de> Deserialize<'de> for HandshakeMode {
         match Value::deserialize(d)? {
             Value::Bool(true) => Ok(HandshakeMode::Full),
             Value::Bool(false) => Ok(HandshakeMode::None),
-            Value::String(s) => HANDSHAKES
-                .iter()
-                .find(|(n, _)| *n == s)
-                .map(|(_, m)| *m)
-                .ok_or_else(|| {
-                    D::Error::custom(format!("`handshake` is full, send or none, not {s:?}"))
-                }),
+            Value::String(s) => by_name(&HANDSHAKES, &s).ok_or_else(|| {
+                D::Error::custom(format!("`handshake` is full, send or none, not {s:?}"))
+            }),
             other => Err(D::Error::custom(format!(
                 "`handshake` is full, send or none, not {other}"
             ))),
@@ -412,11 +414,7 @@ impl<'de> Deserialize<'de> for HandshakeMode {
 
 impl Serialize for HandshakeMode {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let name = HANDSHAKES
-            .iter()
-            .find(|(_, m)| m == self)
-            .map_or("full", |(n, _)| n);
-        s.serialize_str(name)
+        s.serialize_str(name_of(&HANDSHAKES, self).unwrap_or("full"))
     }
 }
 
