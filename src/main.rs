@@ -2,7 +2,6 @@
 
 mod cli;
 
-use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -13,7 +12,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let cli = cli::args::Cli::parse_from(argv);
+    let cli = cli::args::parse(argv);
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(

@@ -76,7 +76,9 @@ fn assert_faults_found_as(
     out_of_reach: &[(&str, &str)],
     runs: u32,
 ) {
-    let catalogue = reference::faults(protocol).expect("protocol has faults");
+    let catalogue = reference::get(protocol)
+        .expect("protocol has a reference")
+        .faults;
     for (name, _) in out_of_reach {
         assert!(
             catalogue.iter().any(|f| f.name == *name),
@@ -276,8 +278,9 @@ const UAE_AGENT_ONLY: &[&str] = &[
 ];
 
 fn fuzzing_finds_uae_faults() {
-    let executor_only: Vec<&str> = reference::faults("uae")
-        .expect("uae has faults")
+    let executor_only: Vec<&str> = reference::get("uae")
+        .expect("uae has a reference")
+        .faults
         .iter()
         .map(|f| f.name)
         .filter(|n| {

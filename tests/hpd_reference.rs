@@ -425,7 +425,9 @@ async fn variants_stay_legal() {
 #[test]
 fn every_fault_breaks_catalogued_rules() {
     let rules = include_str!("../src/protocol/hpd/rules.rs");
-    let faults = wireprobe::reference::faults("hpd").expect("hpd faults");
+    let faults = wireprobe::reference::get("hpd")
+        .expect("hpd reference")
+        .faults;
     assert_eq!(faults.len(), 29);
     for fault in faults {
         for rule in fault.breaks {
@@ -437,7 +439,7 @@ fn every_fault_breaks_catalogued_rules() {
         }
     }
     assert_eq!(
-        wireprobe::reference::variants("hpd").map(<[_]>::len),
+        wireprobe::reference::get("hpd").map(|r| r.variants.len()),
         Some(12)
     );
 }

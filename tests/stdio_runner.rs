@@ -4,7 +4,8 @@
 use serde_json::Value;
 use std::time::Duration;
 use wireprobe::protocol::{
-    Checker, Decoded, Observed, Protocol, ProtocolError, Session, TokenPlacement, TransportKind,
+    Checker, Decoded, Descriptor, Observed, Protocol, ProtocolError, Session, TokenPlacement,
+    TransportKind,
 };
 use wireprobe::rules::{Level, Rule, Violation};
 use wireprobe::suite::{loader, runner};
@@ -24,27 +25,25 @@ struct Lines;
 struct LineSession;
 struct NoChecks;
 
+static LINES: Descriptor = Descriptor {
+    id: "lines",
+    title: "JSON lines (test)",
+    spec_file: "test",
+    rules: RULES,
+    transports: &[TransportKind::Stdio],
+    roles: &[],
+    token_placement: TokenPlacement::Query,
+    suite: &[],
+    http_routes: None,
+    has_handshake: true,
+    target_speaks_first: false,
+    one_conversation: false,
+    broken_input_excuses: &[],
+};
+
 impl Protocol for Lines {
-    fn id(&self) -> &'static str {
-        "lines"
-    }
-    fn title(&self) -> &'static str {
-        "JSON lines (test)"
-    }
-    fn spec_file(&self) -> &'static str {
-        "test"
-    }
-    fn rules(&self) -> &'static [Rule] {
-        RULES
-    }
-    fn transport(&self) -> TransportKind {
-        TransportKind::Stdio
-    }
-    fn token_placement(&self) -> TokenPlacement {
-        TokenPlacement::Query
-    }
-    fn bundled_suite(&self) -> &'static [(&'static str, &'static str)] {
-        &[]
+    fn descriptor(&self) -> &'static Descriptor {
+        &LINES
     }
     fn session(&self, _transport: TransportKind) -> Box<dyn Session> {
         Box::new(LineSession)

@@ -32,17 +32,20 @@ async fn assert_variants_pass_as(target: Target<'_>) {
         .map(|(id, _)| id)
         .collect();
     // The variants run side by side: most of a run is waiting on the target.
-    let runs: Vec<_> =
-        futures_util::stream::iter(reference::variants(protocol).expect("protocol has variants"))
-            .map(|variant| async move {
-                (
-                    variant.name,
-                    run_reference_as(target, &[], &[variant.name], None).await,
-                )
-            })
-            .buffer_unordered(3)
-            .collect()
-            .await;
+    let runs: Vec<_> = futures_util::stream::iter(
+        reference::get(protocol)
+            .expect("protocol has a reference")
+            .variants,
+    )
+    .map(|variant| async move {
+        (
+            variant.name,
+            run_reference_as(target, &[], &[variant.name], None).await,
+        )
+    })
+    .buffer_unordered(3)
+    .collect()
+    .await;
     let mut problems = Vec::new();
     for (variant, results) in runs {
         for r in results {

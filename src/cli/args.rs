@@ -8,23 +8,16 @@ use wireprobe::report::ReportTarget;
 #[command(
     name = "wireprobe",
     version,
-    about = "Conformance suites and fuzzing for agent<->UI event protocols",
-    after_help = AFTER_HELP
+    about = "Conformance suites and fuzzing for agent<->UI event protocols"
 )]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 }
 
-/// What `--help` ends with: the protocols, the exit codes, and examples.
+/// What `--help` ends with, after the protocols ([`protocols_help`]): the exit codes, and
+/// examples.
 const AFTER_HELP: &str = "\
-Protocols:
-  haip   HAIP v1.1.2 (WebSocket)
-  huma   HUMA Event Protocol v0.2.0 (Socket.IO)
-  nuum   Nuum wire protocol (NDJSON over a child's stdio)
-  hpd    HPD Agent events (SSE + HTTP, and WebSocket)
-  uae    UI-Agent-Executor event protocol (WebSocket or stdio; --role agent|executor)
-
 Exit codes:
   0  every must-level case passed (with --strict: every should too); nothing found (fuzz)
   1  a fail or error not in --known-failing, a stale --known-failing entry, a regression
@@ -41,6 +34,34 @@ Examples:
   wireprobe fuzz hpd --target http://127.0.0.1:5000/agent --seed 7 --runs 500
   wireprobe check haip recorded.ndjson
   wireprobe report diff baseline.json run.json";
+
+/// Parses the command line; `--help` lists the protocols the registry holds.
+pub fn parse(argv: Vec<std::ffi::OsString>) -> Cli {
+    use clap::{CommandFactory, FromArgMatches};
+    let help = format!("{}\n{AFTER_HELP}", protocols_help());
+    let matches = Cli::command().after_help(help).get_matches_from(argv);
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
+}
+
+/// `Protocols:` and one line per protocol: id, title, transports (`--transport`'s names),
+/// roles.
+fn protocols_help() -> String {
+    let mut help = String::from("Protocols:\n");
+    for p in wireprobe::protocol::all() {
+        let transports: Vec<&str> = p.transports().iter().map(|k| k.name()).collect();
+        let roles = match p.roles() {
+            [] => String::new(),
+            roles => format!("; --role {}", roles.join("|")),
+        };
+        help.push_str(&format!(
+            "  {:<6} {} ({}{roles})\n",
+            p.id(),
+            p.title(),
+            transports.join(", ")
+        ));
+    }
+    help
+}
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
@@ -96,7 +117,7 @@ pub enum Command {
 // A configuration file's settings come first on the command line: an option given again wins.
 #[command(args_override_self = true)]
 pub struct RunArgs {
-    /// The protocol to test (haip, huma, nuum, hpd, uae); may come from the configuration.
+    /// The protocol to test (`wireprobe list` names them); may come from the configuration.
     pub protocol: String,
     /// Settings from this file (`wireprobe.toml` in the working directory is read when it
     /// exists): target, credentials from environment variables, known-failing and known-flaky
@@ -223,7 +244,7 @@ pub struct ServeArgs {
     /// Network protocols: where to listen (HOST:PORT).
     #[arg(long, value_name = "ADDR")]
     pub listen: Option<String>,
-    /// Stdio protocols (nuum, uae): speak NDJSON on stdin and stdout.
+    /// Protocols served over stdio (see `--help`): speak NDJSON on stdin and stdout.
     #[arg(long)]
     pub stdio: bool,
     /// Stdio protocols: the database that holds the agent's identity (default: in memory).

@@ -59,8 +59,11 @@ pub(super) fn list(args: &super::args::ListArgs) -> Result<u8> {
             say!("{:<44} [{}] {}", c.id, c.rules.join(", "), c.title);
         }
     }
+    let reference = reference::of(p);
+    let (known_faults, known_variants) =
+        reference.map_or((&[][..], &[][..]), |r| (r.faults, r.variants));
     if faults {
-        for f in reference::faults(p.id()).unwrap_or_default() {
+        for f in known_faults {
             say!(
                 "{:<28} breaks {:<32} {}",
                 f.name,
@@ -70,7 +73,7 @@ pub(super) fn list(args: &super::args::ListArgs) -> Result<u8> {
         }
     }
     if variants {
-        for v in reference::variants(p.id()).unwrap_or_default() {
+        for v in known_variants {
             say!("{:<28} {}", v.name, v.description);
         }
     }
@@ -113,15 +116,16 @@ fn list_rule(p: &dyn Protocol, id: &str) -> Result<u8> {
         .map(|c| format!("{} — {}", c.id, c.title))
         .collect();
     say!("cases written for it:\n{}", named(cases));
-    let faults = reference::faults(p.id())
-        .unwrap_or_default()
+    let reference = reference::of(p);
+    let faults = reference
+        .map_or(&[][..], |r| r.faults)
         .iter()
         .filter(|f| f.breaks.contains(&rule.id))
         .map(|f| format!("{} — {}", f.name, f.description))
         .collect();
     say!("reference faults that break it:\n{}", named(faults));
-    let variants = reference::variants(p.id())
-        .unwrap_or_default()
+    let variants = reference
+        .map_or(&[][..], |r| r.variants)
         .iter()
         .map(|v| format!("{} — {}", v.name, v.description))
         .collect();

@@ -87,6 +87,17 @@ pub(crate) fn protocol_named(id: &str) -> Result<&'static dyn Protocol> {
     })
 }
 
+/// The ids of the protocols `has` holds for (`"uae"`), for an error that says which
+/// protocols a flag applies to.
+pub(crate) fn protocols_where(has: impl Fn(&dyn Protocol) -> bool) -> String {
+    let ids: Vec<&str> = protocol::all()
+        .iter()
+        .filter(|p| has(**p))
+        .map(|p| p.id())
+        .collect();
+    ids.join(", ")
+}
+
 pub(crate) fn parse_headers(raw: &[String]) -> Result<Vec<(String, String)>> {
     raw.iter()
         .map(|h| {

@@ -57,9 +57,12 @@ pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
         insecure: args.target.insecure,
         handshake_defaults: match &args.auth {
             None => None,
-            Some(_) if p.transport() != protocol::TransportKind::SocketIo => {
+            Some(_) if !p.transports().contains(&protocol::TransportKind::SocketIo) => {
                 return Err(usage(anyhow!(
-                    "--auth applies to Socket.IO protocols (huma), not {}",
+                    "--auth applies to Socket.IO protocols ({}), not {}",
+                    super::protocols_where(|p| p
+                        .transports()
+                        .contains(&protocol::TransportKind::SocketIo)),
                     p.id()
                 )))
             }

@@ -1,41 +1,36 @@
 //! `wireprobe serve`: a reference target, with faults and variants.
 
 use super::args::ServeArgs;
-use super::{protocol_named, EXIT_OK};
+use super::target::chosen_role;
+use super::{protocol_named, protocols_where, EXIT_OK};
 use anyhow::{anyhow, bail, Context, Result};
 use std::net::SocketAddr;
 use std::time::Duration;
-use wireprobe::protocol::{self, Protocol};
-use wireprobe::reference::{self, ServeOptions};
+use wireprobe::reference::{self, Reference, ServeOptions, StdioPipes};
 
 pub(super) async fn serve(args: ServeArgs) -> Result<u8> {
     let p = protocol_named(&args.protocol)?;
-    let kinds = p.transports();
-    if args.role.is_some() && p.roles().is_empty() {
-        bail!("--role applies to uae, not {}", p.id());
-    }
-    if kinds == [protocol::TransportKind::Stdio] && !args.stdio {
+    let r = reference::of(p).ok_or_else(|| anyhow!("{} has no reference target", p.id()))?;
+    let role = chosen_role(p, args.role.as_deref())?;
+    let on_network = r.listen.is_some();
+    if !args.stdio && !on_network {
         bail!(
-            "{} is served over stdio: use `serve {} --stdio [--db PATH]`",
+            "{} is served over stdio: use `serve {} --stdio{}`",
             p.id(),
-            p.id()
+            p.id(),
+            if r.keeps_database { " [--db PATH]" } else { "" }
         );
     }
-    if args.stdio {
-        if !kinds.contains(&protocol::TransportKind::Stdio) {
-            bail!("{} is served over the network: use --listen ADDR", p.id());
-        }
-        return serve_stdio(p, args).await;
+    if args.db.is_some() && !r.keeps_database {
+        bail!(
+            "--db applies to {}, whose agent keeps its identity in a database",
+            protocols_where(|p| reference::of(p).is_some_and(|r| r.keeps_database))
+        );
     }
-    let listen = args
-        .listen
-        .ok_or_else(|| anyhow!("serve needs --listen ADDR (e.g. 127.0.0.1:9000)"))?;
-    let addr: SocketAddr = listen
-        .parse()
-        .with_context(|| format!("--listen {listen:?} is not HOST:PORT"))?;
     if args.prefix.is_some() && p.http_routes().is_none() {
         bail!(
-            "--prefix applies to protocols with HTTP routes (hpd), not {}",
+            "--prefix applies to protocols with HTTP routes ({}), not {}",
+            protocols_where(|p| p.http_routes().is_some()),
             p.id()
         );
     }
@@ -45,9 +40,19 @@ pub(super) async fn serve(args: ServeArgs) -> Result<u8> {
         jwt_secret: args.jwt_secret,
         confirm_timeout: args.confirm_timeout_ms.map(Duration::from_millis),
         prefix: args.prefix,
-        role: args.role,
+        role,
+        db: args.db,
     };
-    let running = reference::start(p.id(), addr, &opts).await?;
+    if args.stdio {
+        return serve_stdio(r, &opts).await;
+    }
+    let listen = args
+        .listen
+        .ok_or_else(|| anyhow!("serve needs --listen ADDR (e.g. 127.0.0.1:9000)"))?;
+    let addr: SocketAddr = listen
+        .parse()
+        .with_context(|| format!("--listen {listen:?} is not HOST:PORT"))?;
+    let running = r.start(addr, &opts).await?;
     say!(
         "wireprobe: {} reference target listening on {}",
         p.title(),
@@ -63,28 +68,17 @@ pub(super) async fn serve(args: ServeArgs) -> Result<u8> {
 /// Serves a stdio protocol's reference target on this process's stdin and stdout, then exits
 /// the process at once: tokio's stdin reader is a blocking thread that would keep a faulted
 /// agent (one that stops with stdin still open) from exiting.
-async fn serve_stdio(p: &dyn Protocol, args: ServeArgs) -> Result<u8> {
-    if p.id() == "uae" {
-        if args.db.is_some() {
-            bail!("--db applies to nuum, whose agent keeps its identity in a database");
-        }
-        let opts = ServeOptions {
-            faults: args.faults,
-            variants: args.variants,
-            role: args.role,
-            ..ServeOptions::default()
-        };
-        reference::uae::serve_stdio(tokio::io::stdin(), tokio::io::stdout(), &opts).await?;
-        std::process::exit(0);
-    }
-    let opts = reference::nuum::NuumOptions {
-        db: args.db,
-        faults: args.faults,
-        variants: args.variants,
+async fn serve_stdio(r: &Reference, opts: &ServeOptions) -> Result<u8> {
+    let Some(stdio) = r.stdio else {
+        bail!(
+            "{} is served over the network: use --listen ADDR",
+            r.protocol.id()
+        );
     };
-    let stop = reference::nuum::serve(tokio::io::stdin(), tokio::io::stdout(), &opts).await?;
-    std::process::exit(match stop {
-        reference::nuum::Stop::InputClosed => 0,
-        reference::nuum::Stop::Fault(code) => code,
-    })
+    let pipes = StdioPipes {
+        input: Box::new(tokio::io::stdin()),
+        output: Box::new(tokio::io::stdout()),
+    };
+    let status = stdio(pipes, opts).await?;
+    std::process::exit(status)
 }

@@ -121,7 +121,11 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
         role: role.clone(),
         ..ServeOptions::default()
     };
-    let running = reference::start(p.id(), SocketAddr::from(([127, 0, 0, 1], 0)), &opts).await?;
+    let reference =
+        reference::of(p).ok_or_else(|| anyhow!("{} has no reference target", p.id()))?;
+    let running = reference
+        .start(SocketAddr::from(([127, 0, 0, 1], 0)), &opts)
+        .await?;
     let url = RunConfig::scoped_per_case(p, &running.url);
     Ok(Prepared {
         shown: format!("builtin{} ({url})", builtin_changes(flags)),
@@ -200,7 +204,8 @@ pub fn chosen_role(p: &dyn Protocol, role: Option<&str>) -> Result<Option<String
     };
     match p.roles() {
         [] => Err(anyhow!(
-            "--role applies to protocols whose targets play one of several parts (uae), not {}",
+            "--role applies to protocols whose targets play one of several parts ({}), not {}",
+            super::protocols_where(|p| !p.roles().is_empty()),
             p.id()
         )),
         roles if roles.contains(&role) => Ok(Some(role.to_owned())),
@@ -227,7 +232,7 @@ fn builtin_stdio_command(
         p.id().into(),
         "--stdio".into(),
     ];
-    if p.transports() == [TransportKind::Stdio] {
+    if reference::of(p).is_some_and(|r| r.keeps_database) {
         argv.extend(["--db".into(), "{tmp}/agent.db".into()]);
     }
     if let Some(role) = role {

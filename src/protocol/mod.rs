@@ -4,6 +4,7 @@
 //! client-side session logic (envelope filling, handshakes). It never opens a socket: the
 //! runner moves the frames a profile produces over the transport the profile names.
 
+pub mod descriptor;
 pub mod haip;
 pub mod hpd;
 pub mod huma;
@@ -12,7 +13,9 @@ pub mod nuum;
 pub mod recent;
 pub mod uae;
 
-use crate::rules::{Rule, Violation};
+pub use descriptor::Descriptor;
+
+use crate::rules::Violation;
 use crate::transcript::Direction;
 use crate::transport::{Body, Frame, HttpAnswer, Outgoing, SseMeta, StreamFrom};
 use serde_json::Value;
@@ -76,60 +79,17 @@ pub enum TokenPlacement {
     Header,
 }
 
-/// A protocol profile.
+/// A protocol profile: its [`Descriptor`] (every constant fact) and the behaviour that
+/// differs from protocol to protocol.
 pub trait Protocol: Send + Sync + 'static {
-    /// The short id used on the command line (`haip`).
-    fn id(&self) -> &'static str;
-    /// Human name with version (`HAIP v1.1.2`).
-    fn title(&self) -> &'static str;
-    /// The spec file every rule cites.
-    fn spec_file(&self) -> &'static str;
-    /// The rule catalogue.
-    fn rules(&self) -> &'static [Rule];
-    /// The transport a run uses unless told otherwise.
-    fn transport(&self) -> TransportKind;
-    /// Every transport the protocol's targets speak (a run without `--transport` covers each).
-    fn transports(&self) -> &'static [TransportKind] {
-        match self.transport() {
-            TransportKind::WebSocket => &[TransportKind::WebSocket],
-            TransportKind::SocketIo => &[TransportKind::SocketIo],
-            TransportKind::Stdio => &[TransportKind::Stdio],
-            TransportKind::Sse => &[TransportKind::Sse],
-        }
-    }
+    /// What the protocol is: id, title, spec, transports, roles, suite, rules.
+    fn descriptor(&self) -> &'static Descriptor;
     /// The URL a connection over `transport` opens, given the user's `--target` (a protocol
     /// with fixed routes appends them).
     fn endpoint(&self, transport: TransportKind, target: &str) -> String {
         let _ = transport;
         target.to_owned()
     }
-    /// The routes of the SSE + HTTP binding, for protocols that have one.
-    fn http_routes(&self) -> Option<HttpRoutes> {
-        None
-    }
-    /// False when a connection is ready as soon as it opens (no handshake to send or wait for).
-    fn has_handshake(&self) -> bool {
-        true
-    }
-    /// True when the target speaks first on a fresh connection or process (Nuum's init): a
-    /// target that has said nothing of the protocol within the step timeout is mute.
-    fn target_speaks_first(&self) -> bool {
-        false
-    }
-    /// True when a target is one conversation every client shares (a hosted agent): cases
-    /// then run one at a time, or they would see each other's events.
-    fn one_conversation(&self) -> bool {
-        false
-    }
-    /// The parts a target of this protocol can play (`--role`), the default first; empty
-    /// when a target plays only one.
-    fn roles(&self) -> &'static [&'static str] {
-        &[]
-    }
-    /// Where bearer tokens go unless a case says otherwise.
-    fn token_placement(&self) -> TokenPlacement;
-    /// The suite compiled into the binary: `(file name, TOML text)`.
-    fn bundled_suite(&self) -> &'static [(&'static str, &'static str)];
     /// A fresh client-side session over `transport` (it spans reconnects within one case).
     fn session(&self, transport: TransportKind) -> Box<dyn Session>;
     /// A fresh transcript checker (validator plus lifecycle).
@@ -138,16 +98,9 @@ pub trait Protocol: Send + Sync + 'static {
     /// well-formed or not; a target that never sends one has not answered at all.
     fn recognises(&self, item: Observed<'_>) -> bool;
     /// True when `item`, from the target, may be its answer to input of ours (an error, a
-    /// refusal, an HTTP status, the connection's end): see [`Protocol::broken_input_excuses`].
+    /// refusal, an HTTP status, the connection's end): see [`Descriptor::broken_input_excuses`].
     fn may_answer_input(&self, item: Observed<'_>) -> bool {
         matches!(item, Observed::Closed { .. })
-    }
-    /// The rules an answer to broken input cannot keep, because they tie an answer to the
-    /// input it answers: a refusal of a call without a trace id names no call's trace, an
-    /// error may go out on the channel the broken message named. One answer per broken input
-    /// is excused them; every other rule judges it as any item.
-    fn broken_input_excuses(&self) -> &'static [&'static str] {
-        &[]
     }
     /// The names of the tools `event` advertises, when it is the protocol's tool list.
     fn advertised_tools(&self, event: &Value) -> Option<Vec<String>> {

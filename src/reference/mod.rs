@@ -5,7 +5,10 @@ pub mod haip;
 pub mod hpd;
 pub mod huma;
 pub mod nuum;
+pub mod registry;
 pub mod uae;
+
+pub use registry::{get, of, start, Reference, StdioPipes};
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
@@ -153,6 +156,9 @@ pub struct ServeOptions {
     pub confirm_timeout: Option<std::time::Duration>,
     /// UAE: the part the target plays (`agent`, `executor`; `None`: agent).
     pub role: Option<String>,
+    /// A stdio target that keeps its identity in a database (Nuum): where; `None` keeps it in
+    /// memory, a new one per start.
+    pub db: Option<std::path::PathBuf>,
     /// HPD: the path prefix of the hosted routes (`/agent` serves `/agent/inputs`, ...);
     /// `None` or empty serves them at the root.
     pub prefix: Option<String>,
@@ -180,48 +186,6 @@ impl Drop for RunningTarget {
             let _ = stop.send(());
         }
         self.task.abort();
-    }
-}
-
-/// The fault catalogue of a protocol's reference target.
-pub fn faults(protocol: &str) -> Option<&'static [Fault]> {
-    match protocol {
-        "haip" => Some(haip::faults::FAULTS),
-        "hpd" => Some(hpd::faults::FAULTS),
-        "huma" => Some(huma::faults::FAULTS),
-        "nuum" => Some(nuum::faults::FAULTS),
-        "uae" => Some(uae::faults::FAULTS),
-        _ => None,
-    }
-}
-
-/// The variant catalogue of a protocol's reference target.
-pub fn variants(protocol: &str) -> Option<&'static [Variant]> {
-    match protocol {
-        "haip" => Some(haip::variants::VARIANTS),
-        "hpd" => Some(hpd::variants::VARIANTS),
-        "huma" => Some(huma::variants::VARIANTS),
-        "nuum" => Some(nuum::variants::VARIANTS),
-        "uae" => Some(uae::variants::VARIANTS),
-        _ => None,
-    }
-}
-
-/// Starts the reference target of `protocol` on `addr` (port 0 picks a free port).
-pub async fn start(
-    protocol: &str,
-    addr: SocketAddr,
-    opts: &ServeOptions,
-) -> Result<RunningTarget, ServeError> {
-    match protocol {
-        "haip" => haip::start(addr, opts).await,
-        "hpd" => hpd::start(addr, opts).await,
-        "huma" => huma::start(addr, opts).await,
-        "nuum" => Err(ServeError::StdioOnly {
-            protocol: "nuum".into(),
-        }),
-        "uae" => uae::start(addr, opts).await,
-        other => Err(ServeError::UnknownProtocol(other.to_owned())),
     }
 }
 

@@ -271,7 +271,9 @@ pub fn assert_fault_coverage(protocol: &str, expected: &[Expectation]) {
 pub fn assert_fault_coverage_except(protocol: &str, expected: &[Expectation], offline: &[&str]) {
     let p = protocol::get(protocol).expect("protocol is registered");
     let bundled = suite::load_bundled(p).expect("bundled suite loads");
-    let faults = reference::faults(protocol).expect("protocol has faults");
+    let faults = reference::get(protocol)
+        .expect("protocol has a reference")
+        .faults;
     for (name, _, _) in expected {
         assert!(
             faults.iter().any(|f| f.name == *name),

@@ -12,68 +12,48 @@ pub mod scenarios;
 pub mod schema;
 pub mod session;
 
-use super::{Checker, Protocol, Session, TokenPlacement, TransportKind};
-use crate::rules::Rule;
+use super::{Checker, Descriptor, Protocol, Session, TokenPlacement, TransportKind};
 
 /// The HAIP profile.
 pub struct Haip;
 
+/// What HAIP is.
+pub static DESCRIPTOR: Descriptor = Descriptor {
+    id: "haip",
+    title: "HAIP v1.1.2",
+    spec_file: SPEC_FILE,
+    rules: rules::RULES,
+    transports: &[TransportKind::WebSocket],
+    roles: &[],
+    token_placement: TokenPlacement::Query,
+    suite: crate::bundled_suite!(
+        "haip",
+        [
+            "handshake.toml",
+            "envelope.toml",
+            "sequencing.toml",
+            "runs.toml",
+            "tools.toml",
+            "flow.toml",
+            "media.toml",
+            "auth.toml"
+        ]
+    ),
+    http_routes: None,
+    has_handshake: true,
+    target_speaks_first: false,
+    one_conversation: false,
+    // An ERROR answering a malformed message may go out on the channel that message named
+    // (an ERROR's related_id echoing a malformed id is the checker's to excuse).
+    broken_input_excuses: &["HAIP-ENV-004"],
+};
+
 /// The spec file every HAIP rule cites.
 pub const SPEC_FILE: &str = "001_1704fd641f081645.txt";
 
-static SUITE: &[(&str, &str)] = &[
-    (
-        "handshake.toml",
-        include_str!("../../../suites/haip/handshake.toml"),
-    ),
-    (
-        "envelope.toml",
-        include_str!("../../../suites/haip/envelope.toml"),
-    ),
-    (
-        "sequencing.toml",
-        include_str!("../../../suites/haip/sequencing.toml"),
-    ),
-    ("runs.toml", include_str!("../../../suites/haip/runs.toml")),
-    (
-        "tools.toml",
-        include_str!("../../../suites/haip/tools.toml"),
-    ),
-    ("flow.toml", include_str!("../../../suites/haip/flow.toml")),
-    (
-        "media.toml",
-        include_str!("../../../suites/haip/media.toml"),
-    ),
-    ("auth.toml", include_str!("../../../suites/haip/auth.toml")),
-];
-
 impl Protocol for Haip {
-    fn id(&self) -> &'static str {
-        "haip"
-    }
-
-    fn title(&self) -> &'static str {
-        "HAIP v1.1.2"
-    }
-
-    fn spec_file(&self) -> &'static str {
-        SPEC_FILE
-    }
-
-    fn rules(&self) -> &'static [Rule] {
-        rules::RULES
-    }
-
-    fn transport(&self) -> TransportKind {
-        TransportKind::WebSocket
-    }
-
-    fn token_placement(&self) -> TokenPlacement {
-        TokenPlacement::Query
-    }
-
-    fn bundled_suite(&self) -> &'static [(&'static str, &'static str)] {
-        SUITE
+    fn descriptor(&self) -> &'static Descriptor {
+        &DESCRIPTOR
     }
 
     fn session(&self, _transport: TransportKind) -> Box<dyn Session> {
@@ -100,12 +80,6 @@ impl Protocol for Haip {
             Observed::Closed { .. } => true,
             _ => false,
         }
-    }
-
-    /// An ERROR answering a malformed message may go out on the channel that message named
-    /// (an ERROR's related_id echoing a malformed id is the checker's to excuse).
-    fn broken_input_excuses(&self) -> &'static [&'static str] {
-        &["HAIP-ENV-004"]
     }
 
     fn advertised_tools(&self, event: &serde_json::Value) -> Option<Vec<String>> {

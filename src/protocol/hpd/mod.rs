@@ -12,8 +12,7 @@ pub mod session;
 pub mod stream;
 pub mod validate;
 
-use super::{Checker, HttpRoutes, Protocol, Session, TokenPlacement, TransportKind};
-use crate::rules::Rule;
+use super::{Checker, Descriptor, HttpRoutes, Protocol, Session, TokenPlacement, TransportKind};
 use serde_json::Value;
 
 /// The spec file every HPD rule cites.
@@ -30,49 +29,44 @@ pub const INTERRUPT_ROUTE: &str = "/interrupt";
 /// The WebSocket's route under the target's prefix.
 pub const WS_ROUTE: &str = "/ws";
 
-static SUITE: &[(&str, &str)] = &[
-    (
-        "envelope.toml",
-        include_str!("../../../suites/hpd/envelope.toml"),
+/// What HPD is.
+pub static DESCRIPTOR: Descriptor = Descriptor {
+    id: "hpd",
+    title: "HPD Agent events",
+    spec_file: SPEC_FILE,
+    rules: rules::RULES,
+    transports: &[TransportKind::Sse, TransportKind::WebSocket],
+    roles: &[],
+    // HPD names no authentication; a deployment that wants a token reads the header.
+    token_placement: TokenPlacement::Header,
+    suite: crate::bundled_suite!(
+        "hpd",
+        [
+            "envelope.toml",
+            "turns.toml",
+            "interactive.toml",
+            "input.toml",
+            "stream.toml"
+        ]
     ),
-    ("turns.toml", include_str!("../../../suites/hpd/turns.toml")),
-    (
-        "interactive.toml",
-        include_str!("../../../suites/hpd/interactive.toml"),
-    ),
-    ("input.toml", include_str!("../../../suites/hpd/input.toml")),
-    (
-        "stream.toml",
-        include_str!("../../../suites/hpd/stream.toml"),
-    ),
-];
+    http_routes: Some(HttpRoutes {
+        stream: STREAM_ROUTE,
+        post: INPUTS_ROUTE,
+    }),
+    // A client subscribes and posts: there is no handshake.
+    has_handshake: false,
+    target_speaks_first: false,
+    // A hosted agent is one conversation: every client sees every event.
+    one_conversation: true,
+    broken_input_excuses: &[],
+};
 
 /// The HPD profile.
 pub struct Hpd;
 
 impl Protocol for Hpd {
-    fn id(&self) -> &'static str {
-        "hpd"
-    }
-
-    fn title(&self) -> &'static str {
-        "HPD Agent events"
-    }
-
-    fn spec_file(&self) -> &'static str {
-        SPEC_FILE
-    }
-
-    fn rules(&self) -> &'static [Rule] {
-        rules::RULES
-    }
-
-    fn transport(&self) -> TransportKind {
-        TransportKind::Sse
-    }
-
-    fn transports(&self) -> &'static [TransportKind] {
-        &[TransportKind::Sse, TransportKind::WebSocket]
+    fn descriptor(&self) -> &'static Descriptor {
+        &DESCRIPTOR
     }
 
     /// `http://host:port/prefix` is where the routes live; the WebSocket is `ws://…/prefix/ws`.
@@ -89,32 +83,6 @@ impl Protocol for Hpd {
             }
             _ => base.to_owned(),
         }
-    }
-
-    fn http_routes(&self) -> Option<HttpRoutes> {
-        Some(HttpRoutes {
-            stream: STREAM_ROUTE,
-            post: INPUTS_ROUTE,
-        })
-    }
-
-    /// A client subscribes and posts: there is no handshake.
-    fn has_handshake(&self) -> bool {
-        false
-    }
-
-    /// A hosted agent is one conversation: every client sees every event.
-    fn one_conversation(&self) -> bool {
-        true
-    }
-
-    /// HPD names no authentication; a deployment that wants a token reads the header.
-    fn token_placement(&self) -> TokenPlacement {
-        TokenPlacement::Header
-    }
-
-    fn bundled_suite(&self) -> &'static [(&'static str, &'static str)] {
-        SUITE
     }
 
     fn session(&self, transport: TransportKind) -> Box<dyn Session> {

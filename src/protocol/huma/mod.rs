@@ -8,57 +8,37 @@ pub mod scenarios;
 pub mod session;
 pub mod validate;
 
-use super::{Checker, Protocol, Session, TokenPlacement, TransportKind};
-use crate::rules::Rule;
+use super::{Checker, Descriptor, Protocol, Session, TokenPlacement, TransportKind};
 
 /// The spec file every HUMA rule cites.
 pub const SPEC_FILE: &str = "000_9be7860959b3b922.txt";
 
-static SUITE: &[(&str, &str)] = &[
-    (
-        "validation.toml",
-        include_str!("../../../suites/huma/validation.toml"),
+/// What HUMA is.
+pub static DESCRIPTOR: Descriptor = Descriptor {
+    id: "huma",
+    title: "HUMA Event Protocol v0.2.0",
+    spec_file: SPEC_FILE,
+    rules: rules::RULES,
+    transports: &[TransportKind::SocketIo],
+    roles: &[],
+    token_placement: TokenPlacement::Query,
+    suite: crate::bundled_suite!(
+        "huma",
+        ["validation.toml", "lifecycle.toml", "robustness.toml"]
     ),
-    (
-        "lifecycle.toml",
-        include_str!("../../../suites/huma/lifecycle.toml"),
-    ),
-    (
-        "robustness.toml",
-        include_str!("../../../suites/huma/robustness.toml"),
-    ),
-];
+    http_routes: None,
+    has_handshake: true,
+    target_speaks_first: false,
+    one_conversation: false,
+    broken_input_excuses: &[],
+};
 
 /// The HUMA profile.
 pub struct Huma;
 
 impl Protocol for Huma {
-    fn id(&self) -> &'static str {
-        "huma"
-    }
-
-    fn title(&self) -> &'static str {
-        "HUMA Event Protocol v0.2.0"
-    }
-
-    fn spec_file(&self) -> &'static str {
-        SPEC_FILE
-    }
-
-    fn rules(&self) -> &'static [Rule] {
-        rules::RULES
-    }
-
-    fn transport(&self) -> TransportKind {
-        TransportKind::SocketIo
-    }
-
-    fn token_placement(&self) -> TokenPlacement {
-        TokenPlacement::Query
-    }
-
-    fn bundled_suite(&self) -> &'static [(&'static str, &'static str)] {
-        SUITE
+    fn descriptor(&self) -> &'static Descriptor {
+        &DESCRIPTOR
     }
 
     fn session(&self, _transport: TransportKind) -> Box<dyn Session> {

@@ -9,64 +9,37 @@ pub mod scenarios;
 pub mod session;
 pub mod validate;
 
-use super::{Checker, Protocol, Session, TokenPlacement, TransportKind};
-use crate::rules::Rule;
+use super::{Checker, Descriptor, Protocol, Session, TokenPlacement, TransportKind};
 use serde_json::Value;
 
 /// The spec file every Nuum rule cites.
 pub const SPEC_FILE: &str = "003_d7769e1c0369e72c.txt";
 
-static SUITE: &[(&str, &str)] = &[
-    (
-        "protocol.toml",
-        include_str!("../../../suites/nuum/protocol.toml"),
-    ),
-    (
-        "turns.toml",
-        include_str!("../../../suites/nuum/turns.toml"),
-    ),
-    (
-        "robustness.toml",
-        include_str!("../../../suites/nuum/robustness.toml"),
-    ),
-];
+/// What Nuum is.
+pub static DESCRIPTOR: Descriptor = Descriptor {
+    id: "nuum",
+    title: "Nuum wire protocol",
+    spec_file: SPEC_FILE,
+    rules: rules::RULES,
+    transports: &[TransportKind::Stdio],
+    roles: &[],
+    // Unused: a process has no bearer tokens.
+    token_placement: TokenPlacement::Query,
+    suite: crate::bundled_suite!("nuum", ["protocol.toml", "turns.toml", "robustness.toml"]),
+    http_routes: None,
+    has_handshake: true,
+    // The process announces itself with system/init.
+    target_speaks_first: true,
+    one_conversation: false,
+    broken_input_excuses: &[],
+};
 
 /// The Nuum profile.
 pub struct Nuum;
 
 impl Protocol for Nuum {
-    fn id(&self) -> &'static str {
-        "nuum"
-    }
-
-    fn title(&self) -> &'static str {
-        "Nuum wire protocol"
-    }
-
-    fn spec_file(&self) -> &'static str {
-        SPEC_FILE
-    }
-
-    fn rules(&self) -> &'static [Rule] {
-        rules::RULES
-    }
-
-    fn transport(&self) -> TransportKind {
-        TransportKind::Stdio
-    }
-
-    /// The process announces itself with system/init.
-    fn target_speaks_first(&self) -> bool {
-        true
-    }
-
-    /// Unused: a process has no bearer tokens.
-    fn token_placement(&self) -> TokenPlacement {
-        TokenPlacement::Query
-    }
-
-    fn bundled_suite(&self) -> &'static [(&'static str, &'static str)] {
-        SUITE
+    fn descriptor(&self) -> &'static Descriptor {
+        &DESCRIPTOR
     }
 
     fn session(&self, _transport: TransportKind) -> Box<dyn Session> {

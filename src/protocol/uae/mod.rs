@@ -10,8 +10,7 @@ pub mod rules;
 pub mod session;
 pub mod validate;
 
-use super::{Checker, Protocol, Session, TokenPlacement, TransportKind};
-use crate::rules::Rule;
+use super::{Checker, Descriptor, Protocol, Session, TokenPlacement, TransportKind};
 use serde_json::Value;
 
 /// The spec file every UAE rule cites.
@@ -20,57 +19,32 @@ pub const SPEC_FILE: &str = "002_32720a159e3ec1f9.txt";
 /// The parts a UAE target plays, the default first.
 pub const ROLES: &[&str] = &["agent", "executor"];
 
-static SUITE: &[(&str, &str)] = &[
-    ("agent.toml", include_str!("../../../suites/uae/agent.toml")),
-    (
-        "executor.toml",
-        include_str!("../../../suites/uae/executor.toml"),
-    ),
-];
+/// What UAE is.
+pub static DESCRIPTOR: Descriptor = Descriptor {
+    id: "uae",
+    title: "UI–Agent–Executor event protocol",
+    spec_file: SPEC_FILE,
+    rules: rules::RULES,
+    transports: &[TransportKind::WebSocket, TransportKind::Stdio],
+    roles: ROLES,
+    // The spec has no authentication; a token, when given, goes on the URL.
+    token_placement: TokenPlacement::Query,
+    suite: crate::bundled_suite!("uae", ["agent.toml", "executor.toml"]),
+    http_routes: None,
+    has_handshake: false,
+    target_speaks_first: false,
+    one_conversation: false,
+    // A refusal of input without a trace, session or tool cannot carry the input's, and an
+    // answer to text that is no event cannot name the session it had none of.
+    broken_input_excuses: &["UAE-ENV-001", "UAE-ENV-002", "UAE-RES-002", "UAE-SES-001"],
+};
 
 /// The UAE profile.
 pub struct Uae;
 
 impl Protocol for Uae {
-    fn id(&self) -> &'static str {
-        "uae"
-    }
-
-    fn title(&self) -> &'static str {
-        "UI–Agent–Executor event protocol"
-    }
-
-    fn spec_file(&self) -> &'static str {
-        SPEC_FILE
-    }
-
-    fn rules(&self) -> &'static [Rule] {
-        rules::RULES
-    }
-
-    fn transport(&self) -> TransportKind {
-        TransportKind::WebSocket
-    }
-
-    fn transports(&self) -> &'static [TransportKind] {
-        &[TransportKind::WebSocket, TransportKind::Stdio]
-    }
-
-    fn has_handshake(&self) -> bool {
-        false
-    }
-
-    fn roles(&self) -> &'static [&'static str] {
-        ROLES
-    }
-
-    /// The spec has no authentication; a token, when given, goes on the URL.
-    fn token_placement(&self) -> TokenPlacement {
-        TokenPlacement::Query
-    }
-
-    fn bundled_suite(&self) -> &'static [(&'static str, &'static str)] {
-        SUITE
+    fn descriptor(&self) -> &'static Descriptor {
+        &DESCRIPTOR
     }
 
     fn session(&self, _transport: TransportKind) -> Box<dyn Session> {
@@ -100,12 +74,6 @@ impl Protocol for Uae {
             item,
             Observed::Event(..) | Observed::Garbage(_) | Observed::Closed { .. }
         )
-    }
-
-    /// A refusal of input without a trace, session or tool cannot carry the input's, and an
-    /// answer to text that is no event cannot name the session it had none of.
-    fn broken_input_excuses(&self) -> &'static [&'static str] {
-        &["UAE-ENV-001", "UAE-ENV-002", "UAE-RES-002", "UAE-SES-001"]
     }
 
     /// A JSON object whose type is one of the six the spec defines.

@@ -70,6 +70,23 @@ impl Config {
     }
 }
 
+/// The HAIP reference target, as [`crate::reference::registry`] lists it.
+pub static REFERENCE: crate::reference::Reference = crate::reference::Reference {
+    protocol: &crate::protocol::haip::Haip,
+    faults: faults::FAULTS,
+    variants: variants::VARIANTS,
+    listen: Some(listen),
+    stdio: None,
+    keeps_database: false,
+};
+
+fn listen(
+    addr: SocketAddr,
+    opts: &ServeOptions,
+) -> crate::reference::registry::Started<'_, RunningTarget> {
+    Box::pin(start(addr, opts))
+}
+
 /// Starts the target on `addr`.
 pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {
     let config = Arc::new(Config::new(opts)?);

@@ -47,6 +47,23 @@ struct ConnState {
 
 type Shared = Arc<Mutex<ConnState>>;
 
+/// The HUMA reference target, as [`crate::reference::registry`] lists it.
+pub static REFERENCE: crate::reference::Reference = crate::reference::Reference {
+    protocol: &crate::protocol::huma::Huma,
+    faults: faults::FAULTS,
+    variants: variants::VARIANTS,
+    listen: Some(listen),
+    stdio: None,
+    keeps_database: false,
+};
+
+fn listen(
+    addr: SocketAddr,
+    opts: &ServeOptions,
+) -> crate::reference::registry::Started<'_, RunningTarget> {
+    Box::pin(start(addr, opts))
+}
+
 /// Starts the target on `addr`.
 pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {
     let config = Arc::new(Config {

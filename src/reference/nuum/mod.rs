@@ -10,10 +10,9 @@ pub mod variants;
 use crate::ndjson::{AsyncLines, Line};
 use crate::protocol::json::timestamp;
 use crate::protocol::nuum::input::{self, Action, HostLine};
-use crate::reference::{Faults, ServeError, Variants};
+use crate::reference::{Faults, ServeError, ServeOptions, StdioPipes, Variants};
 use agent::{Tasks, TurnCtx};
 use serde_json::{json, Value};
-use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -25,16 +24,6 @@ pub const MAX_INPUT_LINE: usize = 1024 * 1024;
 
 /// Most messages queued mid-turn; a flood beyond it is refused with system/error.
 const MAX_QUEUED: usize = 1000;
-
-/// How to start the reference target.
-#[derive(Debug, Clone, Default)]
-pub struct NuumOptions {
-    /// The database; without one the identity lives in memory (a new one per start).
-    pub db: Option<PathBuf>,
-    pub faults: Vec<String>,
-    /// Legal-but-different behaviours ([`variants::VARIANTS`]).
-    pub variants: Vec<String>,
-}
 
 enum OutMsg {
     Line(String),
@@ -120,11 +109,30 @@ async fn sleep_until_some(at: Option<tokio::time::Instant>) {
     }
 }
 
+/// The NUUM reference target, as [`crate::reference::registry`] lists it.
+pub static REFERENCE: crate::reference::Reference = crate::reference::Reference {
+    protocol: &crate::protocol::nuum::Nuum,
+    faults: faults::FAULTS,
+    variants: variants::VARIANTS,
+    listen: None,
+    stdio: Some(stdio),
+    keeps_database: true,
+};
+
+fn stdio(pipes: StdioPipes, opts: &ServeOptions) -> crate::reference::registry::Started<'_, i32> {
+    Box::pin(async move {
+        Ok(match serve(pipes.input, pipes.output, opts).await? {
+            Stop::InputClosed => 0,
+            Stop::Fault(code) => code,
+        })
+    })
+}
+
 /// Serves one agent on `input`/`output` until the input ends or a fault stops it.
 pub async fn serve(
     input: impl AsyncRead + Unpin,
     output: impl AsyncWrite + Unpin + Send + 'static,
-    opts: &NuumOptions,
+    opts: &ServeOptions,
 ) -> Result<Stop, ServeError> {
     let faults = Faults::parse(faults::FAULTS, &opts.faults)?;
     let variants = Variants::parse(variants::VARIANTS, &opts.variants)?;

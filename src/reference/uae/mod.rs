@@ -8,7 +8,9 @@ mod stamp;
 pub mod variants;
 
 use crate::ndjson::{AsyncLines, Line};
-use crate::reference::{spawn_listener, Faults, RunningTarget, ServeError, ServeOptions, Variants};
+use crate::reference::{
+    spawn_listener, Faults, RunningTarget, ServeError, ServeOptions, StdioPipes, Variants,
+};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use stamp::Stamp;
@@ -136,6 +138,23 @@ fn parse(opts: &ServeOptions) -> Result<(Role, Faults, Variants), ServeError> {
     ))
 }
 
+/// The UAE reference target, as [`crate::reference::registry`] lists it.
+pub static REFERENCE: crate::reference::Reference = crate::reference::Reference {
+    protocol: &crate::protocol::uae::Uae,
+    faults: faults::FAULTS,
+    variants: variants::VARIANTS,
+    listen: Some(listen),
+    stdio: Some(stdio),
+    keeps_database: false,
+};
+
+fn listen(
+    addr: SocketAddr,
+    opts: &ServeOptions,
+) -> crate::reference::registry::Started<'_, RunningTarget> {
+    Box::pin(start(addr, opts))
+}
+
 /// Starts the WebSocket target on `addr`; clients reach it at `ws://ADDR/`.
 pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {
     let (role, faults, variants) = parse(opts)?;
@@ -195,6 +214,13 @@ async fn serve_socket(tcp: tokio::net::TcpStream, mut peer: Peer) {
         }
     }
     let _ = tx.close().await;
+}
+
+fn stdio(pipes: StdioPipes, opts: &ServeOptions) -> crate::reference::registry::Started<'_, i32> {
+    Box::pin(async move {
+        serve_stdio(pipes.input, pipes.output, opts).await?;
+        Ok(0)
+    })
 }
 
 /// Serves one peer on `input` and `output` (NDJSON) until the input ends.
