@@ -277,8 +277,8 @@ pub fn transport_of_form(p: &dyn Protocol, is_process: bool) -> Option<Transport
 
 /// Every protocol wireprobe knows.
 pub fn all() -> &'static [&'static dyn Protocol] {
-    static ALL: [&dyn Protocol; 5] = [&haip::Haip, &hpd::Hpd, &huma::Huma, &nuum::Nuum, &uae::Uae];
-    &ALL
+    static ALL: &[&dyn Protocol] = &[&haip::Haip, &hpd::Hpd, &huma::Huma, &nuum::Nuum, &uae::Uae];
+    ALL
 }
 
 /// The protocol with this id.

@@ -60,14 +60,14 @@ impl Reference {
 
 /// Every reference target wireprobe has.
 pub fn all() -> &'static [&'static Reference] {
-    static ALL: [&Reference; 5] = [
+    static ALL: &[&Reference] = &[
         &haip::REFERENCE,
         &hpd::REFERENCE,
         &huma::REFERENCE,
         &nuum::REFERENCE,
         &uae::REFERENCE,
     ];
-    &ALL
+    ALL
 }
 
 /// The reference target of `protocol`.
