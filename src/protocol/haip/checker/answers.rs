@@ -1,9 +1,10 @@
-//! What the client's messages were and what the server's ERRORs answer: whether a client
-//! message is well formed (so the checker takes it into account), and HAIP-ERR-004, an ERROR
-//! claiming a violation for a message that broke no rule.
+//! What the client's messages were and what errors answer: whether a client message is well
+//! formed (so the checker takes it into account), HAIP-ERR-004 (an ERROR claiming a violation
+//! for a message that broke no rule) and HAIP-ERR-003 (error codes the spec names).
 
 use super::HaipChecker;
 use crate::protocol::haip::facts::Facts;
+use crate::protocol::haip::model::KNOWN_ERROR_CODES;
 use crate::rules::{self, Violation};
 use crate::transcript::Direction;
 use serde_json::Value;
@@ -18,6 +19,27 @@ const VIOLATION_CODES: [&str; 4] = [
 ];
 
 impl HaipChecker {
+    /// An ERROR or RUN_ERROR: its code, and what a server's ERROR answers.
+    pub(super) fn check_errors(
+        &mut self,
+        from: Direction,
+        f: &Facts<'_>,
+        out: &mut Vec<Violation>,
+    ) {
+        if !matches!(f.ty, "ERROR" | "RUN_ERROR") {
+            return;
+        }
+        if f.ty == "ERROR" && from == Direction::Server {
+            self.error_answers_valid(f, out);
+        }
+        if let Some(code) = f.code.filter(|c| !KNOWN_ERROR_CODES.contains(c)) {
+            out.push(Violation::new(
+                "HAIP-ERR-003",
+                format!("error code {code:?} is not one the spec names"),
+            ));
+        }
+    }
+
     /// After a client message: remembers whether it broke no must (`found` holds what the
     /// checker found in it).
     pub(super) fn client_message_judged(&mut self, f: &Facts<'_>, found: &[Violation]) {
@@ -47,7 +69,7 @@ impl HaipChecker {
     /// which broke no rule. It answers the message its `related_id` names; without one, the
     /// client's latest message when that was valid, the ERROR acknowledges it, and no broken
     /// message of the client's is still unanswered.
-    pub(super) fn error_answers_valid(&mut self, f: &Facts<'_>, out: &mut Vec<Violation>) {
+    fn error_answers_valid(&mut self, f: &Facts<'_>, out: &mut Vec<Violation>) {
         let answers_broken = self.broken_unanswered > 0;
         self.broken_unanswered = self.broken_unanswered.saturating_sub(1);
         let Some(code) = f.code.filter(|c| VIOLATION_CODES.contains(c)) else {
@@ -107,5 +129,58 @@ impl HaipChecker {
             p.remove("related_id");
         }
         Some(unechoed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::talk::*;
+    use serde_json::json;
+
+    fn error(code: &str) -> serde_json::Value {
+        json!({"code": code, "message": "m"})
+    }
+
+    #[test]
+    fn error_codes_are_the_spec_s() {
+        let mut talk = Talk::open();
+        assert_eq!(talk.send(Server, "ERROR", error("RESUME_FAILED")), NONE);
+        assert_eq!(talk.send(Server, "ERROR", error("OOPS")), ["HAIP-ERR-003"]);
+    }
+
+    #[test]
+    fn a_violation_claimed_of_a_valid_message_is_false() {
+        let mut talk = Talk::open();
+        assert_eq!(talk.send(Client, "PING", json!({"nonce": "a"})), NONE);
+        // It acknowledges the valid PING (seq 2) and claims it broke the protocol.
+        assert_eq!(
+            talk.send_with(
+                Server,
+                "ERROR",
+                error("PROTOCOL_VIOLATION"),
+                json!({"ack": "2"})
+            ),
+            ["HAIP-ERR-004"]
+        );
+    }
+
+    #[test]
+    fn a_violation_claimed_of_a_broken_message_is_its_answer() {
+        let mut talk = Talk::open();
+        talk.garbage(Client, "{not json");
+        assert!(talk.client_input_broken());
+        assert_eq!(
+            talk.send_with(
+                Server,
+                "ERROR",
+                error("PROTOCOL_VIOLATION"),
+                json!({"ack": "1"})
+            ),
+            NONE
+        );
+        // A message naming another session is rejected, and an ERROR may say so.
+        let foreign = json!({"session": uuid()});
+        talk.send_with(Client, "PING", json!({"nonce": "b"}), foreign);
+        assert!(talk.client_input_broken());
     }
 }

@@ -1,0 +1,194 @@
+//! Flow control: credit a sender has on a channel, from what its peer's HAI announced plus
+//! each FLOW_UPDATE, spent by every message that consumes it (HAIP-FLOW-001); nothing on a
+//! channel the peer paused (HAIP-FLOW-003).
+
+use super::{side, HaipChecker};
+use crate::protocol::haip::facts::{Facts, HaiFacts};
+use crate::protocol::haip::model;
+use crate::rules::Violation;
+use crate::transcript::Direction;
+
+/// How long after a PAUSE_CHANNEL an in-flight message from the peer is still forgiven, when
+/// the peer's `ack` does not prove it had seen the pause.
+const PAUSE_GRACE_MS: u64 = 250;
+
+/// Credit one side still has on one channel (signed: a violation drives it below zero).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Credit {
+    messages: Option<i64>,
+    bytes: Option<i64>,
+}
+
+/// A count a HAI announced, as credit.
+fn as_credit(announced: Option<u64>) -> Option<i64> {
+    announced.map(|v| v.min(i64::MAX as u64) as i64)
+}
+
+impl HaipChecker {
+    pub(super) fn check_flow(&mut self, from: Direction, f: &Facts<'_>, out: &mut Vec<Violation>) {
+        let me = side(from);
+        let peer = 1 - me;
+        let ty = f.ty;
+        match (ty, f.payload_channel) {
+            ("FLOW_UPDATE", Some(ch)) => {
+                let credit = self.credit_entry(peer, ch);
+                if let (Some(m), Some(add)) = (credit.messages.as_mut(), f.add_messages) {
+                    *m = m.saturating_add(add);
+                }
+                if let (Some(b), Some(add)) = (credit.bytes.as_mut(), f.add_bytes) {
+                    *b = b.saturating_add(add);
+                }
+                return;
+            }
+            ("PAUSE_CHANNEL" | "RESUME_CHANNEL", _) if !self.well_formed => return,
+            ("PAUSE_CHANNEL", Some(ch)) => {
+                let at = self.now_ms;
+                self.senders[peer]
+                    .paused
+                    .insert(ch.to_owned(), (f.seq.unwrap_or(u64::MAX), at));
+                return;
+            }
+            ("RESUME_CHANNEL", Some(ch)) => {
+                self.senders[peer].paused.remove(ch);
+                return;
+            }
+            _ => {}
+        }
+        if !model::consumes_credit(ty) {
+            return;
+        }
+        let Some(channel) = f.channel else {
+            return;
+        };
+        if let Some(&(pause_seq, paused_at)) = self.senders[me].paused.get(channel) {
+            let saw_pause = match f.ack {
+                Some(ack) => ack >= pause_seq,
+                None => self.now_ms >= paused_at + PAUSE_GRACE_MS,
+            };
+            if saw_pause {
+                out.push(Violation::new(
+                    "HAIP-FLOW-003",
+                    format!("sent {ty} on channel {channel:?} while the peer had it paused"),
+                ));
+            }
+        }
+        let bytes = if ty == "AUDIO_CHUNK" {
+            f.media_bytes().unwrap_or(0)
+        } else {
+            0
+        };
+        let credit = self.credit_entry(me, channel);
+        if let Some(m) = credit.messages.as_mut() {
+            *m -= 1;
+            if *m == -1 {
+                out.push(Violation::new(
+                    "HAIP-FLOW-001",
+                    format!("sent {ty} on channel {channel:?} with no message credit left"),
+                ));
+            }
+        }
+        if let Some(b) = credit.bytes.as_mut() {
+            let before = *b;
+            *b -= bytes as i64;
+            if before >= 0 && *b < 0 {
+                out.push(Violation::new(
+                    "HAIP-FLOW-001",
+                    format!(
+                        "sent {bytes} media bytes on channel {channel:?} beyond the byte credit"
+                    ),
+                ));
+            }
+        }
+    }
+
+    /// A HAI resuming a session announces credit again. Whether that resets the credit left,
+    /// and whether channels paused on the old connection stay paused, is open
+    /// (suites/haip/ERRATA.md): the peer may use whichever credit is larger, and no pause binds.
+    pub(super) fn readvertised(&mut self, advertiser: usize, hai: &HaiFacts) {
+        self.senders[1 - advertiser].paused.clear();
+        let widen = |left: &mut Option<i64>, announced: Option<u64>| {
+            if let (Some(l), Some(a)) = (left.as_mut(), as_credit(announced)) {
+                *l = (*l).max(a);
+            }
+        };
+        for credit in self.senders[1 - advertiser].credit.values_mut() {
+            widen(&mut credit.messages, hai.credit_messages);
+            widen(&mut credit.bytes, hai.credit_bytes);
+        }
+    }
+
+    /// The credit `sender` has on `channel`, starting from what its peer announced.
+    fn credit_entry(&mut self, sender: usize, channel: &str) -> &mut Credit {
+        let peer = 1 - sender;
+        let (m, b) = self.senders[peer]
+            .announced
+            .as_ref()
+            .map_or((None, None), |a| (a.credit_messages, a.credit_bytes));
+        self.senders[sender]
+            .credit
+            .entry(channel.to_owned())
+            .or_insert(Credit {
+                messages: as_credit(m),
+                bytes: as_credit(b),
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::talk::*;
+    use serde_json::{json, Value};
+
+    fn credit(messages: u64) -> Value {
+        json!({"capabilities": {"flow_control": {"initial_credit_messages": messages}}})
+    }
+
+    fn text() -> Value {
+        json!({"message_id": uuid(), "author": "agent", "text": "hi"})
+    }
+
+    #[test]
+    fn no_message_past_the_credit_until_more_is_granted() {
+        let mut talk = Talk::open_with(credit(1), json!({}));
+        assert_eq!(talk.send(Server, "TEXT_MESSAGE_START", text()), NONE);
+        assert_eq!(
+            talk.send(Server, "TEXT_MESSAGE_START", text()),
+            ["HAIP-FLOW-001"]
+        );
+        let grant = json!({"channel": "AGENT", "add_messages": 2});
+        assert_eq!(talk.send(Client, "FLOW_UPDATE", grant), NONE);
+        assert_eq!(talk.send(Server, "TEXT_MESSAGE_START", text()), NONE);
+    }
+
+    #[test]
+    fn liveness_and_control_spend_no_credit() {
+        let mut talk = Talk::open_with(credit(0), json!({}));
+        assert_eq!(talk.send(Server, "PING", json!({"nonce": "a"})), NONE);
+    }
+
+    #[test]
+    fn nothing_on_a_paused_channel_once_the_pause_was_seen() {
+        let mut talk = Talk::open();
+        assert_eq!(
+            talk.send(Client, "PAUSE_CHANNEL", json!({"channel": "AGENT"})),
+            NONE
+        );
+        // In flight: the server had not seen the pause yet.
+        assert_eq!(talk.send(Server, "TEXT_MESSAGE_START", text()), NONE);
+        // Its ack shows it had.
+        assert_eq!(
+            talk.send_with(Server, "TEXT_MESSAGE_START", text(), json!({"ack": "2"})),
+            ["HAIP-FLOW-003"]
+        );
+        talk.wait(1000);
+        assert_eq!(
+            talk.send(Server, "TEXT_MESSAGE_START", text()),
+            ["HAIP-FLOW-003"]
+        );
+        assert_eq!(
+            talk.send(Client, "RESUME_CHANNEL", json!({"channel": "AGENT"})),
+            NONE
+        );
+        assert_eq!(talk.send(Server, "TEXT_MESSAGE_START", text()), NONE);
+    }
+}
