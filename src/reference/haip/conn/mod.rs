@@ -1,6 +1,7 @@
 //! One client connection of the HAIP reference target: handshake, inbound sequencing and gap
 //! replay, inbound credit, and dispatch of every event type.
 
+mod credit;
 mod dispatch;
 
 use super::agent::{self, Internal};
