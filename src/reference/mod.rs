@@ -1,6 +1,7 @@
 //! Reference targets: a correct implementation of the target side of each protocol, with a
 //! deterministic scripted agent and named faults that each break one rule on purpose.
 
+pub mod directive;
 pub mod haip;
 pub mod hpd;
 pub mod huma;
@@ -14,14 +15,6 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
-
-/// The verb and the arguments of a scenario directive (`wireprobe: VERB ARGS`, both trimmed),
-/// or `None` for text that is not one. Every reference agent reads its directives with this.
-pub fn directive_words(text: &str) -> Option<(&str, &str)> {
-    let rest = text.trim().strip_prefix("wireprobe:")?.trim();
-    let (verb, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-    Some((verb, args.trim()))
-}
 
 /// A deliberate deviation a reference target can be started with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,16 +3,17 @@
 
 use super::outbox::{Outgoing, AGENT_CHANNEL};
 use super::Config;
+use crate::reference::directive::{Directive, MAX_SLOW_MS};
 use crate::reference::Variants;
 use base64::Engine;
 use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot};
 
-/// What a user message asks the agent to do.
+/// What a run does, from what a user message asks (see [`Directive`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Directive {
-    /// `wireprobe: say TEXT` — stream TEXT, a word per part.
+pub enum Plan {
+    /// `wireprobe: say TEXT` — stream TEXT, a word per part; other text is echoed.
     Say(String),
     /// `wireprobe: slow MS` — a run that streams a part every 100 ms for MS.
     Slow(u64),
@@ -22,22 +23,15 @@ pub enum Directive {
     Audio(usize),
 }
 
-/// Longest `slow` run and largest audio chunk the reference agrees to.
-const MAX_SLOW_MS: u64 = 600_000;
-const MAX_AUDIO: usize = 1 << 20;
-
-impl Directive {
-    /// Reads a user message; anything that is not a directive is echoed.
-    pub fn parse(text: &str) -> Directive {
-        let Some((word, arg)) = crate::reference::directive_words(text) else {
-            return Directive::Say(format!("You said: {text}"));
-        };
-        match word {
-            "say" => Directive::Say(arg.to_owned()),
-            "slow" => Directive::Slow(arg.parse::<u64>().unwrap_or(1000).min(MAX_SLOW_MS)),
-            "fail" => Directive::Fail,
-            "audio" => Directive::Audio(arg.parse::<usize>().unwrap_or(1024).min(MAX_AUDIO)),
-            _ => Directive::Say(format!("unknown directive: {word} {arg}")),
+impl Plan {
+    /// Reads a user message; anything that is not a directive this agent acts on is echoed.
+    pub fn of(text: &str) -> Plan {
+        match Directive::parse(text) {
+            Directive::Say(words) => Plan::Say(words),
+            Directive::Slow(ms) => Plan::Slow(ms),
+            Directive::Fail => Plan::Fail,
+            Directive::Audio(n) => Plan::Audio(n),
+            _ => Plan::Say(format!("You said: {text}")),
         }
     }
 }
@@ -55,7 +49,7 @@ pub struct RunSpec {
     pub run_id: String,
     /// Send RUN_STARTED (false when the client opened the run).
     pub announce: bool,
-    pub directive: Directive,
+    pub plan: Plan,
     /// The client accepts two-frame binary messages.
     pub binary_ok: bool,
     pub config: std::sync::Arc<Config>,
@@ -93,8 +87,8 @@ pub async fn run(spec: RunSpec, tx: mpsc::Sender<Internal>, mut cancel: oneshot:
         spec.config.fresh_id()
     };
     let mut cancelled = false;
-    match &spec.directive {
-        Directive::Say(text) => {
+    match &spec.plan {
+        Plan::Say(text) => {
             if f.has("text-part-before-start") {
                 out.emit(
                     "TEXT_MESSAGE_PART",
@@ -127,7 +121,7 @@ pub async fn run(spec: RunSpec, tx: mpsc::Sender<Internal>, mut cancel: oneshot:
             out.emit("TEXT_MESSAGE_END", json!({"message_id": message_id}))
                 .await;
         }
-        Directive::Slow(ms) => {
+        Plan::Slow(ms) => {
             out.emit(
                 "TEXT_MESSAGE_START",
                 json!({"message_id": message_id, "author": "agent"}),
@@ -147,7 +141,7 @@ pub async fn run(spec: RunSpec, tx: mpsc::Sender<Internal>, mut cancel: oneshot:
             out.emit("TEXT_MESSAGE_END", json!({"message_id": message_id}))
                 .await;
         }
-        Directive::Fail => {
+        Plan::Fail => {
             let error = Outgoing::new(
                 "RUN_ERROR",
                 AGENT_CHANNEL,
@@ -160,7 +154,7 @@ pub async fn run(spec: RunSpec, tx: mpsc::Sender<Internal>, mut cancel: oneshot:
             let _ = tx.send(Internal::RunEnded(spec.run_id)).await;
             return;
         }
-        Directive::Audio(n) => {
+        Plan::Audio(n) => {
             let bytes: Vec<u8> = (0..*n).map(|i| (i % 251) as u8).collect();
             let mime = "audio/opus";
             let audio_id = spec.config.fresh_id();

@@ -6,7 +6,6 @@
 //! prefix, never with a trailing slash, so clients append `/inputs`, `/events/live`, ...
 
 mod conversations;
-mod directive;
 mod envelope;
 mod http;
 mod hub;

@@ -7,9 +7,9 @@
 //! await inside), so an interrupt never finds one half open; it finds at most an open text
 //! or reasoning block and an open agent turn, which it closes before MESSAGE_TURN_FINISHED.
 
-use super::directive::{Directive, MAX_ITERATIONS};
 use super::envelope::{render, AskKind};
 use super::session::{switched_on, Session};
+use crate::reference::directive::{Directive, MAX_ITERATIONS};
 use serde_json::{json, Map, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -123,7 +123,7 @@ impl Turn {
                 json!({"plan": {"steps": [{"description": "answer the user", "status": "inProgress"}]}}),
             );
         }
-        let end = self.body(Directive::parse(text)).await;
+        let end = self.body(text).await;
         if end.is_err() && self.variant("interruption-handled") {
             // As the framework does: the interrupted turn ends with INTERRUPTION_HANDLED alone.
             self.s.end_turn();
@@ -173,16 +173,22 @@ impl Turn {
         }
     }
 
-    async fn body(&mut self, directive: Directive) -> Step<End> {
+    /// What the user's `text` asks for (a directive, or chat).
+    async fn body(&mut self, text: &str) -> Step<End> {
         let own = self.variant("other-words");
         let pick = |default: String, other: &str| if own { other.to_owned() } else { default };
-        match directive {
+        match Directive::parse(text) {
             Directive::Say(text) => {
                 self.begin_iteration(1)?;
                 let text = pick(text, "Here is my answer, in words of my own.");
                 self.text(&text).await?;
             }
-            Directive::Chat(text) => {
+            // HPD's agent has no background tasks, alarms, audio or views: those are text.
+            Directive::Chat(_)
+            | Directive::Research(_)
+            | Directive::Alarm { .. }
+            | Directive::Audio(_)
+            | Directive::View => {
                 self.begin_iteration(1)?;
                 let text = pick(format!("You said: {text}"), "I read your message.");
                 self.text(&text).await?;
@@ -214,7 +220,7 @@ impl Turn {
                     json!({
                         "requestId": id,
                         "sourceName": CLARIFICATION_SOURCE,
-                        "question": question,
+                        "question": question.as_deref().unwrap_or("What do you mean?"),
                         "agentName": AGENT_NAME,
                     }),
                 )?;

@@ -4,79 +4,13 @@
 use super::variants::tool_names;
 use super::Out;
 use crate::protocol::json::timestamp;
+use crate::reference::directive::Directive;
 use crate::reference::{Faults, Variants};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::{mpsc, watch};
-
-/// Longest `slow` turn (an hour) and latest alarm (a year).
-const MAX_SLOW_MS: u64 = 3_600_000;
-const MAX_ALARM_SECONDS: u64 = 365 * 24 * 3600;
-
-/// What the user's text asks of the reference agent.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Directive {
-    Say(String),
-    Tool {
-        name: String,
-        input: Value,
-    },
-    Slow(u64),
-    Research(String),
-    Alarm {
-        seconds: u64,
-        description: String,
-    },
-    Fail,
-    /// Ordinary text: the agent answers "You said: …".
-    Chat(String),
-}
-
-impl Directive {
-    /// Parses `wireprobe: VERB ARGS`; anything else (or a malformed directive) is chat.
-    pub fn parse(text: &str) -> Directive {
-        let chat = || Directive::Chat(text.to_owned());
-        let Some((verb, args)) = crate::reference::directive_words(text) else {
-            return chat();
-        };
-        match verb {
-            "say" => Directive::Say(args.to_owned()),
-            "fail" => Directive::Fail,
-            // Bounded, so no directive can overflow a clock.
-            "slow" => args
-                .parse::<u64>()
-                .map(|ms| Directive::Slow(ms.min(MAX_SLOW_MS)))
-                .unwrap_or_else(|_| chat()),
-            "tool" => {
-                let (name, input) = args.split_once(' ').unwrap_or((args, "{}"));
-                match serde_json::from_str::<Value>(input) {
-                    Ok(input @ Value::Object(_)) if !name.is_empty() => Directive::Tool {
-                        name: name.to_owned(),
-                        input,
-                    },
-                    _ => chat(),
-                }
-            }
-            "task" => match args.split_once(' ') {
-                Some(("research", what)) => Directive::Research(what.trim().to_owned()),
-                _ => chat(),
-            },
-            "alarm" => {
-                let (secs, what) = args.split_once(' ').unwrap_or((args, ""));
-                match secs.parse::<u64>() {
-                    Ok(seconds) => Directive::Alarm {
-                        seconds: seconds.min(MAX_ALARM_SECONDS),
-                        description: what.trim().to_owned(),
-                    },
-                    Err(_) => chat(),
-                }
-            }
-            _ => chat(),
-        }
-    }
-}
 
 /// How a turn ended.
 enum Outcome {
@@ -110,12 +44,11 @@ impl TurnCtx {
     /// Plays one turn for `text` to its result; `cancel` turning true interrupts it.
     pub async fn run(self, text: String, mut cancel: watch::Receiver<bool>) {
         let started = Instant::now();
-        let directive = Directive::parse(&text);
         let outcome = if self.faults.has("ignores-interrupt") {
-            self.play(directive).await
+            self.play(&text).await
         } else {
             tokio::select! {
-                outcome = self.play(directive) => outcome,
+                outcome = self.play(&text) => outcome,
                 _ = cancel.wait_for(|c| *c) => Outcome::Cancelled,
             }
         };
@@ -123,19 +56,27 @@ impl TurnCtx {
         let _ = self.done.send(closing).await;
     }
 
-    async fn play(&self, directive: Directive) -> Outcome {
+    /// What the user's `text` asks for (a directive, or chat), played to its outcome.
+    async fn play(&self, text: &str) -> Outcome {
         let [echo, research, alarm] = tool_names(&self.variants);
-        match directive {
+        match Directive::parse(text) {
             Directive::Say(text) => {
                 self.say_with("Sure, here it is:", &text).await;
                 Outcome::Success(text)
             }
-            Directive::Chat(text) => {
+            // Nuum's agent has no reasoning, permissions, questions, audio or views: text.
+            Directive::Chat(_)
+            | Directive::Reason(_)
+            | Directive::Permission(_)
+            | Directive::Clarify(_)
+            | Directive::Continue(_)
+            | Directive::Audio(_)
+            | Directive::View => {
                 let reply = format!("You said: {text}");
                 self.say_with("I read your message.", &reply).await;
                 Outcome::Success(reply)
             }
-            Directive::Tool { name, input } => {
+            Directive::Tool { name, args: input } => {
                 let content = input.to_string();
                 let name = if self.variants.has("own-tools") {
                     echo
@@ -387,48 +328,5 @@ impl TurnCtx {
 
     fn next_id(&self, prefix: &str) -> String {
         format!("{prefix}_{}", self.ids.fetch_add(1, Ordering::Relaxed) + 1)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn directives() {
-        assert_eq!(
-            Directive::parse("wireprobe: say hi there"),
-            Directive::Say("hi there".into())
-        );
-        assert_eq!(
-            Directive::parse("wireprobe: slow 1500"),
-            Directive::Slow(1500)
-        );
-        assert_eq!(
-            Directive::parse(r#"wireprobe: tool echo {"x":1}"#),
-            Directive::Tool {
-                name: "echo".into(),
-                input: json!({"x": 1})
-            }
-        );
-        assert_eq!(
-            Directive::parse("wireprobe: alarm 2 Check deployment"),
-            Directive::Alarm {
-                seconds: 2,
-                description: "Check deployment".into()
-            }
-        );
-        assert_eq!(
-            Directive::parse("wireprobe: slow soon"),
-            Directive::Chat("wireprobe: slow soon".into())
-        );
-        assert_eq!(Directive::parse("hello"), Directive::Chat("hello".into()));
-        assert_eq!(
-            Directive::parse("wireprobe: alarm 18446744073709551615 x"),
-            Directive::Alarm {
-                seconds: MAX_ALARM_SECONDS,
-                description: "x".into()
-            }
-        );
     }
 }

@@ -2,7 +2,7 @@
 //! acknowledges actions on its views, and calls tools through the executor wireprobe plays.
 
 use super::stamp::Stamp;
-use crate::reference::directive_words;
+use crate::reference::directive::Directive;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -100,9 +100,9 @@ impl Agent {
             turn.say("Working on it.");
         }
         let other_words = turn.stamp.variants().has("other-words");
-        match directive_words(text) {
-            Some(("say", words)) => turn.say(words),
-            Some(("view", _)) => {
+        match Directive::parse(text) {
+            Directive::Say(words) => turn.say(&words),
+            Directive::View => {
                 if turn.stamp.variants().has("view-with-message") {
                     turn.say("Please confirm the entry:");
                 }
@@ -127,16 +127,14 @@ impl Agent {
                 }
                 turn.emit("assistant.view", json!({"view": view}));
             }
-            Some(("tool", rest)) => {
-                let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, "{}"));
-                let args: Value = serde_json::from_str(args).unwrap_or_else(|_| json!({}));
+            Directive::Tool { name, args } => {
                 if chatty {
                     turn.say(&format!("Calling {name}."));
                 }
-                self.call(turn, name, args);
+                self.call(turn, &name, args);
             }
-            Some(("fail", _)) if other_words => turn.say("Sorry, something went wrong."),
-            Some(("fail", _)) => turn.say("The turn failed, as asked."),
+            Directive::Fail if other_words => turn.say("Sorry, something went wrong."),
+            Directive::Fail => turn.say("The turn failed, as asked."),
             _ if other_words => turn.say(&format!("Noted: {text}")),
             _ => turn.say(&format!("You said: {text}")),
         }
