@@ -2,7 +2,7 @@
 //! reference module, read by `serve`, `run --target builtin`, `list` and the tests. Nothing
 //! outside a reference module names a protocol to start, switch or serve it.
 
-use super::{haip, hpd, huma, nuum, uae, Fault, RunningTarget, ServeError, ServeOptions, Variant};
+use super::{Fault, RunningTarget, ServeError, ServeOptions, Variant};
 use crate::protocol::Protocol;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -61,11 +61,11 @@ impl Reference {
 /// Every reference target wireprobe has.
 pub fn all() -> &'static [&'static Reference] {
     static ALL: &[&Reference] = &[
-        &haip::REFERENCE,
-        &hpd::REFERENCE,
-        &huma::REFERENCE,
-        &nuum::REFERENCE,
-        &uae::REFERENCE,
+        &super::haip::REFERENCE,
+        &super::hpd::REFERENCE,
+        &super::huma::REFERENCE,
+        &super::nuum::REFERENCE,
+        &super::uae::REFERENCE,
     ];
     ALL
 }
