@@ -75,17 +75,10 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
     protocol: &crate::protocol::haip::Haip,
     faults: faults::FAULTS,
     variants: variants::VARIANTS,
-    listen: Some(listen),
+    listen: Some(|addr, opts| Box::pin(start(addr, opts))),
     stdio: None,
     keeps_database: false,
 };
-
-fn listen(
-    addr: SocketAddr,
-    opts: &ServeOptions,
-) -> crate::reference::registry::Started<'_, RunningTarget> {
-    Box::pin(start(addr, opts))
-}
 
 /// Starts the target on `addr`.
 pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {

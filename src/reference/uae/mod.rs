@@ -143,17 +143,10 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
     protocol: &crate::protocol::uae::Uae,
     faults: faults::FAULTS,
     variants: variants::VARIANTS,
-    listen: Some(listen),
+    listen: Some(|addr, opts| Box::pin(start(addr, opts))),
     stdio: Some(stdio),
     keeps_database: false,
 };
-
-fn listen(
-    addr: SocketAddr,
-    opts: &ServeOptions,
-) -> crate::reference::registry::Started<'_, RunningTarget> {
-    Box::pin(start(addr, opts))
-}
 
 /// Starts the WebSocket target on `addr`; clients reach it at `ws://ADDR/`.
 pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {

@@ -191,14 +191,7 @@ impl Conn {
                 text.push_str(&payload_string(event, "text").unwrap_or_default())
             }
             Some(_) => {}
-            None => {
-                self.error(
-                    "PROTOCOL_VIOLATION",
-                    "TEXT_MESSAGE_PART for a message never started",
-                    Some(event),
-                )
-                .await
-            }
+            None => self.never_started(event).await,
         }
     }
 
@@ -209,15 +202,15 @@ impl Conn {
                 self.on_user_message(&text, start_run.or(envelope_run(event)), event)
                     .await
             }
-            None => {
-                self.error(
-                    "PROTOCOL_VIOLATION",
-                    "TEXT_MESSAGE_END for a message never started",
-                    Some(event),
-                )
-                .await
-            }
+            None => self.never_started(event).await,
         }
+    }
+
+    /// A text part or end naming a message the client never started.
+    async fn never_started(&mut self, event: &Value) {
+        let ty = model::event_type(event).unwrap_or("");
+        let msg = format!("{ty} for a message never started");
+        self.error("PROTOCOL_VIOLATION", &msg, Some(event)).await
     }
 
     async fn on_audio_chunk(&mut self, event: &Value) {
