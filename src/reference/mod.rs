@@ -2,6 +2,7 @@
 //! deterministic scripted agent and named faults that each break one rule on purpose.
 
 pub mod directive;
+pub mod entry;
 pub mod haip;
 pub mod hpd;
 pub mod huma;
@@ -9,7 +10,8 @@ pub mod nuum;
 pub mod registry;
 pub mod uae;
 
-pub use registry::{get, of, start, Reference, StdioPipes};
+pub use entry::{Reference, StdioPipes};
+pub use registry::{get, of, start};
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;

@@ -119,7 +119,7 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
     keeps_database: true,
 };
 
-fn stdio(pipes: StdioPipes, opts: &ServeOptions) -> crate::reference::registry::Started<'_, i32> {
+fn stdio(pipes: StdioPipes, opts: &ServeOptions) -> crate::reference::entry::Started<'_, i32> {
     Box::pin(async move {
         Ok(match serve(pipes.input, pipes.output, opts).await? {
             Stop::InputClosed => 0,

@@ -209,7 +209,7 @@ async fn serve_socket(tcp: tokio::net::TcpStream, mut peer: Peer) {
     let _ = tx.close().await;
 }
 
-fn stdio(pipes: StdioPipes, opts: &ServeOptions) -> crate::reference::registry::Started<'_, i32> {
+fn stdio(pipes: StdioPipes, opts: &ServeOptions) -> crate::reference::entry::Started<'_, i32> {
     Box::pin(async move {
         serve_stdio(pipes.input, pipes.output, opts).await?;
         Ok(0)

@@ -1,0 +1,58 @@
+//! What one reference target is, as data: a [`Reference`], written in each protocol's
+//! reference module (the list of them all is [`super::registry`]).
+
+use super::{Fault, RunningTarget, ServeError, ServeOptions, Variant};
+use crate::protocol::Protocol;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+/// A future a reference entry point returns.
+pub type Started<'a, T> = Pin<Box<dyn Future<Output = Result<T, ServeError>> + Send + 'a>>;
+
+/// Starts a reference target as a network server on an address (port 0 picks a free port).
+pub type Listen = for<'a> fn(SocketAddr, &'a ServeOptions) -> Started<'a, RunningTarget>;
+
+/// Serves a reference target on a reader and a writer (NDJSON) until its input ends or a
+/// fault stops it: the exit status its process should end with.
+pub type Stdio = for<'a> fn(StdioPipes, &'a ServeOptions) -> Started<'a, i32>;
+
+/// The two ends a stdio reference target speaks on (a process's stdin and stdout).
+pub struct StdioPipes {
+    pub input: Box<dyn AsyncRead + Unpin + Send>,
+    pub output: Box<dyn AsyncWrite + Unpin + Send>,
+}
+
+/// One protocol's reference target: what it implements, what it can be switched to, and how
+/// it starts.
+pub struct Reference {
+    /// The profile whose target side it implements.
+    pub protocol: &'static dyn Protocol,
+    /// Deliberate deviations, each breaking named rules (`--fault`).
+    pub faults: &'static [Fault],
+    /// Legal-but-different behaviours (`--variant`).
+    pub variants: &'static [Variant],
+    /// How it starts as a network server; `None`: it is served over stdio only.
+    pub listen: Option<Listen>,
+    /// How it is served on stdio; `None`: it is a network server only.
+    pub stdio: Option<Stdio>,
+    /// Its stdio form keeps its identity in a database (`--db PATH`) that outlives a restart.
+    pub keeps_database: bool,
+}
+
+impl Reference {
+    /// Starts it as a network server on `addr`.
+    pub async fn start(
+        &self,
+        addr: SocketAddr,
+        opts: &ServeOptions,
+    ) -> Result<RunningTarget, ServeError> {
+        match self.listen {
+            Some(listen) => listen(addr, opts).await,
+            None => Err(ServeError::StdioOnly {
+                protocol: self.protocol.id().to_owned(),
+            }),
+        }
+    }
+}
