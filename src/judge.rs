@@ -57,7 +57,7 @@ pub fn target_spoke<'a>(
 /// What a target answers to input wireprobe sent broken on purpose is not held to the rules
 /// that tie an answer to a valid input. Each broken input may have one answer excused: the
 /// first item after it that may be an answer (an error, a refusal, an HTTP status) and breaks
-/// one of [`Protocol::broken_input_excuses`] loses those violations, and only those. A
+/// one of [`Descriptor::broken_input_excuses`](crate::protocol::Descriptor::broken_input_excuses) loses those violations, and only those. A
 /// refusal of a call without a trace id cannot name the call. Answers come in the order
 /// inputs went, after inputs sent later (a case may send several at once), so a valid input
 /// in between does not end the excuse; an answer with nothing to excuse leaves it for the

@@ -247,7 +247,8 @@ pub struct ServeArgs {
     /// Protocols served over stdio (see `--help`): speak NDJSON on stdin and stdout.
     #[arg(long)]
     pub stdio: bool,
-    /// Stdio protocols: the database that holds the agent's identity (default: in memory).
+    /// A stdio reference that keeps its agent's identity in a database (nuum): where (default:
+    /// in memory).
     #[arg(long, value_name = "PATH", requires = "stdio")]
     pub db: Option<PathBuf>,
     /// Break one rule on purpose (repeatable); `wireprobe list PROTOCOL --faults` lists them.

@@ -218,8 +218,8 @@ pub fn chosen_role(p: &dyn Protocol, role: Option<&str>) -> Result<Option<String
 }
 
 /// The command that runs this binary as a stdio protocol's reference target, with the flags'
-/// faults, variants and role. A protocol that is only ever a process (nuum) keeps its identity
-/// in a database: one per case (`{tmp}`).
+/// faults, variants and role. A reference that keeps its identity in a database (its
+/// `keeps_database`) gets one per case (`{tmp}`).
 fn builtin_stdio_command(
     p: &dyn Protocol,
     flags: &TargetFlags,

@@ -221,7 +221,7 @@ pub enum Observed<'a> {
         code: Option<u16>,
     },
     /// A target that speaks first said nothing of the protocol within `waited_ms` of starting
-    /// (see [`Protocol::target_speaks_first`]).
+    /// (see [`Descriptor::target_speaks_first`]).
     NoGreeting {
         waited_ms: u64,
     },

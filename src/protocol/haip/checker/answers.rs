@@ -169,12 +169,15 @@ mod tests {
         let mut talk = Talk::open();
         talk.garbage(Client, "{not json");
         assert!(talk.client_input_broken());
+        // A valid PING follows before the ERROR does: the ERROR acknowledging it may still
+        // answer the garbage.
+        assert_eq!(talk.send(Client, "PING", json!({"nonce": "a"})), NONE);
         assert_eq!(
             talk.send_with(
                 Server,
                 "ERROR",
                 error("PROTOCOL_VIOLATION"),
-                json!({"ack": "1"})
+                json!({"ack": "2"})
             ),
             NONE
         );
@@ -182,5 +185,14 @@ mod tests {
         let foreign = json!({"session": uuid()});
         talk.send_with(Client, "PING", json!({"nonce": "b"}), foreign);
         assert!(talk.client_input_broken());
+        assert_eq!(
+            talk.send_with(
+                Server,
+                "ERROR",
+                error("PROTOCOL_VIOLATION"),
+                json!({"ack": "3"})
+            ),
+            NONE
+        );
     }
 }

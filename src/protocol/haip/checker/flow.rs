@@ -124,13 +124,17 @@ impl HaipChecker {
             .announced
             .as_ref()
             .map_or((None, None), |a| (a.credit_messages, a.credit_bytes));
-        self.senders[sender]
-            .credit
-            .entry(channel.to_owned())
-            .or_insert(Credit {
+        let credits = &mut self.senders[sender].credit;
+        // Looked up before inserting: most messages find their channel, and `entry` would
+        // allocate its name for every one.
+        if !credits.contains_key(channel) {
+            let fresh = Credit {
                 messages: as_credit(m),
                 bytes: as_credit(b),
-            })
+            };
+            credits.insert(channel.to_owned(), fresh);
+        }
+        credits.get_mut(channel).expect("inserted above")
     }
 }
 

@@ -47,7 +47,7 @@ struct Sender {
     /// Highest seq sent in this session.
     max_seq: Option<u64>,
     /// Seqs a jump skipped: a message arriving later with one of them fills the gap and is
-    /// new, not a resend (bounded by [`MAX_TRACKED_GAP`]).
+    /// new, not a resend (bounded: see `sequencing.rs`).
     missing: BTreeSet<u64>,
     last_ack: Option<u64>,
     announced: Option<HaiFacts>,

@@ -173,21 +173,26 @@ mod tests {
     #[test]
     fn a_resend_is_not_judged_again_and_a_gap_filled_late_is_new() {
         let mut talk = Talk::open();
-        assert_eq!(talk.send(Client, "PING", ping()), NONE);
-        assert_eq!(talk.send(Server, "PONG", ping()), NONE);
-        // The client's seq 2 again: a resend, whose PONG is neither owed nor wrong.
+        let run = json!({"run_id": uuid()});
         assert_eq!(
-            talk.send_with(Client, "PING", ping(), json!({"seq": "2"})),
+            talk.send_with(Server, "RUN_STARTED", json!({}), run.clone()),
             NONE
         );
-        // The server skips 4, then fills it.
+        // The same message under the same seq: a resend, not a second start of the run.
+        let resent = json!({"run_id": run["run_id"], "seq": "2"});
+        assert_eq!(
+            talk.send_with(Server, "RUN_STARTED", json!({}), resent),
+            NONE
+        );
+        // The server skips 3 and 4, then fills 3: a new message, judged as one.
         assert_eq!(
             talk.send_with(Server, "PING", ping(), json!({"seq": "5"})),
             ["HAIP-SEQ-001"]
         );
+        let unknown = json!({"message_id": uuid()});
         assert_eq!(
-            talk.send_with(Server, "PING", ping(), json!({"seq": "4"})),
-            NONE
+            talk.send_with(Server, "TEXT_MESSAGE_END", unknown, json!({"seq": "3"})),
+            ["HAIP-TEXT-001"]
         );
     }
 
