@@ -41,15 +41,16 @@ pub fn observed_of(record: &Record) -> Observed<'_> {
     }
 }
 
-/// True when the target (the server side) sent, among `entries`, a message the protocol
+/// True when the target (the `judged` side) sent, among `entries`, a message the protocol
 /// recognises as its own, well-formed or not.
 pub fn target_spoke<'a>(
     protocol: &dyn Protocol,
     entries: impl IntoIterator<Item = &'a Entry>,
+    judged: Direction,
 ) -> bool {
     entries
         .into_iter()
-        .any(|e| e.from == Direction::Server && protocol.recognises(observed_of(&e.record)))
+        .any(|e| e.from == judged && protocol.recognises(observed_of(&e.record)))
 }
 
 /// One checker over one conversation, and what the target is answering.
@@ -66,15 +67,24 @@ pub fn target_spoke<'a>(
 pub struct Judge<'p> {
     protocol: &'p dyn Protocol,
     checker: Box<dyn Checker>,
+    /// The target's side; the other is wireprobe's, whose items are the input.
+    judged: Direction,
     /// Broken inputs on this connection whose answer has not been excused yet.
     unanswered_broken: usize,
 }
 
 impl<'p> Judge<'p> {
+    /// A judge of a server's answers (wireprobe plays the client).
     pub fn new(protocol: &'p dyn Protocol) -> Self {
+        Self::judging(protocol, Direction::Server)
+    }
+
+    /// A judge of the `judged` side's answers to the other side's input.
+    pub fn judging(protocol: &'p dyn Protocol, judged: Direction) -> Self {
         Judge {
             protocol,
             checker: protocol.checker(),
+            judged,
             unanswered_broken: 0,
         }
     }
@@ -89,27 +99,26 @@ impl<'p> Judge<'p> {
     ) {
         let start = out.len();
         self.checker.observe(from, at_ms, item, out);
-        match from {
-            Direction::Client => match item {
+        if from != self.judged {
+            match item {
                 Observed::Connect(_) => self.unanswered_broken = 0,
                 Observed::Event(..)
                 | Observed::Garbage(_)
                 | Observed::Binary(_)
                 | Observed::Post { .. } => self.note_input(start, out),
                 _ => {}
-            },
-            Direction::Server => {
-                if self.unanswered_broken > 0 && self.protocol.may_answer_input(item) {
-                    let excuses = self.protocol.broken_input_excuses();
-                    if out[start..].iter().any(|v| excuses.contains(&v.rule)) {
-                        self.unanswered_broken -= 1;
-                        let kept: Vec<Violation> = out
-                            .drain(start..)
-                            .filter(|v| !excuses.contains(&v.rule))
-                            .collect();
-                        out.extend(kept);
-                    }
-                }
+            }
+            return;
+        }
+        if self.unanswered_broken > 0 && self.protocol.may_answer_input(item) {
+            let excuses = self.protocol.broken_input_excuses();
+            if out[start..].iter().any(|v| excuses.contains(&v.rule)) {
+                self.unanswered_broken -= 1;
+                let kept: Vec<Violation> = out
+                    .drain(start..)
+                    .filter(|v| !excuses.contains(&v.rule))
+                    .collect();
+                out.extend(kept);
             }
         }
     }
@@ -129,20 +138,20 @@ impl<'p> Judge<'p> {
         out: &mut Vec<Violation>,
     ) -> bool {
         // Whether an event may answer broken input depends on what it is: parse it.
-        if self.unanswered_broken > 0 && from == Direction::Server {
+        if self.unanswered_broken > 0 && from == self.judged {
             return false;
         }
         let start = out.len();
         if !self.checker.observe_raw(from, at_ms, raw, out) {
             return false;
         }
-        if from == Direction::Client {
+        if from != self.judged {
             self.note_input(start, out);
         }
         true
     }
 
-    /// Counts the client's item just judged when it was broken: a must of the protocol's
+    /// Counts wireprobe's item just judged when it was broken: a must of the protocol's
     /// broke (in `out[start..]`), or the checker says so.
     fn note_input(&mut self, start: usize, out: &[Violation]) {
         let broken = self.checker.input_broken()
@@ -166,16 +175,20 @@ pub struct FrameViolation {
     pub frame: usize,
 }
 
-/// Every rule the target (the server side) broke anywhere in `transcript`, in wire order.
+/// Every rule the target (the `judged` side) broke anywhere in `transcript`, in wire order.
 /// The same rule with the same message is kept once (at its first frame), at most
 /// [`MAX_PER_RULE`] of one rule and [`MAX_CASE_VIOLATIONS`] in all.
-pub fn target_violations(protocol: &dyn Protocol, transcript: &[Entry]) -> Vec<FrameViolation> {
-    let mut judge = Judge::new(protocol);
+pub fn target_violations(
+    protocol: &dyn Protocol,
+    transcript: &[Entry],
+    judged: Direction,
+) -> Vec<FrameViolation> {
+    let mut judge = Judge::judging(protocol, judged);
     let mut found: Vec<FrameViolation> = Vec::new();
     let mut scratch = Vec::new();
     for (frame, entry) in transcript.iter().enumerate() {
         judge.observe_entry(entry, &mut scratch);
-        if entry.from != Direction::Server {
+        if entry.from != judged {
             scratch.clear();
             continue;
         }

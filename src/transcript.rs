@@ -25,6 +25,16 @@ pub enum Direction {
     Server,
 }
 
+impl Direction {
+    /// The other side of the conversation.
+    pub fn other(self) -> Direction {
+        match self {
+            Direction::Client => Direction::Server,
+            Direction::Server => Direction::Client,
+        }
+    }
+}
+
 /// What a transcript entry holds.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Record {
@@ -185,9 +195,12 @@ const MAX_ENTRIES: usize = 5_000;
 /// Stored frame bytes beyond this are counted but not stored.
 const MAX_STORED_BYTES: usize = 1024 * 1024;
 
-/// A case's transcript, timed from the case's start.
+/// A case's transcript, timed from the case's start. What wireprobe sends is recorded as the
+/// side it plays, what it receives and observes of the target as the side it judges.
 #[derive(Debug)]
 pub struct Transcript {
+    /// The side the run judges (the target's).
+    judged: Direction,
     started: Instant,
     entries: Vec<Entry>,
     stored_bytes: usize,
@@ -201,13 +214,35 @@ impl Default for Transcript {
 }
 
 impl Transcript {
+    /// A transcript of a run judging a server (wireprobe plays the client).
     pub fn new() -> Self {
+        Self::judging(Direction::Server)
+    }
+
+    /// A transcript of a run judging the `judged` side.
+    pub fn judging(judged: Direction) -> Self {
         Transcript {
+            judged,
             started: Instant::now(),
             entries: Vec::new(),
             stored_bytes: 0,
             dropped: 0,
         }
+    }
+
+    /// The side the run judges.
+    pub fn judged(&self) -> Direction {
+        self.judged
+    }
+
+    /// Records an observation of wireprobe's own side made now (a connect, a close).
+    pub fn observe_ours(&mut self, observation: Observation) {
+        self.observe(self.judged.other(), observation);
+    }
+
+    /// Records an observation of the target made now (a refusal, a silence).
+    pub fn observe_target(&mut self, observation: Observation) {
+        self.observe(self.judged, observation);
     }
 
     /// Milliseconds since the case started.
@@ -254,17 +289,12 @@ impl Transcript {
                 Record::Observed(Observation::StreamRequested { from: from.clone() })
             }
         };
-        self.push_at(Direction::Client, Instant::now(), record, out.len());
+        self.push_at(self.judged.other(), Instant::now(), record, out.len());
     }
 
     /// Records what the target sent or the transport saw.
     pub fn record_received(&mut self, received: &Received, at: Instant) {
-        self.push_at(
-            Direction::Server,
-            at,
-            received_record(received),
-            received.len(),
-        );
+        self.push_at(self.judged, at, received_record(received), received.len());
     }
 
     /// Records a text frame whose JSON the caller has already parsed (`event`).
@@ -277,7 +307,7 @@ impl Transcript {
         } else {
             text_record(text)
         };
-        self.push_at(Direction::Server, at, record, text.len());
+        self.push_at(self.judged, at, record, text.len());
     }
 
     pub fn entries(&self) -> &[Entry] {
@@ -294,7 +324,7 @@ impl Transcript {
         if self.dropped > 0 {
             let at_ms = self.elapsed_ms();
             self.entries.push(Entry {
-                from: Direction::Client,
+                from: self.judged.other(),
                 at_ms,
                 record: Record::Observed(Observation::Truncated {
                     dropped: self.dropped,

@@ -55,6 +55,7 @@ pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
         role: prepared.role.clone(),
         max_failures: args.max_failures.map(|n| n as usize),
         insecure: args.target.insecure,
+        judged: wireprobe::transcript::Direction::Server,
         handshake_defaults: match &args.auth {
             None => None,
             Some(_) if !p.transports().contains(&protocol::TransportKind::SocketIo) => {

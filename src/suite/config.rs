@@ -3,6 +3,7 @@
 use super::filter::CaseFilter;
 use super::model::{Case, Suite};
 use crate::protocol::{Protocol, TransportKind};
+use crate::transcript::Direction;
 use crate::transport::{socketio, DEFAULT_MAX_FRAME};
 use std::time::Duration;
 
@@ -71,6 +72,8 @@ pub struct RunConfig {
     pub max_failures: Option<usize>,
     /// `wss://` and `https://` targets: accept any certificate (`--insecure`).
     pub insecure: bool,
+    /// The side the run judges; wireprobe plays the other (a server's, unless `--client`).
+    pub judged: Direction,
 }
 
 /// A tool the user says the target offers (`--tool NAME[=JSON params]`).
@@ -121,6 +124,7 @@ impl RunConfig {
             role: None,
             max_failures: None,
             insecure: false,
+            judged: Direction::Server,
         }
     }
 

@@ -223,16 +223,17 @@ fn said(stdout: Option<&str>, stderr: Option<&str>) -> String {
 pub(super) fn never_spoke(
     protocol: &dyn Protocol,
     results: &[crate::results::CaseResult],
+    judged_side: crate::transcript::Direction,
 ) -> Option<String> {
     use crate::verdict::Verdict;
     let transcripts = || results.iter().flat_map(|r| &r.transcript);
     let judged = results.iter().any(|r| r.verdict != Verdict::Skip);
     let passed = results.iter().any(|r| r.verdict == Verdict::Pass);
-    if !judged || passed || crate::judge::target_spoke(protocol, transcripts()) {
+    if !judged || passed || crate::judge::target_spoke(protocol, transcripts(), judged_side) {
         return None;
     }
     let sent = transcripts()
-        .find(|e| e.from == crate::transcript::Direction::Server && e.record.was_sent())
+        .find(|e| e.from == judged_side && e.record.was_sent())
         .map(|e| format!("; the first thing it sent: {}", crate::show::entry(e)))
         .unwrap_or_else(|| "; it sent nothing at all".into());
     Some(format!(

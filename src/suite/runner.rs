@@ -41,7 +41,7 @@ pub async fn run_suite(
         let label = labelled.then(|| kind.name());
         all.extend(run_cases(protocol, selected, &over, label, &failures, on_result).await?);
     }
-    match super::probe::never_spoke(protocol, &all) {
+    match super::probe::never_spoke(protocol, &all, cfg.judged) {
         Some(why) => Err(RunError::NeverSpoke { why, results: all }),
         None => Ok(all),
     }
@@ -128,7 +128,7 @@ pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> 
     }
     let mut result = not_run(protocol, case, String::new());
     if let Some(why) = unmet_run_requirement(case, cfg) {
-        let judged = judge_case(protocol, case, Err(Outcome::Skip(why)), &[]);
+        let judged = judge_case(protocol, case, Err(Outcome::Skip(why)), &[], cfg.judged);
         result.verdict = judged.verdict;
         result.message = judged.message;
         result.judged = judged.rules;
@@ -149,7 +149,7 @@ pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> 
     let _ = tokio::time::timeout(Duration::from_secs(2), run.finish()).await;
     result.stopped_at = run.at_step.filter(|_| outcome.is_err());
     let transcript = run.into_transcript();
-    let judged = judge_case(protocol, case, outcome, &transcript);
+    let judged = judge_case(protocol, case, outcome, &transcript, cfg.judged);
     result.verdict = judged.verdict;
     result.message = judged.message;
     result.judged = judged.rules;

@@ -8,7 +8,7 @@ use super::outcome::{fail, unmet, Outcome};
 use super::tokens::{connect_options, token_for};
 use crate::matcher::{self, Vars};
 use crate::protocol::{Protocol, TransportKind};
-use crate::transcript::{Direction, Observation, Transcript};
+use crate::transcript::{Observation, Transcript};
 use crate::transport::{Body, Frame, Outgoing, StreamFrom, TransportError};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
@@ -48,7 +48,7 @@ impl<'a> CaseRun<'a> {
                 conn: None,
                 refused: None,
                 ended: None,
-                transcript: Transcript::new(),
+                transcript: Transcript::judging(cfg.judged),
                 pending: VecDeque::new(),
                 auto_answer: case.auto_answer,
                 answers: Vec::new(),
@@ -150,13 +150,10 @@ impl<'a> CaseRun<'a> {
         self.link.drain();
         if let Some(conn) = self.link.conn.take() {
             if !conn.is_finished() {
-                self.link.transcript.observe(
-                    Direction::Client,
-                    Observation::Close {
-                        code: Some(1000),
-                        reason: "case finished".into(),
-                    },
-                );
+                self.link.transcript.observe_ours(Observation::Close {
+                    code: Some(1000),
+                    reason: "case finished".into(),
+                });
             }
             conn.close().await;
         }
@@ -180,12 +177,9 @@ impl<'a> CaseRun<'a> {
             self.timeout(None),
         );
         opts.url = opts.url.replace(CASE_SCOPE, &self.scope);
-        self.link.transcript.observe(
-            Direction::Client,
-            Observation::Connect {
-                url: opts.url.clone(),
-            },
-        );
+        self.link.transcript.observe_ours(Observation::Connect {
+            url: opts.url.clone(),
+        });
         if self.dir.is_none() {
             self.dir = Some(CaseDir::create().map_err(|e| Outcome::Error(e.to_string()))?);
         }
@@ -203,7 +197,7 @@ impl<'a> CaseRun<'a> {
             Err(TransportError::Rejected { status }) => {
                 self.link
                     .transcript
-                    .observe(Direction::Server, Observation::Rejected { status });
+                    .observe_target(Observation::Rejected { status });
                 self.link.refused = Some(format!("HTTP {status} on the WebSocket upgrade"));
                 let refused = format!("the target refused the connection with HTTP {status}");
                 match (
@@ -216,12 +210,9 @@ impl<'a> CaseRun<'a> {
                 }
             }
             Err(e) => {
-                self.link.transcript.observe(
-                    Direction::Server,
-                    Observation::Error {
-                        message: e.to_string(),
-                    },
-                );
+                self.link.transcript.observe_target(Observation::Error {
+                    message: e.to_string(),
+                });
                 Err(Outcome::Error(format!("could not connect: {e}")))
             }
         }
@@ -291,7 +282,7 @@ impl<'a> CaseRun<'a> {
                 let waited_ms = self.timeout(None).as_millis() as u64;
                 self.link
                     .transcript
-                    .observe(Direction::Server, Observation::NoGreeting { waited_ms });
+                    .observe_target(Observation::NoGreeting { waited_ms });
                 Ok(())
             }
             None => Err(Outcome::Error(format!(
@@ -498,13 +489,10 @@ impl<'a> CaseRun<'a> {
                     },
             }) => {
                 if let Some(conn) = self.link.conn.take() {
-                    self.link.transcript.observe(
-                        Direction::Client,
-                        Observation::Close {
-                            code: Some(1000),
-                            reason: "reconnect".into(),
-                        },
-                    );
+                    self.link.transcript.observe_ours(Observation::Close {
+                        code: Some(1000),
+                        reason: "reconnect".into(),
+                    });
                     conn.close().await;
                 }
                 let handshake_with = self.handshake_with(handshake_with.as_ref())?;
@@ -524,13 +512,10 @@ impl<'a> CaseRun<'a> {
             Action::Restart(_) => {
                 // The same command and {tmp}: a persistence case sees what the last run left.
                 if let Some(conn) = self.link.conn.take() {
-                    self.link.transcript.observe(
-                        Direction::Client,
-                        Observation::Close {
-                            code: None,
-                            reason: "restart".into(),
-                        },
-                    );
+                    self.link.transcript.observe_ours(Observation::Close {
+                        code: None,
+                        reason: "restart".into(),
+                    });
                     conn.close().await;
                 }
                 self.open(None, false).await?;

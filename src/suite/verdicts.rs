@@ -47,6 +47,7 @@ pub(super) fn judge_case(
     case: &Case,
     outcome: Result<(), Outcome>,
     transcript: &[Entry],
+    judged: Direction,
 ) -> Judged {
     let level = case_level(protocol, case);
     let step_failed = matches!(outcome, Err(Outcome::Fail { .. }));
@@ -95,7 +96,7 @@ pub(super) fn judge_case(
     };
 
     // Everything the target sent, through the whole checker.
-    let violations = judge::target_violations(protocol, transcript);
+    let violations = judge::target_violations(protocol, transcript, judged);
     for v in violations
         .iter()
         .filter(|v| case.rules.iter().any(|r| *r == v.rule))
@@ -113,7 +114,7 @@ pub(super) fn judge_case(
     // A target that never said anything in the protocol (silence, a close, garbage, an
     // oversized frame) has not answered: the case could not be judged.
     let judged_against = step_failed || matches!(verdict, Verdict::Fail | Verdict::Warn);
-    if judged_against && !answered(protocol, transcript) {
+    if judged_against && !answered(protocol, transcript, judged) {
         verdict = Verdict::Error;
         message = format!("the target sent no protocol message: {message}");
         for v in own.values_mut() {
@@ -143,9 +144,9 @@ pub(super) fn judge_case(
 
 /// True when the target answered at all: an explicit refusal of the connection, or a message
 /// the protocol recognises as its own.
-fn answered(protocol: &dyn Protocol, transcript: &[Entry]) -> bool {
+fn answered(protocol: &dyn Protocol, transcript: &[Entry], judged: Direction) -> bool {
     let refused = |e: &&Entry| {
-        e.from == Direction::Server && matches!(e.observation(), Some(Observation::Rejected { .. }))
+        e.from == judged && matches!(e.observation(), Some(Observation::Rejected { .. }))
     };
-    transcript.iter().any(|e| refused(&e)) || judge::target_spoke(protocol, transcript)
+    transcript.iter().any(|e| refused(&e)) || judge::target_spoke(protocol, transcript, judged)
 }

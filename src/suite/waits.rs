@@ -70,7 +70,11 @@ impl CaseRun<'_> {
         // exits at once or never answers, a server that hangs up) did not decline a scenario:
         // it cannot be judged at all, which is an error ("timeout before any answer"), not a
         // skip that would leave a build green.
-        let spoke = crate::judge::target_spoke(self.protocol, self.link.transcript.entries());
+        let spoke = crate::judge::target_spoke(
+            self.protocol,
+            self.link.transcript.entries(),
+            self.link.transcript.judged(),
+        );
         if unanswered != Unanswered::Fails && !spoke {
             return Err(Outcome::Error(format!(
                 "the target sent no protocol message: {message}"
