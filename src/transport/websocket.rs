@@ -155,15 +155,13 @@ where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let budget_ms = opts.connect_timeout.as_millis() as u64;
-    // tungstenite zero-fills its whole read buffer before every read: the 128 KiB default
-    // made memset a tenth of a fuzzing run's CPU. Frames larger than this still arrive whole.
-    let config = WebSocketConfig::default()
-        .read_buffer_size(READ_BUFFER)
-        .max_message_size(Some(opts.max_frame))
-        .max_frame_size(Some(opts.max_frame));
     let (ws, _response) = tokio::time::timeout(
         opts.connect_timeout,
-        tokio_tungstenite::client_async_with_config(request, stream, Some(config)),
+        tokio_tungstenite::client_async_with_config(
+            request,
+            stream,
+            Some(ws_config(opts.max_frame)),
+        ),
     )
     .await
     .map_err(|_| TransportError::Timeout(budget_ms))?
@@ -177,6 +175,81 @@ where
     let (inbox, commands, parts) = Connection::channels();
     let task = tokio::spawn(pump(ws, inbox, commands, opts.max_frame));
     Ok(Connection::from_parts(parts, task))
+}
+
+/// What a client asked for when it opened a WebSocket to wireprobe (the server side).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Opened {
+    /// The request target: path and query (`/haip?token=...`).
+    pub path: String,
+    /// The request's headers, names lower-cased, in the order sent.
+    pub headers: Vec<(String, String)>,
+}
+
+/// Completes the opening handshake of a client that connected to wireprobe over `tcp` (the
+/// server side) and returns the live [`Connection`] with what the client asked for. A client
+/// that does not complete the upgrade within `timeout` is [`TransportError::Timeout`]; one
+/// that sends no valid upgrade request is [`TransportError::Protocol`].
+pub async fn accept(
+    tcp: TcpStream,
+    max_frame: usize,
+    timeout: Duration,
+) -> Result<(Connection, Opened), TransportError> {
+    let _ = tcp.set_nodelay(true);
+    let mut opened = Opened::default();
+    let record =
+        |request: &tokio_tungstenite::tungstenite::handshake::server::Request,
+         response: tokio_tungstenite::tungstenite::handshake::server::Response| {
+            opened.path = request.uri().path_and_query().map_or_else(
+                || request.uri().path().to_owned(),
+                |p| p.as_str().to_owned(),
+            );
+            opened.headers = request
+                .headers()
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.as_str().to_owned(),
+                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                    )
+                })
+                .collect();
+            // A client that offers subprotocols fails an upgrade that selects none: wireprobe takes
+            // the first offered (what was offered stays in `headers`, for the protocol to judge).
+            let mut response = response;
+            let first = request
+                .headers()
+                .get("sec-websocket-protocol")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.split(',').next())
+                .and_then(|v| HeaderValue::from_str(v.trim()).ok());
+            if let Some(first) = first {
+                response
+                    .headers_mut()
+                    .insert("sec-websocket-protocol", first);
+            }
+            Ok(response)
+        };
+    let ws = tokio::time::timeout(
+        timeout,
+        tokio_tungstenite::accept_hdr_async_with_config(tcp, record, Some(ws_config(max_frame))),
+    )
+    .await
+    .map_err(|_| TransportError::Timeout(timeout.as_millis() as u64))?
+    .map_err(|e| TransportError::Protocol(format!("WebSocket upgrade failed: {e}")))?;
+    let (inbox, commands, parts) = Connection::channels();
+    let task = tokio::spawn(pump(ws, inbox, commands, max_frame));
+    Ok((Connection::from_parts(parts, task), opened))
+}
+
+/// Frame limits, and a read buffer sized for speed: tungstenite zero-fills its whole read
+/// buffer before every read, and the 128 KiB default made memset a tenth of a fuzzing run's
+/// CPU. Frames larger than the buffer still arrive whole.
+fn ws_config(max_frame: usize) -> WebSocketConfig {
+    WebSocketConfig::default()
+        .read_buffer_size(READ_BUFFER)
+        .max_message_size(Some(max_frame))
+        .max_frame_size(Some(max_frame))
 }
 
 /// Runs the socket: reads into the inbox and writes what the runner commands, concurrently, so
@@ -274,7 +347,7 @@ fn map_read_error(e: WsError, limit: usize) -> TransportError {
 
 #[cfg(test)]
 mod tests {
-    use super::with_root_path;
+    use super::*;
 
     #[test]
     fn an_empty_path_becomes_root() {
@@ -283,5 +356,66 @@ mod tests {
         assert_eq!(with_root_path("ws://h:1/haip?x=1"), "ws://h:1/haip?x=1");
         assert_eq!(with_root_path("ws://h:1/"), "ws://h:1/");
         assert_eq!(with_root_path("not a url"), "not a url");
+    }
+
+    /// Both ends are wireprobe's: a client connection to an accepting server, frames both ways.
+    #[tokio::test]
+    async fn a_client_that_connects_is_accepted_with_what_it_asked_for() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let server = tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.expect("accept");
+            accept(tcp, 1024, Duration::from_secs(5)).await
+        });
+        let mut opts = WsOptions::new(format!("ws://{addr}/haip?token=t%20t"));
+        opts.subprotocols = vec!["haip.v1".into()];
+        let mut client = connect(&opts).await.expect("connects");
+        let soon = || tokio::time::Instant::now() + Duration::from_secs(5);
+        let (mut served, opened) = server.await.expect("joins").expect("accepts");
+        assert_eq!(opened.path, "/haip?token=t%20t");
+        assert!(opened
+            .headers
+            .iter()
+            .any(|(k, v)| k == "sec-websocket-protocol" && v == "haip.v1"));
+        client
+            .send(Frame::Text("hello".into()), soon())
+            .await
+            .expect("sends");
+        let got = served.recv(soon()).await;
+        assert!(
+            matches!(&got, Some((Received::Frame(Frame::Text(t)), _)) if t == "hello"),
+            "{got:?}"
+        );
+        // Over the limit: the server side refuses the frame as the client side does.
+        client
+            .send(Frame::Text("x".repeat(2048)), soon())
+            .await
+            .expect("sends");
+        let got = served.recv(soon()).await;
+        assert!(
+            matches!(
+                got,
+                Some((Received::Failed(TransportError::FrameTooLarge { .. }), _))
+            ),
+            "{got:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_peer_that_never_upgrades_times_out() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        let _silent = TcpStream::connect(addr).await.expect("tcp");
+        let (tcp, _) = listener.accept().await.expect("accept");
+        let result = accept(tcp, 1024, Duration::from_millis(100)).await;
+        assert!(
+            matches!(result, Err(TransportError::Timeout(100))),
+            "{:?}",
+            result.err()
+        );
     }
 }
