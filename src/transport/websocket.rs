@@ -190,6 +190,8 @@ pub struct Opened {
 /// server side) and returns the live [`Connection`] with what the client asked for. A client
 /// that does not complete the upgrade within `timeout` is [`TransportError::Timeout`]; one
 /// that sends no valid upgrade request is [`TransportError::Protocol`].
+// The handshake callback's error type is tungstenite's (an HTTP response), large or not.
+#[allow(clippy::result_large_err)]
 pub async fn accept(
     tcp: TcpStream,
     max_frame: usize,
