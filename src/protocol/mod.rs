@@ -92,6 +92,12 @@ pub trait Protocol: Send + Sync + 'static {
     }
     /// A fresh client-side session over `transport` (it spans reconnects within one case).
     fn session(&self, transport: TransportKind) -> Box<dyn Session>;
+    /// A fresh server-side session over `transport`, for judging a client; `None` while the
+    /// protocol cannot serve one.
+    fn serving_session(&self, transport: TransportKind) -> Option<Box<dyn Session>> {
+        let _ = transport;
+        None
+    }
     /// A fresh transcript checker (validator plus lifecycle).
     fn checker(&self) -> Box<dyn Checker>;
     /// True when something a target sent is recognisably a message of this protocol,
@@ -161,8 +167,14 @@ pub trait Session: Send {
         with: Option<&Value>,
         resume: bool,
     ) -> Result<Vec<Frame>, ProtocolError>;
-    /// True when `event` answers the handshake.
+    /// True when `event` answers the handshake (or, for a session that answers the other
+    /// side's handshake, opens it).
     fn is_handshake_reply(&self, event: &Value) -> bool;
+    /// True when the other side opens the handshake and this session answers it (a server
+    /// waiting for the client's hello): the handshake frames go out after its opening arrives.
+    fn answers_handshake(&self) -> bool {
+        false
+    }
     /// Fills the envelope of an outgoing event (ids, sequence numbers, timestamps) unless the
     /// event sets those fields itself, and encodes it (as a frame, or over SSE + HTTP as the
     /// POST that carries it).

@@ -60,6 +60,10 @@ impl Protocol for Haip {
         Box::new(session::HaipSession::new())
     }
 
+    fn serving_session(&self, _transport: TransportKind) -> Option<Box<dyn Session>> {
+        Some(Box::new(session::HaipSession::serving()))
+    }
+
     fn checker(&self) -> Box<dyn Checker> {
         Box::new(checker::HaipChecker::new())
     }

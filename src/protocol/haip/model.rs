@@ -64,6 +64,8 @@ pub fn consumes_credit(ty: &str) -> bool {
 pub const SYSTEM_CHANNEL: &str = "SYSTEM";
 /// The channel the client's user content goes on unless a case says otherwise.
 pub const USER_CHANNEL: &str = "USER";
+/// The channel the server's agent content goes on unless told otherwise.
+pub const AGENT_CHANNEL: &str = "AGENT";
 
 /// A JSON integer as the schema reads one: `10240` and `10240.0` alike (draft-07's
 /// `integer` is any number without a fractional part).

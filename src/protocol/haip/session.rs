@@ -1,7 +1,9 @@
-//! The client side of a HAIP session: handshake, envelope filling, acknowledgement state.
+//! Wireprobe's side of a HAIP session, as the client (the default) or as the server facing a
+//! client under test: handshake, envelope filling, acknowledgement state.
 
-use super::model::{self, EVENT_TYPES, HAIP_VERSION, SYSTEM_CHANNEL, USER_CHANNEL};
+use super::model::{self, AGENT_CHANNEL, EVENT_TYPES, HAIP_VERSION, SYSTEM_CHANNEL, USER_CHANNEL};
 use crate::protocol::{merge, Decoded, ProtocolError, Session};
+use crate::transcript::Direction;
 use crate::transport::{Frame, Outgoing};
 use serde_json::{json, Map, Value};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -18,9 +20,13 @@ pub const SKIP_SEQ: &str = "$skip";
 const DEFAULT_CREDIT_MESSAGES: u64 = 1_000_000;
 const DEFAULT_CREDIT_BYTES: u64 = 1 << 40;
 
-/// Client-side HAIP state for one session (it survives reconnects, as the spec's session does).
+/// Wireprobe's HAIP state for one session (it survives reconnects, as the spec's session does).
 #[derive(Debug)]
 pub struct HaipSession {
+    /// The side wireprobe plays.
+    plays: Direction,
+    /// The session UUID: one of ours as the client; as the server, the one the client's HAI
+    /// named (ours until it has).
     session_id: String,
     /// The seq the next automatically numbered message gets.
     next_seq: u64,
@@ -35,8 +41,19 @@ impl Default for HaipSession {
 }
 
 impl HaipSession {
+    /// Wireprobe as the client.
     pub fn new() -> Self {
+        Self::playing(Direction::Client)
+    }
+
+    /// Wireprobe as the server a client under test connects to.
+    pub fn serving() -> Self {
+        Self::playing(Direction::Server)
+    }
+
+    fn playing(plays: Direction) -> Self {
         HaipSession {
+            plays,
             session_id: uuid::Uuid::new_v4().to_string(),
             next_seq: 1,
             delivered: None,
@@ -66,7 +83,7 @@ impl HaipSession {
             envelope.insert("ack".into(), json!(ack.to_string()));
         }
         envelope.insert("ts".into(), json!(now_ms().to_string()));
-        envelope.insert("channel".into(), json!(default_channel(ty)));
+        envelope.insert("channel".into(), json!(default_channel(ty, self.plays)));
         envelope.insert("type".into(), json!(ty));
         envelope.insert("payload".into(), json!({}));
         let mut envelope = Value::Object(envelope);
@@ -93,12 +110,13 @@ pub fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
-/// The default channel for an event type: control on SYSTEM, content on USER.
-pub fn default_channel(ty: &str) -> &'static str {
-    if model::consumes_credit(ty) {
-        USER_CHANNEL
-    } else {
-        SYSTEM_CHANNEL
+/// The default channel for an event type sent by `from`: control on SYSTEM, content on USER
+/// (the client's) or AGENT (the server's).
+pub fn default_channel(ty: &str, from: Direction) -> &'static str {
+    match (model::consumes_credit(ty), from) {
+        (false, _) => SYSTEM_CHANNEL,
+        (true, Direction::Client) => USER_CHANNEL,
+        (true, Direction::Server) => AGENT_CHANNEL,
     }
 }
 
@@ -146,6 +164,11 @@ impl Session for HaipSession {
         model::event_type(event) == Some("HAI")
     }
 
+    /// As the server, wireprobe's HAI answers the client's.
+    fn answers_handshake(&self) -> bool {
+        self.plays == Direction::Server
+    }
+
     fn encode(&mut self, event: &Value) -> Result<Outgoing, ProtocolError> {
         self.frame(event).map(Outgoing::Frame)
     }
@@ -163,6 +186,14 @@ impl Session for HaipSession {
         };
         match serde_json::from_str::<Value>(text) {
             Ok(event) => {
+                // Serving, the session is the one the client's HAI names (a resume names the
+                // one it had); whether that HAI is well formed is the checker's to judge.
+                let named = event.get("session").and_then(Value::as_str);
+                if let (Direction::Server, Some("HAI"), Some(id)) =
+                    (self.plays, model::event_type(&event), named)
+                {
+                    self.session_id = id.to_owned();
+                }
                 if let Some(seq) = event.get("seq").and_then(model::parse_seq) {
                     if seq == self.delivered.map_or(1, |d| d + 1) {
                         self.delivered = Some(seq);
@@ -182,5 +213,56 @@ impl Session for HaipSession {
 
     fn capability(&self, reply: &Value, name: &str) -> Option<Value> {
         model::hai_capability(reply, name).cloned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sent(session: &mut HaipSession, event: Value) -> Value {
+        match session.encode(&event) {
+            Ok(Outgoing::Frame(Frame::Text(text))) => serde_json::from_str(&text).expect("JSON"),
+            other => panic!("not a text frame: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn as_the_client_it_opens_with_its_own_session_on_user_channels() {
+        let mut client = HaipSession::new();
+        assert!(!client.answers_handshake());
+        let hai = client.handshake(None, false).expect("a HAI");
+        let Frame::Text(hai) = &hai[0] else {
+            panic!("text")
+        };
+        assert!(hai.contains(client.session_id()));
+        let text = sent(&mut client, json!({"type": "TEXT_MESSAGE_START"}));
+        assert_eq!(text["channel"], "USER");
+        assert_eq!(text["seq"], "2");
+    }
+
+    #[test]
+    fn as_the_server_it_answers_in_the_client_s_session_on_agent_channels() {
+        let mut server = HaipSession::serving();
+        assert!(server.answers_handshake());
+        let theirs = "cec25548-5672-4190-968d-b5c4f206e96c";
+        let hello = json!({
+            "id": "54686bd7-47e2-4f4b-9c24-b3f5bffdffa0", "session": theirs, "seq": "1",
+            "ts": "1700000000000", "channel": "SYSTEM", "type": "HAI",
+            "payload": {"haip_version": "1.1.2", "accept_major": [1], "accept_events": ["HAI"]}
+        });
+        let decoded = server.decode(&Frame::Text(hello.to_string()));
+        assert!(matches!(&decoded, Decoded::Event(e) if server.is_handshake_reply(e)));
+        let hai = server.handshake(None, false).expect("a HAI");
+        let Frame::Text(hai) = &hai[0] else {
+            panic!("text")
+        };
+        let hai: Value = serde_json::from_str(hai).expect("JSON");
+        assert_eq!(hai["session"], theirs);
+        // The client's HAI (seq 1) is acknowledged.
+        assert_eq!(hai["ack"], "1");
+        let run = sent(&mut server, json!({"type": "RUN_STARTED"}));
+        assert_eq!(run["channel"], "AGENT");
+        assert_eq!(run["session"], theirs);
     }
 }

@@ -1,8 +1,9 @@
 //! The scripted agent: what the reference target does for `wireprobe:` directives in user
 //! text, and its two tools. Runs and tool calls are tasks that emit through the connection.
 
-use super::outbox::{Outgoing, AGENT_CHANNEL};
+use super::outbox::Outgoing;
 use super::Config;
+use crate::protocol::haip::model::AGENT_CHANNEL;
 use crate::reference::directive::{Directive, MAX_SLOW_MS};
 use crate::reference::Variants;
 use base64::Engine;

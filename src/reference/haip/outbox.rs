@@ -10,9 +10,6 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 use tokio_tungstenite::tungstenite::Message;
 
-/// Channel for run, text and tool traffic.
-pub const AGENT_CHANNEL: &str = "AGENT";
-
 /// One message sent earlier, kept for replay.
 #[derive(Debug, Clone)]
 struct Logged {

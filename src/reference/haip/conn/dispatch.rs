@@ -2,9 +2,9 @@
 //! type, after the message's credit is taken (`credit.rs`).
 
 use super::Conn;
-use crate::protocol::haip::model::{self, SYSTEM_CHANNEL};
+use crate::protocol::haip::model::{self, AGENT_CHANNEL, SYSTEM_CHANNEL};
 use crate::reference::haip::agent::{self, Plan, RunSpec};
-use crate::reference::haip::outbox::{Outgoing, AGENT_CHANNEL};
+use crate::reference::haip::outbox::Outgoing;
 use serde_json::{json, Value};
 use tokio::sync::oneshot;
 
