@@ -228,6 +228,12 @@ impl<'a> CaseRun<'a> {
         {
             return Ok(());
         }
+        // A session that answers the other side's hello (wireprobe serving a client) waits for
+        // it first, so its answer can name what the hello set up.
+        let answering = self.link.session.answers_handshake();
+        if answering && mode != HandshakeMode::SendOnly {
+            self.handshake_reply().await?;
+        }
         let frames = self
             .link
             .session
@@ -249,9 +255,14 @@ impl<'a> CaseRun<'a> {
                 .send(frame, Instant::now() + self.timeout(None))
                 .await?;
         }
-        if mode == HandshakeMode::SendOnly {
+        if answering || mode == HandshakeMode::SendOnly {
             return Ok(());
         }
+        self.handshake_reply().await
+    }
+
+    /// Waits for the other side's part of the handshake (its reply, or its hello).
+    async fn handshake_reply(&mut self) -> Result<(), Outcome> {
         let deadline = Instant::now() + self.timeout(None);
         let found = self
             .link
