@@ -28,7 +28,9 @@ pub fn observed_of(record: &Record) -> Observed<'_> {
         | Observation::Error { .. }
         | Observation::Truncated { .. } => Observed::Closed { code: None },
         Observation::Notice { message } => Observed::Notice(message),
-        Observation::Stderr { .. } | Observation::StreamRequested { .. } => Observed::Aside,
+        Observation::Stderr { .. }
+        | Observation::Stdout { .. }
+        | Observation::StreamRequested { .. } => Observed::Aside,
         Observation::Text { text, .. } => Observed::Garbage(text),
         Observation::Binary { len, .. } => Observed::Binary(*len),
         Observation::InvalidUtf8 { .. } => Observed::Garbage(""),
@@ -99,9 +101,14 @@ impl<'p> Judge<'p> {
     ) {
         let start = out.len();
         self.checker.observe(from, at_ms, item, out);
+        if let Observed::Connect(_) = item {
+            // A new connection, whichever side opened it: nothing from before it is answered
+            // on it.
+            self.unanswered_broken = 0;
+            return;
+        }
         if from != self.judged {
             match item {
-                Observed::Connect(_) => self.unanswered_broken = 0,
                 Observed::Event(..)
                 | Observed::Garbage(_)
                 | Observed::Binary(_)

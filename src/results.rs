@@ -97,6 +97,10 @@ pub struct Report {
     /// The protocol's spec by public title and version, when the protocol is a registered one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spec: Option<String>,
+    /// The side the run judged, when it was a client (`run --client`); a run judging a server
+    /// leaves it out, as every report before client runs did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<crate::transcript::Direction>,
     pub target: String,
     pub started_at: String,
     pub duration_ms: u64,

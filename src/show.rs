@@ -57,6 +57,7 @@ pub fn entry(e: &crate::transcript::Entry) -> String {
         O::Error { message } => format!("a transport failure ({message})"),
         O::Notice { message } => message.clone(),
         O::Stderr { line } => format!("stderr {:?}", cut(line)),
+        O::Stdout { line } => format!("stdout {:?}", cut(line)),
         O::Text { text, .. } => format!("non-JSON text {:?}", cut(text)),
         O::Binary { len, .. } => format!("a binary frame of {len} bytes"),
         O::InvalidUtf8 { len, .. } => format!("a text frame of {len} bytes that is not UTF-8"),

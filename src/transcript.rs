@@ -85,6 +85,9 @@ pub enum Observation {
     Notice { message: String },
     /// A line the target wrote to stderr: kept for the record, never judged.
     Stderr { line: String },
+    /// A line a client under test wrote to stdout (it speaks over the network, not there):
+    /// kept for the record, never judged.
+    Stdout { line: String },
     /// A text frame or line that is not JSON (a Socket.IO packet, garbage), cut at the
     /// storage cap; `len` is its length on the wire.
     Text {

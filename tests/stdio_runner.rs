@@ -34,6 +34,7 @@ static LINES: Descriptor = Descriptor {
     roles: &[],
     token_placement: TokenPlacement::Query,
     suite: &[],
+    client_suite: &[],
     http_routes: None,
     has_handshake: true,
     target_speaks_first: false,

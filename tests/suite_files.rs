@@ -29,18 +29,27 @@ fn on_disk_suites_match_the_bundled_ones() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("suites")
             .join(p.id());
-        let on_disk = suite::load_path(*p, &dir).expect("loads");
-        let bundled = suite::load_bundled(*p).expect("loads");
-        let mut a: Vec<_> = on_disk.cases.iter().map(|c| c.id.clone()).collect();
-        let mut b: Vec<_> = bundled.cases.iter().map(|c| c.id.clone()).collect();
-        a.sort();
-        b.sort();
-        assert_eq!(
-            a,
-            b,
-            "every suites/{}/*.toml file must be listed in the bundle",
-            p.id()
-        );
+        let client_dir = dir.join("client");
+        let sides = [
+            (dir, suite::load_bundled(*p).expect("loads")),
+            (client_dir, suite::load_bundled_client(*p).expect("loads")),
+        ];
+        for (dir, bundled) in sides {
+            let on_disk = match dir.exists() {
+                true => suite::load_path(*p, &dir).expect("loads").cases,
+                false => Vec::new(),
+            };
+            let mut a: Vec<_> = on_disk.iter().map(|c| c.id.clone()).collect();
+            let mut b: Vec<_> = bundled.cases.iter().map(|c| c.id.clone()).collect();
+            a.sort();
+            b.sort();
+            assert_eq!(
+                a,
+                b,
+                "every {}/*.toml file must be listed in the bundle",
+                dir.display()
+            );
+        }
     }
 }
 
@@ -282,7 +291,8 @@ fn every_bundled_suite_file_matches_the_suite_schema() {
     let schema = suite::file_schema();
     let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
     for p in protocol::all() {
-        for (name, text) in p.bundled_suite() {
+        let files = p.bundled_suite().iter().chain(p.descriptor().client_suite);
+        for (name, text) in files {
             let errors: Vec<String> = validator
                 .iter_errors(&as_json(text))
                 .map(|e| format!("{}: {e}", e.instance_path()))

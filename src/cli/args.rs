@@ -111,6 +111,8 @@ pub enum Command {
     },
     /// Run a protocol's reference target.
     Serve(ServeArgs),
+    /// Run a protocol's reference client against a server until the server closes.
+    Client(ClientArgs),
 }
 
 #[derive(Debug, Args)]
@@ -124,6 +126,10 @@ pub struct RunArgs {
     /// lists, reports. An option on the command line wins over the file's.
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
+    /// Judge a client: wireprobe serves, and the client under test (`--exec "CMD {url}"`,
+    /// started once per case, or `--target builtin`, the reference client) connects.
+    #[arg(long)]
+    pub client: bool,
     #[command(flatten)]
     pub target: TargetFlags,
     /// A suite file or directory (default: the suite built into wireprobe).
@@ -270,6 +276,21 @@ pub struct ServeArgs {
     /// HUMA: how long a messaging burst waits for each confirmation (default 30000).
     #[arg(long)]
     pub confirm_timeout_ms: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub struct ClientArgs {
+    /// The protocol whose reference client to run.
+    pub protocol: String,
+    /// The server to connect to (`ws://HOST:PORT/PATH`).
+    #[arg(long, value_name = "URL")]
+    pub target: String,
+    /// Break one client rule on purpose (repeatable); `wireprobe list PROTOCOL --faults`.
+    #[arg(long = "fault", value_name = "NAME")]
+    pub faults: Vec<String>,
+    /// Behave in a legal but different way (repeatable).
+    #[arg(long = "variant", value_name = "NAME")]
+    pub variants: Vec<String>,
 }
 
 #[derive(Debug, Args)]

@@ -15,6 +15,7 @@ macro_rules! say {
 
 pub mod args;
 mod check;
+mod client;
 pub mod config;
 mod flaky;
 mod fuzz;
@@ -61,6 +62,7 @@ pub async fn dispatch(command: Command) -> u8 {
             strict,
         } => check::check(&protocol, file, from.as_deref(), &reports, strict),
         Command::Serve(args) => serve::serve(args).await.map_err(usage),
+        Command::Client(args) => client::client(args).await,
         Command::Gen {
             protocol,
             kind,

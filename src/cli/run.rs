@@ -14,7 +14,16 @@ use wireprobe::suite::runner::{self, RunConfig, RunError};
 
 pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
     let p = protocol_named(&args.protocol).map_err(usage)?;
-    let suite = load_suite(p, args.suite.as_deref()).map_err(usage)?;
+    let suite = match (args.client, args.suite.as_deref()) {
+        (true, None) => {
+            let suite = wireprobe::suite::load_bundled_client(p).map_err(|e| usage(e.into()))?;
+            if suite.cases.is_empty() {
+                return Err(usage(anyhow!("{} has no client suite yet", p.id())));
+            }
+            suite
+        }
+        (_, path) => load_suite(p, path).map_err(usage)?,
+    };
     let read_ids = |flag: &str, path: &Option<std::path::PathBuf>| match path {
         Some(path) => read_known_failing(path)
             .with_context(|| format!("{flag} {}", path.display()))
@@ -36,7 +45,11 @@ pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
         &args.reports,
     )
     .map_err(usage)?;
-    let prepared = target::prepare(p, &args.target).await.map_err(usage)?;
+    let prepared = match args.client {
+        true => target::prepare_client(p, &args.target),
+        false => target::prepare(p, &args.target).await,
+    }
+    .map_err(usage)?;
     let url = prepared.url.clone();
 
     let config = RunConfig {
@@ -48,14 +61,25 @@ pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
         headers: parse_headers(&args.headers).map_err(usage)?,
         max_frame: args.max_frame_bytes,
         socketio_path: args.path.clone(),
-        exec: prepared.exec.clone(),
+        // A served client's command is `client_command`; `exec` is a stdio target's.
+        exec: match args.client {
+            true => Vec::new(),
+            false => prepared.exec.clone(),
+        },
         cwd: args.target.cwd.clone(),
         tools: args.target.tools.clone(),
         transport: prepared.transport,
         role: prepared.role.clone(),
         max_failures: args.max_failures.map(|n| n as usize),
         insecure: args.target.insecure,
-        judged: wireprobe::transcript::Direction::Server,
+        judged: match args.client {
+            true => wireprobe::transcript::Direction::Client,
+            false => wireprobe::transcript::Direction::Server,
+        },
+        client_command: match args.client {
+            true => prepared.exec.clone(),
+            false => Vec::new(),
+        },
         handshake_defaults: match &args.auth {
             None => None,
             Some(_) if !p.transports().contains(&protocol::TransportKind::SocketIo) => {
@@ -126,7 +150,7 @@ pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
         human(&format!("flaky: {flip}\n"));
     }
     let shown_target = prepared.shown.clone();
-    let report = Report::new(
+    let mut report = Report::new(
         p.id(),
         &shown_target,
         started_at,
@@ -134,6 +158,9 @@ pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
         p.rules(),
         results,
     );
+    if args.client {
+        report.side = Some(wireprobe::transcript::Direction::Client);
+    }
     let mut gate = Gate::evaluate(&report, args.strict, &known_failing);
     gate.excuse(&known_flaky);
     if never_spoke.is_none() {

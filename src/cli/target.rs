@@ -138,6 +138,75 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
     })
 }
 
+/// The client under test of a `--client` run: `--exec CMD` (with `{url}` where it connects, and
+/// `{token}`), or `--target builtin`, the protocol's reference client.
+pub fn prepare_client(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> {
+    let transport = p
+        .transports()
+        .iter()
+        .copied()
+        .find(|t| p.serving_session(*t).is_some())
+        .ok_or_else(|| anyhow!("{} cannot judge clients yet", p.id()))?;
+    if flags.transport.is_some_and(|t| t != transport) {
+        return Err(anyhow!(
+            "{} serves clients over {} only, for now",
+            p.id(),
+            transport.name()
+        ));
+    }
+    let builtin = flags.target.as_deref() == Some("builtin");
+    let switched = !flags.faults.is_empty() || !flags.variants.is_empty();
+    if switched && !builtin {
+        return Err(anyhow!(
+            "--fault and --variant apply only to --target builtin"
+        ));
+    }
+    let (shown, exec) = match (flags.exec.as_deref(), builtin) {
+        (Some(cmd), _) => (
+            cmd.to_owned(),
+            wireprobe::transport::stdio::split_command(cmd)?,
+        ),
+        (None, true) => {
+            reference::of(p)
+                .and_then(|r| r.client.as_ref())
+                .ok_or_else(|| anyhow!("{} has no reference client yet", p.id()))?;
+            let me = std::env::current_exe().context("cannot find wireprobe's own executable")?;
+            let mut argv = vec![
+                me.to_string_lossy().into_owned(),
+                "client".into(),
+                p.id().into(),
+                "--target".into(),
+                "{url}".into(),
+            ];
+            for fault in &flags.faults {
+                argv.extend(["--fault".into(), fault.clone()]);
+            }
+            for variant in &flags.variants {
+                argv.extend(["--variant".into(), variant.clone()]);
+            }
+            (format!("builtin{}", builtin_changes(flags)), argv)
+        }
+        (None, false) => {
+            return Err(anyhow!(
+                "--client needs the client to run: --exec \"CMD {{url}}\" or --target builtin"
+            ))
+        }
+    };
+    Ok(Prepared {
+        url: shown.clone(),
+        shown,
+        exec,
+        credentials: Credentials {
+            token: flags.token.clone(),
+            jwt_secret: flags.jwt_secret.clone(),
+            claims: None,
+        },
+        transport: Some(transport),
+        role: None,
+        _builtin: None,
+    })
+}
+
 /// `--transport`, checked against the protocol's; without it, for a protocol whose targets
 /// are either a process or a server, the one the target's form says (`--exec`: stdio).
 fn chosen_transport(p: &dyn Protocol, flags: &TargetFlags) -> Result<Option<TransportKind>> {

@@ -26,6 +26,9 @@ pub struct Descriptor {
     pub token_placement: TokenPlacement,
     /// The suite compiled into the binary: `(file name, TOML text)`.
     pub suite: &'static [(&'static str, &'static str)],
+    /// The suite that judges a client (`run --client`), compiled in likewise; empty while the
+    /// protocol has none.
+    pub client_suite: &'static [(&'static str, &'static str)],
     /// The routes of the SSE + HTTP binding, for protocols that have one.
     pub http_routes: Option<HttpRoutes>,
     /// False when a connection is ready as soon as it opens (no handshake to send or wait for).

@@ -18,6 +18,34 @@ pub type Listen = for<'a> fn(SocketAddr, &'a ServeOptions) -> Started<'a, Runnin
 /// fault stops it: the exit status its process should end with.
 pub type Stdio = for<'a> fn(StdioPipes, &'a ServeOptions) -> Started<'a, i32>;
 
+/// Plays a reference client against the server at a URL until the session ends.
+pub type Dial = for<'a> fn(&'a str, &'a ClientOptions) -> Started<'a, ClientEnd>;
+
+/// How to start a reference client.
+#[derive(Debug, Clone, Default)]
+pub struct ClientOptions {
+    pub faults: Vec<String>,
+    pub variants: Vec<String>,
+}
+
+/// Why a reference client's session ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClientEnd {
+    /// The server closed the connection.
+    Closed,
+    /// The session ran as long as a client session may (a server that never closes).
+    TimedOut,
+}
+
+/// A protocol's reference client: what it can be switched to and how it dials.
+pub struct ReferenceClient {
+    /// Deliberate deviations, each breaking named client rules (`--fault`).
+    pub faults: &'static [Fault],
+    /// Legal-but-different behaviours (`--variant`).
+    pub variants: &'static [Variant],
+    pub dial: Dial,
+}
+
 /// The two ends a stdio reference target speaks on (a process's stdin and stdout).
 pub struct StdioPipes {
     pub input: Box<dyn AsyncRead + Unpin + Send>,
@@ -39,6 +67,8 @@ pub struct Reference {
     pub stdio: Option<Stdio>,
     /// Its stdio form keeps its identity in a database (`--db PATH`) that outlives a restart.
     pub keeps_database: bool,
+    /// The reference client of the protocol, when it has one (`wireprobe client`).
+    pub client: Option<ReferenceClient>,
 }
 
 impl Reference {

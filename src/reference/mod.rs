@@ -10,7 +10,7 @@ pub mod nuum;
 pub mod registry;
 pub mod uae;
 
-pub use entry::{Reference, StdioPipes};
+pub use entry::{ClientEnd, ClientOptions, Reference, ReferenceClient, StdioPipes};
 pub use registry::{get, of, start};
 
 use std::collections::BTreeSet;
@@ -130,6 +130,8 @@ pub enum ServeError {
     UnknownProtocol(String),
     #[error("{0}")]
     Database(String),
+    #[error("cannot connect: {0}")]
+    Connect(String),
     #[error("{protocol} is served over stdio: use `serve {protocol} --stdio`")]
     StdioOnly { protocol: String },
     #[error("cannot listen on {addr}")]

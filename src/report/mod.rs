@@ -35,6 +35,7 @@ impl Report {
             wireprobe: crate::VERSION.to_owned(),
             protocol: protocol.to_owned(),
             spec: crate::protocol::get(protocol).map(|p| crate::citation::cite(p.spec_file()).text),
+            side: None,
             target: target.to_owned(),
             started_at: humantime::format_rfc3339_seconds(started_at).to_string(),
             duration_ms,

@@ -74,6 +74,9 @@ pub struct RunConfig {
     pub insecure: bool,
     /// The side the run judges; wireprobe plays the other (a server's, unless `--client`).
     pub judged: Direction,
+    /// Judging a client: the command that starts it, once per case (`{url}`, `{token}` and
+    /// `{tmp}` not yet expanded).
+    pub client_command: Vec<String>,
 }
 
 /// A tool the user says the target offers (`--tool NAME[=JSON params]`).
@@ -125,6 +128,7 @@ impl RunConfig {
             max_failures: None,
             insecure: false,
             judged: Direction::Server,
+            client_command: Vec::new(),
         }
     }
 

@@ -25,8 +25,16 @@ pub struct SuiteError {
 
 /// The suite compiled into the binary for `protocol`.
 pub fn load_bundled(protocol: &dyn Protocol) -> Result<Suite, SuiteError> {
-    let files: Vec<(String, String)> = protocol
-        .bundled_suite()
+    load_compiled(protocol, protocol.bundled_suite())
+}
+
+/// The suite compiled into the binary that judges a client of `protocol` (`run --client`).
+pub fn load_bundled_client(protocol: &dyn Protocol) -> Result<Suite, SuiteError> {
+    load_compiled(protocol, protocol.descriptor().client_suite)
+}
+
+fn load_compiled(protocol: &dyn Protocol, compiled: &[(&str, &str)]) -> Result<Suite, SuiteError> {
+    let files: Vec<(String, String)> = compiled
         .iter()
         .map(|(name, text)| {
             (

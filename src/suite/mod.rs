@@ -10,6 +10,7 @@ pub mod model;
 mod outcome;
 mod probe;
 pub mod runner;
+mod serving;
 mod steps;
 mod tokens;
 mod verdicts;
@@ -17,7 +18,7 @@ pub mod vocabulary;
 mod waits;
 pub mod writer;
 
-pub use loader::{load_bundled, load_path, SuiteError};
+pub use loader::{load_bundled, load_bundled_client, load_path, SuiteError};
 pub use model::{Case, Suite};
 
 /// The JSON Schema of a suite file, derived from the types the loader reads: an editor's TOML

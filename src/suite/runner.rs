@@ -57,7 +57,8 @@ async fn run_cases<'a>(
     failures: &AtomicUsize,
     on_result: &(dyn Fn(&CaseResult) + Sync),
 ) -> Result<Vec<CaseResult>, RunError> {
-    if cases.clone().next().is_some() {
+    // A served client is started per case: there is no target to reach before the cases.
+    if cases.clone().next().is_some() && cfg.judged == crate::transcript::Direction::Server {
         super::probe::probe(protocol, cfg).await?;
     }
     let mut results: Vec<(usize, CaseResult)> = futures_util::stream::iter(cases.enumerate())

@@ -28,13 +28,27 @@ pub struct CaseRun<'a> {
     /// The target values the next handshake's `handshake_with` copies.
     handshake_copies: Vec<String>,
     /// `{tmp}` of a stdio target: one per case, kept across restarts.
-    dir: Option<CaseDir>,
+    pub(super) dir: Option<CaseDir>,
     /// What `{case}` in the target URL becomes: one path segment per case, kept across
     /// reconnects (a deployment that hosts an agent per route prefix).
     scope: String,
     /// The step running now, counting the fallback steps after the case's own; `None` while
     /// connecting and shaking hands. Where an unfinished case stopped.
     pub(super) at_step: Option<usize>,
+    /// Judging a client: the case's listener and the client started against it.
+    pub(super) serving: Option<super::serving::Serving>,
+}
+
+/// A fresh session of the side wireprobe plays (the CLI serves a client only with a protocol
+/// that has a serving session).
+fn our_session(protocol: &dyn Protocol, cfg: &RunConfig) -> Box<dyn crate::protocol::Session> {
+    let transport = cfg.transport_of(protocol);
+    match cfg.judged {
+        crate::transcript::Direction::Client => protocol
+            .serving_session(transport)
+            .unwrap_or_else(|| protocol.session(transport)),
+        crate::transcript::Direction::Server => protocol.session(transport),
+    }
 }
 
 impl<'a> CaseRun<'a> {
@@ -44,7 +58,7 @@ impl<'a> CaseRun<'a> {
             cfg,
             case,
             link: Link {
-                session: protocol.session(cfg.transport_of(protocol)),
+                session: our_session(protocol, cfg),
                 conn: None,
                 refused: None,
                 ended: None,
@@ -59,6 +73,7 @@ impl<'a> CaseRun<'a> {
             dir: None,
             scope: format!("wp-{}", uuid::Uuid::new_v4().simple()),
             at_step: None,
+            serving: None,
         }
     }
 
@@ -78,7 +93,7 @@ impl<'a> CaseRun<'a> {
             Err(Outcome::Skip(why)) if !self.case.fallback.is_empty() => {
                 self.finish().await;
                 self.vars.clear();
-                self.link.session = self.protocol.session(self.cfg.transport_of(self.protocol));
+                self.link.session = our_session(self.protocol, self.cfg);
                 match self
                     .execute_steps(&self.case.fallback, self.case.steps.len())
                     .await
@@ -157,6 +172,10 @@ impl<'a> CaseRun<'a> {
             }
             conn.close().await;
         }
+        if let Some(serving) = self.serving.take() {
+            let last = serving.stop().await;
+            self.keep_output(last);
+        }
     }
 
     async fn open(&mut self, token: Option<&str>, expects_refusal: bool) -> Result<(), Outcome> {
@@ -164,6 +183,9 @@ impl<'a> CaseRun<'a> {
         self.link.answers.clear();
         self.link.ended = None;
         self.link.refused = None;
+        if self.cfg.judged == crate::transcript::Direction::Client {
+            return self.open_served(token).await;
+        }
         let placement = self
             .case
             .connect
@@ -510,7 +532,7 @@ impl<'a> CaseRun<'a> {
                 let kind = token.unwrap_or(self.case.connect.token);
                 let token = token_for(kind, &self.cfg.credentials)?;
                 if *new_session {
-                    self.link.session = self.protocol.session(self.cfg.transport_of(self.protocol));
+                    self.link.session = our_session(self.protocol, self.cfg);
                 }
                 self.open(token.as_deref(), kind != TokenKind::Valid)
                     .await?;

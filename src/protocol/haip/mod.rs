@@ -39,6 +39,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
             "auth.toml"
         ]
     ),
+    client_suite: crate::bundled_suite!("haip", ["client/basics.toml"]),
     http_routes: None,
     has_handshake: true,
     target_speaks_first: false,

@@ -49,6 +49,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
             "stream.toml"
         ]
     ),
+    client_suite: &[],
     http_routes: Some(HttpRoutes {
         stream: STREAM_ROUTE,
         post: INPUTS_ROUTE,

@@ -26,6 +26,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
         "huma",
         ["validation.toml", "lifecycle.toml", "robustness.toml"]
     ),
+    client_suite: &[],
     http_routes: None,
     has_handshake: true,
     target_speaks_first: false,

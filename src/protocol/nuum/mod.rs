@@ -26,6 +26,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
     // Unused: a process has no bearer tokens.
     token_placement: TokenPlacement::Query,
     suite: crate::bundled_suite!("nuum", ["protocol.toml", "turns.toml", "robustness.toml"]),
+    client_suite: &[],
     http_routes: None,
     has_handshake: true,
     // The process announces itself with system/init.

@@ -30,6 +30,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
     // The spec has no authentication; a token, when given, goes on the URL.
     token_placement: TokenPlacement::Query,
     suite: crate::bundled_suite!("uae", ["agent.toml", "executor.toml"]),
+    client_suite: &[],
     http_routes: None,
     has_handshake: false,
     target_speaks_first: false,

@@ -281,3 +281,24 @@ pub static FAULTS: &[Fault] = &[
         "reads tokens only from Sec-WebSocket-Protocol, not ?token="
     ),
 ];
+
+/// Deviations the reference client can be started with, each breaking a rule that binds the
+/// client (`run haip --client --target builtin --fault NAME`).
+pub const CLIENT_FAULTS: &[Fault] = &[
+    fault!(
+        "ping-before-hai",
+        ["HAIP-HS-001"],
+        "sends a PING before its HAI"
+    ),
+    fault!("no-pong", ["HAIP-PING-001"], "never answers a PING"),
+    fault!(
+        "no-replay-request",
+        ["HAIP-SEQ-003"],
+        "waits out a gap in the server's seq without asking for a replay"
+    ),
+    fault!(
+        "answers-duplicates",
+        ["HAIP-SEQ-005"],
+        "processes a duplicate of a message it already had (a PING is answered twice)"
+    ),
+];

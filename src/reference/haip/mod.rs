@@ -2,6 +2,7 @@
 //! agent (`wireprobe:` directives) and the faults in [`faults::FAULTS`].
 
 mod agent;
+pub mod client;
 mod conn;
 pub mod faults;
 mod outbox;
@@ -78,6 +79,11 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
     listen: Some(|addr, opts| Box::pin(start(addr, opts))),
     stdio: None,
     keeps_database: false,
+    client: Some(crate::reference::ReferenceClient {
+        faults: faults::CLIENT_FAULTS,
+        variants: variants::CLIENT_VARIANTS,
+        dial: |url, opts| Box::pin(client::run(url, opts)),
+    }),
 };
 
 /// Starts the target on `addr`.

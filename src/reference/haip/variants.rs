@@ -30,3 +30,6 @@ pub static VARIANTS: &[Variant] = &[
          opens nothing"
     ),
 ];
+
+/// Legal-but-different behaviours of the reference client (none yet).
+pub const CLIENT_VARIANTS: &[Variant] = &[];

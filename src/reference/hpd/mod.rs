@@ -60,6 +60,7 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
     listen: Some(|addr, opts| Box::pin(start(addr, opts))),
     stdio: None,
     keeps_database: false,
+    client: None,
 };
 
 /// Starts the target on `addr` with the defaults of [`Config::new`] and `opts.prefix`.

@@ -55,6 +55,7 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
     listen: Some(|addr, opts| Box::pin(start(addr, opts))),
     stdio: None,
     keeps_database: false,
+    client: None,
 };
 
 /// Starts the target on `addr`.

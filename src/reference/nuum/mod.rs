@@ -117,6 +117,7 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
     listen: None,
     stdio: Some(stdio),
     keeps_database: true,
+    client: None,
 };
 
 fn stdio(pipes: StdioPipes, opts: &ServeOptions) -> crate::reference::entry::Started<'_, i32> {

@@ -146,6 +146,7 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
     listen: Some(|addr, opts| Box::pin(start(addr, opts))),
     stdio: Some(stdio),
     keeps_database: false,
+    client: None,
 };
 
 /// Starts the WebSocket target on `addr`; clients reach it at `ws://ADDR/`.

@@ -1,0 +1,179 @@
+//! The HAIP reference client: a correct scripted UI client for judging servers' answers and,
+//! with `run haip --client --target builtin`, the client a client suite is shown to pass on.
+//!
+//! It opens with a HAI, says one line of user text, then answers what the server sends as the
+//! spec asks a client to: a PONG echoing each PING's nonce, a cumulative `ack` on everything it
+//! sends, a REPLAY_REQUEST for a gap still open after 500 ms, duplicates dropped, a TOOL_DONE
+//! for each TOOL_CALL (its params as the result), and an ERROR for a frame it cannot read. It
+//! ends when the server closes the connection.
+
+use crate::protocol::haip::model;
+use crate::protocol::haip::session::HaipSession;
+use crate::protocol::{Decoded, Session};
+use crate::reference::{ClientEnd, ClientOptions, Faults, ServeError, Variants};
+use crate::transport::websocket::{self, WsOptions};
+use crate::transport::{Connection, Frame, Outgoing, Received};
+use serde_json::{json, Value};
+use std::collections::BTreeSet;
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// How long a gap may stay open before the client asks for a replay (§Sequencing and Replay:
+/// "If a gap appears wait 500 ms then send `REPLAY_REQUEST`").
+const REPLAY_WAIT: Duration = Duration::from_millis(500);
+
+/// Longest a client session runs before it gives up on a server that never closes
+/// ([`ClientEnd::TimedOut`]).
+const MAX_SESSION: Duration = Duration::from_secs(300);
+
+/// What the client knows of the session.
+struct Client {
+    session: HaipSession,
+    conn: Connection,
+    /// The highest seq received in order (what `ack` says), and the seqs received past a gap.
+    delivered: u64,
+    ahead: BTreeSet<u64>,
+    /// When the oldest open gap appeared.
+    gap_since: Option<Instant>,
+    faults: Faults,
+    _variants: Variants,
+}
+
+/// Connects to `url` and plays one client session to its end.
+pub async fn run(url: &str, opts: &ClientOptions) -> Result<ClientEnd, ServeError> {
+    let faults = Faults::parse(super::faults::CLIENT_FAULTS, &opts.faults)?;
+    let variants = Variants::parse(super::variants::CLIENT_VARIANTS, &opts.variants)?;
+    let conn = websocket::connect(&WsOptions::new(url))
+        .await
+        .map_err(|e| ServeError::Connect(e.to_string()))?;
+    let mut client = Client {
+        session: HaipSession::new(),
+        conn,
+        delivered: 0,
+        ahead: BTreeSet::new(),
+        gap_since: None,
+        faults,
+        _variants: variants,
+    };
+    Ok(client.play().await)
+}
+
+impl Client {
+    async fn play(&mut self) -> ClientEnd {
+        if self.faults.has("ping-before-hai") {
+            self.send(json!({"type": "PING", "payload": {"nonce": "too-early"}}))
+                .await;
+        }
+        let hai = self.session.handshake(None, false);
+        for frame in hai.unwrap_or_default() {
+            self.send_frame(frame).await;
+        }
+        let message_id = uuid::Uuid::new_v4().to_string();
+        self.send(json!({"type": "TEXT_MESSAGE_START", "payload": {
+            "message_id": message_id, "author": "user", "text": "hello from the reference client"
+        }}))
+        .await;
+        self.send(json!({"type": "TEXT_MESSAGE_END", "payload": {"message_id": message_id}}))
+            .await;
+        let give_up = Instant::now() + MAX_SESSION;
+        loop {
+            let replay_at = self.gap_since.map(|t| t + REPLAY_WAIT);
+            let wake = replay_at.map_or(give_up, |at| at.min(give_up));
+            match self.conn.recv(wake).await {
+                Some((Received::Frame(frame), _)) => self.on_frame(&frame).await,
+                Some((received, _)) if received.is_terminal() => return ClientEnd::Closed,
+                Some(_) => {}
+                None if Instant::now() >= give_up => return ClientEnd::TimedOut,
+                None => self.request_replay().await,
+            }
+        }
+    }
+
+    async fn on_frame(&mut self, frame: &Frame) {
+        let event = match self.session.decode(frame) {
+            Decoded::Event(event) => event,
+            Decoded::Binary(_) | Decoded::Control => return,
+            Decoded::Garbage(_) => {
+                let error = json!({"code": "PROTOCOL_VIOLATION", "message": "not a HAIP message"});
+                return self.send(json!({"type": "ERROR", "payload": error})).await;
+            }
+        };
+        let Some(seq) = event.get("seq").and_then(model::parse_seq) else {
+            return;
+        };
+        let duplicate = !self.in_order(seq);
+        if duplicate && !self.faults.has("answers-duplicates") {
+            return;
+        }
+        match model::event_type(&event) {
+            Some("PING") if self.faults.has("no-pong") => {}
+            Some("PING") => {
+                let mut payload = json!({});
+                if let Some(nonce) = event.pointer("/payload/nonce") {
+                    payload["nonce"] = nonce.clone();
+                }
+                self.send(json!({"type": "PONG", "payload": payload})).await;
+            }
+            Some("TOOL_CALL") => {
+                let call_id = event.pointer("/payload/call_id").cloned();
+                let params = event.pointer("/payload/params").cloned();
+                let result = params.unwrap_or(json!({}));
+                if let Some(call_id) = call_id {
+                    let done = json!({"call_id": call_id, "status": "OK", "result": result});
+                    self.send(json!({"type": "TOOL_DONE", "payload": done}))
+                        .await;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Takes `seq` into the ordering; false for a duplicate, which is dropped.
+    fn in_order(&mut self, seq: u64) -> bool {
+        if seq <= self.delivered || self.ahead.contains(&seq) {
+            return false;
+        }
+        if seq == self.delivered + 1 {
+            self.delivered = seq;
+            while self.ahead.remove(&(self.delivered + 1)) {
+                self.delivered += 1;
+            }
+            if self.ahead.is_empty() {
+                self.gap_since = None;
+            }
+        } else {
+            self.ahead.insert(seq);
+            self.gap_since.get_or_insert_with(Instant::now);
+        }
+        true
+    }
+
+    async fn request_replay(&mut self) {
+        if self.gap_since.take().is_none() || self.faults.has("no-replay-request") {
+            return;
+        }
+        let from = (self.delivered + 1).to_string();
+        self.send(json!({"type": "REPLAY_REQUEST", "payload": {"from_seq": from}}))
+            .await;
+        // Asked once per gap: a server that does not replay is its own rules' to judge.
+    }
+
+    async fn send(&mut self, event: Value) {
+        if let Ok(Outgoing::Frame(frame)) = self.session.encode(&with_ack(event, self.delivered)) {
+            self.send_frame(frame).await;
+        }
+    }
+
+    async fn send_frame(&mut self, frame: Frame) {
+        let deadline = Instant::now() + Duration::from_secs(5);
+        let _ = self.conn.send(frame, deadline).await;
+    }
+}
+
+/// `event` with the cumulative ack of what was received in order (none before anything was).
+fn with_ack(mut event: Value, delivered: u64) -> Value {
+    if delivered > 0 {
+        event["ack"] = json!(delivered.to_string());
+    }
+    event
+}

@@ -1,0 +1,190 @@
+//! The server side of a case that judges a client: a loopback listener of the case's own, the
+//! client under test started against it (`{url}`, `{token}`, `{tmp}` expanded, and given as
+//! `WIREPROBE_URL` and `WIREPROBE_TOKEN`), and each connection it opens accepted over the
+//! run's transport. What the client writes to stdout and stderr is kept for the transcript.
+
+use super::connect::CaseDir;
+use super::outcome::Outcome;
+use super::steps::CaseRun;
+use crate::protocol::{Protocol, TransportKind};
+use crate::transcript::Observation;
+use crate::transport::process::Stream;
+use crate::transport::process::{self, Launched, OutputLine};
+use crate::transport::websocket::{self, Opened};
+use crate::transport::{Connection, TransportError};
+use std::path::Path;
+use std::time::Duration;
+use tokio::net::TcpListener;
+
+/// A case's listener and the client started against it.
+pub(super) struct Serving {
+    listener: TcpListener,
+    /// What `{url}` becomes: where the client connects.
+    url: String,
+    launched: Option<Launched>,
+}
+
+/// Why the client under test could not be served.
+#[derive(Debug, thiserror::Error)]
+pub(super) enum ServingError {
+    #[error("cannot listen on loopback for the client: {0}")]
+    Listen(std::io::Error),
+    #[error("{0}")]
+    Launch(TransportError),
+    #[error("{protocol} cannot serve a client over {transport} yet")]
+    Unsupported {
+        protocol: &'static str,
+        transport: &'static str,
+    },
+    #[error("the client did not connect within {waited_ms} ms{exited}")]
+    NoConnection { waited_ms: u64, exited: String },
+    #[error("the client's connection failed: {0}")]
+    Accept(TransportError),
+}
+
+impl Serving {
+    /// Listens on a free loopback port for a client of `protocol` over `transport`.
+    pub(super) async fn bind(
+        protocol: &dyn Protocol,
+        transport: TransportKind,
+    ) -> Result<Serving, ServingError> {
+        let scheme = match transport {
+            TransportKind::WebSocket => "ws",
+            other => {
+                return Err(ServingError::Unsupported {
+                    protocol: protocol.id(),
+                    transport: other.name(),
+                })
+            }
+        };
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(ServingError::Listen)?;
+        let addr = listener.local_addr().map_err(ServingError::Listen)?;
+        Ok(Serving {
+            listener,
+            url: format!("{scheme}://{addr}/"),
+            launched: None,
+        })
+    }
+
+    /// Starts the client under test, `command` with `{url}`, `{token}` and `{tmp}` expanded.
+    pub(super) fn launch(
+        &mut self,
+        command: &[String],
+        token: Option<&str>,
+        tmp: &Path,
+    ) -> Result<(), ServingError> {
+        let token = token.unwrap_or("");
+        let tmp = tmp.display().to_string();
+        let argv: Vec<String> = command
+            .iter()
+            .map(|a| {
+                a.replace("{url}", &self.url)
+                    .replace("{token}", token)
+                    .replace("{tmp}", &tmp)
+            })
+            .collect();
+        let env = [
+            ("WIREPROBE_URL".to_owned(), self.url.clone()),
+            ("WIREPROBE_TOKEN".to_owned(), token.to_owned()),
+        ];
+        let launched = process::launch(&argv, &env, None).map_err(ServingError::Launch)?;
+        self.launched = Some(launched);
+        Ok(())
+    }
+
+    /// Accepts the client's next connection within `timeout`.
+    pub(super) async fn accept(
+        &mut self,
+        max_frame: usize,
+        timeout: Duration,
+    ) -> Result<(Connection, Opened), ServingError> {
+        let waited_ms = timeout.as_millis() as u64;
+        let tcp = match tokio::time::timeout(timeout, self.listener.accept()).await {
+            Ok(Ok((tcp, _))) => tcp,
+            Ok(Err(e)) => return Err(ServingError::Listen(e)),
+            Err(_) => {
+                let exited = match self.launched.as_mut().and_then(Launched::exited) {
+                    Some(status) => format!(" (it exited: {status})"),
+                    None => String::new(),
+                };
+                return Err(ServingError::NoConnection { waited_ms, exited });
+            }
+        };
+        websocket::accept(tcp, max_frame, timeout)
+            .await
+            .map_err(ServingError::Accept)
+    }
+
+    /// What the client has written since the last call.
+    pub(super) fn output(&mut self) -> Vec<OutputLine> {
+        self.launched
+            .as_mut()
+            .map(Launched::new_lines)
+            .unwrap_or_default()
+    }
+
+    /// Stops the client (its whole process group): what it wrote last.
+    pub(super) async fn stop(mut self) -> Vec<OutputLine> {
+        match self.launched.take() {
+            Some(launched) => launched.stop().await,
+            None => Vec::new(),
+        }
+    }
+}
+
+impl CaseRun<'_> {
+    /// Opens the case's connection when it judges a client: the first time, a listener and
+    /// the client started against it; every time, the client's next connection accepted.
+    pub(super) async fn open_served(&mut self, token: Option<&str>) -> Result<(), Outcome> {
+        if self.serving.is_none() {
+            let transport = self.cfg.transport_of(self.protocol);
+            let mut serving = Serving::bind(self.protocol, transport)
+                .await
+                .map_err(|e| Outcome::Error(e.to_string()))?;
+            if self.dir.is_none() {
+                self.dir = Some(CaseDir::create().map_err(|e| Outcome::Error(e.to_string()))?);
+            }
+            let tmp = self.dir.as_ref().map(|d| d.path().to_path_buf());
+            serving
+                .launch(&self.cfg.client_command, token, &tmp.unwrap_or_default())
+                .map_err(|e| Outcome::Error(e.to_string()))?;
+            self.serving = Some(serving);
+        }
+        let timeout = self.timeout(None);
+        let Some(serving) = self.serving.as_mut() else {
+            return Err(Outcome::Error("no listener for the client".into()));
+        };
+        let accepted = serving.accept(self.cfg.max_frame, timeout).await;
+        let output = serving.output();
+        self.keep_output(output);
+        match accepted {
+            Ok((conn, opened)) => {
+                self.link
+                    .transcript
+                    .observe_target(Observation::Connect { url: opened.path });
+                self.link.conn = Some(conn);
+                Ok(())
+            }
+            Err(e) => {
+                let message = e.to_string();
+                self.link.transcript.observe_target(Observation::Error {
+                    message: message.clone(),
+                });
+                Err(Outcome::Error(message))
+            }
+        }
+    }
+
+    /// Puts what the client under test wrote into the transcript.
+    pub(super) fn keep_output(&mut self, lines: Vec<OutputLine>) {
+        for line in lines {
+            let observation = match line.stream {
+                Stream::Stdout => Observation::Stdout { line: line.text },
+                Stream::Stderr => Observation::Stderr { line: line.text },
+            };
+            self.link.transcript.observe_target(observation);
+        }
+    }
+}

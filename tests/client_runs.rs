@@ -1,0 +1,123 @@
+//! Judging clients: wireprobe serves, the client under test connects. The reference client
+//! passes its protocol's client suite; each of its faults fails exactly the cases written for
+//! the rules it breaks; a client that never connects is an error saying so.
+
+use serde_json::Value;
+use std::process::Command;
+use wireprobe::reference;
+
+fn wireprobe() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+}
+
+/// `run P --client` with `args`: the exit code and the JSON report's cases.
+fn client_run(protocol: &str, args: &[&str]) -> (i32, Vec<Value>) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let report = dir.path().join("report.json");
+    let output = wireprobe()
+        .args(["run", protocol, "--client", "--timeout-ms", "1500"])
+        .args(args)
+        .arg("--report")
+        .arg(format!("json={}", report.display()))
+        .output()
+        .expect("wireprobe runs");
+    let text = std::fs::read_to_string(&report).unwrap_or_else(|_| {
+        panic!(
+            "no report; stderr: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    let report: Value = serde_json::from_str(&text).expect("a JSON report");
+    assert_eq!(
+        report["side"], "client",
+        "the report says a client was judged"
+    );
+    let cases = report["cases"].as_array().cloned().unwrap_or_default();
+    (output.status.code().unwrap_or(-1), cases)
+}
+
+fn with_verdict<'a>(cases: &'a [Value], verdict: &str) -> Vec<&'a str> {
+    cases
+        .iter()
+        .filter(|c| c["verdict"] == verdict)
+        .filter_map(|c| c["id"].as_str())
+        .collect()
+}
+
+#[test]
+fn the_reference_client_passes_the_haip_client_suite() {
+    let (code, cases) = client_run("haip", &["--target", "builtin"]);
+    assert!(!cases.is_empty());
+    let passed = with_verdict(&cases, "pass");
+    assert_eq!(passed.len(), cases.len(), "{cases:#?}");
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn each_reference_client_fault_fails_exactly_its_rules_cases() {
+    let p = wireprobe::protocol::get("haip").expect("haip");
+    let suite = wireprobe::suite::load_bundled_client(p).expect("the client suite loads");
+    let client = reference::get("haip")
+        .and_then(|r| r.client.as_ref())
+        .expect("haip has a reference client");
+    assert!(!client.faults.is_empty());
+    let runs: Vec<_> = client
+        .faults
+        .iter()
+        .map(|fault| {
+            let name = fault.name;
+            let run = std::thread::spawn(move || {
+                client_run("haip", &["--target", "builtin", "--fault", name])
+            });
+            (fault, run)
+        })
+        .collect();
+    for (fault, run) in runs {
+        let (code, cases) = run.join().expect("the run finishes");
+        let failed = with_verdict(&cases, "fail");
+        assert!(!failed.is_empty(), "fault {} fails no case", fault.name);
+        assert_eq!(code, 1, "fault {}", fault.name);
+        for id in failed {
+            let case = suite.cases.iter().find(|c| c.id == id).expect("a case");
+            assert!(
+                case.rules
+                    .iter()
+                    .any(|r| fault.breaks.contains(&r.as_str())),
+                "fault {} fails {id}, which lists none of {:?}",
+                fault.name,
+                fault.breaks
+            );
+        }
+        assert!(
+            with_verdict(&cases, "error").is_empty(),
+            "fault {}: {cases:#?}",
+            fault.name
+        );
+    }
+}
+
+#[test]
+fn a_client_that_never_connects_is_an_error_with_its_output() {
+    let exec = "sh -c 'echo starting; echo cannot reach >&2; exit 4'";
+    let (code, cases) = client_run("haip", &["--exec", exec, "--case", "haip.client.pong"]);
+    assert_eq!(code, 3, "{cases:#?}");
+    let case = &cases[0];
+    assert_eq!(case["verdict"], "error");
+    let message = case["message"].as_str().unwrap_or_default();
+    assert!(message.contains("did not connect"), "{message}");
+    assert!(message.contains("exit status: 4"), "{message}");
+    let transcript = case["transcript"].to_string();
+    assert!(transcript.contains("cannot reach"), "{transcript}");
+    assert!(transcript.contains("starting"), "{transcript}");
+}
+
+#[test]
+fn a_protocol_without_a_client_suite_says_so() {
+    let output = wireprobe()
+        .args(["run", "huma", "--client", "--target", "builtin"])
+        .output()
+        .expect("wireprobe runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no client suite"), "{stderr}");
+}
