@@ -121,3 +121,28 @@ fn a_protocol_without_a_client_suite_says_so() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("no client suite"), "{stderr}");
 }
+
+#[test]
+fn every_reference_client_variant_passes_the_haip_client_suite() {
+    let client = reference::get("haip")
+        .and_then(|r| r.client.as_ref())
+        .expect("haip has a reference client");
+    assert!(!client.variants.is_empty());
+    let runs: Vec<_> = client
+        .variants
+        .iter()
+        .map(|variant| {
+            let name = variant.name;
+            let run = std::thread::spawn(move || {
+                client_run("haip", &["--target", "builtin", "--variant", name])
+            });
+            (name, run)
+        })
+        .collect();
+    for (name, run) in runs {
+        let (code, cases) = run.join().expect("the run finishes");
+        let passed = with_verdict(&cases, "pass");
+        assert_eq!(passed.len(), cases.len(), "variant {name}: {cases:#?}");
+        assert_eq!(code, 0, "variant {name}");
+    }
+}

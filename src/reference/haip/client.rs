@@ -1,11 +1,13 @@
 //! The HAIP reference client: a correct scripted UI client for judging servers' answers and,
 //! with `run haip --client --target builtin`, the client a client suite is shown to pass on.
 //!
-//! It opens with a HAI, says one line of user text, then answers what the server sends as the
-//! spec asks a client to: a PONG echoing each PING's nonce, a cumulative `ack` on everything it
-//! sends, a REPLAY_REQUEST for a gap still open after 500 ms, duplicates dropped, a TOOL_DONE
-//! for each TOOL_CALL (its params as the result), and an ERROR for a frame it cannot read. It
-//! ends when the server closes the connection.
+//! It opens with a HAI and, once the server's HAI has come, says one line of user text within
+//! the credit the server advertised (more when a FLOW_UPDATE grants it, nothing while its
+//! channel is paused). It answers what the server sends as the spec asks a client to: a PONG
+//! echoing each PING's nonce, a cumulative `ack` on everything it sends, a REPLAY_REQUEST for a
+//! gap still open after 500 ms, duplicates dropped, a TOOL_DONE for each TOOL_CALL (its params
+//! as the result), and an ERROR for a frame it cannot read. It ends when the server closes the
+//! connection.
 
 use crate::protocol::haip::model;
 use crate::protocol::haip::session::HaipSession;
@@ -14,13 +16,16 @@ use crate::reference::{ClientEnd, ClientOptions, Faults, ServeError, Variants};
 use crate::transport::websocket::{self, WsOptions};
 use crate::transport::{Connection, Frame, Outgoing, Received};
 use serde_json::{json, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 use std::time::Duration;
 use tokio::time::Instant;
 
 /// How long a gap may stay open before the client asks for a replay (§Sequencing and Replay:
 /// "If a gap appears wait 500 ms then send `REPLAY_REQUEST`").
 const REPLAY_WAIT: Duration = Duration::from_millis(500);
+
+/// How long the `late-pong` variant takes to answer a PING.
+const LATE_PONG: Duration = Duration::from_millis(200);
 
 /// Longest a client session runs before it gives up on a server that never closes
 /// ([`ClientEnd::TimedOut`]).
@@ -35,8 +40,16 @@ struct Client {
     ahead: BTreeSet<u64>,
     /// When the oldest open gap appeared.
     gap_since: Option<Instant>,
+    /// User messages waiting for the server's HAI, for credit, or for a resume.
+    outbox: VecDeque<Value>,
+    /// The server's HAI has come.
+    greeted: bool,
+    /// Messages the server still lets the client send on its channel (`None`: unlimited).
+    credit: Option<i64>,
+    /// The server paused the client's channel.
+    paused: bool,
     faults: Faults,
-    _variants: Variants,
+    variants: Variants,
 }
 
 /// Connects to `url` and plays one client session to its end.
@@ -52,8 +65,12 @@ pub async fn run(url: &str, opts: &ClientOptions) -> Result<ClientEnd, ServeErro
         delivered: 0,
         ahead: BTreeSet::new(),
         gap_since: None,
+        outbox: VecDeque::new(),
+        greeted: false,
+        credit: None,
+        paused: false,
         faults,
-        _variants: variants,
+        variants,
     };
     Ok(client.play().await)
 }
@@ -68,13 +85,7 @@ impl Client {
         for frame in hai.unwrap_or_default() {
             self.send_frame(frame).await;
         }
-        let message_id = uuid::Uuid::new_v4().to_string();
-        self.send(json!({"type": "TEXT_MESSAGE_START", "payload": {
-            "message_id": message_id, "author": "user", "text": "hello from the reference client"
-        }}))
-        .await;
-        self.send(json!({"type": "TEXT_MESSAGE_END", "payload": {"message_id": message_id}}))
-            .await;
+        self.outbox = self.user_text();
         let give_up = Instant::now() + MAX_SESSION;
         loop {
             let replay_at = self.gap_since.map(|t| t + REPLAY_WAIT);
@@ -93,6 +104,7 @@ impl Client {
         let event = match self.session.decode(frame) {
             Decoded::Event(event) => event,
             Decoded::Binary(_) | Decoded::Control => return,
+            Decoded::Garbage(_) if self.faults.has("silent-on-garbage") => return,
             Decoded::Garbage(_) => {
                 let error = json!({"code": "PROTOCOL_VIOLATION", "message": "not a HAIP message"});
                 return self.send(json!({"type": "ERROR", "payload": error})).await;
@@ -106,8 +118,31 @@ impl Client {
             return;
         }
         match model::event_type(&event) {
+            Some("HAI") if !self.greeted => {
+                self.greeted = true;
+                let (messages, _) = model::initial_credit(&event);
+                self.credit = messages.map(|m| m.min(i64::MAX as u64) as i64);
+                self.flush().await;
+            }
+            Some("FLOW_UPDATE") if self.names_our_channel(&event) => {
+                let add = event
+                    .pointer("/payload/add_messages")
+                    .and_then(Value::as_i64);
+                if let (Some(credit), Some(add)) = (self.credit.as_mut(), add) {
+                    *credit = credit.saturating_add(add);
+                }
+                self.flush().await;
+            }
+            Some("PAUSE_CHANNEL") if self.names_our_channel(&event) => self.paused = true,
+            Some("RESUME_CHANNEL") if self.names_our_channel(&event) => {
+                self.paused = false;
+                self.flush().await;
+            }
             Some("PING") if self.faults.has("no-pong") => {}
             Some("PING") => {
+                if self.variants.has("late-pong") {
+                    tokio::time::sleep(LATE_PONG).await;
+                }
                 let mut payload = json!({});
                 if let Some(nonce) = event.pointer("/payload/nonce") {
                     payload["nonce"] = nonce.clone();
@@ -125,6 +160,49 @@ impl Client {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// The user's one line: START and END, or (variant `chunked-text`) START, two PARTs, END.
+    fn user_text(&self) -> VecDeque<Value> {
+        let id = uuid::Uuid::new_v4().to_string();
+        let text = |t: &str| json!({"message_id": id, "text": t});
+        let mut start = text("hello from the reference client");
+        start["author"] = json!("user");
+        let mut messages = VecDeque::new();
+        if self.variants.has("chunked-text") {
+            start["text"] = json!("hello ");
+            messages.push_back(json!({"type": "TEXT_MESSAGE_START", "payload": start}));
+            for part in ["from the ", "reference client"] {
+                messages.push_back(json!({"type": "TEXT_MESSAGE_PART", "payload": text(part)}));
+            }
+        } else {
+            messages.push_back(json!({"type": "TEXT_MESSAGE_START", "payload": start}));
+        }
+        messages.push_back(json!({"type": "TEXT_MESSAGE_END", "payload": {"message_id": id}}));
+        messages
+    }
+
+    /// True when a flow-control event names the channel the client's content goes on.
+    fn names_our_channel(&self, event: &Value) -> bool {
+        model::payload_str(event, "channel") == Some(model::USER_CHANNEL)
+    }
+
+    /// Sends the waiting user messages the server's HAI, credit and pauses allow.
+    async fn flush(&mut self) {
+        let ignores_credit = self.faults.has("ignores-credit");
+        while self.greeted && !self.paused {
+            let allowed = ignores_credit || self.credit.is_none_or(|c| c > 0);
+            if !allowed {
+                return;
+            }
+            let Some(message) = self.outbox.pop_front() else {
+                return;
+            };
+            if let Some(credit) = self.credit.as_mut() {
+                *credit -= 1;
+            }
+            self.send(message).await;
         }
     }
 

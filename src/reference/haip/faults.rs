@@ -297,6 +297,16 @@ pub const CLIENT_FAULTS: &[Fault] = &[
         "waits out a gap in the server's seq without asking for a replay"
     ),
     fault!(
+        "ignores-credit",
+        ["HAIP-FLOW-001"],
+        "sends its user text whatever credit the server advertised"
+    ),
+    fault!(
+        "silent-on-garbage",
+        ["HAIP-ERR-001"],
+        "says nothing when the server sends a frame that is not a HAIP message"
+    ),
+    fault!(
         "answers-duplicates",
         ["HAIP-SEQ-005"],
         "processes a duplicate of a message it already had (a PING is answered twice)"

@@ -31,5 +31,12 @@ pub static VARIANTS: &[Variant] = &[
     ),
 ];
 
-/// Legal-but-different behaviours of the reference client (none yet).
-pub const CLIENT_VARIANTS: &[Variant] = &[];
+/// Legal-but-different behaviours of the reference client: a client suite that passes each
+/// does not fit one client.
+pub const CLIENT_VARIANTS: &[Variant] = &[
+    variant!("late-pong", "answers each PING 200 ms later"),
+    variant!(
+        "chunked-text",
+        "sends its user text as START, two PARTs and END instead of START and END"
+    ),
+];
