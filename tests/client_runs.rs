@@ -146,3 +146,53 @@ fn every_reference_client_variant_passes_the_haip_client_suite() {
         assert_eq!(code, 0, "variant {name}");
     }
 }
+
+#[test]
+fn a_harness_s_clients_run_one_case_each_in_suite_order() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().expect("temp dir");
+    let report = dir.path().join("report.json");
+    let mut run = wireprobe()
+        .args(["run", "haip", "--client", "--listen", "127.0.0.1:0"])
+        .args([
+            "--case",
+            "haip.client.pong",
+            "--case",
+            "haip.client.hai-first",
+        ])
+        .arg("--report")
+        .arg(format!("json={}", report.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("wireprobe runs");
+    let mut announced = String::new();
+    let stderr = run.stderr.take().expect("stderr");
+    BufReader::new(stderr)
+        .read_line(&mut announced)
+        .expect("announces where it serves");
+    let url = announced
+        .split_whitespace()
+        .find(|w| w.starts_with("ws://"))
+        .unwrap_or_else(|| panic!("no URL in {announced:?}"))
+        .to_owned();
+    // The harness starts a client per case; each ends when its case does.
+    for _ in 0..2 {
+        let status = wireprobe()
+            .args(["client", "haip", "--target", &url])
+            .status()
+            .expect("the client runs");
+        assert!(status.success());
+    }
+    assert_eq!(run.wait().expect("the run ends").code(), Some(0));
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("a report")).expect("JSON");
+    let cases = report["cases"].as_array().expect("cases");
+    let ids: Vec<&str> = cases.iter().filter_map(|c| c["id"].as_str()).collect();
+    assert_eq!(ids, ["haip.client.hai-first", "haip.client.pong"]);
+    for case in cases {
+        assert_eq!(case["verdict"], "pass", "{case:#}");
+        let connected = case["transcript"].to_string();
+        assert!(connected.contains("(from 127.0.0.1:"), "{connected}");
+    }
+}

@@ -130,6 +130,10 @@ pub struct RunArgs {
     /// started once per case, or `--target builtin`, the reference client) connects.
     #[arg(long)]
     pub client: bool,
+    /// With --client and no --exec: where the clients your own harness starts connect
+    /// (HOST:PORT); each connection runs the next case, in suite order.
+    #[arg(long, value_name = "ADDR", requires = "client", conflicts_with_all = ["exec", "target"])]
+    pub listen: Option<String>,
     #[command(flatten)]
     pub target: TargetFlags,
     /// A suite file or directory (default: the suite built into wireprobe).
@@ -329,7 +333,9 @@ pub struct FuzzArgs {
 #[derive(Debug, Args)]
 pub struct TargetFlags {
     /// The target's URL, or `builtin` for the reference target.
-    #[arg(long, value_name = "URL", required_unless_present = "exec")]
+    // Required unless --exec (or --listen, for `run --client`): checked where the target is
+    // prepared, since `fuzz` shares these flags and has no --listen.
+    #[arg(long, value_name = "URL")]
     pub target: Option<String>,
     /// Spawn the target as a child process (stdio protocols).
     #[arg(long, value_name = "CMD", conflicts_with = "target")]

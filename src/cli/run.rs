@@ -46,7 +46,7 @@ pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
     )
     .map_err(usage)?;
     let prepared = match args.client {
-        true => target::prepare_client(p, &args.target),
+        true => target::prepare_client(p, &args.target, args.listen.as_deref()),
         false => target::prepare(p, &args.target).await,
     }
     .map_err(usage)?;
@@ -79,6 +79,10 @@ pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
         client_command: match args.client {
             true => prepared.exec.clone(),
             false => Vec::new(),
+        },
+        client_listener: match &args.listen {
+            Some(addr) => Some(harness_listener(addr).await.map_err(usage)?),
+            None => None,
         },
         handshake_defaults: match &args.auth {
             None => None,
@@ -180,4 +184,17 @@ pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
         });
     }
     Ok(gate.exit_code() as u8)
+}
+
+/// The listener a harness's clients connect to (`--client --listen ADDR`), announced on stderr
+/// so the harness can start its clients.
+async fn harness_listener(addr: &str) -> Result<wireprobe::suite::runner::SharedListener> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("cannot listen on {addr}"))?;
+    let bound = listener
+        .local_addr()
+        .context("the listener has no address")?;
+    eprintln!("wireprobe: serving clients on ws://{bound}/ (one case per connection)");
+    Ok(std::sync::Arc::new(tokio::sync::Mutex::new(listener)))
 }

@@ -38,6 +38,11 @@ pub struct Prepared {
 
 /// Checks the target arguments against the protocol's transport and starts a builtin target.
 pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> {
+    if flags.target.is_none() && flags.exec.is_none() {
+        return Err(anyhow!(
+            "where is the target? --target URL, --target builtin or --exec CMD"
+        ));
+    }
     let transport = chosen_transport(p, flags)?;
     let is_stdio = transport.unwrap_or(p.transport()) == TransportKind::Stdio;
     let role = chosen_role(p, flags.role.as_deref())?;
@@ -140,7 +145,11 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
 
 /// The client under test of a `--client` run: `--exec CMD` (with `{url}` where it connects, and
 /// `{token}`), or `--target builtin`, the protocol's reference client.
-pub fn prepare_client(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> {
+pub fn prepare_client(
+    p: &dyn Protocol,
+    flags: &TargetFlags,
+    listen: Option<&str>,
+) -> Result<Prepared> {
     let transport = p
         .transports()
         .iter()
@@ -162,6 +171,10 @@ pub fn prepare_client(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared>
         ));
     }
     let (shown, exec) = match (flags.exec.as_deref(), builtin) {
+        _ if listen.is_some() => (
+            format!("clients connecting to {}", listen.unwrap_or_default()),
+            Vec::new(),
+        ),
         (Some(cmd), _) => (
             cmd.to_owned(),
             wireprobe::transport::stdio::split_command(cmd)?,
@@ -188,8 +201,8 @@ pub fn prepare_client(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared>
         }
         (None, false) => {
             return Err(anyhow!(
-                "--client needs the client to run: --exec \"CMD {{url}}\" or --target builtin"
-            ))
+            "--client needs the client: --exec \"CMD {{url}}\", --listen ADDR or --target builtin"
+        ))
         }
     };
     Ok(Prepared {

@@ -75,9 +75,15 @@ pub struct RunConfig {
     /// The side the run judges; wireprobe plays the other (a server's, unless `--client`).
     pub judged: Direction,
     /// Judging a client: the command that starts it, once per case (`{url}`, `{token}` and
-    /// `{tmp}` not yet expanded).
+    /// `{tmp}` not yet expanded); empty when the user's harness starts it.
     pub client_command: Vec<String>,
+    /// Judging a client the user's harness starts: the listener its connections arrive at,
+    /// one case per connection in suite order (`--client --listen ADDR`).
+    pub client_listener: Option<SharedListener>,
 }
+
+/// A listener the cases of a run take connections from in turn.
+pub type SharedListener = std::sync::Arc<tokio::sync::Mutex<tokio::net::TcpListener>>;
 
 /// A tool the user says the target offers (`--tool NAME[=JSON params]`).
 #[derive(Debug, Clone, PartialEq)]
@@ -129,6 +135,7 @@ impl RunConfig {
             insecure: false,
             judged: Direction::Server,
             client_command: Vec::new(),
+            client_listener: None,
         }
     }
 
@@ -149,6 +156,10 @@ impl RunConfig {
     /// that is one conversation, unless its URL gives each its own path segment (`{case}`):
     /// otherwise each would see every other one's events.
     pub fn parallel_jobs(&self, protocol: &dyn Protocol) -> usize {
+        // A harness's connections come one at a time, each the next case's.
+        if self.client_listener.is_some() {
+            return 1;
+        }
         match protocol.one_conversation() && !self.target_url.contains(CASE_SCOPE) {
             true => 1,
             false => self.jobs.max(1),

@@ -1,7 +1,7 @@
 //! Runs a suite against a live target: filters, capability gates, parallel cases, passive
 //! checks of everything the target sent, and one verdict per case.
 
-pub use super::config::{Credentials, RunConfig, ToolOffer, CASE_SCOPE};
+pub use super::config::{Credentials, RunConfig, SharedListener, ToolOffer, CASE_SCOPE};
 use super::model::{Case, Requirement, Suite};
 use super::outcome::Outcome;
 pub use super::outcome::RunError;

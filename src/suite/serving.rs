@@ -16,9 +16,17 @@ use std::path::Path;
 use std::time::Duration;
 use tokio::net::TcpListener;
 
+/// Where a case takes the client's connections from.
+enum Listening {
+    /// A loopback port of the case's own, for the client it starts.
+    Own(TcpListener),
+    /// The run's listener, which a harness's connections reach one case at a time.
+    Shared(super::config::SharedListener),
+}
+
 /// A case's listener and the client started against it.
 pub(super) struct Serving {
-    listener: TcpListener,
+    listener: Listening,
     /// What `{url}` becomes: where the client connects.
     url: String,
     launched: Option<Launched>,
@@ -43,10 +51,12 @@ pub(super) enum ServingError {
 }
 
 impl Serving {
-    /// Listens on a free loopback port for a client of `protocol` over `transport`.
+    /// Listens for a client of `protocol` over `transport`: on the run's listener when a
+    /// harness starts the client (`shared`), else on a free loopback port.
     pub(super) async fn bind(
         protocol: &dyn Protocol,
         transport: TransportKind,
+        shared: Option<&super::config::SharedListener>,
     ) -> Result<Serving, ServingError> {
         let scheme = match transport {
             TransportKind::WebSocket => "ws",
@@ -57,10 +67,20 @@ impl Serving {
                 })
             }
         };
-        let listener = TcpListener::bind("127.0.0.1:0")
-            .await
-            .map_err(ServingError::Listen)?;
-        let addr = listener.local_addr().map_err(ServingError::Listen)?;
+        let (listener, addr) = match shared {
+            Some(shared) => {
+                let addr = shared.lock().await.local_addr();
+                (Listening::Shared(shared.clone()), addr)
+            }
+            None => {
+                let own = TcpListener::bind("127.0.0.1:0")
+                    .await
+                    .map_err(ServingError::Listen)?;
+                let addr = own.local_addr();
+                (Listening::Own(own), addr)
+            }
+        };
+        let addr = addr.map_err(ServingError::Listen)?;
         Ok(Serving {
             listener,
             url: format!("{scheme}://{addr}/"),
@@ -101,7 +121,14 @@ impl Serving {
         timeout: Duration,
     ) -> Result<(Connection, Opened), ServingError> {
         let waited_ms = timeout.as_millis() as u64;
-        let tcp = match tokio::time::timeout(timeout, self.listener.accept()).await {
+        let accepted = match &self.listener {
+            Listening::Own(own) => tokio::time::timeout(timeout, own.accept()).await,
+            Listening::Shared(shared) => {
+                let shared = shared.lock().await;
+                tokio::time::timeout(timeout, shared.accept()).await
+            }
+        };
+        let tcp = match accepted {
             Ok(Ok((tcp, _))) => tcp,
             Ok(Err(e)) => return Err(ServingError::Listen(e)),
             Err(_) => {
@@ -140,16 +167,19 @@ impl CaseRun<'_> {
     pub(super) async fn open_served(&mut self, token: Option<&str>) -> Result<(), Outcome> {
         if self.serving.is_none() {
             let transport = self.cfg.transport_of(self.protocol);
-            let mut serving = Serving::bind(self.protocol, transport)
+            let shared = self.cfg.client_listener.as_ref();
+            let mut serving = Serving::bind(self.protocol, transport, shared)
                 .await
                 .map_err(|e| Outcome::Error(e.to_string()))?;
             if self.dir.is_none() {
                 self.dir = Some(CaseDir::create().map_err(|e| Outcome::Error(e.to_string()))?);
             }
             let tmp = self.dir.as_ref().map(|d| d.path().to_path_buf());
-            serving
-                .launch(&self.cfg.client_command, token, &tmp.unwrap_or_default())
-                .map_err(|e| Outcome::Error(e.to_string()))?;
+            if !self.cfg.client_command.is_empty() {
+                serving
+                    .launch(&self.cfg.client_command, token, &tmp.unwrap_or_default())
+                    .map_err(|e| Outcome::Error(e.to_string()))?;
+            }
             self.serving = Some(serving);
         }
         let timeout = self.timeout(None);
@@ -161,9 +191,14 @@ impl CaseRun<'_> {
         self.keep_output(output);
         match accepted {
             Ok((conn, opened)) => {
+                // Which connection ran the case: what it asked for, and from where.
+                let url = match opened.peer {
+                    Some(peer) => format!("{} (from {peer})", opened.path),
+                    None => opened.path,
+                };
                 self.link
                     .transcript
-                    .observe_target(Observation::Connect { url: opened.path });
+                    .observe_target(Observation::Connect { url });
                 self.link.conn = Some(conn);
                 Ok(())
             }

@@ -180,6 +180,8 @@ where
 /// What a client asked for when it opened a WebSocket to wireprobe (the server side).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Opened {
+    /// Where the client connected from.
+    pub peer: Option<std::net::SocketAddr>,
     /// The request target: path and query (`/haip?token=...`).
     pub path: String,
     /// The request's headers, names lower-cased, in the order sent.
@@ -198,7 +200,10 @@ pub async fn accept(
     timeout: Duration,
 ) -> Result<(Connection, Opened), TransportError> {
     let _ = tcp.set_nodelay(true);
-    let mut opened = Opened::default();
+    let mut opened = Opened {
+        peer: tcp.peer_addr().ok(),
+        ..Opened::default()
+    };
     let record =
         |request: &tokio_tungstenite::tungstenite::handshake::server::Request,
          response: tokio_tungstenite::tungstenite::handshake::server::Response| {
