@@ -48,6 +48,10 @@ struct Client {
     credit: Option<i64>,
     /// The server paused the client's channel.
     paused: bool,
+    /// The event types the server's HAI accepts (`None`: it named none).
+    accepted: Option<Vec<String>>,
+    /// The client ended the session (no version in common): it closes the connection.
+    aborted: bool,
     faults: Faults,
     variants: Variants,
 }
@@ -69,10 +73,14 @@ pub async fn run(url: &str, opts: &ClientOptions) -> Result<ClientEnd, ServeErro
         greeted: false,
         credit: None,
         paused: false,
+        accepted: None,
+        aborted: false,
         faults,
         variants,
     };
-    Ok(client.play().await)
+    let end = client.play().await;
+    client.conn.close().await;
+    Ok(end)
 }
 
 impl Client {
@@ -91,7 +99,12 @@ impl Client {
             let replay_at = self.gap_since.map(|t| t + REPLAY_WAIT);
             let wake = replay_at.map_or(give_up, |at| at.min(give_up));
             match self.conn.recv(wake).await {
-                Some((Received::Frame(frame), _)) => self.on_frame(&frame).await,
+                Some((Received::Frame(frame), _)) => {
+                    self.on_frame(&frame).await;
+                    if self.aborted {
+                        return ClientEnd::Closed;
+                    }
+                }
                 Some((received, _)) if received.is_terminal() => return ClientEnd::Closed,
                 Some(_) => {}
                 None if Instant::now() >= give_up => return ClientEnd::TimedOut,
@@ -119,9 +132,26 @@ impl Client {
         }
         match model::event_type(&event) {
             Some("HAI") if !self.greeted => {
+                if !self.shares_major(&event) && !self.faults.has("ignores-version") {
+                    let error = json!({"code": "VERSION_INCOMPATIBLE",
+                        "message": "no HAIP major version in common"});
+                    self.send(json!({"type": "ERROR", "payload": error})).await;
+                    self.aborted = true;
+                    return;
+                }
                 self.greeted = true;
                 let (messages, _) = model::initial_credit(&event);
                 self.credit = messages.map(|m| m.min(i64::MAX as u64) as i64);
+                self.accepted = event
+                    .pointer("/payload/accept_events")
+                    .and_then(Value::as_array)
+                    .map(|types| {
+                        types
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_owned)
+                            .collect()
+                    });
                 self.flush().await;
             }
             Some("FLOW_UPDATE") if self.names_our_channel(&event) => {
@@ -183,6 +213,17 @@ impl Client {
         messages
     }
 
+    /// True when the server's HAI accepts a MAJOR version the client speaks (1).
+    fn shares_major(&self, hai: &Value) -> bool {
+        let ours = model::HAIP_VERSION
+            .split('.')
+            .next()
+            .and_then(|m| m.parse::<u64>().ok());
+        hai.pointer("/payload/accept_major")
+            .and_then(Value::as_array)
+            .is_some_and(|majors| majors.iter().any(|m| m.as_u64() == ours))
+    }
+
     /// True when a flow-control event names the channel the client's content goes on.
     fn names_our_channel(&self, event: &Value) -> bool {
         model::payload_str(event, "channel") == Some(model::USER_CHANNEL)
@@ -199,6 +240,15 @@ impl Client {
             let Some(message) = self.outbox.pop_front() else {
                 return;
             };
+            // A type the server does not accept is not sent at all.
+            let ty = model::event_type(&message).unwrap_or("");
+            let refused = self
+                .accepted
+                .as_ref()
+                .is_some_and(|types| !types.iter().any(|t| t == ty));
+            if refused && !self.faults.has("ignores-accept-events") {
+                continue;
+            }
             if let Some(credit) = self.credit.as_mut() {
                 *credit -= 1;
             }

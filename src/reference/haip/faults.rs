@@ -307,6 +307,16 @@ pub const CLIENT_FAULTS: &[Fault] = &[
         "says nothing when the server sends a frame that is not a HAIP message"
     ),
     fault!(
+        "ignores-version",
+        ["HAIP-VER-001"],
+        "goes on after a server HAI that shares no MAJOR version with it"
+    ),
+    fault!(
+        "ignores-accept-events",
+        ["HAIP-VER-002"],
+        "sends its user text whatever event types the server's HAI accepts"
+    ),
+    fault!(
         "answers-duplicates",
         ["HAIP-SEQ-005"],
         "processes a duplicate of a message it already had (a PING is answered twice)"
