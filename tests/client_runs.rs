@@ -196,3 +196,18 @@ fn a_harness_s_clients_run_one_case_each_in_suite_order() {
         assert!(connected.contains("(from 127.0.0.1:"), "{connected}");
     }
 }
+
+#[test]
+fn list_shows_the_client_side_when_asked() {
+    let listed = |args: &[&str]| {
+        let output = wireprobe().args(args).output().expect("wireprobe runs");
+        assert!(output.status.success());
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let cases = listed(&["list", "haip", "--cases", "--client"]);
+    assert!(cases.contains("haip.client.pong"), "{cases}");
+    assert!(!cases.contains("haip.handshake."), "{cases}");
+    let faults = listed(&["list", "haip", "--faults", "--client"]);
+    assert!(faults.contains("no-pong"), "{faults}");
+    assert!(!faults.contains("hai-not-first"), "{faults}");
+}

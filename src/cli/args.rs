@@ -402,6 +402,10 @@ pub struct ListArgs {
     /// The JSON Schema of a suite file (for an editor: see the README's "Writing a suite").
     #[arg(long)]
     pub suite_schema: bool,
+    /// With --cases, --faults or --variants: the client side's (the client suite, the
+    /// reference client's faults and variants).
+    #[arg(long)]
+    pub client: bool,
 }
 
 #[cfg(test)]

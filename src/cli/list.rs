@@ -54,14 +54,23 @@ pub(super) fn list(args: &super::args::ListArgs) -> Result<u8> {
         }
     }
     if cases || all {
-        let suite = suites::load_bundled(p)?;
+        let suite = match args.client {
+            true => suites::load_bundled_client(p)?,
+            false => suites::load_bundled(p)?,
+        };
         for c in &suite.cases {
             say!("{:<44} [{}] {}", c.id, c.rules.join(", "), c.title);
         }
     }
     let reference = reference::of(p);
-    let (known_faults, known_variants) =
-        reference.map_or((&[][..], &[][..]), |r| (r.faults, r.variants));
+    let (known_faults, known_variants) = match (args.client, reference) {
+        (false, Some(r)) => (r.faults, r.variants),
+        (true, Some(r)) => r
+            .client
+            .as_ref()
+            .map_or((&[][..], &[][..]), |c| (c.faults, c.variants)),
+        (_, None) => (&[][..], &[][..]),
+    };
     if faults {
         for f in known_faults {
             say!(

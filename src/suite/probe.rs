@@ -236,8 +236,12 @@ pub(super) fn never_spoke(
         .find(|e| e.from == judged_side && e.record.was_sent())
         .map(|e| format!("; the first thing it sent: {}", crate::show::entry(e)))
         .unwrap_or_else(|| "; it sent nothing at all".into());
+    let (who, what) = match judged_side {
+        crate::transcript::Direction::Server => ("target", "target"),
+        crate::transcript::Direction::Client => ("client", "client"),
+    };
     Some(format!(
-        "the target never sent a {} message in any of {} cases: is it a {} target?{sent}",
+        "the {who} never sent a {} message in any of {} cases: is it a {} {what}?{sent}",
         protocol.id(),
         results.len(),
         protocol.title()
