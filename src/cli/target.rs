@@ -183,20 +183,7 @@ pub fn prepare_client(
             reference::of(p)
                 .and_then(|r| r.client.as_ref())
                 .ok_or_else(|| anyhow!("{} has no reference client yet", p.id()))?;
-            let me = std::env::current_exe().context("cannot find wireprobe's own executable")?;
-            let mut argv = vec![
-                me.to_string_lossy().into_owned(),
-                "client".into(),
-                p.id().into(),
-                "--target".into(),
-                "{url}".into(),
-            ];
-            for fault in &flags.faults {
-                argv.extend(["--fault".into(), fault.clone()]);
-            }
-            for variant in &flags.variants {
-                argv.extend(["--variant".into(), variant.clone()]);
-            }
+            let argv = builtin_command(&["client", p.id(), "--target", "{url}"], flags)?;
             (format!("builtin{}", builtin_changes(flags)), argv)
         }
         (None, false) => {
@@ -307,19 +294,22 @@ fn builtin_stdio_command(
     flags: &TargetFlags,
     role: Option<&str>,
 ) -> Result<Vec<String>> {
-    let me = std::env::current_exe().context("cannot find wireprobe's own executable")?;
-    let mut argv = vec![
-        me.to_string_lossy().into_owned(),
-        "serve".into(),
-        p.id().into(),
-        "--stdio".into(),
-    ];
+    let mut args = vec!["serve", p.id(), "--stdio"];
     if reference::of(p).is_some_and(|r| r.keeps_database) {
-        argv.extend(["--db".into(), "{tmp}/agent.db".into()]);
+        args.extend(["--db", "{tmp}/agent.db"]);
     }
     if let Some(role) = role {
-        argv.extend(["--role".into(), role.into()]);
+        args.extend(["--role", role]);
     }
+    builtin_command(&args, flags)
+}
+
+/// This binary with `args`, then the flags' faults and variants: how a builtin target or
+/// client that runs as a process is started.
+fn builtin_command(args: &[&str], flags: &TargetFlags) -> Result<Vec<String>> {
+    let me = std::env::current_exe().context("cannot find wireprobe's own executable")?;
+    let mut argv = vec![me.to_string_lossy().into_owned()];
+    argv.extend(args.iter().map(|a| (*a).to_owned()));
     for fault in &flags.faults {
         argv.extend(["--fault".into(), fault.clone()]);
     }

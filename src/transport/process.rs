@@ -49,16 +49,8 @@ pub fn launch(
     env: &[(String, String)],
     cwd: Option<&Path>,
 ) -> Result<Launched, TransportError> {
-    let shown = argv.join(" ");
-    let (program, args) = argv
-        .split_first()
-        .ok_or_else(|| TransportError::BadTarget {
-            target: shown.clone(),
-            reason: "empty command".into(),
-        })?;
-    let mut command = Command::new(program);
+    let (mut command, shown) = command_of(argv)?;
     command
-        .args(args)
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -86,6 +78,20 @@ pub fn launch(
         group,
         lines,
     })
+}
+
+/// The command `argv` runs (its first word the program), and the line that shows it.
+pub(crate) fn command_of(argv: &[String]) -> Result<(Command, String), TransportError> {
+    let shown = argv.join(" ");
+    let (program, args) = argv
+        .split_first()
+        .ok_or_else(|| TransportError::BadTarget {
+            target: shown.clone(),
+            reason: "empty command".into(),
+        })?;
+    let mut command = Command::new(program);
+    command.args(args);
+    Ok((command, shown))
 }
 
 /// Sends each line of `reader` on, up to [`MAX_LINES`]; the rest is read and dropped, so a

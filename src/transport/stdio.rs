@@ -11,7 +11,7 @@ use crate::ndjson::{AsyncLines, Line};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use tokio::io::{AsyncBufRead, AsyncWriteExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 use tokio::sync::mpsc;
 
 /// Default longest stdout line.
@@ -103,17 +103,8 @@ pub fn expand_tmp(argv: &[String], tmp: &Path) -> Vec<String> {
 
 /// Starts the process and returns its connection.
 pub async fn spawn(opts: &StdioOptions) -> Result<Connection, TransportError> {
-    let shown = opts.argv.join(" ");
-    let (program, args) = opts
-        .argv
-        .split_first()
-        .ok_or_else(|| TransportError::BadTarget {
-            target: shown.clone(),
-            reason: "empty command".into(),
-        })?;
-    let mut command = Command::new(program);
+    let (mut command, shown) = super::process::command_of(&opts.argv)?;
     command
-        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
