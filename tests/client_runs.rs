@@ -75,9 +75,15 @@ fn each_reference_client_fault_fails_exactly_its_rules_cases() {
     for (fault, run) in runs {
         let (code, cases) = run.join().expect("the run finishes");
         let failed = with_verdict(&cases, "fail");
-        assert!(!failed.is_empty(), "fault {} fails no case", fault.name);
-        assert_eq!(code, 1, "fault {}", fault.name);
-        for id in failed {
+        let warned = with_verdict(&cases, "warn");
+        // A should-level rule warns: the run still exits 0 unless --strict.
+        assert!(
+            !failed.is_empty() || !warned.is_empty(),
+            "fault {} fails no case",
+            fault.name
+        );
+        assert_eq!(code, i32::from(!failed.is_empty()), "fault {}", fault.name);
+        for id in failed.into_iter().chain(warned) {
             let case = suite.cases.iter().find(|c| c.id == id).expect("a case");
             assert!(
                 case.rules
@@ -106,6 +112,7 @@ fn a_client_that_never_connects_is_an_error_with_its_output() {
     let message = case["message"].as_str().unwrap_or_default();
     assert!(message.contains("did not connect"), "{message}");
     assert!(message.contains("exit status: 4"), "{message}");
+    assert!(message.contains("cannot reach"), "{message}");
     let transcript = case["transcript"].to_string();
     assert!(transcript.contains("cannot reach"), "{transcript}");
     assert!(transcript.contains("starting"), "{transcript}");

@@ -188,6 +188,12 @@ impl CaseRun<'_> {
         };
         let accepted = serving.accept(self.cfg.max_frame, timeout).await;
         let output = serving.output();
+        // A client that could not connect usually said why on stderr.
+        let last_words = output
+            .iter()
+            .rev()
+            .find(|l| l.stream == Stream::Stderr)
+            .map(|l| l.text.chars().take(200).collect::<String>());
         self.keep_output(output);
         match accepted {
             Ok((conn, opened)) => {
@@ -203,7 +209,10 @@ impl CaseRun<'_> {
                 Ok(())
             }
             Err(e) => {
-                let message = e.to_string();
+                let message = match last_words {
+                    Some(words) => format!("{e}; its stderr ends: {words:?}"),
+                    None => e.to_string(),
+                };
                 self.link.transcript.observe_target(Observation::Error {
                     message: message.clone(),
                 });

@@ -89,7 +89,13 @@ impl Client {
             self.send(json!({"type": "PING", "payload": {"nonce": "too-early"}}))
                 .await;
         }
-        let hai = self.session.handshake(None, false);
+        // The `hai-without-accept-events` fault leaves out a field every HAI must carry.
+        let broken = json!({"payload": {"accept_events": crate::protocol::OMIT}});
+        let with = self
+            .faults
+            .has("hai-without-accept-events")
+            .then_some(&broken);
+        let hai = self.session.handshake(with, false);
         for frame in hai.unwrap_or_default() {
             self.send_frame(frame).await;
         }
@@ -163,7 +169,9 @@ impl Client {
                 }
                 self.flush().await;
             }
-            Some("PAUSE_CHANNEL") if self.names_our_channel(&event) => self.paused = true,
+            Some("PAUSE_CHANNEL") if self.names_our_channel(&event) => {
+                self.paused = !self.faults.has("ignores-pause");
+            }
             Some("RESUME_CHANNEL") if self.names_our_channel(&event) => {
                 self.paused = false;
                 self.flush().await;
@@ -175,7 +183,10 @@ impl Client {
                 }
                 let mut payload = json!({});
                 if let Some(nonce) = event.pointer("/payload/nonce") {
-                    payload["nonce"] = nonce.clone();
+                    payload["nonce"] = match self.faults.has("pong-wrong-nonce") {
+                        true => json!("not-the-ping-s-nonce"),
+                        false => nonce.clone(),
+                    };
                 }
                 self.send(json!({"type": "PONG", "payload": payload})).await;
             }

@@ -290,7 +290,22 @@ pub const CLIENT_FAULTS: &[Fault] = &[
         ["HAIP-HS-001"],
         "sends a PING before its HAI"
     ),
+    fault!(
+        "hai-without-accept-events",
+        ["HAIP-HS-002"],
+        "its HAI leaves out accept_events"
+    ),
     fault!("no-pong", ["HAIP-PING-001"], "never answers a PING"),
+    fault!(
+        "pong-wrong-nonce",
+        ["HAIP-PING-002"],
+        "answers a PING with a PONG carrying another nonce"
+    ),
+    fault!(
+        "ignores-pause",
+        ["HAIP-FLOW-003"],
+        "goes on sending on a channel the server paused"
+    ),
     fault!(
         "no-replay-request",
         ["HAIP-SEQ-003"],
