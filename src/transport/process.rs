@@ -38,9 +38,51 @@ pub struct OutputLine {
 /// A running program and what it has written so far.
 pub struct Launched {
     child: Child,
-    /// Its process group (its own pid), while it may still have members.
-    group: Option<i32>,
+    group: GroupKill,
     lines: mpsc::Receiver<OutputLine>,
+}
+
+/// Puts the program `command` starts in a process group of its own (it leads it), so that
+/// [`GroupKill`] can stop everything it starts in turn.
+pub(crate) fn own_group(command: &mut Command) {
+    #[cfg(unix)]
+    command.process_group(0);
+    #[cfg(not(unix))]
+    let _ = command;
+}
+
+/// The process group a started program leads (see [`own_group`]): killed when this is
+/// dropped, however the task holding it ends, so no child of a case outlives it.
+pub(crate) struct GroupKill(Option<i32>);
+
+impl GroupKill {
+    /// The group `child` leads.
+    pub(crate) fn of(child: &Child) -> GroupKill {
+        GroupKill(child.id().and_then(|pid| i32::try_from(pid).ok()))
+    }
+
+    fn signal(&self, signal: Signal) {
+        #[cfg(unix)]
+        if let Some(group) = self.0 {
+            let number = match signal {
+                Signal::Terminate => libc::SIGTERM,
+                Signal::Kill => libc::SIGKILL,
+            };
+            // SAFETY: kill(2) with a negative pid signals a process group; it takes no
+            // pointers and its failure (the group is gone) is harmless here.
+            unsafe {
+                libc::kill(-group, number);
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = signal;
+    }
+}
+
+impl Drop for GroupKill {
+    fn drop(&mut self) {
+        self.signal(Signal::Kill);
+    }
 }
 
 /// Starts `argv` with `env` added to wireprobe's environment, in `cwd` when given.
@@ -56,8 +98,7 @@ pub fn launch(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
-    #[cfg(unix)]
-    command.process_group(0);
+    own_group(&mut command);
     if let Some(dir) = cwd {
         command.current_dir(dir);
     }
@@ -65,7 +106,7 @@ pub fn launch(
         target: shown,
         reason: format!("cannot start the program: {e}"),
     })?;
-    let group = child.id().and_then(|pid| i32::try_from(pid).ok());
+    let group = GroupKill::of(&child);
     let (tx, lines) = mpsc::channel(256);
     if let Some(out) = child.stdout.take() {
         tokio::spawn(forward(out, Stream::Stdout, tx.clone()));
@@ -131,33 +172,15 @@ impl Launched {
     /// Stops the program and everything in its group: SIGTERM, then SIGKILL after a grace
     /// period. Returns the lines written before it ended.
     pub async fn stop(mut self) -> Vec<OutputLine> {
-        self.signal_group(Signal::Terminate);
+        self.group.signal(Signal::Terminate);
         let exited = tokio::time::timeout(GRACE, self.child.wait()).await;
-        self.signal_group(Signal::Kill);
+        self.group.signal(Signal::Kill);
         if exited.is_err() {
             let _ = self.child.kill().await;
         }
-        self.group = None;
         // Output written just before the end is still in the pipes: give it a moment.
         tokio::time::sleep(Duration::from_millis(20)).await;
         self.new_lines()
-    }
-
-    fn signal_group(&self, signal: Signal) {
-        #[cfg(unix)]
-        if let Some(group) = self.group {
-            let number = match signal {
-                Signal::Terminate => libc::SIGTERM,
-                Signal::Kill => libc::SIGKILL,
-            };
-            // SAFETY: kill(2) with a negative pid signals a process group; it takes no
-            // pointers and its failure (the group is gone) is harmless here.
-            unsafe {
-                libc::kill(-group, number);
-            }
-        }
-        #[cfg(not(unix))]
-        let _ = signal;
     }
 }
 
@@ -165,12 +188,6 @@ impl Launched {
 enum Signal {
     Terminate,
     Kill,
-}
-
-impl Drop for Launched {
-    fn drop(&mut self) {
-        self.signal_group(Signal::Kill);
-    }
 }
 
 #[cfg(all(test, unix))]

@@ -109,6 +109,8 @@ pub async fn spawn(opts: &StdioOptions) -> Result<Connection, TransportError> {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
+    // Whatever the target starts goes with it when the case is done with it.
+    super::process::own_group(&mut command);
     if let Some(dir) = &opts.cwd {
         command.current_dir(dir);
     }
@@ -123,9 +125,10 @@ pub async fn spawn(opts: &StdioOptions) -> Result<Connection, TransportError> {
             "the child's standard streams are missing".into(),
         ));
     };
+    let group = super::process::GroupKill::of(&child);
     let (inbox, commands, parts) = Connection::channels();
     let task = tokio::spawn(pump(
-        child,
+        (child, group),
         stdin,
         BufReader::new(stdout),
         BufReader::new(stderr),
@@ -166,7 +169,8 @@ fn frame_of(line: Vec<u8>) -> Frame {
 }
 
 async fn pump(
-    mut child: Child,
+    // The group is dropped when the pump ends or is aborted: the target's whole group goes.
+    (mut child, _group): (Child, super::process::GroupKill),
     mut stdin: tokio::process::ChildStdin,
     stdout: BufReader<tokio::process::ChildStdout>,
     stderr: BufReader<tokio::process::ChildStderr>,
@@ -293,5 +297,33 @@ mod tests {
             expand_tmp(&["--db".into(), "{tmp}/a.db".into()], Path::new("/t")),
             ["--db", "/t/a.db"]
         );
+    }
+
+    /// A target's own children go with it when the case drops its connection.
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_targets_children_do_not_outlive_its_connection() {
+        let opts = StdioOptions {
+            argv: split_command("sh -c 'sleep 30 & echo $!; cat'").expect("splits"),
+            cwd: None,
+            max_line: DEFAULT_MAX_LINE,
+        };
+        let mut conn = spawn(&opts).await.expect("starts");
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+        let pid: i32 = match conn.recv(deadline).await {
+            Some((Received::Frame(Frame::Text(line)), _)) => line.trim().parse().expect("a pid"),
+            other => panic!("no pid line: {other:?}"),
+        };
+        drop(conn);
+        let mut gone = false;
+        for _ in 0..100 {
+            let state = std::fs::read_to_string(format!("/proc/{pid}/stat"));
+            if state.map_or(true, |s| s.contains(") Z ")) {
+                gone = true;
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        assert!(gone, "the target's child outlived its connection");
     }
 }
