@@ -46,7 +46,7 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
     let transport = chosen_transport(p, flags)?;
     let is_stdio = transport.unwrap_or(p.transport()) == TransportKind::Stdio;
     let role = chosen_role(p, flags.role.as_deref())?;
-    let builtin = flags.target.as_deref() == Some("builtin");
+    let builtin = is_builtin(flags)?;
     let claims = match flags.claims.as_deref() {
         None => None,
         Some(text) => match serde_json::from_str::<serde_json::Value>(text) {
@@ -55,8 +55,7 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
             Err(e) => return Err(anyhow!("--claims {text:?} is not JSON: {e}")),
         },
     };
-    if claims.is_some() && flags.jwt_secret.is_none() && flags.target.as_deref() != Some("builtin")
-    {
+    if claims.is_some() && flags.jwt_secret.is_none() && !builtin {
         return Err(anyhow!(
             "--claims needs --jwt-secret: they go into the tokens wireprobe mints"
         ));
@@ -66,12 +65,6 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
         jwt_secret: flags.jwt_secret.clone(),
         claims,
     };
-    let switched = !flags.faults.is_empty() || !flags.variants.is_empty();
-    if switched && !builtin {
-        return Err(anyhow!(
-            "--fault and --variant apply only to --target builtin"
-        ));
-    }
     let exec = match (flags.exec.as_deref(), is_stdio) {
         (Some(cmd), true) => wireprobe::transport::stdio::split_command(cmd)?,
         (None, true) if builtin => builtin_stdio_command(p, flags, role.as_deref())?,
@@ -143,6 +136,18 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
     })
 }
 
+/// True for `--target builtin`; `--fault` and `--variant` are refused anywhere else.
+fn is_builtin(flags: &TargetFlags) -> Result<bool> {
+    let builtin = flags.target.as_deref() == Some("builtin");
+    let switched = !flags.faults.is_empty() || !flags.variants.is_empty();
+    if switched && !builtin {
+        return Err(anyhow!(
+            "--fault and --variant apply only to --target builtin"
+        ));
+    }
+    Ok(builtin)
+}
+
 /// The client under test of a `--client` run: `--exec CMD` (with `{url}` where it connects, and
 /// `{token}`), or `--target builtin`, the protocol's reference client.
 pub fn prepare_client(
@@ -163,13 +168,7 @@ pub fn prepare_client(
             transport.name()
         ));
     }
-    let builtin = flags.target.as_deref() == Some("builtin");
-    let switched = !flags.faults.is_empty() || !flags.variants.is_empty();
-    if switched && !builtin {
-        return Err(anyhow!(
-            "--fault and --variant apply only to --target builtin"
-        ));
-    }
+    let builtin = is_builtin(flags)?;
     let (shown, exec) = match (flags.exec.as_deref(), builtin) {
         _ if listen.is_some() => (
             format!("clients connecting to {}", listen.unwrap_or_default()),

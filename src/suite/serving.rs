@@ -94,22 +94,18 @@ impl Serving {
         command: &[String],
         token: Option<&str>,
         tmp: &Path,
+        cwd: Option<&Path>,
     ) -> Result<(), ServingError> {
         let token = token.unwrap_or("");
-        let tmp = tmp.display().to_string();
-        let argv: Vec<String> = command
-            .iter()
-            .map(|a| {
-                a.replace("{url}", &self.url)
-                    .replace("{token}", token)
-                    .replace("{tmp}", &tmp)
-            })
+        let argv: Vec<String> = crate::transport::stdio::expand_tmp(command, tmp)
+            .into_iter()
+            .map(|a| a.replace("{url}", &self.url).replace("{token}", token))
             .collect();
         let env = [
             ("WIREPROBE_URL".to_owned(), self.url.clone()),
             ("WIREPROBE_TOKEN".to_owned(), token.to_owned()),
         ];
-        let launched = process::launch(&argv, &env, None).map_err(ServingError::Launch)?;
+        let launched = process::launch(&argv, &env, cwd).map_err(ServingError::Launch)?;
         self.launched = Some(launched);
         Ok(())
     }
@@ -177,7 +173,12 @@ impl CaseRun<'_> {
             let tmp = self.dir.as_ref().map(|d| d.path().to_path_buf());
             if !self.cfg.client_command.is_empty() {
                 serving
-                    .launch(&self.cfg.client_command, token, &tmp.unwrap_or_default())
+                    .launch(
+                        &self.cfg.client_command,
+                        token,
+                        &tmp.unwrap_or_default(),
+                        self.cfg.cwd.as_deref(),
+                    )
                     .map_err(|e| Outcome::Error(e.to_string()))?;
             }
             self.serving = Some(serving);

@@ -133,14 +133,8 @@ impl Conn {
                 )
                 .await;
         }
-        if !self.room_for_run() {
-            return self
-                .error(
-                    "RUN_LIMIT_EXCEEDED",
-                    "max_concurrent_runs reached",
-                    Some(event),
-                )
-                .await;
+        if !self.room_for_run_or_refuse(event).await {
+            return;
         }
         self.note_run(&id);
         self.runs.insert(id, None);
@@ -288,8 +282,16 @@ impl Conn {
         }
     }
 
-    fn room_for_run(&self) -> bool {
-        self.runs.len() < self.config.max_concurrent_runs || self.config.faults.has("no-run-limit")
+    /// True when another run may open; else `event`, which would open one, is refused with
+    /// RUN_LIMIT_EXCEEDED.
+    async fn room_for_run_or_refuse(&mut self, event: &Value) -> bool {
+        let room = self.runs.len() < self.config.max_concurrent_runs
+            || self.config.faults.has("no-run-limit");
+        if !room {
+            let message = "max_concurrent_runs reached";
+            self.error("RUN_LIMIT_EXCEEDED", message, Some(event)).await;
+        }
+        room
     }
 
     async fn on_user_message(&mut self, text: &str, run_id: Option<String>, event: &Value) {
@@ -297,14 +299,8 @@ impl Conn {
         let (run_id, announce) = match run_id.filter(|id| matches!(self.runs.get(id), Some(None))) {
             Some(id) => (id, false),
             None => {
-                if !self.room_for_run() {
-                    return self
-                        .error(
-                            "RUN_LIMIT_EXCEEDED",
-                            "max_concurrent_runs reached",
-                            Some(event),
-                        )
-                        .await;
+                if !self.room_for_run_or_refuse(event).await {
+                    return;
                 }
                 let id = if f.has("run-id-reuse") {
                     "00000000-0000-4000-8000-000000000001".to_owned()
