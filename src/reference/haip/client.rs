@@ -210,17 +210,20 @@ impl Client {
         let text = |t: &str| json!({"message_id": id, "text": t});
         let mut start = text("hello from the reference client");
         start["author"] = json!("user");
+        let channel = self.channel();
+        let message =
+            |ty: &str, payload: Value| json!({"type": ty, "channel": channel, "payload": payload});
         let mut messages = VecDeque::new();
         if self.variants.has("chunked-text") {
             start["text"] = json!("hello ");
-            messages.push_back(json!({"type": "TEXT_MESSAGE_START", "payload": start}));
+            messages.push_back(message("TEXT_MESSAGE_START", start));
             for part in ["from the ", "reference client"] {
-                messages.push_back(json!({"type": "TEXT_MESSAGE_PART", "payload": text(part)}));
+                messages.push_back(message("TEXT_MESSAGE_PART", text(part)));
             }
         } else {
-            messages.push_back(json!({"type": "TEXT_MESSAGE_START", "payload": start}));
+            messages.push_back(message("TEXT_MESSAGE_START", start));
         }
-        messages.push_back(json!({"type": "TEXT_MESSAGE_END", "payload": {"message_id": id}}));
+        messages.push_back(message("TEXT_MESSAGE_END", json!({"message_id": id})));
         messages
     }
 
@@ -235,9 +238,18 @@ impl Client {
             .is_some_and(|majors| majors.iter().any(|m| m.as_u64() == ours))
     }
 
+    /// The channel the client's content goes on: USER, as the spec's examples have it, or
+    /// (variant `own-channel`) one of its own naming; the spec leaves the name open.
+    fn channel(&self) -> &'static str {
+        match self.variants.has("own-channel") {
+            true => "chat",
+            false => model::USER_CHANNEL,
+        }
+    }
+
     /// True when a flow-control event names the channel the client's content goes on.
     fn names_our_channel(&self, event: &Value) -> bool {
-        model::payload_str(event, "channel") == Some(model::USER_CHANNEL)
+        model::payload_str(event, "channel") == Some(self.channel())
     }
 
     /// Sends the waiting user messages the server's HAI, credit and pauses allow.

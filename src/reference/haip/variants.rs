@@ -36,6 +36,10 @@ pub static VARIANTS: &[Variant] = &[
 pub const CLIENT_VARIANTS: &[Variant] = &[
     variant!("late-pong", "answers each PING 200 ms later"),
     variant!(
+        "own-channel",
+        "sends its user text on a channel named chat instead of USER (the spec leaves the name open)"
+    ),
+    variant!(
         "chunked-text",
         "sends its user text as START, two PARTs and END instead of START and END"
     ),
