@@ -249,6 +249,55 @@ pub async fn accept(
     Ok((Connection::from_parts(parts, task), opened))
 }
 
+/// The `101 Switching Protocols` answer to a WebSocket upgrade request, or `None` when
+/// `req` is not one. It echoes the first subprotocol offered: a client that offers some fails
+/// an upgrade that selects none. Serve the socket once `hyper::upgrade::on(req)` resolves.
+pub fn switching_protocols<B, R: Default>(req: &hyper::Request<B>) -> Option<hyper::Response<R>> {
+    use hyper::header::{CONNECTION, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY, UPGRADE};
+    let wants_ws = req
+        .headers()
+        .get(UPGRADE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
+    let key = req.headers().get(SEC_WEBSOCKET_KEY).filter(|_| wants_ws)?;
+    let accept = HeaderValue::from_str(
+        &tokio_tungstenite::tungstenite::handshake::derive_accept_key(key.as_bytes()),
+    )
+    .ok()?;
+    let protocol = req
+        .headers()
+        .get("sec-websocket-protocol")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(',').next())
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .and_then(|p| HeaderValue::from_str(p).ok());
+    let mut resp = hyper::Response::new(R::default());
+    *resp.status_mut() = hyper::StatusCode::SWITCHING_PROTOCOLS;
+    let headers = resp.headers_mut();
+    headers.insert(CONNECTION, HeaderValue::from_static("Upgrade"));
+    headers.insert(UPGRADE, HeaderValue::from_static("websocket"));
+    headers.insert(SEC_WEBSOCKET_ACCEPT, accept);
+    if let Some(protocol) = protocol {
+        headers.insert("sec-websocket-protocol", protocol);
+    }
+    Some(resp)
+}
+
+/// The server side of a WebSocket whose upgrade hyper completed: the same bounded
+/// [`Connection`] as [`accept`] gives.
+pub async fn over_upgraded(upgraded: hyper::upgrade::Upgraded, max_frame: usize) -> Connection {
+    let ws = tokio_tungstenite::WebSocketStream::from_raw_socket(
+        hyper_util::rt::TokioIo::new(upgraded),
+        tokio_tungstenite::tungstenite::protocol::Role::Server,
+        Some(ws_config(max_frame)),
+    )
+    .await;
+    let (inbox, commands, parts) = Connection::channels();
+    let task = tokio::spawn(pump(ws, inbox, commands, max_frame));
+    Connection::from_parts(parts, task)
+}
+
 /// Frame limits, and a read buffer sized for speed: tungstenite zero-fills its whole read
 /// buffer before every read, and the 128 KiB default made memset a tenth of a fuzzing run's
 /// CPU. Frames larger than the buffer still arrive whole.

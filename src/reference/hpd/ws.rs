@@ -11,16 +11,13 @@ use super::session::switched_on;
 use super::session::Session;
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
-use http_body_util::{BodyExt, Empty};
 use hyper::body::Incoming;
-use hyper::header::{HeaderValue, CONNECTION, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY, UPGRADE};
 use hyper::{Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::broadcast;
-use tokio_tungstenite::tungstenite::handshake::derive_accept_key;
 use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
 use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
 use tokio_tungstenite::tungstenite::Message;
@@ -35,32 +32,12 @@ type Socket = WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>;
 
 /// Answers the upgrade request (101) and serves the socket once hyper hands it over.
 pub fn upgrade(session: Arc<Session>, mut req: Request<Incoming>) -> Response<Body> {
-    let wants_ws = req
-        .headers()
-        .get(UPGRADE)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
-    let Some(key) = req.headers().get(SEC_WEBSOCKET_KEY).cloned() else {
+    let Some(resp) = crate::transport::websocket::switching_protocols::<_, Body>(&req) else {
         return json_response(
             StatusCode::UPGRADE_REQUIRED,
             json!({"error": "this route is a WebSocket"}),
         );
     };
-    if !wants_ws {
-        return json_response(
-            StatusCode::UPGRADE_REQUIRED,
-            json!({"error": "this route is a WebSocket"}),
-        );
-    }
-    // A client that offers a subprotocol must get one back, or its handshake fails.
-    let protocol = req
-        .headers()
-        .get("sec-websocket-protocol")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(',').next())
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .and_then(|p| HeaderValue::from_str(p).ok());
     let on_upgrade = hyper::upgrade::on(&mut req);
     // Subscribed before the 101 goes out: the client gets every event after its handshake.
     let (_, live) = session.hub.subscribe(None);
@@ -76,17 +53,6 @@ pub fn upgrade(session: Arc<Session>, mut req: Request<Incoming>) -> Response<Bo
                 .await;
         serve(session, socket, live).await;
     });
-    let mut resp = Response::new(Empty::new().boxed());
-    *resp.status_mut() = StatusCode::SWITCHING_PROTOCOLS;
-    let headers = resp.headers_mut();
-    headers.insert(CONNECTION, HeaderValue::from_static("Upgrade"));
-    headers.insert(UPGRADE, HeaderValue::from_static("websocket"));
-    if let Ok(accept) = HeaderValue::from_str(&derive_accept_key(key.as_bytes())) {
-        headers.insert(SEC_WEBSOCKET_ACCEPT, accept);
-    }
-    if let Some(protocol) = protocol {
-        headers.insert("sec-websocket-protocol", protocol);
-    }
     resp
 }
 

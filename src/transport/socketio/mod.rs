@@ -7,6 +7,7 @@
 //! [`packet`].
 
 pub mod packet;
+pub mod server;
 
 use super::websocket::{self, WsOptions};
 use super::{Command, Connection, Frame, Inbox, Received, TransportError};
