@@ -439,7 +439,7 @@ impl Engine {
                     Some(ToSession::Poll(answer)) => self.poll(answer),
                     Some(ToSession::Post(body)) => {
                         for frame in packets_of(&body) {
-                            if let Some(ended) = self.from_client(frame).await {
+                            if let Some(ended) = self.take_packet(frame).await {
                                 return ended;
                             }
                         }
@@ -450,17 +450,13 @@ impl Engine {
                 got = next_of(&mut self.probe) => self.probing(got).await,
                 got = next_of(&mut self.ws) => match got {
                     Some((Received::Frame(frame), _)) => {
-                        if let Some(ended) = self.from_client(frame).await {
+                        if let Some(ended) = self.take_packet(frame).await {
                             return ended;
                         }
                     }
                     Some((other, _)) if other.is_terminal() => return Ended::Observed(other),
-                    Some((other, _)) => {
-                        if !self.inbox.push(other).await {
-                            return Ended::Quietly;
-                        }
-                    }
-                    None => {}
+                    Some((other, _)) if !self.inbox.push(other).await => return Ended::Quietly,
+                    Some(_) | None => {}
                 },
                 _ = tokio::time::sleep_until(wake) => {
                     if self.pong_due.is_some() {
@@ -479,7 +475,7 @@ impl Engine {
     }
 
     /// One packet from the client: heartbeat and close noted, and every packet passed on.
-    async fn from_client(&mut self, frame: Frame) -> Option<Ended> {
+    async fn take_packet(&mut self, frame: Frame) -> Option<Ended> {
         let close = matches!(&frame, Frame::Text(t) if t == "1");
         if matches!(&frame, Frame::Text(t) if t.starts_with('3')) {
             self.pong_due = None;
