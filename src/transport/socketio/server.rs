@@ -448,16 +448,11 @@ impl Engine {
                     None => return Ended::Quietly,
                 },
                 got = next_of(&mut self.probe) => self.probing(got).await,
-                got = next_of(&mut self.ws) => match got {
-                    Some((Received::Frame(frame), _)) => {
-                        if let Some(ended) = self.take_packet(frame).await {
-                            return ended;
-                        }
+                got = next_of(&mut self.ws) => {
+                    if let Some(ended) = self.over_websocket(got).await {
+                        return ended;
                     }
-                    Some((other, _)) if other.is_terminal() => return Ended::Observed(other),
-                    Some((other, _)) if !self.inbox.push(other).await => return Ended::Quietly,
-                    Some(_) | None => {}
-                },
+                }
                 _ = tokio::time::sleep_until(wake) => {
                     if self.pong_due.is_some() {
                         let missed = TransportError::Protocol(format!(
@@ -471,6 +466,18 @@ impl Engine {
                     let _ = self.send(Frame::Text("2".into())).await;
                 }
             }
+        }
+    }
+
+    /// What the upgraded WebSocket observed.
+    async fn over_websocket(
+        &mut self,
+        got: Option<(Received, std::time::Instant)>,
+    ) -> Option<Ended> {
+        match got? {
+            (Received::Frame(frame), _) => self.take_packet(frame).await,
+            (other, _) if other.is_terminal() => Some(Ended::Observed(other)),
+            (other, _) => (!self.inbox.push(other).await).then_some(Ended::Quietly),
         }
     }
 
