@@ -38,6 +38,31 @@ pub struct Rule {
     pub quote: &'static str,
     /// Spec file name and section heading, e.g. `001_1704fd641f081645.txt §Sequencing and Replay`.
     pub source: &'static str,
+    /// The side whose behaviour the rule states: a run judging the other side leaves it out
+    /// of its rules table.
+    pub binds: Binds,
+}
+
+/// Which side of a connection a rule binds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binds {
+    /// Each side, or a sender whichever it is (HAIP's envelope, sequencing, liveness).
+    Either,
+    /// What the server does.
+    Server,
+    /// What the client does.
+    Client,
+}
+
+impl Binds {
+    /// True when a run that judges the server (`judges_server`) or the client can test it.
+    pub fn applies(self, judges_server: bool) -> bool {
+        match self {
+            Binds::Either => true,
+            Binds::Server => judges_server,
+            Binds::Client => !judges_server,
+        }
+    }
 }
 
 /// A rule broken by one observed frame or by a transcript as a whole.
@@ -86,14 +111,18 @@ pub fn is_must(catalogue: &[Rule], id: &str) -> bool {
 /// `spec_rule!("file.txt", "ID", Must, "Section", "our paraphrase", "the spec's words")`.
 #[macro_export]
 macro_rules! spec_rule {
-    ($spec:literal, $id:literal, $level:expr, $section:literal, $text:literal, $quote:literal) => {
+    (binds $binds:ident, $spec:literal, $id:literal, $level:expr, $section:literal, $text:literal, $quote:literal) => {
         $crate::rules::Rule {
             id: $id,
             level: $level,
             text: $text,
             quote: $quote,
             source: concat!($spec, " §", $section),
+            binds: $crate::rules::Binds::$binds,
         }
+    };
+    ($spec:literal, $id:literal, $level:expr, $section:literal, $text:literal, $quote:literal) => {
+        $crate::spec_rule!(binds Either, $spec, $id, $level, $section, $text, $quote)
     };
     ($spec:literal, $id:literal, $level:expr, $section:literal, $text:literal) => {
         $crate::spec_rule!($spec, $id, $level, $section, $text, "")

@@ -192,7 +192,9 @@ impl From<Entry> for EntryWire {
 }
 
 /// Frames larger than this are stored truncated, so a flood cannot grow a report without bound.
-const MAX_STORED_FRAME: usize = 64 * 1024;
+/// Twice HUMA's 65,536-character result limit: a result just over it is kept whole, and the
+/// kept start of a longer one is itself over the limit, so the limit can be judged either way.
+const MAX_STORED_FRAME: usize = 128 * 1024;
 /// Entries beyond this are counted but not stored (a replay-window case needs about 2,400).
 const MAX_ENTRIES: usize = 5_000;
 /// Stored frame bytes beyond this are counted but not stored.
@@ -387,13 +389,16 @@ pub fn frame_record(frame: &Frame) -> Record {
     }
 }
 
+/// What ends the stored text of a frame too long to keep whole.
+pub const TRUNCATED_MARK: &str = "…(truncated)";
+
 fn text_record(text: &str) -> Record {
     match serde_json::from_str::<Value>(text) {
         Ok(event) if text.len() <= MAX_STORED_FRAME => Record::Event { event, sse: None },
         Ok(_) | Err(_) => {
             let mut shown: String = text.chars().take(MAX_STORED_FRAME).collect();
             if shown.len() < text.len() {
-                shown.push_str("…(truncated)");
+                shown.push_str(TRUNCATED_MARK);
             }
             Record::Observed(Observation::Text {
                 text: shown,

@@ -357,6 +357,10 @@ pub struct TargetFlags {
     /// call these before any the target advertises.
     #[arg(long = "tool", value_name = "NAME[=JSON]")]
     pub tools: Vec<wireprobe::suite::runner::ToolOffer>,
+    /// Judging a client: a tool it runs long enough to be cancelled, with arguments that make
+    /// it so (repeatable). Cases that cancel a call need one.
+    #[arg(long = "slow-tool", value_name = "NAME[=JSON]")]
+    pub slow_tools: Vec<wireprobe::suite::runner::ToolOffer>,
     /// Protocols with several transports (hpd: sse, ws): use this one (default: each in turn;
     /// uae: the one the target is, a URL or --exec).
     #[arg(long, value_name = "sse|ws|stdio")]

@@ -67,7 +67,8 @@ pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
             false => prepared.exec.clone(),
         },
         cwd: args.target.cwd.clone(),
-        tools: args.target.tools.clone(),
+        tools: prepared.tools.clone(),
+        slow_tools: prepared.slow_tools.clone(),
         transport: prepared.transport,
         role: prepared.role.clone(),
         max_failures: args.max_failures.map(|n| n as usize),
@@ -154,12 +155,20 @@ pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
         human(&format!("flaky: {flip}\n"));
     }
     let shown_target = prepared.shown.clone();
+    // The rules table holds what the judged side can break: a client run leaves out the rules
+    // that bind only servers, and the other way round.
+    let testable: Vec<wireprobe::rules::Rule> = p
+        .rules()
+        .iter()
+        .filter(|r| r.binds.applies(!args.client))
+        .copied()
+        .collect();
     let mut report = Report::new(
         p.id(),
         &shown_target,
         started_at,
         started.elapsed().as_millis() as u64,
-        p.rules(),
+        &testable,
         results,
     );
     if args.client {

@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 use wireprobe::protocol::{Protocol, TransportKind};
 use wireprobe::reference::{self, RunningTarget, ServeOptions};
-use wireprobe::suite::runner::{Credentials, RunConfig};
+use wireprobe::suite::runner::{Credentials, RunConfig, ToolOffer};
 
 /// The faults and variants a builtin target was started with, as the flags that chose them
 /// (` --fault epoch-ts`), so a report of a broken reference says it was broken on purpose.
@@ -33,11 +33,20 @@ pub struct Prepared {
     pub transport: Option<TransportKind>,
     /// The part the target plays (`--role`, checked against the protocol's).
     pub role: Option<String>,
+    /// Tools the target offers (`--tool`); a builtin client's own when none are given.
+    pub tools: Vec<ToolOffer>,
+    /// Judging a client: the tools it runs until cancelled (`--slow-tool`).
+    pub slow_tools: Vec<ToolOffer>,
     _builtin: Option<RunningTarget>,
 }
 
 /// Checks the target arguments against the protocol's transport and starts a builtin target.
 pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> {
+    if !flags.slow_tools.is_empty() {
+        return Err(anyhow!(
+            "--slow-tool names a tool of a client under test: it needs --client"
+        ));
+    }
     if flags.target.is_none() && flags.exec.is_none() {
         return Err(anyhow!(
             "where is the target? --target URL, --target builtin or --exec CMD"
@@ -102,6 +111,8 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
             credentials,
             transport,
             role: role.clone(),
+            tools: flags.tools.clone(),
+            slow_tools: Vec::new(),
             _builtin: None,
         });
     }
@@ -132,6 +143,8 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
         credentials,
         transport,
         role,
+        tools: flags.tools.clone(),
+        slow_tools: Vec::new(),
         _builtin: Some(running),
     })
 }
@@ -169,6 +182,22 @@ pub fn prepare_client(
         ));
     }
     let builtin = is_builtin(flags)?;
+    // The builtin client's tools are named for it, unless the user names others.
+    let mut tools = (flags.tools.clone(), flags.slow_tools.clone());
+    if builtin && listen.is_none() && tools.0.is_empty() && tools.1.is_empty() {
+        if let Some(client) = reference::of(p).and_then(|r| r.client.as_ref()) {
+            let offers = |names: &[&str]| -> Vec<ToolOffer> {
+                names
+                    .iter()
+                    .map(|n| ToolOffer {
+                        name: (*n).to_owned(),
+                        params: None,
+                    })
+                    .collect()
+            };
+            tools = (offers(client.tools), offers(client.slow_tools));
+        }
+    }
     let (shown, exec) = match (flags.exec.as_deref(), builtin) {
         _ if listen.is_some() => (
             format!("clients connecting to {}", listen.unwrap_or_default()),
@@ -202,6 +231,8 @@ pub fn prepare_client(
         },
         transport: Some(transport),
         role: None,
+        tools: tools.0,
+        slow_tools: tools.1,
         _builtin: None,
     })
 }

@@ -44,6 +44,10 @@ pub struct ReferenceClient {
     /// Legal-but-different behaviours (`--variant`).
     pub variants: &'static [Variant],
     pub dial: Dial,
+    /// The tools it runs, named for it when it is the client under test (`--tool`).
+    pub tools: &'static [&'static str],
+    /// The tools it runs until cancelled (`--slow-tool`).
+    pub slow_tools: &'static [&'static str],
 }
 
 /// The two ends a stdio reference target speaks on (a process's stdin and stdout).

@@ -64,6 +64,8 @@ pub struct RunConfig {
     pub cwd: Option<std::path::PathBuf>,
     /// Tools the target offers (`--tool NAME[=JSON params]`), before any it advertises.
     pub tools: Vec<ToolOffer>,
+    /// Judging a client: tools it runs long enough to be cancelled (`--slow-tool`).
+    pub slow_tools: Vec<ToolOffer>,
     /// The transport to use (`--transport`); `None`: every one the protocol has, in turn.
     pub transport: Option<TransportKind>,
     /// The part the target plays (`--role`); `None`: the protocol's default.
@@ -129,6 +131,7 @@ impl RunConfig {
             exec: Vec::new(),
             cwd: None,
             tools: Vec::new(),
+            slow_tools: Vec::new(),
             transport: None,
             role: None,
             max_failures: None,

@@ -10,23 +10,52 @@ use crate::protocol::{Protocol, TransportKind};
 use crate::transcript::Observation;
 use crate::transport::process::Stream;
 use crate::transport::process::{self, Launched, OutputLine};
+use crate::transport::socketio::server::{EioServer, ServerOptions};
 use crate::transport::websocket::{self, Opened};
 use crate::transport::{Connection, TransportError};
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinHandle;
 
 /// Where a case takes the client's connections from.
+#[derive(Clone)]
 enum Listening {
     /// A loopback port of the case's own, for the client it starts.
-    Own(TcpListener),
+    Own(Arc<TcpListener>),
     /// The run's listener, which a harness's connections reach one case at a time.
     Shared(super::config::SharedListener),
+}
+
+impl Listening {
+    async fn accept(&self) -> std::io::Result<TcpStream> {
+        match self {
+            Listening::Own(own) => own.accept().await.map(|(tcp, _)| tcp),
+            Listening::Shared(shared) => shared.lock().await.accept().await.map(|(tcp, _)| tcp),
+        }
+    }
+}
+
+/// A Socket.IO server for the case: every TCP connection that arrives is handed to it (a
+/// polling client opens several per session), by a task stopped with the case.
+struct SocketIoServing {
+    server: Arc<EioServer>,
+    feed: JoinHandle<()>,
+}
+
+impl Drop for SocketIoServing {
+    fn drop(&mut self) {
+        self.feed.abort();
+    }
 }
 
 /// A case's listener and the client started against it.
 pub(super) struct Serving {
     listener: Listening,
+    transport: TransportKind,
+    /// Started at the first accept of a Socket.IO case.
+    socketio: Option<SocketIoServing>,
     /// What `{url}` becomes: where the client connects.
     url: String,
     launched: Option<Launched>,
@@ -60,6 +89,7 @@ impl Serving {
     ) -> Result<Serving, ServingError> {
         let scheme = match transport {
             TransportKind::WebSocket => "ws",
+            TransportKind::SocketIo => "http",
             other => {
                 return Err(ServingError::Unsupported {
                     protocol: protocol.id(),
@@ -77,12 +107,14 @@ impl Serving {
                     .await
                     .map_err(ServingError::Listen)?;
                 let addr = own.local_addr();
-                (Listening::Own(own), addr)
+                (Listening::Own(Arc::new(own)), addr)
             }
         };
         let addr = addr.map_err(ServingError::Listen)?;
         Ok(Serving {
             listener,
+            transport,
+            socketio: None,
             url: format!("{scheme}://{addr}/"),
             launched: None,
         })
@@ -110,34 +142,54 @@ impl Serving {
         Ok(())
     }
 
-    /// Accepts the client's next connection within `timeout`.
+    /// Accepts the client's next connection within `timeout`: over Socket.IO, its next
+    /// Engine.IO session.
     pub(super) async fn accept(
         &mut self,
         max_frame: usize,
         timeout: Duration,
     ) -> Result<(Connection, Opened), ServingError> {
         let waited_ms = timeout.as_millis() as u64;
-        let accepted = match &self.listener {
-            Listening::Own(own) => tokio::time::timeout(timeout, own.accept()).await,
-            Listening::Shared(shared) => {
-                let shared = shared.lock().await;
-                tokio::time::timeout(timeout, shared.accept()).await
+        let accepted = if self.transport == TransportKind::SocketIo {
+            let server = self.socketio_server(max_frame);
+            match server.accept(timeout).await {
+                Err(TransportError::Timeout(_)) => None,
+                other => Some(other.map_err(ServingError::Accept)),
+            }
+        } else {
+            match tokio::time::timeout(timeout, self.listener.accept()).await {
+                Ok(Ok(tcp)) => Some(
+                    websocket::accept(tcp, max_frame, timeout)
+                        .await
+                        .map_err(ServingError::Accept),
+                ),
+                Ok(Err(e)) => Some(Err(ServingError::Listen(e))),
+                Err(_) => None,
             }
         };
-        let tcp = match accepted {
-            Ok(Ok((tcp, _))) => tcp,
-            Ok(Err(e)) => return Err(ServingError::Listen(e)),
-            Err(_) => {
-                let exited = match self.launched.as_mut().and_then(Launched::exited) {
-                    Some(status) => format!(" (it exited: {status})"),
-                    None => String::new(),
-                };
-                return Err(ServingError::NoConnection { waited_ms, exited });
-            }
-        };
-        websocket::accept(tcp, max_frame, timeout)
-            .await
-            .map_err(ServingError::Accept)
+        accepted.unwrap_or_else(|| {
+            let exited = match self.launched.as_mut().and_then(Launched::exited) {
+                Some(status) => format!(" (it exited: {status})"),
+                None => String::new(),
+            };
+            Err(ServingError::NoConnection { waited_ms, exited })
+        })
+    }
+
+    /// The case's Socket.IO server, fed from its listener from the first call on.
+    fn socketio_server(&mut self, max_frame: usize) -> Arc<EioServer> {
+        let listener = self.listener.clone();
+        let serving = self.socketio.get_or_insert_with(|| {
+            let server = Arc::new(EioServer::new(ServerOptions::new(max_frame)));
+            let feeding = server.clone();
+            let feed = tokio::spawn(async move {
+                while let Ok(tcp) = listener.accept().await {
+                    feeding.serve_tcp(tcp);
+                }
+            });
+            SocketIoServing { server, feed }
+        });
+        serving.server.clone()
     }
 
     /// What the client has written since the last call.

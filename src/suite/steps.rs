@@ -506,10 +506,11 @@ impl<'a> CaseRun<'a> {
                         prefer,
                         params,
                         default,
+                        slow,
                         within_ms,
                     },
             }) => {
-                self.pick_tool(prefer, params, default.as_deref(), *within_ms)
+                self.pick_tool(prefer, params, default.as_deref(), *slow, *within_ms)
                     .await
             }
             Action::Reconnect(Reconnect {

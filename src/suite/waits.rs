@@ -7,6 +7,7 @@ use super::model::*;
 use super::outcome::{fail, unmet, Outcome};
 use super::steps::CaseRun;
 use crate::matcher::Vars;
+use crate::transcript::Direction;
 use serde_json::{json, Value};
 use std::time::Duration;
 use tokio::time::Instant;
@@ -88,9 +89,27 @@ impl CaseRun<'_> {
         prefer: &[String],
         params: &Value,
         default: Option<&str>,
+        slow: bool,
         within_ms: Option<u64>,
     ) -> Result<(), Outcome> {
-        let offered = if let (true, Some(name)) = (self.cfg.tools.is_empty(), default) {
+        // A client advertises no tools: the user names them, or the case cannot run.
+        let offered = if self.link.transcript.judged() == Direction::Client {
+            let (offered, flag) = match slow {
+                true => (&self.cfg.slow_tools, "--slow-tool"),
+                false => (&self.cfg.tools, "--tool"),
+            };
+            if offered.is_empty() {
+                return Err(Outcome::Skip(format!(
+                    "the case needs a tool the client runs{}: name one with {flag} NAME[=JSON]",
+                    if slow {
+                        " long enough to be cancelled"
+                    } else {
+                        ""
+                    }
+                )));
+            }
+            offered.clone()
+        } else if let (true, Some(name)) = (self.cfg.tools.is_empty(), default) {
             vec![ToolOffer {
                 name: name.to_owned(),
                 params: None,

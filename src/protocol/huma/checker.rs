@@ -2,6 +2,7 @@
 //! followed — tool calls (a cancel must name an outstanding call) and messaging bursts
 //! (typing_start, message_sent in index order, typing_end).
 
+use super::duties::ClientDuties;
 use super::session::decode_sio;
 use super::validate;
 use crate::protocol::{Checker, Observed};
@@ -36,6 +37,8 @@ pub struct HumaChecker {
     /// The client's latest event was valid and its answer is not left open (a tool-result for
     /// an outstanding call, a context-update): an error answering it breaks HUMA-VAL-007.
     last_client_valid: Option<&'static str>,
+    /// What the client owes for what the server sent (judged when the client is).
+    duties: ClientDuties,
 }
 
 /// The channel and first argument of a Socket.IO EVENT in `text`; `Err` when it is not an
@@ -58,7 +61,7 @@ fn emit_of(text: &str) -> Result<Option<(String, Value)>, ()> {
 }
 
 impl HumaChecker {
-    fn on_server(&mut self, channel: &str, event: &Value, out: &mut Vec<Violation>) {
+    fn on_server(&mut self, at_ms: u64, channel: &str, event: &Value, out: &mut Vec<Violation>) {
         out.extend(validate::server_event_violations(channel, event));
         if channel == "error" {
             self.error_answers(out);
@@ -66,6 +69,7 @@ impl HumaChecker {
         if channel != "event" {
             return;
         }
+        self.duties.on_server(at_ms, event);
         let id = event
             .get("toolCallId")
             .and_then(Value::as_str)
@@ -133,16 +137,31 @@ impl HumaChecker {
         }
     }
 
-    fn on_client(&mut self, channel: &str, event: &Value, out: &mut Vec<Violation>) {
+    fn on_client(&mut self, at_ms: u64, channel: &str, event: &Value, out: &mut Vec<Violation>) {
         if channel != "message" {
+            out.push(Violation::new(
+                "HUMA-CLI-001",
+                format!("a client event emitted on {channel:?}, not \"message\""),
+            ));
             self.client_broke();
             return;
         }
-        let before = out.len();
-        out.extend(validate::client_event_violations(event));
-        let valid = out.len() == before;
+        let found = validate::client_event_violations(event);
+        let valid = found.is_empty();
+        // The field checks name what the server must reject (HUMA-VAL-*); the client that
+        // sent it broke its own rule, with the same words.
+        out.extend(found.into_iter().map(|v| {
+            let rule = if v.rule == "HUMA-VAL-008" {
+                "HUMA-CLI-008"
+            } else {
+                "HUMA-CLI-001"
+            };
+            Violation::new(rule, v.message)
+        }));
         if !valid {
             self.broken_unanswered = self.broken_unanswered.saturating_add(1);
+        } else {
+            self.duties.on_client(at_ms, event, out);
         }
         let ty = event.get("type").and_then(Value::as_str);
         let id = event.get("toolCallId").and_then(Value::as_str);
@@ -188,18 +207,27 @@ impl HumaChecker {
     }
 }
 
+/// The start of a frame, for a message.
+fn shown(text: &str) -> String {
+    text.chars().take(60).collect()
+}
+
 impl Checker for HumaChecker {
     fn observe(
         &mut self,
         from: Direction,
-        _at_ms: u64,
+        at_ms: u64,
         item: Observed<'_>,
         out: &mut Vec<Violation>,
     ) {
         // Socket.IO frames are not JSON, so transcripts hold them as text.
-        let text = match item {
-            Observed::Garbage(text) => text,
-            Observed::Event(..) | Observed::Binary(_) if from == Direction::Client => {
+        let text = match (super::packet_text(&item), &item) {
+            (Some(text), _) => text,
+            (None, Observed::Event(..) | Observed::Binary(_)) if from == Direction::Client => {
+                out.push(Violation::new(
+                    "HUMA-CLI-001",
+                    "the client sent a frame that is not a Socket.IO packet",
+                ));
                 self.client_broke();
                 return;
             }
@@ -208,19 +236,42 @@ impl Checker for HumaChecker {
         if from == Direction::Client {
             self.client_broken = false;
         }
+        let text = text.as_ref();
         let (channel, event) = match emit_of(text) {
             Ok(Some(emit)) => emit,
             Ok(None) => return,
             Err(()) => {
-                if from == Direction::Client {
-                    self.client_broke();
+                let cut = text.strip_suffix(crate::transcript::TRUNCATED_MARK);
+                match (from, cut) {
+                    (Direction::Server, Some(_)) => self.duties.on_unreadable_server_frame(),
+                    // Only the start was kept: judged for what the start shows.
+                    (Direction::Client, Some(kept)) => {
+                        // As before: a frame not read whole counts as broken input.
+                        self.client_broke();
+                        if let Some(len) = super::truncated::result_chars_at_least(kept) {
+                            if len > validate::MAX_RESULT {
+                                out.push(Violation::new(
+                                    "HUMA-CLI-001",
+                                    format!("a tool-result's result is at least {len} characters serialised, over {}", validate::MAX_RESULT),
+                                ));
+                            }
+                        }
+                    }
+                    (Direction::Client, None) => {
+                        out.push(Violation::new(
+                            "HUMA-CLI-001",
+                            format!("the client sent {:?}, not a Socket.IO packet", shown(text)),
+                        ));
+                        self.client_broke();
+                    }
+                    (Direction::Server, None) => {}
                 }
                 return;
             }
         };
         match from {
-            Direction::Server => self.on_server(&channel, &event, out),
-            Direction::Client => self.on_client(&channel, &event, out),
+            Direction::Server => self.on_server(at_ms, &channel, &event, out),
+            Direction::Client => self.on_client(at_ms, &channel, &event, out),
         }
     }
 

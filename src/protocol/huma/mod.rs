@@ -2,10 +2,12 @@
 //! application; the target is a HUMA server reached over Socket.IO.
 
 pub mod checker;
+pub mod duties;
 pub mod fuzz;
 pub mod rules;
 pub mod scenarios;
 pub mod session;
+pub mod truncated;
 pub mod validate;
 
 use super::{Checker, Descriptor, Protocol, Session, TokenPlacement, TransportKind};
@@ -26,7 +28,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
         "huma",
         ["validation.toml", "lifecycle.toml", "robustness.toml"]
     ),
-    client_suite: &[],
+    client_suite: crate::bundled_suite!("huma", ["client/basics.toml"]),
     http_routes: None,
     has_handshake: true,
     target_speaks_first: false,
@@ -46,6 +48,11 @@ impl Protocol for Huma {
         Box::new(session::HumaSession::default())
     }
 
+    fn serving_session(&self, transport: TransportKind) -> Option<Box<dyn Session>> {
+        (transport == TransportKind::SocketIo)
+            .then(|| Box::new(session::HumaSession::serving()) as Box<dyn Session>)
+    }
+
     fn checker(&self) -> Box<dyn Checker> {
         Box::new(checker::HumaChecker::default())
     }
@@ -58,9 +65,25 @@ impl Protocol for Huma {
     /// (a CONNECT reply, an event) is an answer; Engine.IO pings are not.
     fn recognises(&self, item: crate::protocol::Observed<'_>) -> bool {
         use crate::transport::socketio::packet::{parse_eio, parse_sio, EioPacket};
-        let crate::protocol::Observed::Garbage(text) = item else {
+        let Some(text) = packet_text(&item) else {
             return false;
         };
-        matches!(parse_eio(text), Ok(EioPacket::Message(m)) if parse_sio(&m).is_ok())
+        matches!(parse_eio(&text), Ok(EioPacket::Message(m)) if parse_sio(&m).is_ok())
+    }
+}
+
+/// The text of a frame that may be a Socket.IO packet. Transcripts hold frames that are not
+/// JSON as text, but a few packets are JSON numbers (a client's CONNECT `40`, a pong `3`):
+/// those come back to the text they were.
+pub(crate) fn packet_text<'a>(
+    item: &crate::protocol::Observed<'a>,
+) -> Option<std::borrow::Cow<'a, str>> {
+    use crate::protocol::Observed;
+    match item {
+        Observed::Garbage(text) => Some(std::borrow::Cow::Borrowed(text)),
+        Observed::Event(serde_json::Value::Number(n), None) => {
+            Some(std::borrow::Cow::Owned(n.to_string()))
+        }
+        _ => None,
     }
 }

@@ -3,9 +3,17 @@
 
 use crate::rules::{Level::*, Rule};
 
+/// A rule for what the HUMA server does (the side the spec's catalogue was first written for).
 macro_rules! rule {
     ($($rule:tt)*) => {
-        $crate::spec_rule!("000_9be7860959b3b922.txt", $($rule)*)
+        $crate::spec_rule!(binds Server, "000_9be7860959b3b922.txt", $($rule)*)
+    };
+}
+
+/// A rule for what the client does.
+macro_rules! client_rule {
+    ($($rule:tt)*) => {
+        $crate::spec_rule!(binds Client, "000_9be7860959b3b922.txt", $($rule)*)
     };
 }
 
@@ -84,4 +92,36 @@ pub static RULES: &[Rule] = &[
     rule!("HUMA-LC-006", Info, "tool-result",
         "What the server does with a tool-result for a toolCallId it never issued is recorded (the spec does not say).",
         "Returns the result of a tool call that the agent previously requested via a tool-call server event. … toolCallIdstringYesThe toolCallId from the original tool-call event"),
+    // What binds the client (wireprobe serves; `run huma --client`). The spec is written for
+    // client implementers: its "Client Responsibility" paragraphs are the client's rules.
+    client_rule!("HUMA-CLI-001", Must, "Client Events",
+        "Every event the client sends is a JSON object emitted on 'message' whose type is context-update, tool-result or addon-tool-event, with the fields its table requires and within the validation limits (name 1 to 128 characters, result at most 65,536 characters serialised, no __proto__, constructor or prototype key in context or data).",
+        "Every client event is a JSON object sent via socket.emit('message', event). There are exactly three event types. … Validation: The event must be a JSON object with a type field set to one of: context-update, tool-result, addon-tool-event. … Maximum result size (tool-result)65,536 characters (JSON-serialized) … Forbidden keys (recursive, in context and data fields)__proto__, constructor, prototype"),
+    client_rule!("HUMA-CLI-002", Must, "tool-call",
+        "Each tool-call is answered by one tool-result carrying its toolCallId and toolName; no tool-result names a call the server never issued or one already answered.",
+        "Send back a tool-result event with the matching toolCallId and toolName. … Returns the result of a tool call that the agent previously requested via a tool-call server event."),
+    client_rule!("HUMA-CLI-003", Must, "tool-call",
+        "A tool-call naming a tool the client does not have is answered with outcome failure.",
+        "If the tool is unknown, send a failed result:"),
+    client_rule!("HUMA-CLI-004", Should, "The outcome Field",
+        "A tool-result with outcome failure carries the error message in error.",
+        "failureTool failed. error should contain the error message."),
+    client_rule!("HUMA-CLI-005", Must, "cancel-tool-call",
+        "A cancel-tool-call for an outstanding call is answered by a tool-result with outcome canceled, and no other outcome is sent for that call after the cancel.",
+        "Abort the in-flight tool execution if possible, then send a canceled result: … canceledTool was canceled in response to a cancel-tool-call from the server."),
+    client_rule!("HUMA-CLI-006", Should, "The triggering Field in Tool Results",
+        "A canceled result has triggering false.",
+        "Result is recorded but doesn't trigger further action. Use for canceled results or side-effect-only tools (e.g., update_preferences)."),
+    client_rule!("HUMA-CLI-007", Must, "message_sent",
+        "Each message_sent is confirmed by an addon-tool-event whose toolCallId is the event's and whose data echoes its messageIndex with a boolean success (context, when present, an object; error, when present, a string).",
+        "Deliver the message to the platform, then send an addon-tool-event confirmation back to the server. … messageIndexnumberZero-based index echoed from message_sent … successbooleanWhether the message was delivered successfully … contextobject?Updated conversation context (on success), to keep agent state synchronized … errorstring?Error message (on failure)"),
+    client_rule!("HUMA-CLI-008", Should, "Client Events",
+        "A tool-result's object result holds no __proto__, constructor or prototype key (\"Any Record field is recursively checked\"; result is typed any, so a should).",
+        "Any Record field is recursively checked for dangerous keys (__proto__, constructor, prototype). … resultanyNoReturn value on success. Must be JSON-serializable, max 65,536 chars."),
+    client_rule!("HUMA-CLI-009", Should, "Server Events",
+        "The client keeps serving after an error event, a server event of a type it does not know, a tool-call whose arguments hold __proto__ keys, or an oversized message: it stays connected and still answers a tool-call (ERRATA: the spec lists what arrives, nothing allows a client to stop).",
+        "Server-side error. Arrives on the \"error\" Socket.IO channel: socket.on('error', handler). … All server events arrive on the \"event\" Socket.IO channel: socket.on('event', handler). Each event is a JSON object with a type field."),
+    client_rule!("HUMA-CLI-010", Info, "Transport",
+        "What the client does with a Socket.IO packet it cannot parse is recorded: socket.io-client closes the connection on a parse error, and the spec, which only names Socket.IO, does not say otherwise (ERRATA).",
+        "All communication uses Socket.IO over WebSocket."),
 ];

@@ -14,16 +14,31 @@ use crate::transport::socketio::packet::{self, EioPacket, SioKind, SioPacket};
 use crate::transport::{Frame, Outgoing};
 use serde_json::{json, Map, Value};
 
-/// Client-side HUMA state.
+/// HUMA session state, on either side.
 #[derive(Debug)]
 pub struct HumaSession {
     namespace: String,
+    /// wireprobe plays the server: it answers the client's CONNECT and emits server events.
+    serving: bool,
 }
 
 impl Default for HumaSession {
     fn default() -> Self {
         HumaSession {
             namespace: "/".into(),
+            serving: false,
+        }
+    }
+}
+
+impl HumaSession {
+    /// The server side, for judging a client: it answers the client's CONNECT on the
+    /// namespace the client named, and emits each event on `event` (an event of type `error`
+    /// on `error`, where the spec puts errors).
+    pub fn serving() -> Self {
+        HumaSession {
+            serving: true,
+            ..HumaSession::default()
         }
     }
 }
@@ -50,12 +65,20 @@ pub fn decode_sio(p: &SioPacket) -> Value {
 }
 
 impl Session for HumaSession {
-    /// `with` may set `namespace` (default `/`) and `auth` (the CONNECT payload).
+    /// `with` may set `namespace` (default `/`) and `auth` (the CONNECT payload). Serving,
+    /// the answer to the client's CONNECT: `{"sid": …}`, or `with` as the payload.
     fn handshake(
         &mut self,
         with: Option<&Value>,
         _resume: bool,
     ) -> Result<Vec<Frame>, ProtocolError> {
+        if self.serving {
+            let payload = with
+                .cloned()
+                .unwrap_or_else(|| json!({"sid": uuid::Uuid::new_v4().simple().to_string()}));
+            let connect = SioPacket::new(SioKind::Connect, &self.namespace, Some(payload));
+            return Ok(vec![Frame::Text(connect.to_frame_text())]);
+        }
         if let Some(ns) = with
             .and_then(|w| w.get("namespace"))
             .and_then(Value::as_str)
@@ -76,8 +99,17 @@ impl Session for HumaSession {
         event.get("sio").and_then(Value::as_str) == Some("connect")
     }
 
+    fn answers_handshake(&self) -> bool {
+        self.serving
+    }
+
     fn encode(&mut self, event: &Value) -> Result<Outgoing, ProtocolError> {
-        let emit = SioPacket::event(&self.namespace, "message", vec![event.clone()]);
+        let channel = match (self.serving, event.get("type").and_then(Value::as_str)) {
+            (false, _) => "message",
+            (true, Some("error")) => "error",
+            (true, _) => "event",
+        };
+        let emit = SioPacket::event(&self.namespace, channel, vec![event.clone()]);
         Ok(Frame::Text(emit.to_frame_text()).into())
     }
 
@@ -89,7 +121,13 @@ impl Session for HumaSession {
         };
         match packet::parse_eio(text) {
             Ok(EioPacket::Message(m)) => match packet::parse_sio(&m) {
-                Ok(p) => Decoded::Event(decode_sio(&p)),
+                Ok(p) => {
+                    // The namespace a client connects to is the one the server answers on.
+                    if self.serving && p.kind == SioKind::Connect {
+                        self.namespace = p.namespace.clone();
+                    }
+                    Decoded::Event(decode_sio(&p))
+                }
                 Err(_) => Decoded::Garbage(text.to_owned()),
             },
             Ok(_) => Decoded::Control,

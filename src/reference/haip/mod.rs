@@ -83,6 +83,8 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
         faults: faults::CLIENT_FAULTS,
         variants: variants::CLIENT_VARIANTS,
         dial: |url, opts| Box::pin(client::run(url, opts)),
+        tools: &[],
+        slow_tools: &[],
     }),
 };
 

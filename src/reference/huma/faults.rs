@@ -105,3 +105,78 @@ pub static FAULTS: &[Fault] = &[
         "ends an aborted burst without typing_end"
     ),
 ];
+
+/// The reference client's faults (`wireprobe client huma --fault NAME`): each breaks one
+/// client rule.
+pub static CLIENT_FAULTS: &[Fault] = &[
+    fault!(
+        "oversized-result",
+        ["HUMA-CLI-001"],
+        "answers lookup_movie with a result over 65,536 characters"
+    ),
+    fault!(
+        "wrong-tool-name",
+        ["HUMA-CLI-002"],
+        "names another tool (NAME_v2) in its tool-results"
+    ),
+    fault!(
+        "answers-twice",
+        ["HUMA-CLI-002"],
+        "sends each successful tool-result twice"
+    ),
+    fault!(
+        "unknown-tool-success",
+        ["HUMA-CLI-003"],
+        "answers a tool-call for a tool it does not have with outcome success"
+    ),
+    fault!(
+        "failure-without-error",
+        ["HUMA-CLI-004"],
+        "sends failure results without an error message"
+    ),
+    fault!(
+        "ignores-cancel",
+        ["HUMA-CLI-005"],
+        "runs a cancelled tool on and answers it with success"
+    ),
+    fault!(
+        "canceled-triggering",
+        ["HUMA-CLI-006"],
+        "sends canceled results with triggering true"
+    ),
+    fault!(
+        "no-confirmation",
+        ["HUMA-CLI-007"],
+        "never confirms a message_sent"
+    ),
+    fault!(
+        "wrong-message-index",
+        ["HUMA-CLI-007"],
+        "confirms a message_sent with the next messageIndex"
+    ),
+    fault!(
+        "result-with-proto",
+        ["HUMA-CLI-008"],
+        "puts a __proto__ key in lookup_movie's result"
+    ),
+    fault!(
+        "dies-after-error",
+        ["HUMA-CLI-009"],
+        "disconnects when an error event arrives"
+    ),
+    fault!(
+        "crashes-on-unknown-type",
+        ["HUMA-CLI-009"],
+        "disconnects when a server event of an unknown type arrives"
+    ),
+    fault!(
+        "pollutes",
+        ["HUMA-CLI-009"],
+        "disconnects when a tool-call's arguments hold __proto__, constructor or prototype"
+    ),
+    fault!(
+        "chokes-on-oversize",
+        ["HUMA-CLI-009"],
+        "disconnects when a message_sent over 1,000,000 bytes arrives"
+    ),
+];

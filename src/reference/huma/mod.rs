@@ -9,6 +9,7 @@
 //!   confirmation (up to the confirmation timeout).
 
 mod burst;
+pub mod client;
 pub mod faults;
 pub mod variants;
 
@@ -55,7 +56,13 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
     listen: Some(|addr, opts| Box::pin(start(addr, opts))),
     stdio: None,
     keeps_database: false,
-    client: None,
+    client: Some(crate::reference::ReferenceClient {
+        faults: faults::CLIENT_FAULTS,
+        variants: variants::CLIENT_VARIANTS,
+        dial: |url, opts| Box::pin(client::run(url, opts)),
+        tools: &[client::QUICK_TOOL],
+        slow_tools: &[client::SLOW_TOOL],
+    }),
 };
 
 /// Starts the target on `addr`.

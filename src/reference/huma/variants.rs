@@ -17,3 +17,23 @@ pub static VARIANTS: &[Variant] = &[
          name ''"
     ),
 ];
+
+/// The reference client's variants (`wireprobe client huma --variant NAME`).
+pub static CLIENT_VARIANTS: &[Variant] = &[
+    variant!(
+        "answers-later",
+        "answers each tool-call 300 ms after it arrives, not at once"
+    ),
+    variant!(
+        "confirms-late",
+        "confirms each message_sent 300 ms after it arrives"
+    ),
+    variant!(
+        "failure-confirmations",
+        "reports every message as not delivered (success false, with an error), as the spec allows"
+    ),
+    variant!(
+        "string-results",
+        "returns results as JSON strings, as the spec's second example does"
+    ),
+];

@@ -111,6 +111,10 @@ pub struct ToolChoice {
     /// an advertisement.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<String>,
+    /// Judging a client: the case needs a tool that runs long enough to be cancelled, one
+    /// named with `--slow-tool` (a client advertises no tools: without the flag, a skip).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub slow: bool,
     /// Overrides the step timeout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub within_ms: Option<u64>,
