@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use wireprobe::judge::FrameViolation;
 use wireprobe::report::{self, Format, Gate, Report};
 use wireprobe::results::CaseResult;
-use wireprobe::rules::{Level, Rule};
+use wireprobe::rules::{Binds, Level, Rule};
 use wireprobe::transcript::{Direction, Entry, Observation, Record};
 use wireprobe::verdict::Verdict;
 
@@ -20,6 +20,7 @@ const RULES: &[Rule] = &[
         quote: "",
         // A real spec's key: reports cite it by public title, version and section.
         source: "001_1704fd641f081645.txt §Sequencing and Replay",
+        binds: Binds::Either,
     },
     Rule {
         id: "T-PING-002",
@@ -27,6 +28,7 @@ const RULES: &[Rule] = &[
         text: "PONG echoes the nonce",
         quote: "",
         source: "spec.txt §Catalogue",
+        binds: Binds::Either,
     },
     Rule {
         id: "T-AUTH-001",
@@ -34,6 +36,7 @@ const RULES: &[Rule] = &[
         text: "no token, no entry",
         quote: "",
         source: "spec.txt §Auth",
+        binds: Binds::Either,
     },
 ];
 

@@ -7,7 +7,7 @@ use wireprobe::protocol::{
     Checker, Decoded, Descriptor, Observed, Protocol, ProtocolError, Session, TokenPlacement,
     TransportKind,
 };
-use wireprobe::rules::{Level, Rule, Violation};
+use wireprobe::rules::{Binds, Level, Rule, Violation};
 use wireprobe::suite::{loader, runner};
 use wireprobe::transcript::Direction;
 use wireprobe::transport::{Frame, Outgoing};
@@ -19,6 +19,7 @@ static RULES: &[Rule] = &[Rule {
     text: "lines come back",
     quote: "",
     source: "test §Lines",
+    binds: Binds::Either,
 }];
 
 struct Lines;
