@@ -96,6 +96,30 @@ fn each_reference_client_fault_fails_exactly_its_rules_cases() {
 
 fn fault_matrix(protocol: &'static str) {
     let p = wireprobe::protocol::get(protocol).expect("a protocol");
+    // Every rule that binds only clients has a client case, and each must among them a fault.
+    let client_suite = wireprobe::suite::load_bundled_client(p).expect("the client suite loads");
+    let client_faults = reference::get(protocol)
+        .and_then(|r| r.client.as_ref())
+        .map(|c| c.faults)
+        .unwrap_or_default();
+    let client_only = p.rules().iter().filter(|r| !r.binds.applies(true));
+    for rule in client_only {
+        assert!(
+            client_suite
+                .cases
+                .iter()
+                .any(|c| c.rules.iter().any(|r| r == rule.id)),
+            "client rule {} has no case",
+            rule.id
+        );
+        if rule.level == wireprobe::rules::Level::Must {
+            assert!(
+                client_faults.iter().any(|f| f.breaks.contains(&rule.id)),
+                "must client rule {} has no fault",
+                rule.id
+            );
+        }
+    }
     let suite = wireprobe::suite::load_bundled_client(p).expect("the client suite loads");
     let client = reference::get(protocol)
         .and_then(|r| r.client.as_ref())
