@@ -188,6 +188,42 @@ pub struct Opened {
     pub headers: Vec<(String, String)>,
 }
 
+impl Opened {
+    /// What `request`, which came from `peer`, asked for.
+    pub fn of<B>(peer: Option<std::net::SocketAddr>, request: &hyper::Request<B>) -> Self {
+        Opened {
+            peer,
+            path: request.uri().path_and_query().map_or_else(
+                || request.uri().path().to_owned(),
+                |p| p.as_str().to_owned(),
+            ),
+            headers: request
+                .headers()
+                .iter()
+                .map(|(k, v)| {
+                    (
+                        k.as_str().to_owned(),
+                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The subprotocol an upgrade selects: the first the client offered. A client that offers
+/// some fails an upgrade that selects none; what was offered stays in the request's headers,
+/// for the protocol to judge.
+fn first_subprotocol(headers: &hyper::HeaderMap) -> Option<HeaderValue> {
+    headers
+        .get("sec-websocket-protocol")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(',').next())
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .and_then(|p| HeaderValue::from_str(p).ok())
+}
+
 /// Completes the opening handshake of a client that connected to wireprobe over `tcp` (the
 /// server side) and returns the live [`Connection`] with what the client asked for. A client
 /// that does not complete the upgrade within `timeout` is [`TransportError::Timeout`]; one
@@ -200,37 +236,16 @@ pub async fn accept(
     timeout: Duration,
 ) -> Result<(Connection, Opened), TransportError> {
     let _ = tcp.set_nodelay(true);
+    let peer = tcp.peer_addr().ok();
     let mut opened = Opened {
-        peer: tcp.peer_addr().ok(),
+        peer,
         ..Opened::default()
     };
     let record =
         |request: &tokio_tungstenite::tungstenite::handshake::server::Request,
-         response: tokio_tungstenite::tungstenite::handshake::server::Response| {
-            opened.path = request.uri().path_and_query().map_or_else(
-                || request.uri().path().to_owned(),
-                |p| p.as_str().to_owned(),
-            );
-            opened.headers = request
-                .headers()
-                .iter()
-                .map(|(k, v)| {
-                    (
-                        k.as_str().to_owned(),
-                        String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                    )
-                })
-                .collect();
-            // A client that offers subprotocols fails an upgrade that selects none: wireprobe takes
-            // the first offered (what was offered stays in `headers`, for the protocol to judge).
-            let mut response = response;
-            let first = request
-                .headers()
-                .get("sec-websocket-protocol")
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.split(',').next())
-                .and_then(|v| HeaderValue::from_str(v.trim()).ok());
-            if let Some(first) = first {
+         mut response: tokio_tungstenite::tungstenite::handshake::server::Response| {
+            opened = Opened::of(peer, request);
+            if let Some(first) = first_subprotocol(request.headers()) {
                 response
                     .headers_mut()
                     .insert("sec-websocket-protocol", first);
@@ -250,8 +265,8 @@ pub async fn accept(
 }
 
 /// The `101 Switching Protocols` answer to a WebSocket upgrade request, or `None` when
-/// `req` is not one. It echoes the first subprotocol offered: a client that offers some fails
-/// an upgrade that selects none. Serve the socket once `hyper::upgrade::on(req)` resolves.
+/// `req` is not one. It selects the first subprotocol offered, as [`accept`] does. Serve the
+/// socket once `hyper::upgrade::on(req)` resolves.
 pub fn switching_protocols<B, R: Default>(req: &hyper::Request<B>) -> Option<hyper::Response<R>> {
     use hyper::header::{CONNECTION, SEC_WEBSOCKET_ACCEPT, SEC_WEBSOCKET_KEY, UPGRADE};
     let wants_ws = req
@@ -264,14 +279,7 @@ pub fn switching_protocols<B, R: Default>(req: &hyper::Request<B>) -> Option<hyp
         &tokio_tungstenite::tungstenite::handshake::derive_accept_key(key.as_bytes()),
     )
     .ok()?;
-    let protocol = req
-        .headers()
-        .get("sec-websocket-protocol")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.split(',').next())
-        .map(str::trim)
-        .filter(|p| !p.is_empty())
-        .and_then(|p| HeaderValue::from_str(p).ok());
+    let protocol = first_subprotocol(req.headers());
     let mut resp = hyper::Response::new(R::default());
     *resp.status_mut() = hyper::StatusCode::SWITCHING_PROTOCOLS;
     let headers = resp.headers_mut();

@@ -132,9 +132,10 @@ fn refuse(status: StatusCode, code: u8, message: &str) -> Response<Body> {
 
 fn text_answer(body: impl Into<Bytes>) -> Response<Body> {
     let mut resp = Response::new(Full::new(body.into()));
-    if let Ok(v) = hyper::header::HeaderValue::from_str("text/plain; charset=UTF-8") {
-        resp.headers_mut().insert(hyper::header::CONTENT_TYPE, v);
-    }
+    resp.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("text/plain; charset=UTF-8"),
+    );
     resp
 }
 
@@ -144,27 +145,6 @@ fn query_param<'a>(query: &'a str, name: &str) -> Option<&'a str> {
         .filter_map(|pair| pair.split_once('=').or(Some((pair, ""))))
         .find(|(k, _)| *k == name)
         .map(|(_, v)| v)
-}
-
-/// What the client asked with, for the report.
-fn opened_of(peer: Option<SocketAddr>, req: &Request<Incoming>) -> Opened {
-    Opened {
-        peer,
-        path: req
-            .uri()
-            .path_and_query()
-            .map_or_else(|| req.uri().path().to_owned(), |p| p.as_str().to_owned()),
-        headers: req
-            .headers()
-            .iter()
-            .map(|(k, v)| {
-                (
-                    k.as_str().to_owned(),
-                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
-                )
-            })
-            .collect(),
-    }
 }
 
 async fn route(
@@ -246,7 +226,7 @@ async fn open_session(
     if !websocket && req.method() != Method::GET {
         return refuse(StatusCode::BAD_REQUEST, 2, "Bad handshake method");
     }
-    let opened = opened_of(peer, &req);
+    let opened = Opened::of(peer, &req);
     let sid = uuid::Uuid::new_v4().simple().to_string();
     let open = |upgrades: &[&str]| {
         format!(
