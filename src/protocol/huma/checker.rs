@@ -25,8 +25,6 @@ enum Burst {
 /// The HUMA [`Checker`].
 #[derive(Debug, Default)]
 pub struct HumaChecker {
-    /// Tool calls the server issued and the client has not answered: id -> name.
-    outstanding: HashMap<String, String>,
     /// Bursts by toolCallId ("" when the events carry none).
     bursts: HashMap<String, Burst>,
     /// The client's last frame was broken: a packet that does not parse, or an emit on
@@ -69,6 +67,8 @@ impl HumaChecker {
         if channel != "event" {
             return;
         }
+        // The calls the server issues are the client's duties; the checker asks them which
+        // are still outstanding.
         self.duties.on_server(at_ms, event);
         let id = event
             .get("toolCallId")
@@ -76,17 +76,7 @@ impl HumaChecker {
             .unwrap_or("")
             .to_owned();
         match event.get("type").and_then(Value::as_str) {
-            Some("tool-call") => {
-                let name = event
-                    .get("toolName")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned();
-                if self.outstanding.len() < MAX_TRACKED {
-                    self.outstanding.insert(id, name);
-                }
-            }
-            Some("cancel-tool-call") if !self.outstanding.contains_key(&id) => {
+            Some("cancel-tool-call") if !self.duties.is_outstanding(&id) => {
                 out.push(Violation::new(
                     "HUMA-SRV-003",
                     format!("cancel-tool-call names {id:?}, which is not an outstanding tool call"),
@@ -107,12 +97,7 @@ impl HumaChecker {
                     .insert(id.to_owned(), Burst::Typing { next_index: 0 });
             }
             ("message_sent", Some(Burst::Typing { next_index })) => {
-                // A number, as the spec types it: 1.0 is index 1.
-                let index = event
-                    .get("messageIndex")
-                    .and_then(Value::as_f64)
-                    .filter(|i| i.fract() == 0.0 && *i >= 0.0)
-                    .map(|i| i as u64);
+                let index = validate::message_index(event.get("messageIndex"));
                 if index != Some(next_index) {
                     order(format!(
                         "message_sent has messageIndex {}; {next_index} was next",
@@ -139,11 +124,10 @@ impl HumaChecker {
 
     fn on_client(&mut self, at_ms: u64, channel: &str, event: &Value, out: &mut Vec<Violation>) {
         if channel != "message" {
-            out.push(Violation::new(
-                "HUMA-CLI-001",
+            self.client_sent_broken(
                 format!("a client event emitted on {channel:?}, not \"message\""),
-            ));
-            self.client_broke();
+                out,
+            );
             return;
         }
         let found = validate::client_event_violations(event);
@@ -160,8 +144,6 @@ impl HumaChecker {
         }));
         if !valid {
             self.broken_unanswered = self.broken_unanswered.saturating_add(1);
-        } else {
-            self.duties.on_client(at_ms, event, out);
         }
         let ty = event.get("type").and_then(Value::as_str);
         let id = event.get("toolCallId").and_then(Value::as_str);
@@ -170,17 +152,22 @@ impl HumaChecker {
         self.last_client_valid = match ty {
             _ if !valid => None,
             Some("context-update") => Some("context-update"),
-            Some("tool-result") if id.is_some_and(|id| self.outstanding.contains_key(id)) => {
+            Some("tool-result") if id.is_some_and(|id| self.duties.is_outstanding(id)) => {
                 Some("tool-result")
             }
             _ => None,
         };
-        // An invalid tool-result is refused: the call it names stays outstanding.
-        if valid && ty == Some("tool-result") {
-            if let Some(id) = event.get("toolCallId").and_then(Value::as_str) {
-                self.outstanding.remove(id);
-            }
+        // An invalid event is refused: a tool-result's call stays outstanding.
+        if valid {
+            self.duties.on_client(at_ms, event, out);
         }
+    }
+
+    /// The client sent something that is not a client event at all: that breaks its rule
+    /// (HUMA-CLI-001), and it is broken input for the server.
+    fn client_sent_broken(&mut self, why: String, out: &mut Vec<Violation>) {
+        out.push(Violation::new("HUMA-CLI-001", why));
+        self.client_broke();
     }
 
     /// The client's frame was broken: an error may answer it, and it is not the latest valid
@@ -207,11 +194,6 @@ impl HumaChecker {
     }
 }
 
-/// The start of a frame, for a message.
-fn shown(text: &str) -> String {
-    text.chars().take(60).collect()
-}
-
 impl Checker for HumaChecker {
     fn observe(
         &mut self,
@@ -224,11 +206,10 @@ impl Checker for HumaChecker {
         let text = match (super::packet_text(&item), &item) {
             (Some(text), _) => text,
             (None, Observed::Event(..) | Observed::Binary(_)) if from == Direction::Client => {
-                out.push(Violation::new(
-                    "HUMA-CLI-001",
-                    "the client sent a frame that is not a Socket.IO packet",
-                ));
-                self.client_broke();
+                self.client_sent_broken(
+                    "the client sent a frame that is not a Socket.IO packet".into(),
+                    out,
+                );
                 return;
             }
             _ => return,
@@ -258,11 +239,11 @@ impl Checker for HumaChecker {
                         }
                     }
                     (Direction::Client, None) => {
-                        out.push(Violation::new(
-                            "HUMA-CLI-001",
-                            format!("the client sent {:?}, not a Socket.IO packet", shown(text)),
-                        ));
-                        self.client_broke();
+                        let start: String = text.chars().take(60).collect();
+                        self.client_sent_broken(
+                            format!("the client sent {start:?}, not a Socket.IO packet"),
+                            out,
+                        );
                     }
                     (Direction::Server, None) => {}
                 }

@@ -5,6 +5,7 @@
 //! What the client fails to send at all (no result, no confirmation) is a case's to judge: a
 //! transcript cut anywhere would otherwise blame a client for what it had no time to do.
 
+use super::validate::message_index;
 use crate::rules::Violation;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -40,15 +41,12 @@ fn str_field<'a>(event: &'a Value, name: &str) -> Option<&'a str> {
     event.get(name).and_then(Value::as_str)
 }
 
-/// A number the spec types `number`: 1.0 is index 1.
-fn index_of(value: Option<&Value>) -> Option<u64> {
-    value
-        .and_then(Value::as_f64)
-        .filter(|i| i.fract() == 0.0 && *i >= 0.0)
-        .map(|i| i as u64)
-}
-
 impl ClientDuties {
+    /// True when the server issued the call `id` and the client has not answered it.
+    pub fn is_outstanding(&self, id: &str) -> bool {
+        self.calls.get(id).is_some_and(|call| !call.answered)
+    }
+
     /// A server frame the transcript did not keep whole.
     pub fn on_unreadable_server_frame(&mut self) {
         self.unseen = true;
@@ -58,7 +56,15 @@ impl ClientDuties {
     pub fn on_server(&mut self, at_ms: u64, event: &Value) {
         let id = str_field(event, "toolCallId").unwrap_or("").to_owned();
         match str_field(event, "type") {
-            Some("tool-call") if self.calls.len() < MAX_TRACKED => {
+            Some("tool-call") => {
+                // Full: answered calls go first (only a second answer to one is then missed),
+                // so a long run of answered calls never crowds out the outstanding ones.
+                if self.calls.len() >= MAX_TRACKED {
+                    self.calls.retain(|_, call| !call.answered);
+                }
+                if self.calls.len() >= MAX_TRACKED {
+                    return;
+                }
                 let name = str_field(event, "toolName").unwrap_or("").to_owned();
                 self.calls.insert(
                     id,
@@ -75,7 +81,7 @@ impl ClientDuties {
                 }
             }
             Some("messaging") if str_field(event, "event") == Some("message_sent") => {
-                if let Some(index) = index_of(event.get("messageIndex")) {
+                if let Some(index) = message_index(event.get("messageIndex")) {
                     if self.sent.len() < MAX_TRACKED {
                         self.sent.insert((id, index));
                     }
@@ -159,7 +165,7 @@ impl ClientDuties {
             return;
         };
         let mut wrong = |why: String| out.push(Violation::new("HUMA-CLI-007", why));
-        match index_of(Some(index)) {
+        match message_index(Some(index)) {
             Some(i) if self.unseen || self.sent.contains(&(id.to_owned(), i)) => {}
             Some(i) => wrong(format!(
                 "a confirmation names toolCallId {id:?} and messageIndex {i}, which no message_sent carried"
@@ -216,6 +222,23 @@ mod tests {
         out.clear();
         duties.on_client(5, &json!({"type": "tool-result", "triggering": true, "toolCallId": "b", "toolName": "other", "outcome": "failure"}), &mut out);
         assert_eq!(rules(&out), ["HUMA-CLI-004", "HUMA-CLI-002"]);
+    }
+
+    #[test]
+    fn answered_calls_make_room_for_new_ones() {
+        let mut duties = ClientDuties::default();
+        let mut out = Vec::new();
+        for i in 0..=MAX_TRACKED {
+            let id = format!("c{i}");
+            duties.on_server(
+                0,
+                &json!({"type": "tool-call", "toolCallId": id, "toolName": "t"}),
+            );
+            assert!(duties.is_outstanding(&id), "call {i} is known");
+            duties.on_client(1, &json!({"type": "tool-result", "triggering": true, "toolCallId": id, "toolName": "t", "outcome": "success"}), &mut out);
+            assert!(!duties.is_outstanding(&id));
+        }
+        assert!(out.is_empty(), "{:?}", out.first());
     }
 
     #[test]

@@ -17,6 +17,15 @@ pub const OUTCOMES: [&str; 3] = ["success", "failure", "canceled"];
 
 /// The path of the first forbidden key in `v` (searched iteratively, so depth cannot
 /// overflow the stack), like `context.a.0.__proto__`.
+/// A `messageIndex` read as the spec types it, a number: 1.0 is index 1; anything that is not
+/// a whole number from 0 up is none.
+pub fn message_index(value: Option<&Value>) -> Option<u64> {
+    value
+        .and_then(Value::as_f64)
+        .filter(|i| i.fract() == 0.0 && *i >= 0.0)
+        .map(|i| i as u64)
+}
+
 pub fn forbidden_key_path(v: &Value) -> Option<String> {
     let mut stack: Vec<(&Value, String)> = vec![(v, String::new())];
     while let Some((node, path)) = stack.pop() {

@@ -9,6 +9,7 @@
 //! with an addon-tool-event echoing its toolCallId and messageIndex. An error event, an event it
 //! does not know and a packet it cannot read are ignored. It ends when the server closes.
 
+use crate::protocol::huma::validate::forbidden_key_path;
 use crate::reference::{ClientEnd, ClientOptions, Faults, ServeError, Variants};
 use crate::transport::socketio::packet::{self, EioPacket, SioKind, SioPacket};
 use crate::transport::socketio::{self, DEFAULT_PATH};
@@ -121,7 +122,7 @@ impl Client {
         match field("type") {
             "tool-call" => {
                 let arguments = event.get("arguments").cloned().unwrap_or(Value::Null);
-                if has_forbidden_key(&arguments) {
+                if forbidden_key_path(&arguments).is_some() {
                     self.gives_up("pollutes")?;
                 }
                 self.on_call(id, name, &arguments).await;
@@ -284,9 +285,4 @@ impl Client {
             .send(frame, Instant::now() + Duration::from_secs(10))
             .await;
     }
-}
-
-/// True when `v` holds `__proto__`, `constructor` or `prototype` as a key, at any depth.
-fn has_forbidden_key(v: &Value) -> bool {
-    crate::protocol::huma::validate::forbidden_key_path(v).is_some()
 }
