@@ -191,7 +191,7 @@ enum Signal {
 }
 
 #[cfg(all(test, unix))]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     fn alive(pid: i32) -> bool {
@@ -230,16 +230,22 @@ mod tests {
         assert!(launched.exited().is_none());
         launched.stop().await;
         // The background sleep was in the group: it is gone too (reaped by init shortly).
-        let mut gone = false;
-        for _ in 0..50 {
-            let state = std::fs::read_to_string(format!("/proc/{grandchild}/stat"));
+        assert!(
+            gone_within(grandchild, Duration::from_secs(1)).await,
+            "the program's child outlived it"
+        );
+    }
+
+    /// True once process `pid` has ended (gone, or a zombie) within `wait`.
+    pub(crate) async fn gone_within(pid: i32, wait: Duration) -> bool {
+        for _ in 0..wait.as_millis() / 20 {
+            let state = std::fs::read_to_string(format!("/proc/{pid}/stat"));
             if state.map_or(true, |s| s.contains(") Z ")) {
-                gone = true;
-                break;
+                return true;
             }
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
-        assert!(gone, "the program's child outlived it");
+        false
     }
 
     #[tokio::test]

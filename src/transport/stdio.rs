@@ -315,15 +315,9 @@ mod tests {
             other => panic!("no pid line: {other:?}"),
         };
         drop(conn);
-        let mut gone = false;
-        for _ in 0..100 {
-            let state = std::fs::read_to_string(format!("/proc/{pid}/stat"));
-            if state.map_or(true, |s| s.contains(") Z ")) {
-                gone = true;
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        }
-        assert!(gone, "the target's child outlived its connection");
+        assert!(
+            super::super::process::tests::gone_within(pid, std::time::Duration::from_secs(2)).await,
+            "the target's child outlived its connection"
+        );
     }
 }
