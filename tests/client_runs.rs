@@ -88,6 +88,30 @@ fn the_reference_clients_pass_their_client_suites() {
 }
 
 #[test]
+fn a_client_run_s_rules_table_holds_what_a_client_can_break() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let report = dir.path().join("report.json");
+    let output = wireprobe()
+        .args(["run", "huma", "--client", "--target", "builtin"])
+        .args(["--case", "huma.client.unknown-tool", "--report"])
+        .arg(format!("json={}", report.display()))
+        .output()
+        .expect("wireprobe runs");
+    assert!(output.status.success());
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).expect("a report")).expect("JSON");
+    let ids: Vec<&str> = report["rules"]
+        .as_array()
+        .expect("a rules table")
+        .iter()
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    assert!(ids.contains(&"HUMA-CLI-003"), "{ids:?}");
+    // What only a server can break (rejecting an invalid event, say) is not listed.
+    assert!(ids.iter().all(|id| id.starts_with("HUMA-CLI-")), "{ids:?}");
+}
+
+#[test]
 fn each_reference_client_fault_fails_exactly_its_rules_cases() {
     for protocol in JUDGED {
         fault_matrix(protocol);
