@@ -300,6 +300,18 @@ impl Transcript {
     /// Records what the target sent or the transport saw.
     pub fn record_received(&mut self, received: &Received, at: Instant) {
         self.push_at(self.judged, at, received_record(received), received.len());
+        // A client's POST was answered by wireprobe's transport: the answer is ours.
+        if let Received::Posted { path, status, .. } = received {
+            let answer = HttpAnswer {
+                method: "POST".into(),
+                path: path.clone(),
+                status: *status,
+                content_type: "application/json".into(),
+                body: Body::Empty,
+            };
+            let ours = Record::Observed(Observation::Http(answer));
+            self.push_at(self.judged.other(), at, ours, 0);
+        }
     }
 
     /// Records a text frame whose JSON the caller has already parsed (`event`).
@@ -353,9 +365,13 @@ pub fn received_record(received: &Received) -> Record {
             other => other,
         },
         Received::Http(answer) => Record::Observed(Observation::Http(answer.clone())),
-        Received::StreamOpened(from) => {
+        Received::StreamOpened(from) | Received::Subscribed(from) => {
             Record::Observed(Observation::StreamOpened { from: from.clone() })
         }
+        Received::Posted { path, body, .. } => Record::Observed(Observation::Post {
+            path: path.clone(),
+            body: body.clone(),
+        }),
         Received::Closed { code, reason } => Record::Observed(Observation::Close {
             code: *code,
             reason: reason.clone(),

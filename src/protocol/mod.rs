@@ -66,6 +66,10 @@ pub struct HttpRoutes {
     pub stream: &'static str,
     /// Where a frame goes that does not name its route (`POST`).
     pub post: &'static str,
+    /// Every route a client POSTs to (what wireprobe serves when it judges a client).
+    pub posts: &'static [&'static str],
+    /// The WebSocket a client may open instead of the stream (`GET`, upgraded).
+    pub ws: &'static str,
 }
 
 /// Where a bearer token goes on a connection.
@@ -96,6 +100,11 @@ pub trait Protocol: Send + Sync + 'static {
     /// protocol cannot serve one.
     fn serving_session(&self, transport: TransportKind) -> Option<Box<dyn Session>> {
         let _ = transport;
+        None
+    }
+    /// How wireprobe answers a client's POSTs when it serves the SSE + HTTP binding; `None`
+    /// while the protocol has none to serve.
+    fn responder(&self) -> Option<std::sync::Arc<dyn crate::transport::sse_server::Responder>> {
         None
     }
     /// A fresh transcript checker (validator plus lifecycle).

@@ -6,7 +6,7 @@ use crate::matcher::{self, Vars};
 use crate::protocol::{Decoded, Session};
 use crate::transcript::Transcript;
 use crate::transport::{
-    Connection, Frame, HttpAnswer, Outgoing, Received, SseMeta, TransportError,
+    Body, Connection, Frame, HttpAnswer, Outgoing, Received, SseMeta, StreamFrom, TransportError,
 };
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -21,6 +21,8 @@ pub(super) enum Item {
     Http(HttpAnswer),
     Binary(usize),
     Garbage(String),
+    /// A client under test opened the event stream, from here (wireprobe serving SSE + HTTP).
+    Stream(StreamFrom),
     /// The connection ended (close frame, drop or transport failure).
     Ended(String),
 }
@@ -29,6 +31,9 @@ pub(super) enum Item {
 pub const HTTP_KEY: &str = "$http";
 /// In a pattern, the key that addresses an event's SSE fields (`"$sse" = { id = "$capture:x" }`).
 pub const SSE_KEY: &str = "$sse";
+/// In a pattern, the key that addresses a client opening the event stream
+/// (`"$stream" = { last_event_id = "3" }`, `{ after = "3" }`, or `"live"`).
+pub const STREAM_KEY: &str = "$stream";
 
 impl Item {
     /// True when `pattern` matches this arrival. A pattern's own `$http` key addresses an HTTP
@@ -42,6 +47,15 @@ impl Item {
             return match self {
                 Item::Http(answer) if p.len() == 1 => {
                     matcher::matches(want, &answer.as_value(), vars)
+                }
+                _ => false,
+            };
+        }
+        if let Some(want) = p.get(STREAM_KEY) {
+            return match self {
+                Item::Stream(from) if p.len() == 1 => {
+                    let from = serde_json::to_value(from).unwrap_or(Value::Null);
+                    matcher::matches(want, &from, vars)
                 }
                 _ => false,
             };
@@ -79,6 +93,10 @@ impl Item {
             Item::Garbage(t) => {
                 format!("non-JSON text {:?}", t.chars().take(40).collect::<String>())
             }
+            Item::Stream(from) => match from.resume_id() {
+                Some(n) => format!("the event stream opened after id {n:?}"),
+                None => "the event stream opened at the live end".into(),
+            },
             Item::Ended(how) => format!("end of connection ({how})"),
         }
     }
@@ -167,6 +185,16 @@ impl Link {
                 return self.decoded(decoded, Some(meta));
             }
             Received::Http(answer) => Item::Http(answer),
+            Received::Subscribed(from) => Item::Stream(from),
+            // A client's POST carries one of its events (or what it sent instead of one).
+            Received::Posted { path, body, .. } => match body {
+                Body::Json(v) => {
+                    let decoded = self.session.decode(&Frame::Text(v.to_string()));
+                    return self.decoded(decoded, None);
+                }
+                Body::Text(text) => Item::Garbage(text),
+                Body::Empty => Item::Garbage(format!("an empty POST to {path}")),
+            },
             Received::Closed { code, reason } => Item::Ended(match code {
                 Some(c) if reason.is_empty() => format!("close code {c}"),
                 Some(c) => format!("close code {c} {reason:?}"),
@@ -331,7 +359,6 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::Body;
     use serde_json::json;
 
     fn answer(status: u16) -> Item {

@@ -192,7 +192,9 @@ async fn mute_process(
             Received::Notice(_)
             | Received::SseEvent { .. }
             | Received::Http(_)
-            | Received::StreamOpened(_) => {}
+            | Received::StreamOpened(_)
+            | Received::Posted { .. }
+            | Received::Subscribed(_) => {}
         }
     }
 }

@@ -6,11 +6,12 @@
 use super::connect::CaseDir;
 use super::outcome::Outcome;
 use super::steps::CaseRun;
-use crate::protocol::{Protocol, TransportKind};
+use crate::protocol::{HttpRoutes, Protocol, TransportKind};
 use crate::transcript::Observation;
 use crate::transport::process::Stream;
 use crate::transport::process::{self, Launched, OutputLine};
 use crate::transport::socketio::server::{EioServer, ServerOptions};
+use crate::transport::sse_server::{Responder, SiteOptions, SseServer};
 use crate::transport::websocket::{self, Opened};
 use crate::transport::{Connection, TransportError};
 use std::path::Path;
@@ -37,25 +38,58 @@ impl Listening {
     }
 }
 
-/// A Socket.IO server for the case: every TCP connection that arrives is handed to it (a
-/// polling client opens several per session), by a task stopped with the case.
-struct SocketIoServing {
-    server: Arc<EioServer>,
+/// A server that takes a session over several TCP connections: Socket.IO (a polling client
+/// opens several per session), or the SSE + HTTP binding (a stream and its POSTs).
+enum Site {
+    SocketIo(Arc<EioServer>),
+    Sse(Arc<SseServer>),
+}
+
+impl Site {
+    fn serve_tcp(&self, tcp: TcpStream) {
+        match self {
+            Site::SocketIo(server) => server.serve_tcp(tcp),
+            Site::Sse(server) => server.serve_tcp(tcp),
+        }
+    }
+
+    async fn accept(&self, timeout: Duration) -> Result<(Connection, Opened), TransportError> {
+        match self {
+            Site::SocketIo(server) => server.accept(timeout).await,
+            Site::Sse(server) => server.accept(timeout).await,
+        }
+    }
+}
+
+/// The case's site, with every TCP connection that arrives handed to it by a task stopped
+/// with the case.
+struct FedSite {
+    site: Arc<Site>,
     feed: JoinHandle<()>,
 }
 
-impl Drop for SocketIoServing {
+impl Drop for FedSite {
     fn drop(&mut self) {
         self.feed.abort();
     }
 }
 
+/// How often the served event stream carries a heartbeat comment.
+const HEARTBEAT: Duration = Duration::from_secs(1);
+/// The reconnection delay the served event stream asks for: short, so a case does not wait.
+const RETRY_MS: u64 = 200;
+/// Events kept for a client that resumes the stream.
+const HISTORY: usize = 1024;
+
 /// A case's listener and the client started against it.
 pub(super) struct Serving {
     listener: Listening,
     transport: TransportKind,
-    /// Started at the first accept of a Socket.IO case.
-    socketio: Option<SocketIoServing>,
+    /// The binding's routes and answers to POSTs (SSE + HTTP).
+    routes: Option<HttpRoutes>,
+    responder: Arc<dyn Responder>,
+    /// Started at the first accept of a Socket.IO or SSE + HTTP case.
+    site: Option<FedSite>,
     /// What `{url}` becomes: where the client connects.
     url: String,
     launched: Option<Launched>,
@@ -87,16 +121,15 @@ impl Serving {
         transport: TransportKind,
         shared: Option<&super::config::SharedListener>,
     ) -> Result<Serving, ServingError> {
-        let scheme = match transport {
-            TransportKind::WebSocket => "ws",
-            TransportKind::SocketIo => "http",
-            other => {
-                return Err(ServingError::Unsupported {
-                    protocol: protocol.id(),
-                    transport: other.name(),
-                })
-            }
+        let unsupported = || ServingError::Unsupported {
+            protocol: protocol.id(),
+            transport: transport.name(),
         };
+        match transport {
+            TransportKind::WebSocket | TransportKind::SocketIo => {}
+            TransportKind::Sse if protocol.http_routes().is_some() => {}
+            _ => return Err(unsupported()),
+        }
         let (listener, addr) = match shared {
             Some(shared) => {
                 let addr = shared.lock().await.local_addr();
@@ -111,11 +144,27 @@ impl Serving {
             }
         };
         let addr = addr.map_err(ServingError::Listen)?;
+        // Where the client connects: the protocol's own route for its transport (HPD's
+        // WebSocket is `/ws` under the base), else the root.
+        let url = match transport {
+            TransportKind::WebSocket => {
+                let at = protocol.endpoint(transport, &format!("http://{addr}"));
+                match at.strip_prefix("http://") {
+                    Some(rest) => format!("ws://{rest}/"),
+                    None => at,
+                }
+            }
+            // The routes are appended by the client: no trailing slash.
+            TransportKind::Sse => format!("http://{addr}"),
+            _ => format!("http://{addr}/"),
+        };
         Ok(Serving {
             listener,
             transport,
-            socketio: None,
-            url: format!("{scheme}://{addr}/"),
+            routes: protocol.http_routes(),
+            responder: protocol.responder().unwrap_or_else(|| Arc::new(AcceptAll)),
+            site: None,
+            url,
             launched: None,
         })
     }
@@ -150,9 +199,9 @@ impl Serving {
         timeout: Duration,
     ) -> Result<(Connection, Opened), ServingError> {
         let waited_ms = timeout.as_millis() as u64;
-        let accepted = if self.transport == TransportKind::SocketIo {
-            let server = self.socketio_server(max_frame);
-            match server.accept(timeout).await {
+        let accepted = if matches!(self.transport, TransportKind::SocketIo | TransportKind::Sse) {
+            let site = self.site(max_frame);
+            match site.accept(timeout).await {
                 Err(TransportError::Timeout(_)) => None,
                 other => Some(other.map_err(ServingError::Accept)),
             }
@@ -176,20 +225,25 @@ impl Serving {
         })
     }
 
-    /// The case's Socket.IO server, fed from its listener from the first call on.
-    fn socketio_server(&mut self, max_frame: usize) -> Arc<EioServer> {
+    /// The case's site, fed from its listener from the first call on.
+    fn site(&mut self, max_frame: usize) -> Arc<Site> {
         let listener = self.listener.clone();
-        let serving = self.socketio.get_or_insert_with(|| {
-            let server = Arc::new(EioServer::new(ServerOptions::new(max_frame)));
-            let feeding = server.clone();
+        let transport = self.transport;
+        let opts = site_options(self.routes, self.responder.clone(), max_frame);
+        let fed = self.site.get_or_insert_with(|| {
+            let site = Arc::new(match transport {
+                TransportKind::Sse => Site::Sse(Arc::new(SseServer::new(opts))),
+                _ => Site::SocketIo(Arc::new(EioServer::new(ServerOptions::new(max_frame)))),
+            });
+            let feeding = site.clone();
             let feed = tokio::spawn(async move {
                 while let Ok(tcp) = listener.accept().await {
                     feeding.serve_tcp(tcp);
                 }
             });
-            SocketIoServing { server, feed }
+            FedSite { site, feed }
         });
-        serving.server.clone()
+        fed.site.clone()
     }
 
     /// What the client has written since the last call.
@@ -206,6 +260,36 @@ impl Serving {
             Some(launched) => launched.stop().await,
             None => Vec::new(),
         }
+    }
+}
+
+/// The SSE + HTTP site a binding describes (its routes, its answers to POSTs).
+fn site_options(
+    routes: Option<HttpRoutes>,
+    responder: Arc<dyn Responder>,
+    max_frame: usize,
+) -> SiteOptions {
+    SiteOptions {
+        stream_route: routes.map_or("/", |r| r.stream).to_owned(),
+        ws_route: routes.map_or("/ws", |r| r.ws).to_owned(),
+        post_routes: routes
+            .map(|r| r.posts.iter().map(|p| p.to_string()).collect())
+            .unwrap_or_default(),
+        max_frame,
+        history: HISTORY,
+        heartbeat: HEARTBEAT,
+        retry_ms: RETRY_MS,
+        responder,
+    }
+}
+
+/// Answers every POST 202: for a protocol that names no answers of its own.
+struct AcceptAll;
+
+impl Responder for AcceptAll {
+    fn sent(&self, _text: &str) {}
+    fn status(&self, _route: &str, _body: &[u8]) -> u16 {
+        202
     }
 }
 

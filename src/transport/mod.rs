@@ -9,6 +9,7 @@ pub mod exchange;
 pub mod process;
 pub mod socketio;
 pub mod sse;
+pub mod sse_server;
 pub mod stdio;
 pub mod tls;
 pub mod websocket;
@@ -77,6 +78,15 @@ pub enum Received {
     Http(HttpAnswer),
     /// The event stream was reopened from here: everything after it is the new stream's.
     StreamOpened(StreamFrom),
+    /// A client under test POSTed `body` to the route `path` (wireprobe serving SSE + HTTP),
+    /// and was answered `status`.
+    Posted {
+        path: String,
+        body: Body,
+        status: u16,
+    },
+    /// A client under test opened the event stream, from here (wireprobe serving SSE + HTTP).
+    Subscribed(StreamFrom),
     /// The target closed the connection (`code` is `None` when it dropped without a close frame).
     Closed {
         code: Option<u16>,
@@ -98,6 +108,7 @@ impl Received {
             Received::Frame(f) => f.len(),
             Received::SseEvent { data, .. } => data.len(),
             Received::Http(answer) => answer.body.len(),
+            Received::Posted { body, .. } => body.len(),
             _ => 0,
         }
     }

@@ -53,6 +53,8 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
     http_routes: Some(HttpRoutes {
         stream: STREAM_ROUTE,
         post: INPUTS_ROUTE,
+        posts: &[INPUTS_ROUTE, RESPONSES_ROUTE, INTERRUPT_ROUTE],
+        ws: WS_ROUTE,
     }),
     // A client subscribes and posts: there is no handshake.
     has_handshake: false,

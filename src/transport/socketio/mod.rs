@@ -118,7 +118,14 @@ pub async fn connect(
             )))
         }
         // A WebSocket carries neither SSE events nor HTTP answers.
-        Some((Received::SseEvent { .. } | Received::Http(_) | Received::StreamOpened(_), _)) => {
+        Some((
+            Received::SseEvent { .. }
+            | Received::Http(_)
+            | Received::StreamOpened(_)
+            | Received::Posted { .. }
+            | Received::Subscribed(_),
+            _,
+        )) => {
             return Err(not_socketio(
                 "it answered with something other than a frame".into(),
             ))

@@ -1,0 +1,457 @@
+//! The server side of the SSE + HTTP binding, for judging a client: wireprobe serves the event
+//! stream, the routes a client POSTs to, and a WebSocket, and the runner gets one
+//! [`Connection`] per client session, whichever of them the client uses.
+//!
+//! A session starts with the client's first request. What the runner sends goes out as SSE
+//! events numbered 1, 2, 3… in `id:` (or as text frames over a WebSocket the client opened);
+//! every event is kept (bounded), so a client that reopens the stream with `Last-Event-ID: N`
+//! or `?after=N` gets what it missed after N, as the hosted framework does. Sending a drop
+//! ([`Outgoing::Stream`] with `None`) ends the open stream, to see how the client resumes.
+//! The stream carries `retry:` and a comment heartbeat of its own.
+//!
+//! What the client does reaches the runner typed: [`Received::Subscribed`] when it opens the
+//! stream (from where), [`Received::Posted`] for each POST with the status it was answered,
+//! frames as frames. How a POST is answered is the protocol's to say ([`Responder`]): the
+//! transport knows no event type.
+
+use super::websocket::{self, Opened};
+use super::TransportError;
+use super::{Body, Command, Connection, Frame, Inbox, Outgoing, Received, StreamFrom};
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, Limited, StreamBody};
+use hyper::body::Incoming;
+use hyper::{Method, Request, Response, StatusCode};
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex as SyncMutex};
+use std::time::Duration;
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, Mutex};
+use tokio::time::Instant;
+
+/// New sessions waiting for the runner to take them; past this, a request gets 503.
+const MAX_WAITING_SESSIONS: usize = 4;
+/// Chunks written to one stream but not yet read by the client.
+const STREAM_BUFFER: usize = 64;
+/// Budget for one relayed send over the client's WebSocket.
+const SEND_BUDGET: Duration = Duration::from_secs(30);
+
+/// How POSTs are answered: the protocol's knowledge, handed to a transport that has none.
+pub trait Responder: Send + Sync {
+    /// Notes an event the server sent (a request id a later response may name).
+    fn sent(&self, text: &str);
+    /// The status a POST of `body` to `route` is answered with.
+    fn status(&self, route: &str, body: &[u8]) -> u16;
+}
+
+/// How the site behaves.
+#[derive(Clone)]
+pub struct SiteOptions {
+    /// The event stream's route (`/events/live`); any prefix before it is accepted.
+    pub stream_route: String,
+    /// The WebSocket's route (`/ws`).
+    pub ws_route: String,
+    /// The routes a client POSTs to (`/inputs`, `/responses`, …).
+    pub post_routes: Vec<String>,
+    /// Largest POST body or frame accepted.
+    pub max_frame: usize,
+    /// Events kept for a client that resumes.
+    pub history: usize,
+    /// How often the stream carries a comment heartbeat.
+    pub heartbeat: Duration,
+    /// The reconnection delay the stream asks for (`retry:`).
+    pub retry_ms: u64,
+    pub responder: Arc<dyn Responder>,
+}
+
+/// What an HTTP request hands a session's task.
+enum ToSession {
+    /// The client opened the event stream from `from`: the body's sender.
+    Subscribe(StreamFrom, mpsc::Sender<Bytes>),
+    /// The client opened a WebSocket.
+    Upgrade(Connection),
+}
+
+/// State every HTTP connection of one site shares.
+struct Shared {
+    opts: SiteOptions,
+    /// The session requests belong to, while it lives.
+    current: SyncMutex<Option<SessionHandle>>,
+    arrivals: mpsc::Sender<(Connection, Opened)>,
+}
+
+#[derive(Clone)]
+struct SessionHandle {
+    inbox: Inbox,
+    to_task: mpsc::Sender<ToSession>,
+}
+
+/// An SSE + HTTP site: feed it the TCP connections that arrive ([`SseServer::serve_tcp`]),
+/// take each client session with [`SseServer::accept`].
+pub struct SseServer {
+    shared: Arc<Shared>,
+    arrivals: Mutex<mpsc::Receiver<(Connection, Opened)>>,
+}
+
+impl SseServer {
+    pub fn new(opts: SiteOptions) -> Self {
+        let (tx, rx) = mpsc::channel(MAX_WAITING_SESSIONS);
+        SseServer {
+            shared: Arc::new(Shared {
+                opts,
+                current: SyncMutex::new(None),
+                arrivals: tx,
+            }),
+            arrivals: Mutex::new(rx),
+        }
+    }
+
+    /// Serves the HTTP requests of one TCP connection (in a task of its own).
+    pub fn serve_tcp(&self, tcp: TcpStream) {
+        let _ = tcp.set_nodelay(true);
+        let peer = tcp.peer_addr().ok();
+        let shared = self.shared.clone();
+        tokio::spawn(async move {
+            let svc = hyper::service::service_fn(move |req| {
+                let shared = shared.clone();
+                async move { Ok::<_, Infallible>(route(shared, peer, req).await) }
+            });
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(hyper_util::rt::TokioIo::new(tcp), svc)
+                .with_upgrades()
+                .await;
+        });
+    }
+
+    /// The next client session, within `timeout`.
+    pub async fn accept(&self, timeout: Duration) -> Result<(Connection, Opened), TransportError> {
+        let mut arrivals = self.arrivals.lock().await;
+        match tokio::time::timeout(timeout, arrivals.recv()).await {
+            Ok(Some(arrival)) => Ok(arrival),
+            Ok(None) => Err(TransportError::Closed),
+            Err(_) => Err(TransportError::Timeout(timeout.as_millis() as u64)),
+        }
+    }
+}
+
+type ResponseBody = BoxBody<Bytes, Infallible>;
+
+fn answer(status: StatusCode, body: &str) -> Response<ResponseBody> {
+    let mut resp = Response::new(Full::new(Bytes::from(body.to_owned())).boxed());
+    *resp.status_mut() = status;
+    resp.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("application/json"),
+    );
+    resp
+}
+
+/// Which of the site's routes `path` names (any prefix before it is the deployment's).
+fn route_of<'a>(path: &str, routes: impl IntoIterator<Item = &'a String>) -> Option<&'a str> {
+    routes
+        .into_iter()
+        .find(|r| path.ends_with(r.as_str()))
+        .map(String::as_str)
+}
+
+/// Where a stream request resumes: `?after=N` first, then `Last-Event-ID`.
+fn stream_from<B>(req: &Request<B>) -> StreamFrom {
+    let after = req.uri().query().and_then(|q| {
+        q.split('&')
+            .find_map(|pair| pair.strip_prefix("after="))
+            .map(str::to_owned)
+    });
+    let last = req
+        .headers()
+        .get("last-event-id")
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    match (after, last) {
+        (Some(n), _) => StreamFrom::After(n),
+        (None, Some(n)) => StreamFrom::LastEventId(n),
+        (None, None) => StreamFrom::Live,
+    }
+}
+
+async fn route(
+    shared: Arc<Shared>,
+    peer: Option<SocketAddr>,
+    mut req: Request<Incoming>,
+) -> Response<ResponseBody> {
+    let path = req.uri().path().to_owned();
+    let Some(session) = session_for(&shared, peer, &req) else {
+        return answer(StatusCode::SERVICE_UNAVAILABLE, r#"{"error":"busy"}"#);
+    };
+    let opts = &shared.opts;
+    if req.method() == Method::GET && path.ends_with(opts.ws_route.as_str()) {
+        let Some(resp) = websocket::switching_protocols::<_, ResponseBody>(&req) else {
+            return answer(
+                StatusCode::BAD_REQUEST,
+                r#"{"error":"not a WebSocket upgrade"}"#,
+            );
+        };
+        let on_upgrade = hyper::upgrade::on(&mut req);
+        let max_frame = opts.max_frame;
+        tokio::spawn(async move {
+            if let Ok(upgraded) = on_upgrade.await {
+                let conn = websocket::over_upgraded(upgraded, max_frame).await;
+                let _ = session.to_task.send(ToSession::Upgrade(conn)).await;
+            }
+        });
+        return resp;
+    }
+    if req.method() == Method::GET && path.ends_with(opts.stream_route.as_str()) {
+        let (tx, mut rx) = mpsc::channel::<Bytes>(STREAM_BUFFER);
+        let from = stream_from(&req);
+        if session
+            .to_task
+            .send(ToSession::Subscribe(from, tx))
+            .await
+            .is_err()
+        {
+            return answer(StatusCode::SERVICE_UNAVAILABLE, r#"{"error":"ended"}"#);
+        }
+        let chunks = futures_util::stream::poll_fn(move |cx| {
+            rx.poll_recv(cx)
+                .map(|c| c.map(|b| Ok::<_, Infallible>(hyper::body::Frame::data(b))))
+        });
+        let mut resp = Response::new(StreamBody::new(chunks).boxed());
+        let headers = resp.headers_mut();
+        headers.insert(
+            hyper::header::CONTENT_TYPE,
+            hyper::header::HeaderValue::from_static("text/event-stream"),
+        );
+        headers.insert(
+            hyper::header::CACHE_CONTROL,
+            hyper::header::HeaderValue::from_static("no-cache"),
+        );
+        return resp;
+    }
+    if req.method() == Method::POST {
+        if let Some(route) = route_of(&path, &opts.post_routes) {
+            let route = route.to_owned();
+            return posted(opts, &session, route, req).await;
+        }
+    }
+    let what = format!(
+        "{} {path}, which is not a route of the binding: answered 404",
+        req.method()
+    );
+    session.inbox.push(Received::Notice(what)).await;
+    answer(StatusCode::NOT_FOUND, r#"{"error":"no such route"}"#)
+}
+
+/// A POST: its body read (bounded), answered as the responder says, handed to the runner.
+async fn posted(
+    opts: &SiteOptions,
+    session: &SessionHandle,
+    route: String,
+    req: Request<Incoming>,
+) -> Response<ResponseBody> {
+    let limit = opts.max_frame;
+    let bytes = match Limited::new(req.into_body(), limit).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(_) => {
+            let what = format!("a POST to {route} over {limit} bytes (or cut short): answered 413");
+            session.inbox.push(Received::Notice(what)).await;
+            return answer(StatusCode::PAYLOAD_TOO_LARGE, r#"{"error":"too large"}"#);
+        }
+    };
+    let status = opts.responder.status(&route, &bytes);
+    let body = Body::of_bytes(&bytes);
+    session
+        .inbox
+        .push(Received::Posted {
+            path: route,
+            body,
+            status,
+        })
+        .await;
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let text = if status.is_success() {
+        r#"{"accepted":true}"#
+    } else {
+        r#"{"error":"refused"}"#
+    };
+    answer(status, text)
+}
+
+/// The live session, or a new one announced to the runner (`None` when too many wait).
+fn session_for<B>(
+    shared: &Arc<Shared>,
+    peer: Option<SocketAddr>,
+    req: &Request<B>,
+) -> Option<SessionHandle> {
+    let mut current = shared.current.lock().ok()?;
+    if let Some(live) = current.as_ref().filter(|s| !s.to_task.is_closed()) {
+        return Some(live.clone());
+    }
+    let (inbox, commands, parts) = Connection::channels();
+    let (to_task, from_http) = mpsc::channel(8);
+    let state = SessionTask {
+        opts: shared.opts.clone(),
+        inbox: inbox.clone(),
+        history: VecDeque::new(),
+        next_id: 1,
+        stream: None,
+        ws: None,
+    };
+    let task = tokio::spawn(state.run(commands, from_http));
+    let conn = Connection::from_parts(parts, task);
+    shared
+        .arrivals
+        .try_send((conn, Opened::of(peer, req)))
+        .ok()?;
+    let handle = SessionHandle { inbox, to_task };
+    *current = Some(handle.clone());
+    Some(handle)
+}
+
+/// One client session: what was sent (for resumes), and where events go now.
+struct SessionTask {
+    opts: SiteOptions,
+    inbox: Inbox,
+    history: VecDeque<(u64, Bytes)>,
+    next_id: u64,
+    /// The open event stream's body.
+    stream: Option<mpsc::Sender<Bytes>>,
+    /// The client's WebSocket, when it opened one.
+    ws: Option<Connection>,
+}
+
+impl SessionTask {
+    async fn run(
+        mut self,
+        mut commands: mpsc::Receiver<Command>,
+        mut from_http: mpsc::Receiver<ToSession>,
+    ) {
+        let mut beat = tokio::time::interval(self.opts.heartbeat);
+        beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                command = commands.recv() => match command {
+                    Some(Command::Send(out, done)) => {
+                        let result = self.send(out).await;
+                        let _ = done.send(result);
+                    }
+                    Some(Command::Close) | None => break,
+                },
+                Some(http) = from_http.recv() => match http {
+                    ToSession::Subscribe(from, tx) => self.subscribe(from, tx).await,
+                    ToSession::Upgrade(conn) => self.ws = Some(conn),
+                },
+                // The client ending its WebSocket ends the session, as a dialled one would:
+                // a client that connects again starts the next.
+                Some(received) = recv_ws(&mut self.ws) => {
+                    let last = received.is_terminal();
+                    if !self.inbox.push(received).await || last {
+                        break;
+                    }
+                }
+                _ = beat.tick() => {
+                    if let Some(stream) = &self.stream {
+                        let _ = stream.try_send(Bytes::from_static(b": heartbeat\n\n"));
+                    }
+                }
+            }
+        }
+        if let Some(ws) = self.ws.take() {
+            ws.close().await;
+        }
+    }
+
+    /// The client opened the stream: what it missed after the id it named, then live.
+    async fn subscribe(&mut self, from: StreamFrom, tx: mpsc::Sender<Bytes>) {
+        let mut first = format!("retry: {}\n\n", self.opts.retry_ms).into_bytes();
+        if let Some(after) = from.resume_id().and_then(|n| n.trim().parse::<u64>().ok()) {
+            for (_, event) in self.history.iter().filter(|(id, _)| *id > after) {
+                first.extend_from_slice(event);
+            }
+        }
+        // A replay larger than the buffer waits for the client to read it (bounded by the
+        // history's size).
+        let _ = tokio::time::timeout(SEND_BUDGET, tx.send(Bytes::from(first))).await;
+        self.stream = Some(tx);
+        self.inbox.push(Received::Subscribed(from)).await;
+    }
+
+    async fn send(&mut self, out: Outgoing) -> Result<(), TransportError> {
+        let frame = match out {
+            Outgoing::Frame(frame) => frame,
+            Outgoing::Stream(None) => {
+                self.stream = None;
+                if let Some(ws) = self.ws.take() {
+                    ws.close().await;
+                }
+                return Ok(());
+            }
+            Outgoing::Stream(Some(_)) | Outgoing::Post { .. } => {
+                return Err(TransportError::Protocol(
+                    "serving a client, wireprobe sends events and can drop the stream; it does not POST or reopen".into(),
+                ))
+            }
+        };
+        if let Frame::Text(text) = &frame {
+            self.opts.responder.sent(text);
+        }
+        if let Some(ws) = self.ws.as_mut() {
+            return ws.send(frame, Instant::now() + SEND_BUDGET).await;
+        }
+        let data = match &frame {
+            Frame::Text(text) => text.as_bytes(),
+            Frame::RawText(bytes) => bytes,
+            Frame::Binary(_) => {
+                return Err(TransportError::Protocol(
+                    "an SSE stream carries text, not a binary frame".into(),
+                ))
+            }
+        };
+        let id = self.next_id;
+        self.next_id += 1;
+        let event = Bytes::from(sse_event(id, data));
+        self.history.push_back((id, event.clone()));
+        if self.history.len() > self.opts.history {
+            self.history.pop_front();
+        }
+        // No stream open: the event waits in the history for a client that resumes.
+        if let Some(stream) = &self.stream {
+            let sent = tokio::time::timeout(SEND_BUDGET, stream.send(event)).await;
+            match sent {
+                Ok(Ok(())) => {}
+                // The client closed the stream: the event waits in the history.
+                Ok(Err(_)) => self.stream = None,
+                Err(_) => return Err(TransportError::Timeout(SEND_BUDGET.as_millis() as u64)),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The client's next WebSocket observation; pending while it has none open.
+async fn recv_ws(ws: &mut Option<Connection>) -> Option<Received> {
+    match ws.as_mut() {
+        Some(conn) => match conn.recv(Instant::now() + Duration::from_secs(3600)).await {
+            Some((received, _)) => Some(received),
+            None => std::future::pending().await,
+        },
+        None => std::future::pending().await,
+    }
+}
+
+/// One SSE event: `id:`, then each line of `data` as a `data:` line.
+fn sse_event(id: u64, data: &[u8]) -> Vec<u8> {
+    let mut out = format!("id: {id}\n").into_bytes();
+    for line in data.split(|b| *b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        out.extend_from_slice(b"data: ");
+        out.extend_from_slice(line);
+        out.push(b'\n');
+    }
+    out.push(b'\n');
+    out
+}
+
+#[cfg(test)]
+#[path = "sse_server_tests.rs"]
+mod tests;
