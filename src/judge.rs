@@ -28,6 +28,7 @@ pub fn observed_of(record: &Record) -> Observed<'_> {
         | Observation::Error { .. }
         | Observation::Truncated { .. } => Observed::Closed { code: None },
         Observation::Notice { message } => Observed::Notice(message),
+        Observation::StreamRequested { from: None } => Observed::StreamDropped,
         Observation::Stderr { .. }
         | Observation::Stdout { .. }
         | Observation::StreamRequested { .. } => Observed::Aside,

@@ -168,19 +168,26 @@ pub fn prepare_client(
     flags: &TargetFlags,
     listen: Option<&str>,
 ) -> Result<Prepared> {
-    let transport = p
+    let serves: Vec<TransportKind> = p
         .transports()
         .iter()
         .copied()
-        .find(|t| p.serving_session(*t).is_some())
-        .ok_or_else(|| anyhow!("{} cannot judge clients yet", p.id()))?;
-    if flags.transport.is_some_and(|t| t != transport) {
-        return Err(anyhow!(
-            "{} serves clients over {} only, for now",
-            p.id(),
-            transport.name()
-        ));
+        .filter(|t| p.serving_session(*t).is_some())
+        .collect();
+    let transport = match flags.transport {
+        None => serves.first().copied(),
+        Some(asked) if serves.contains(&asked) => Some(asked),
+        Some(asked) => {
+            let names: Vec<&str> = serves.iter().map(|t| t.name()).collect();
+            return Err(anyhow!(
+                "{} serves clients over {} only, not {}",
+                p.id(),
+                names.join(" and "),
+                asked.name()
+            ));
+        }
     }
+    .ok_or_else(|| anyhow!("{} cannot judge clients yet", p.id()))?;
     let builtin = is_builtin(flags)?;
     // The builtin client's tools are named for it, unless the user names others.
     let mut tools = (flags.tools.clone(), flags.slow_tools.clone());

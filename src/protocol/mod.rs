@@ -233,6 +233,8 @@ pub enum Observed<'a> {
     Http(&'a HttpAnswer),
     /// The event stream was reopened from here.
     StreamOpened(&'a StreamFrom),
+    /// The event stream was dropped on purpose (by the side it is recorded from).
+    StreamDropped,
     /// A framing anomaly the transport reported (a blank line, an over-long line).
     Notice(&'a str),
     /// Something kept for the record only (a stderr line): never judged.

@@ -75,7 +75,7 @@ impl Drop for FedSite {
 }
 
 /// How often the served event stream carries a heartbeat comment.
-const HEARTBEAT: Duration = Duration::from_secs(1);
+const HEARTBEAT: Duration = Duration::from_millis(500);
 /// The reconnection delay the served event stream asks for: short, so a case does not wait.
 const RETRY_MS: u64 = 200;
 /// Events kept for a client that resumes the stream.

@@ -259,15 +259,21 @@ async fn post(http: &Http, inbox: &Inbox, path: &str, body: Vec<u8>) -> Result<(
     Ok(())
 }
 
+/// What an event stream's body delivers, parsed: events with data, dropped lines, and the
+/// failure that ends it (a line over `max_line` bytes, a broken body).
+pub fn events(
+    response: reqwest::Response,
+    max_line: usize,
+) -> impl Stream<Item = Captured> + Send + 'static {
+    let lines = line_chunks(response.bytes_stream(), max_line);
+    sse_stream::SseStream::from_bytes_stream(lines).filter_map(|item| async { captured_of(item) })
+}
+
 /// Reads one event stream to its end, pushing an event frame per SSE event with data.
 fn spawn_reader(response: reqwest::Response, inbox: Inbox, max_line: usize) -> JoinHandle<()> {
     tokio::spawn(async move {
-        let lines = line_chunks(response.bytes_stream(), max_line);
-        let mut events = Box::pin(sse_stream::SseStream::from_bytes_stream(lines));
-        while let Some(item) = events.next().await {
-            let Some(captured) = captured_of(item) else {
-                continue;
-            };
+        let mut events = Box::pin(events(response, max_line));
+        while let Some(captured) = events.next().await {
             let received = Received::from(captured);
             let last = received.is_terminal();
             if !inbox.push(received).await || last {

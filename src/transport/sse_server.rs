@@ -35,6 +35,8 @@ use tokio::time::Instant;
 const MAX_WAITING_SESSIONS: usize = 4;
 /// Chunks written to one stream but not yet read by the client.
 const STREAM_BUFFER: usize = 64;
+/// Bytes of sent events kept for a client that resumes, whatever `history` allows.
+const MAX_HISTORY_BYTES: usize = 32 * 1024 * 1024;
 /// Budget for one relayed send over the client's WebSocket.
 const SEND_BUDGET: Duration = Duration::from_secs(30);
 
@@ -293,7 +295,9 @@ fn session_for<B>(
         opts: shared.opts.clone(),
         inbox: inbox.clone(),
         history: VecDeque::new(),
+        history_bytes: 0,
         next_id: 1,
+        attached: false,
         stream: None,
         ws: None,
     };
@@ -312,8 +316,13 @@ fn session_for<B>(
 struct SessionTask {
     opts: SiteOptions,
     inbox: Inbox,
-    history: VecDeque<(u64, Bytes)>,
+    /// What was sent, by id (text only: a binary frame cannot go on the stream).
+    history: VecDeque<(u64, Frame)>,
+    history_bytes: usize,
     next_id: u64,
+    /// The client has opened the stream or a WebSocket before: what was sent before that
+    /// first opening is delivered by it, not lost.
+    attached: bool,
     /// The open event stream's body.
     stream: Option<mpsc::Sender<Bytes>>,
     /// The client's WebSocket, when it opened one.
@@ -339,7 +348,7 @@ impl SessionTask {
                 },
                 Some(http) = from_http.recv() => match http {
                     ToSession::Subscribe(from, tx) => self.subscribe(from, tx).await,
-                    ToSession::Upgrade(conn) => self.ws = Some(conn),
+                    ToSession::Upgrade(conn) => self.upgraded(conn).await,
                 },
                 // The client ending its WebSocket ends the session, as a dialled one would:
                 // a client that connects again starts the next.
@@ -361,12 +370,19 @@ impl SessionTask {
         }
     }
 
-    /// The client opened the stream: what it missed after the id it named, then live.
+    /// The client opened the stream: what it missed after the id it named (everything, the
+    /// first time), then live.
     async fn subscribe(&mut self, from: StreamFrom, tx: mpsc::Sender<Bytes>) {
         let mut first = format!("retry: {}\n\n", self.opts.retry_ms).into_bytes();
-        if let Some(after) = from.resume_id().and_then(|n| n.trim().parse::<u64>().ok()) {
-            for (_, event) in self.history.iter().filter(|(id, _)| *id > after) {
-                first.extend_from_slice(event);
+        let after = match from.resume_id() {
+            _ if !self.attached => Some(0),
+            Some(n) => n.trim().parse::<u64>().ok(),
+            None => None,
+        };
+        self.attached = true;
+        if let Some(after) = after {
+            for (id, frame) in self.history.iter().filter(|(id, _)| *id > after) {
+                first.extend_from_slice(&sse_event(*id, frame_text(frame)));
             }
         }
         // A replay larger than the buffer waits for the client to read it (bounded by the
@@ -398,21 +414,21 @@ impl SessionTask {
         if let Some(ws) = self.ws.as_mut() {
             return ws.send(frame, Instant::now() + SEND_BUDGET).await;
         }
-        let data = match &frame {
-            Frame::Text(text) => text.as_bytes(),
-            Frame::RawText(bytes) => bytes,
-            Frame::Binary(_) => {
-                return Err(TransportError::Protocol(
-                    "an SSE stream carries text, not a binary frame".into(),
-                ))
-            }
-        };
+        if let Frame::Binary(_) = frame {
+            return Err(TransportError::Protocol(
+                "an SSE stream carries text, not a binary frame".into(),
+            ));
+        }
         let id = self.next_id;
         self.next_id += 1;
-        let event = Bytes::from(sse_event(id, data));
-        self.history.push_back((id, event.clone()));
-        if self.history.len() > self.opts.history {
-            self.history.pop_front();
+        let event = Bytes::from(sse_event(id, frame_text(&frame)));
+        self.history_bytes += frame.len();
+        self.history.push_back((id, frame));
+        while self.history.len() > self.opts.history || self.history_bytes > MAX_HISTORY_BYTES {
+            match self.history.pop_front() {
+                Some((_, old)) => self.history_bytes -= old.len(),
+                None => break,
+            }
         }
         // No stream open: the event waits in the history for a client that resumes.
         if let Some(stream) = &self.stream {
@@ -425,6 +441,31 @@ impl SessionTask {
             }
         }
         Ok(())
+    }
+}
+
+impl SessionTask {
+    /// The client opened a WebSocket: what was sent before any opening goes to it first.
+    async fn upgraded(&mut self, mut conn: Connection) {
+        if !self.attached {
+            self.history_bytes = 0;
+            for (_, frame) in std::mem::take(&mut self.history) {
+                let deadline = Instant::now() + SEND_BUDGET;
+                if conn.send(frame, deadline).await.is_err() {
+                    break;
+                }
+            }
+        }
+        self.attached = true;
+        self.ws = Some(conn);
+    }
+}
+
+/// The bytes of a frame the stream carries.
+fn frame_text(frame: &Frame) -> &[u8] {
+    match frame {
+        Frame::Text(text) => text.as_bytes(),
+        Frame::RawText(bytes) | Frame::Binary(bytes) => bytes,
     }
 }
 

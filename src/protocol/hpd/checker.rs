@@ -2,6 +2,7 @@
 //! the turn lifecycles (lifecycle), and how the target answered what the client sent: HTTP
 //! statuses for POSTs, close codes for WebSocket frames.
 
+use super::duties::ClientDuties;
 use super::events::{self, Family};
 use super::lifecycle::Lifecycle;
 use super::stream::StreamIds;
@@ -111,6 +112,8 @@ pub struct HpdChecker {
     client_broken: bool,
     stream: StreamIds,
     turns: Lifecycle,
+    /// What the client owes (judged when wireprobe serves it).
+    duties: ClientDuties,
 }
 
 impl HpdChecker {
@@ -267,8 +270,17 @@ impl Checker for HpdChecker {
                 self.posts.clear();
                 self.close_due = None;
                 self.stream.live();
+                self.duties.connected();
             }
-            (Direction::Client, Observed::Event(event, _)) => self.client_event(event),
+            (Direction::Client, Observed::Event(event, _)) => {
+                self.duties.client_sent(event, None, out);
+                self.client_event(event)
+            }
+            (Direction::Client, Observed::StreamOpened(from)) => {
+                self.duties.client_opened(from, out);
+                self.stream_opened(from)
+            }
+            (Direction::Server, Observed::StreamDropped) => self.duties.agent_dropped(),
             (Direction::Client, Observed::Garbage(_)) => {
                 self.client_broken = true;
                 let why = "it is not JSON".to_owned();
@@ -286,17 +298,37 @@ impl Checker for HpdChecker {
                     self.await_answer(Expected::Anything);
                 }
             }
-            (Direction::Client, Observed::Post { path, body }) => self.client_post(path, body),
-            (Direction::Server, Observed::Event(event, sse)) => self.server_event(event, sse, out),
+            (Direction::Client, Observed::Post { path, body }) => {
+                match body {
+                    Body::Json(event) => self.duties.client_sent(event, Some(path), out),
+                    Body::Text(text) => out.push(Violation::new(
+                        "HPD-ENV-001",
+                        format!(
+                            "POST {path} of a body that is not JSON: {:?}",
+                            text.chars().take(80).collect::<String>()
+                        ),
+                    )),
+                    // An empty POST (a stop button's interrupt) carries no envelope.
+                    Body::Empty => {}
+                }
+                self.client_post(path, body)
+            }
+            (Direction::Server, Observed::Event(event, sse)) => {
+                self.duties.agent_sent(Some(event));
+                self.server_event(event, sse, out)
+            }
             (Direction::Server, Observed::Http(answer)) => self.http_answer(answer, out),
             (Direction::Server, Observed::StreamOpened(from)) => self.stream_opened(from),
-            (Direction::Server, Observed::Garbage(text)) => out.push(Violation::new(
-                "HPD-ENV-001",
-                format!(
-                    "a live event is not JSON: {:?}",
-                    text.chars().take(80).collect::<String>()
-                ),
-            )),
+            (Direction::Server, Observed::Garbage(text)) => {
+                self.duties.agent_sent(None);
+                out.push(Violation::new(
+                    "HPD-ENV-001",
+                    format!(
+                        "a live event is not JSON: {:?}",
+                        text.chars().take(80).collect::<String>()
+                    ),
+                ))
+            }
             (Direction::Server, Observed::Binary(len)) => out.push(Violation::new(
                 "HPD-ENV-009",
                 format!("a binary frame of {len} bytes, not an envelope in a text frame"),

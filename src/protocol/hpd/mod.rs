@@ -1,11 +1,13 @@
 //! HPD Agent events (`004_194452bd36a9fc7f.txt`): live event envelopes from a hosted agent,
 //! over Server-Sent Events with HTTP POSTs up, or over a WebSocket carrying envelopes both
-//! ways. wireprobe plays the client.
+//! ways. wireprobe plays the client, or serves the hosted routes to judge one (`--client`).
 
 pub mod checker;
+pub mod duties;
 pub mod events;
 pub mod fuzz;
 pub mod lifecycle;
+pub mod responder;
 pub mod rules;
 pub mod scenarios;
 pub mod session;
@@ -49,7 +51,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
             "stream.toml"
         ]
     ),
-    client_suite: &[],
+    client_suite: crate::bundled_suite!("hpd", ["client/basics.toml"]),
     http_routes: Some(HttpRoutes {
         stream: STREAM_ROUTE,
         post: INPUTS_ROUTE,
@@ -92,6 +94,14 @@ impl Protocol for Hpd {
         Box::new(session::HpdSession::new(transport))
     }
 
+    fn serving_session(&self, transport: TransportKind) -> Option<Box<dyn Session>> {
+        Some(Box::new(session::HpdSession::serving(transport)))
+    }
+
+    fn responder(&self) -> Option<std::sync::Arc<dyn crate::transport::sse_server::Responder>> {
+        Some(std::sync::Arc::new(responder::HpdResponder::default()))
+    }
+
     fn checker(&self) -> Box<dyn Checker> {
         Box::new(checker::HpdChecker::default())
     }
@@ -100,8 +110,19 @@ impl Protocol for Hpd {
         Some(&fuzz::HpdFuzz)
     }
 
-    /// An envelope with a string type (what a POST answers is HTTP, not an HPD event).
+    /// An envelope with a string type, sent as an event or POSTed (what a POST answers is
+    /// HTTP, not an HPD event), or the event stream opened (a client's subscription).
     fn recognises(&self, item: crate::protocol::Observed<'_>) -> bool {
-        matches!(item, crate::protocol::Observed::Event(e, _) if e.get("type").is_some_and(Value::is_string))
+        use crate::protocol::Observed;
+        let typed = |e: &Value| e.get("type").is_some_and(Value::is_string);
+        match item {
+            Observed::Event(e, _) => typed(e),
+            Observed::Post {
+                body: crate::transport::Body::Json(e),
+                ..
+            } => typed(e),
+            Observed::StreamOpened(_) => true,
+            _ => false,
+        }
     }
 }

@@ -10,15 +10,29 @@ use serde_json::{json, Value};
 /// The envelope version wireprobe sends.
 pub const VERSION: &str = "1.0";
 
-/// Client-side HPD state: only which transport the envelopes go over.
+/// HPD state: which transport the envelopes go over, and which side fills them.
 #[derive(Debug)]
 pub struct HpdSession {
     transport: TransportKind,
+    /// wireprobe plays the agent: every envelope is a live event on the stream (or a frame
+    /// on the WebSocket), never a POST.
+    serving: bool,
 }
 
 impl HpdSession {
     pub fn new(transport: TransportKind) -> Self {
-        HpdSession { transport }
+        HpdSession {
+            transport,
+            serving: false,
+        }
+    }
+
+    /// The agent's side, serving a client under test.
+    pub fn serving(transport: TransportKind) -> Self {
+        HpdSession {
+            transport,
+            serving: true,
+        }
     }
 }
 
@@ -88,7 +102,7 @@ impl Session for HpdSession {
             }
         }
         Ok(match self.transport {
-            TransportKind::Sse => {
+            TransportKind::Sse if !self.serving => {
                 let kind = envelope.get("type").and_then(Value::as_str).unwrap_or("");
                 Outgoing::Post {
                     path: route_of(kind).to_owned(),

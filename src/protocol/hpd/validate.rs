@@ -5,10 +5,28 @@ use super::events::{self, FieldKind, KnownType};
 use crate::rules::Violation;
 use serde_json::{Map, Value};
 
-/// Checks one envelope the target sent; returns its object and built-in type (when it is
+/// Checks one envelope the agent sent; returns its object and built-in type (when it is
 /// one) for the lifecycle checker.
 pub fn envelope<'a>(
     event: &'a Value,
+    out: &mut Vec<Violation>,
+) -> Option<(&'a Map<String, Value>, Option<KnownType>)> {
+    checked(event, "HPD-ENV-001", out)
+}
+
+/// Checks one envelope a client sent. The spec says the serializer injects `version` into
+/// live envelopes; whether input must carry it is not said, so a client's missing version is
+/// a should (HPD-ENV-002; suites/hpd/ERRATA.md).
+pub fn client_envelope<'a>(
+    event: &'a Value,
+    out: &mut Vec<Violation>,
+) -> Option<(&'a Map<String, Value>, Option<KnownType>)> {
+    checked(event, "HPD-ENV-002", out)
+}
+
+fn checked<'a>(
+    event: &'a Value,
+    no_version: &'static str,
     out: &mut Vec<Violation>,
 ) -> Option<(&'a Map<String, Value>, Option<KnownType>)> {
     let Value::Object(m) = event else {
@@ -33,7 +51,7 @@ pub fn envelope<'a>(
             format!("version is {other}, not the string \"1.0\""),
         )),
         None => out.push(Violation::new(
-            "HPD-ENV-001",
+            no_version,
             format!("an envelope has no version: {}", crate::show::event(event)),
         )),
     }

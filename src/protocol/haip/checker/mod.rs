@@ -204,7 +204,8 @@ impl Checker for HaipChecker {
             | Observed::NoGreeting { .. }
             | Observed::Post { .. }
             | Observed::Http(_)
-            | Observed::StreamOpened(_) => {}
+            | Observed::StreamOpened(_)
+            | Observed::StreamDropped => {}
         }
     }
 
