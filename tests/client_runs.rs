@@ -45,7 +45,7 @@ fn with_verdict<'a>(cases: &'a [Value], verdict: &str) -> Vec<&'a str> {
 }
 
 /// Protocols whose clients wireprobe judges.
-const JUDGED: &[&str] = &["haip", "huma"];
+const JUDGED: &[&str] = &["haip", "huma", "hpd"];
 
 /// Cases whose rules are all `info`: what they record is never a pass or a fail.
 fn info_only(protocol: &str) -> Vec<String> {
@@ -209,12 +209,37 @@ fn a_client_that_never_connects_is_an_error_with_its_output() {
 #[test]
 fn a_protocol_without_a_client_suite_says_so() {
     let output = wireprobe()
-        .args(["run", "hpd", "--client", "--target", "builtin"])
+        .args(["run", "nuum", "--client", "--target", "builtin"])
         .output()
         .expect("wireprobe runs");
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("no client suite"), "{stderr}");
+}
+
+#[test]
+fn an_hpd_client_over_the_websocket_is_judged_by_the_same_suite() {
+    let (code, cases) = client_run("hpd", &["--target", "builtin", "--transport", "ws"]);
+    assert_all_pass("hpd", "over the WebSocket", code, &cases);
+    // Resuming is the SSE stream's: the case is not run over the WebSocket.
+    assert!(cases.iter().all(|c| c["id"] != "hpd.client.resume"));
+    let output = wireprobe()
+        .args([
+            "run",
+            "huma",
+            "--client",
+            "--target",
+            "builtin",
+            "--transport",
+            "ws",
+        ])
+        .output()
+        .expect("wireprobe runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("huma serves clients over socketio only, not ws"),
+        "{stderr}"
+    );
 }
 
 #[test]

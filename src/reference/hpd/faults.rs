@@ -150,3 +150,77 @@ pub static FAULTS: &[Fault] = &[
         "a resumed stream (after / Last-Event-ID) replays the whole history"
     ),
 ];
+
+/// Faults of the HPD reference client (`wireprobe client hpd --fault NAME`).
+pub static CLIENT_FAULTS: &[Fault] = &[
+    fault!(
+        "ignores-clarification",
+        ["HPD-CLI-003"],
+        "never answers a CLARIFICATION_REQUEST"
+    ),
+    fault!(
+        "ignores-continuation",
+        ["HPD-CLI-003"],
+        "never answers a CONTINUATION_REQUEST"
+    ),
+    fault!(
+        "repeats-first-answer",
+        ["HPD-CLI-001", "HPD-CLI-003"],
+        "answers every permission request of a message turn with the permissionId of its first"
+    ),
+    fault!(
+        "answers-twice",
+        ["HPD-CLI-001"],
+        "sends each PERMISSION_RESPONSE twice"
+    ),
+    fault!(
+        "wrong-answer-type",
+        ["HPD-CLI-001", "HPD-CLI-003"],
+        "answers a CONTINUATION_REQUEST with a CLARIFICATION_RESPONSE naming its continuationId"
+    ),
+    fault!(
+        "responses-to-inputs",
+        ["HPD-CLI-002"],
+        "POSTs its response events to /inputs, not /responses"
+    ),
+    fault!(
+        "no-resume",
+        ["HPD-CLI-004"],
+        "reopens an ended stream at the live end, without Last-Event-ID"
+    ),
+    fault!(
+        "resumes-from-first",
+        ["HPD-CLI-004"],
+        "reopens an ended stream after the first id it received, not the last"
+    ),
+    fault!(
+        "no-reconnect",
+        ["HPD-CLI-004"],
+        "never reopens a stream the agent ended"
+    ),
+    fault!(
+        "stops-on-custom-type",
+        ["HPD-CLI-005"],
+        "stops answering after an event of a type it does not know"
+    ),
+    fault!(
+        "stops-on-garbage",
+        ["HPD-CLI-005"],
+        "stops answering after an event whose data is not JSON"
+    ),
+    fault!(
+        "stops-on-oversize",
+        ["HPD-CLI-005"],
+        "stops answering after an event over 1 MB"
+    ),
+    fault!(
+        "snake-case-responses",
+        ["HPD-ENV-004"],
+        "writes permission_id and source_name in its PERMISSION_RESPONSE"
+    ),
+    fault!(
+        "null-fields",
+        ["HPD-ENV-005"],
+        "sends \"reason\": null in its PERMISSION_RESPONSE"
+    ),
+];

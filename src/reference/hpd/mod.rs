@@ -5,6 +5,7 @@
 //! Routes live under a prefix; [`RunningTarget::url`] is `http://ADDR` followed by the
 //! prefix, never with a trailing slash, so clients append `/inputs`, `/events/live`, ...
 
+pub mod client;
 mod conversations;
 mod envelope;
 mod http;
@@ -60,7 +61,13 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
     listen: Some(|addr, opts| Box::pin(start(addr, opts))),
     stdio: None,
     keeps_database: false,
-    client: None,
+    client: Some(crate::reference::ReferenceClient {
+        faults: faults::CLIENT_FAULTS,
+        variants: variants::CLIENT_VARIANTS,
+        dial: |url, opts| Box::pin(client::run(url, opts)),
+        tools: &[],
+        slow_tools: &[],
+    }),
 };
 
 /// Starts the target on `addr` with the defaults of [`Config::new`] and `opts.prefix`.

@@ -62,3 +62,23 @@ pub static VARIANTS: &[Variant] = &[
         "the agent's texts are its own words, never the directive's text"
     ),
 ];
+
+/// Legal-but-different behaviours of the HPD reference client.
+pub static CLIENT_VARIANTS: &[Variant] = &[
+    variant!(
+        "after-query",
+        "resumes an ended stream with ?after=N, not Last-Event-ID"
+    ),
+    variant!(
+        "denies",
+        "denies every permission (with a reason) and every continuation"
+    ),
+    variant!(
+        "answers-later",
+        "answers each request 300 ms after it arrives, not at once"
+    ),
+    variant!(
+        "greets",
+        "POSTs a USER_TEXT_INPUT and a bare {\"text\"} input before it subscribes"
+    ),
+];
