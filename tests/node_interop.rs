@@ -181,3 +181,39 @@ fn a_socket_io_client_is_judged_over_polling_and_upgrade() {
     assert!(transcripts.contains("transport=polling"), "never polled");
     assert_eq!(output.status.code(), Some(0));
 }
+
+/// An HPD UI on the `eventsource` package (a WHATWG EventSource, which reconnects on its own
+/// with Last-Event-ID) and Node's fetch, served by wireprobe's SSE + HTTP site, passes the
+/// HPD client suite: the resume case shows a stream resumed by an implementation not ours.
+#[test]
+fn an_eventsource_client_is_judged_and_resumes_after_its_last_id() {
+    install_once();
+    let script = node_dir().join("hpd-client.js");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let report = dir.path().join("report.json");
+    let output = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+        .args(["run", "hpd", "--client", "--timeout-ms", "3000"])
+        .arg("--exec")
+        .arg(format!("node {} {{url}}", script.display()))
+        .arg("--report")
+        .arg(format!("json={}", report.display()))
+        .output()
+        .expect("wireprobe runs");
+    let report: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(&report)
+            .unwrap_or_else(|_| panic!("no report: {}", String::from_utf8_lossy(&output.stderr))),
+    )
+    .expect("a JSON report");
+    let cases = report["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), 8, "{report:#}");
+    for case in cases {
+        assert_eq!(case["verdict"], "pass", "{case:#}");
+    }
+    let resumed = cases
+        .iter()
+        .find(|c| c["id"] == "hpd.client.resume")
+        .map(|c| c["transcript"].to_string())
+        .unwrap_or_default();
+    assert!(resumed.contains("last_event_id"), "{resumed}");
+    assert_eq!(output.status.code(), Some(0));
+}
