@@ -33,6 +33,8 @@ struct Call {
 pub struct UaeChecker {
     /// Session ids the client side (the UI, or the agent calling an executor) has used.
     client_sessions: RecentSet<RECENT>,
+    /// Session ids the target side (the agent, or the executor) has used.
+    server_sessions: RecentSet<RECENT>,
     /// Event ids seen, both sides.
     ids: RecentSet<RECENT>,
     /// view_ids of the assistant.views seen.
@@ -115,11 +117,22 @@ impl UaeChecker {
             return;
         };
         match from {
+            // A UI may start a session or take the agent's; a third one is neither (judged
+            // when wireprobe serves the UI as the agent).
             Direction::Client => {
+                let known = self.client_sessions.contains(session)
+                    || self.server_sessions.contains(session);
+                if !known && !self.client_sessions.is_empty() {
+                    out.push(Violation::new(
+                        "UAE-SES-001",
+                        format!("{ty} carries session_id {session:?}, which neither party used before in this session"),
+                    ));
+                }
                 self.client_sessions.insert(session);
             }
             Direction::Server if kind == Kind::ToolResult => {}
             Direction::Server => {
+                self.server_sessions.insert(session);
                 if !self.client_sessions.is_empty() && !self.client_sessions.contains(session) {
                     out.push(Violation::new(
                         "UAE-SES-001",

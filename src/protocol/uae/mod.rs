@@ -30,7 +30,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
     // The spec has no authentication; a token, when given, goes on the URL.
     token_placement: TokenPlacement::Query,
     suite: crate::bundled_suite!("uae", ["agent.toml", "executor.toml"]),
-    client_suite: &[],
+    client_suite: crate::bundled_suite!("uae", ["client/ui.toml"]),
     http_routes: None,
     has_handshake: false,
     target_speaks_first: false,
@@ -50,6 +50,12 @@ impl Protocol for Uae {
 
     fn session(&self, _transport: TransportKind) -> Box<dyn Session> {
         Box::new(session::UaeSession::default())
+    }
+
+    /// The Agent facing a Web UI under test, over the WebSocket.
+    fn serving_session(&self, transport: TransportKind) -> Option<Box<dyn Session>> {
+        (transport == TransportKind::WebSocket)
+            .then(|| Box::new(session::UaeSession::serving()) as Box<dyn Session>)
     }
 
     fn checker(&self) -> Box<dyn Checker> {

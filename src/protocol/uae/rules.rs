@@ -12,6 +12,20 @@ macro_rules! rule {
     };
 }
 
+/// A rule only an agent or an executor can break.
+macro_rules! server_rule {
+    ($($rule:tt)*) => {
+        $crate::spec_rule!(binds Server, "002_32720a159e3ec1f9.txt", $($rule)*)
+    };
+}
+
+/// A rule only the Web UI can break (wireprobe serves it as the agent; `run uae --client`).
+macro_rules! ui_rule {
+    ($($rule:tt)*) => {
+        $crate::spec_rule!(binds Client, "002_32720a159e3ec1f9.txt", $($rule)*)
+    };
+}
+
 pub static RULES: &[Rule] = &[
     // The common envelope.
     rule!("UAE-ENV-001", Must, "Common envelope",
@@ -44,62 +58,62 @@ pub static RULES: &[Rule] = &[
     rule!("UAE-SES-001", Must, "Common envelope",
         "Everything a target sends carries the session_id of the session it serves: the one the other party's events name, never another.",
         "\"session_id\": \"sess_...\", … Correlation IDs everywhere."),
-    rule!("UAE-DIR-001", Must, "UI → Agent: user input",
+    server_rule!("UAE-DIR-001", Must, "UI → Agent: user input",
         "Only the Web UI sends ui.* events: an agent or an executor never does.",
         "UI → Agent: user input … UI events are distinct from tool calls."),
     // Agent → UI.
-    rule!("UAE-MSG-001", Must, "`assistant.message`",
+    server_rule!("UAE-MSG-001", Must, "`assistant.message`",
         "assistant.message carries payload.text, a string.",
         "\"type\": \"assistant.message\", … \"payload\": { \"text\": \"Got it. Please confirm the entry:\" }"),
-    rule!("UAE-VIEW-001", Must, "`assistant.view`",
+    server_rule!("UAE-VIEW-001", Must, "`assistant.view`",
         "assistant.view carries payload.view: an object with a string kind, a string view_id and an object tree.",
         "\"payload\": { \"view\": { \"kind\": \"a2ui.v1\", \"view_id\": \"view_...\", \"tree\": {} }"),
-    rule!("UAE-VIEW-002", Should, "`assistant.view`",
+    server_rule!("UAE-VIEW-002", Should, "`assistant.view`",
         "view.kind is a2ui.v1 and view_id starts with view_, as the example shows.",
         "\"kind\": \"a2ui.v1\", \"view_id\": \"view_...\","),
-    rule!("UAE-ACT-001", Info, "`ui.action`",
+    server_rule!("UAE-ACT-001", Info, "`ui.action`",
         "What the agent sends after a ui.action on one of its views is recorded (the spec names no acknowledgement).",
         "User interacted with rendered A2UI."),
     // Agent → API Executor.
-    rule!("UAE-CALL-001", Must, "Agent → API Executor: tool call request",
+    server_rule!("UAE-CALL-001", Must, "Agent → API Executor: tool call request",
         "tool.call names its tool (payload.tool, a non-empty string) and carries payload.args (\"Tools are requested by name with JSON args\").",
         "Tools are requested by name with JSON args. … \"tool\": \"weight_entry_save_batch\", \"args\": {"),
-    rule!("UAE-CALL-002", Should, "Agent → API Executor: tool call request",
+    server_rule!("UAE-CALL-002", Should, "Agent → API Executor: tool call request",
         "tool.call's args are a JSON object, as the example shows.",
         "Tools are requested by name with JSON args. … \"args\": { \"rows\": ["),
-    rule!("UAE-CALL-003", Info, "API Executor → Agent: tool result",
+    server_rule!("UAE-CALL-003", Info, "API Executor → Agent: tool result",
         "How the agent tells the UI about a failed tool call is recorded (the spec does not say).",
         "Error case: … \"ok\": false, … Agent → UI: assistant output"),
-    rule!("UAE-TRC-001", Info, "Design goals",
+    server_rule!("UAE-TRC-001", Info, "Design goals",
         "Whether the agent's output after a tool result carries the call's trace_id is recorded (\"Correlation IDs everywhere\"; no example shows it).",
         "Correlation IDs everywhere."),
     // API Executor → Agent.
-    rule!("UAE-RES-001", Must, "API Executor → Agent: tool result",
+    server_rule!("UAE-RES-001", Must, "API Executor → Agent: tool result",
         "Each tool.call is answered by exactly one tool.result: none goes unanswered, none is answered twice.",
         "Agent → API Executor: tool call request … API Executor → Agent: tool result"),
-    rule!("UAE-RES-002", Must, "API Executor → Agent: tool result",
+    server_rule!("UAE-RES-002", Must, "API Executor → Agent: tool result",
         "A tool.result carries the trace_id, the session_id and the tool of the call it answers.",
         "Correlation IDs everywhere. … \"trace_id\": \"tr_...\", \"session_id\": \"...\", \"payload\": { \"tool\": \"weight_entry_save_batch\","),
-    rule!("UAE-RES-003", Must, "API Executor → Agent: tool result",
+    server_rule!("UAE-RES-003", Must, "API Executor → Agent: tool result",
         "A tool.result's payload.ok is a boolean; with ok true, result is present (null for a tool that returns nothing) and error is null (or absent).",
         "\"ok\": true, \"result\": { \"saved\": 1, \"ids\": [\"wt_...\"] }, \"error\": null"),
-    rule!("UAE-RES-004", Must, "API Executor → Agent: tool result",
+    server_rule!("UAE-RES-004", Must, "API Executor → Agent: tool result",
         "With ok false, result is null (or absent) and error is an object with a string code and a string message (details, when present, an object).",
         "\"ok\": false, \"result\": null, \"error\": { \"code\": \"VALIDATION_ERROR\", \"message\": \"weight_lbs must be > 0\", \"details\": {\"path\": [\"rows\", 0, \"weight_lbs\"]}"),
-    rule!("UAE-EXE-001", Should, "API Executor → Agent: tool result",
+    server_rule!("UAE-EXE-001", Should, "API Executor → Agent: tool result",
         "A call naming a tool the executor does not have is answered with ok false and an error code.",
         "Error case: … \"ok\": false, … \"code\": \"VALIDATION_ERROR\","),
-    rule!("UAE-EXE-002", Should, "API Executor → Agent: tool result",
+    server_rule!("UAE-EXE-002", Should, "API Executor → Agent: tool result",
         "A call whose args the tool rejects (the example: weight_lbs must be > 0) is answered with ok false and an error code, and never carried out.",
         "Error case: … \"code\": \"VALIDATION_ERROR\", \"message\": \"weight_lbs must be > 0\","),
     // UI → Agent (judged in recorded traffic: live, wireprobe is the UI).
-    rule!("UAE-UI-001", Must, "`ui.message`",
+    ui_rule!("UAE-UI-001", Must, "`ui.message`",
         "ui.message carries payload.text, a string.",
         "\"type\": \"ui.message\", … \"payload\": { \"text\": \"Weigh-in 187.6 today\" }"),
-    rule!("UAE-UI-002", Must, "`ui.action`",
+    ui_rule!("UAE-UI-002", Must, "`ui.action`",
         "ui.action carries payload.view_id, a string, and payload.action, an object with a string kind.",
         "\"payload\": { \"view_id\": \"view_...\", \"action\": { \"kind\": \"form.submit\","),
-    rule!("UAE-UI-003", Should, "`ui.action`",
+    ui_rule!("UAE-UI-003", Should, "`ui.action`",
         "A ui.action names a view_id that an assistant.view of the session carried (\"User interacted with rendered A2UI\").",
         "User interacted with rendered A2UI. … \"view_id\": \"view_...\","),
     // Robustness.

@@ -13,12 +13,18 @@ use std::time::SystemTime;
 #[derive(Debug)]
 pub struct UaeSession {
     session_id: String,
+    /// wireprobe plays the Agent to a Web UI under test: the session is the one the UI's
+    /// first event names, once it has named one.
+    serving: bool,
+    adopted: bool,
 }
 
 impl Default for UaeSession {
     fn default() -> Self {
         UaeSession {
             session_id: fresh("sess"),
+            serving: false,
+            adopted: false,
         }
     }
 }
@@ -29,6 +35,14 @@ pub fn fresh(prefix: &str) -> String {
 }
 
 impl UaeSession {
+    /// The Agent's side, serving a Web UI under test.
+    pub fn serving() -> Self {
+        UaeSession {
+            serving: true,
+            ..UaeSession::default()
+        }
+    }
+
     /// The full envelope of `event`: every field the common envelope lists, then the event's
     /// own fields over them (`"$omit"` removes one).
     pub fn fill(&self, event: &Value) -> Value {
@@ -87,10 +101,18 @@ impl Session for UaeSession {
     }
 
     fn decode(&mut self, frame: &Frame) -> Decoded {
-        Decoded::json_frame(frame)
+        let decoded = Decoded::json_frame(frame);
+        if let (true, false, Decoded::Event(event)) = (self.serving, self.adopted, &decoded) {
+            if let Some(session) = event.get("session_id").and_then(Value::as_str) {
+                self.session_id = session.to_owned();
+                self.adopted = true;
+            }
+        }
+        decoded
     }
 
-    /// An agent's tool.call gets a successful tool.result, when the call names what a result
+    /// An agent's tool.call gets a successful tool.result (never when wireprobe is the agent),
+    /// when the call names what a result
     /// must copy (a string trace_id and session_id, a tool): a result built from a call
     /// without them would break the envelope itself, and is not sent (the call is the
     /// agent's to get right: its own rules judge it).
@@ -100,7 +122,8 @@ impl Session for UaeSession {
             .pointer("/payload/tool")
             .and_then(Value::as_str)
             .is_some_and(|t| !t.is_empty());
-        let answerable = event.get("type").and_then(Value::as_str) == Some("tool.call")
+        let answerable = !self.serving
+            && event.get("type").and_then(Value::as_str) == Some("tool.call")
             && text("trace_id")
             && text("session_id")
             && tool;
