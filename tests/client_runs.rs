@@ -10,8 +10,41 @@ fn wireprobe() -> Command {
     Command::new(env!("CARGO_BIN_EXE_wireprobe"))
 }
 
+/// Runs at once across this binary's tests: on two cores, some forty debug-built runs with a
+/// client process per case starve each other past a case's timeout (a probe going
+/// unanswered then makes a fault look harmless).
+const MAX_RUNS: usize = 12;
+
+static RUNNING: (std::sync::Mutex<usize>, std::sync::Condvar) =
+    (std::sync::Mutex::new(0), std::sync::Condvar::new());
+
+/// A place among the runs allowed at once, given back when dropped.
+struct Slot;
+
+impl Slot {
+    fn take() -> Slot {
+        let (count, freed) = &RUNNING;
+        let mut n = count.lock().unwrap_or_else(|e| e.into_inner());
+        while *n >= MAX_RUNS {
+            n = freed.wait(n).unwrap_or_else(|e| e.into_inner());
+        }
+        *n += 1;
+        Slot
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let (count, freed) = &RUNNING;
+        let mut n = count.lock().unwrap_or_else(|e| e.into_inner());
+        *n -= 1;
+        freed.notify_one();
+    }
+}
+
 /// `run P --client` with `args`: the exit code and the JSON report's cases.
 fn client_run(protocol: &str, args: &[&str]) -> (i32, Vec<Value>) {
+    let _slot = Slot::take();
     let dir = tempfile::tempdir().expect("temp dir");
     let report = dir.path().join("report.json");
     let output = wireprobe()
@@ -45,7 +78,7 @@ fn with_verdict<'a>(cases: &'a [Value], verdict: &str) -> Vec<&'a str> {
 }
 
 /// Protocols whose clients wireprobe judges.
-const JUDGED: &[&str] = &["haip", "huma", "hpd"];
+const JUDGED: &[&str] = &["haip", "huma", "hpd", "uae"];
 
 /// Cases whose rules are all `info`: what they record is never a pass or a fail.
 fn info_only(protocol: &str) -> Vec<String> {

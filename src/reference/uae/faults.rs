@@ -146,3 +146,42 @@ pub static FAULTS: &[Fault] = &[
         "args are never checked: weight_lbs -5 is saved"
     ),
 ];
+
+/// Faults of the UAE reference Web UI (`wireprobe client uae --fault NAME`).
+pub static CLIENT_FAULTS: &[Fault] = &[
+    fault!(
+        "message-without-text",
+        ["UAE-UI-001"],
+        "its ui.message carries payload.body, not payload.text"
+    ),
+    fault!(
+        "action-without-kind",
+        ["UAE-UI-002"],
+        "its ui.action's action has no kind"
+    ),
+    fault!(
+        "acts-on-unknown-view",
+        ["UAE-UI-003"],
+        "its ui.action names a view_id no assistant.view carried"
+    ),
+    fault!(
+        "switches-session",
+        ["UAE-SES-001"],
+        "each ui.action carries a session_id of its own, not the session's"
+    ),
+    fault!(
+        "reuses-ids",
+        ["UAE-ENV-006"],
+        "every event it sends has the id evt_1"
+    ),
+    fault!(
+        "stops-on-garbage",
+        ["UAE-ROB-001"],
+        "stops acting after a frame that is not JSON"
+    ),
+    fault!(
+        "stops-on-unknown-type",
+        ["UAE-ROB-001"],
+        "stops acting after an event of a type the spec does not define"
+    ),
+];

@@ -5,6 +5,7 @@ pub mod agent;
 pub mod executor;
 pub mod faults;
 mod stamp;
+pub mod ui;
 pub mod variants;
 
 use crate::ndjson::{AsyncLines, Line};
@@ -146,7 +147,13 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
     listen: Some(|addr, opts| Box::pin(start(addr, opts))),
     stdio: Some(stdio),
     keeps_database: false,
-    client: None,
+    client: Some(crate::reference::ReferenceClient {
+        faults: faults::CLIENT_FAULTS,
+        variants: variants::CLIENT_VARIANTS,
+        dial: |url, opts| Box::pin(ui::run(url, opts)),
+        tools: &[],
+        slow_tools: &[],
+    }),
 };
 
 /// Starts the WebSocket target on `addr`; clients reach it at `ws://ADDR/`.

@@ -16,3 +16,15 @@ pub static VARIANTS: &[Variant] = &[
     variant!("other-words", "every text is worded differently"),
     variant!("answers-unusable-input", "input it cannot use is answered, not ignored: the executor refuses it with a tool.result (ok false, the input's trace or a fresh one), the agent says it could not read it"),
 ];
+
+/// Legal-but-different behaviours of the UAE reference Web UI.
+pub static CLIENT_VARIANTS: &[Variant] = &[
+    variant!(
+        "acts-later",
+        "submits each view 300 ms after it arrives, not at once"
+    ),
+    variant!(
+        "with-trace",
+        "every event it sends carries a trace_id, as the common envelope lists"
+    ),
+];
