@@ -117,14 +117,15 @@ impl UaeChecker {
             return;
         };
         match from {
-            // A UI may start a session or take the agent's; a third one is neither (judged
-            // when wireprobe serves the UI as the agent).
+            // A UI may start a session or take the agent's; a third one is neither (a should
+            // of the UI's own: wireprobe's deliberately odd input as the UI is never counted
+            // broken for it).
             Direction::Client => {
                 let known = self.client_sessions.contains(session)
                     || self.server_sessions.contains(session);
                 if !known && !self.client_sessions.is_empty() {
                     out.push(Violation::new(
-                        "UAE-SES-001",
+                        "UAE-UI-004",
                         format!("{ty} carries session_id {session:?}, which neither party used before in this session"),
                     ));
                 }

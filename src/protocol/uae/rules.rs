@@ -116,6 +116,9 @@ pub static RULES: &[Rule] = &[
     ui_rule!("UAE-UI-003", Should, "`ui.action`",
         "A ui.action names a view_id that an assistant.view of the session carried (\"User interacted with rendered A2UI\").",
         "User interacted with rendered A2UI. … \"view_id\": \"view_...\","),
+    ui_rule!("UAE-UI-004", Should, "Common envelope",
+        "A Web UI stays in one session on a connection: its events carry the session it opened or one the agent used, not a third the agent never heard of (\"Correlation IDs everywhere\").",
+        "\"session_id\": \"sess_...\", … Correlation IDs everywhere."),
     // Robustness.
     rule!("UAE-ROB-001", Should, "Event protocol (conceptual)",
         "After input it cannot use (not JSON, not an envelope, an unknown type, a call it cannot run) the target keeps serving: the next valid event is answered.",

@@ -166,7 +166,7 @@ pub static CLIENT_FAULTS: &[Fault] = &[
     ),
     fault!(
         "switches-session",
-        ["UAE-SES-001"],
+        ["UAE-UI-004"],
         "each ui.action carries a session_id of its own, not the session's"
     ),
     fault!(
