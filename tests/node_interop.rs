@@ -144,28 +144,43 @@ async fn huma_cases_run_against_node_socket_io() {
     }
 }
 
-/// A HUMA client on `socket.io-client` 4.8.1, served by wireprobe's own Engine.IO server
-/// (polling, then the upgrade), passes the client suite but for what it only records.
-#[test]
-fn a_socket_io_client_is_judged_over_polling_and_upgrade() {
+/// `run PROTOCOL --client` of the Node client `script` (in tests/node) with `args`: how it
+/// ended, and its JSON report.
+fn judged_client(
+    protocol: &str,
+    script: &str,
+    args: &[&str],
+) -> (std::process::Output, serde_json::Value) {
     install_once();
-    let script = node_dir().join("huma-client.js");
+    let script = node_dir().join(script);
     let dir = tempfile::tempdir().expect("temp dir");
     let report = dir.path().join("report.json");
     let output = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
-        .args(["run", "huma", "--client", "--timeout-ms", "3000"])
+        .args(["run", protocol, "--client", "--timeout-ms", "3000"])
         .arg("--exec")
         .arg(format!("node {} {{url}}", script.display()))
-        .args(["--tool", "lookup_movie", "--slow-tool", "slow_search"])
+        .args(args)
         .arg("--report")
         .arg(format!("json={}", report.display()))
         .output()
         .expect("wireprobe runs");
-    let report: serde_json::Value = serde_json::from_str(
+    let report = serde_json::from_str(
         &std::fs::read_to_string(&report)
             .unwrap_or_else(|_| panic!("no report: {}", String::from_utf8_lossy(&output.stderr))),
     )
     .expect("a JSON report");
+    (output, report)
+}
+
+/// A HUMA client on `socket.io-client` 4.8.1, served by wireprobe's own Engine.IO server
+/// (polling, then the upgrade), passes the client suite but for what it only records.
+#[test]
+fn a_socket_io_client_is_judged_over_polling_and_upgrade() {
+    let (output, report) = judged_client(
+        "huma",
+        "huma-client.js",
+        &["--tool", "lookup_movie", "--slow-tool", "slow_search"],
+    );
     let cases = report["cases"].as_array().expect("cases");
     assert_eq!(cases.len(), 9, "{report:#}");
     for case in cases {
@@ -187,23 +202,7 @@ fn a_socket_io_client_is_judged_over_polling_and_upgrade() {
 /// HPD client suite: the resume case shows a stream resumed by an implementation not ours.
 #[test]
 fn an_eventsource_client_is_judged_and_resumes_after_its_last_id() {
-    install_once();
-    let script = node_dir().join("hpd-client.js");
-    let dir = tempfile::tempdir().expect("temp dir");
-    let report = dir.path().join("report.json");
-    let output = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
-        .args(["run", "hpd", "--client", "--timeout-ms", "3000"])
-        .arg("--exec")
-        .arg(format!("node {} {{url}}", script.display()))
-        .arg("--report")
-        .arg(format!("json={}", report.display()))
-        .output()
-        .expect("wireprobe runs");
-    let report: serde_json::Value = serde_json::from_str(
-        &std::fs::read_to_string(&report)
-            .unwrap_or_else(|_| panic!("no report: {}", String::from_utf8_lossy(&output.stderr))),
-    )
-    .expect("a JSON report");
+    let (output, report) = judged_client("hpd", "hpd-client.js", &[]);
     let cases = report["cases"].as_array().expect("cases");
     assert_eq!(cases.len(), 8, "{report:#}");
     for case in cases {

@@ -6,6 +6,7 @@
 //! answered by the transport task at any moment.
 
 pub mod exchange;
+pub(crate) mod http_serve;
 pub mod process;
 pub mod socketio;
 pub mod sse;

@@ -14,6 +14,7 @@
 //! frames as frames. How a POST is answered is the protocol's to say ([`Responder`]): the
 //! transport knows no event type.
 
+use super::http_serve::{self, Arrivals};
 use super::websocket::{self, Opened};
 use super::TransportError;
 use super::{Body, Command, Connection, Frame, Inbox, Outgoing, Received, StreamFrom};
@@ -28,7 +29,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex as SyncMutex};
 use std::time::Duration;
 use tokio::net::TcpStream;
-use tokio::sync::{mpsc, Mutex};
+use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 /// New sessions waiting for the runner to take them; past this, a request gets 503.
@@ -94,47 +95,31 @@ struct SessionHandle {
 /// take each client session with [`SseServer::accept`].
 pub struct SseServer {
     shared: Arc<Shared>,
-    arrivals: Mutex<mpsc::Receiver<(Connection, Opened)>>,
+    arrivals: Arrivals,
 }
 
 impl SseServer {
     pub fn new(opts: SiteOptions) -> Self {
-        let (tx, rx) = mpsc::channel(MAX_WAITING_SESSIONS);
+        let (tx, arrivals) = Arrivals::new(MAX_WAITING_SESSIONS);
         SseServer {
             shared: Arc::new(Shared {
                 opts,
                 current: SyncMutex::new(None),
                 arrivals: tx,
             }),
-            arrivals: Mutex::new(rx),
+            arrivals,
         }
     }
 
     /// Serves the HTTP requests of one TCP connection (in a task of its own).
     pub fn serve_tcp(&self, tcp: TcpStream) {
-        let _ = tcp.set_nodelay(true);
-        let peer = tcp.peer_addr().ok();
         let shared = self.shared.clone();
-        tokio::spawn(async move {
-            let svc = hyper::service::service_fn(move |req| {
-                let shared = shared.clone();
-                async move { Ok::<_, Infallible>(route(shared, peer, req).await) }
-            });
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(hyper_util::rt::TokioIo::new(tcp), svc)
-                .with_upgrades()
-                .await;
-        });
+        http_serve::serve_tcp(tcp, move |peer, req| route(shared.clone(), peer, req));
     }
 
     /// The next client session, within `timeout`.
     pub async fn accept(&self, timeout: Duration) -> Result<(Connection, Opened), TransportError> {
-        let mut arrivals = self.arrivals.lock().await;
-        match tokio::time::timeout(timeout, arrivals.recv()).await {
-            Ok(Some(arrival)) => Ok(arrival),
-            Ok(None) => Err(TransportError::Closed),
-            Err(_) => Err(TransportError::Timeout(timeout.as_millis() as u64)),
-        }
+        self.arrivals.accept(timeout).await
     }
 }
 

@@ -6,7 +6,7 @@
 //! The served stream numbers the agent's events 1, 2, 3… in the order they are sent on a
 //! session (what `transport::sse_server` does), so the id of each is its count here.
 
-use super::events::{self, Family};
+use super::events;
 use super::{validate, INPUTS_ROUTE, INTERRUPT_ROUTE, RESPONSES_ROUTE};
 use crate::rules::Violation;
 use crate::transport::StreamFrom;
@@ -38,17 +38,6 @@ pub struct ClientDuties {
     dropped_at: Option<u64>,
 }
 
-/// The response type that answers a request of `family`.
-fn answer_to(family: Family) -> Option<&'static str> {
-    Some(match family {
-        Family::PermissionRequest => "PERMISSION_RESPONSE",
-        Family::ContinuationRequest => "CONTINUATION_RESPONSE",
-        Family::ClarificationRequest => "CLARIFICATION_RESPONSE",
-        Family::ClientToolRequest => "CLIENT_TOOL_INVOKE_RESPONSE",
-        _ => return None,
-    })
-}
-
 /// The route an envelope of `kind` belongs on.
 fn route_for(kind: &str) -> &'static str {
     super::session::route_of(kind)
@@ -70,32 +59,17 @@ impl ClientDuties {
         if self.streaming {
             self.delivered = self.sent;
         }
-        let Some(m) = event.and_then(Value::as_object) else {
+        let Some((id, answer)) = event.and_then(events::request_of) else {
             return;
         };
-        let Some(known) = m
-            .get("type")
-            .and_then(Value::as_str)
-            .and_then(events::known)
-        else {
-            return;
-        };
-        let (Some(answer), Some(field)) = (
-            answer_to(known.family),
-            events::request_id_field(known.family),
-        ) else {
-            return;
-        };
-        if let Some(id) = m.get(field).and_then(Value::as_str) {
-            self.make_room();
-            self.requests.insert(
-                id.to_owned(),
-                Request {
-                    answer,
-                    answered: false,
-                },
-            );
-        }
+        self.make_room();
+        self.requests.insert(
+            id.to_owned(),
+            Request {
+                answer,
+                answered: false,
+            },
+        );
     }
 
     fn make_room(&mut self) {

@@ -304,3 +304,23 @@ pub fn request_id_field(family: Family) -> Option<&'static str> {
         _ => None,
     }
 }
+
+/// The response type that answers a request of `family`.
+pub fn answer_to(family: Family) -> Option<&'static str> {
+    Some(match family {
+        PermissionRequest => "PERMISSION_RESPONSE",
+        ContinuationRequest => "CONTINUATION_RESPONSE",
+        ClarificationRequest => "CLARIFICATION_RESPONSE",
+        ClientToolRequest => "CLIENT_TOOL_INVOKE_RESPONSE",
+        _ => return None,
+    })
+}
+
+/// The request `event` (an agent's) makes of the client, if it makes one: its id and the
+/// response type that answers it.
+pub fn request_of(event: &serde_json::Value) -> Option<(&str, &'static str)> {
+    let kind = event.get("type")?.as_str()?;
+    let family = known(kind)?.family;
+    let id = event.get(request_id_field(family)?)?.as_str()?;
+    Some((id, answer_to(family)?))
+}

@@ -23,22 +23,10 @@ pub struct HpdResponder {
 
 impl Responder for HpdResponder {
     fn sent(&self, text: &str) {
-        let Ok(Value::Object(m)) = serde_json::from_str::<Value>(text) else {
+        let Ok(event) = serde_json::from_str::<Value>(text) else {
             return;
         };
-        let Some(known) = m
-            .get("type")
-            .and_then(Value::as_str)
-            .and_then(events::known)
-        else {
-            return;
-        };
-        let Some(field) = events::request_id_field(known.family) else {
-            return;
-        };
-        if let (Some(id), Ok(mut issued)) =
-            (m.get(field).and_then(Value::as_str), self.issued.lock())
-        {
+        if let (Some((id, _)), Ok(mut issued)) = (events::request_of(&event), self.issued.lock()) {
             if issued.len() >= REMEMBERED {
                 issued.clear();
             }

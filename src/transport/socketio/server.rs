@@ -9,6 +9,7 @@
 //! packet, and every frame the runner sends goes out as one packet, so a case can send packets
 //! no server library would.
 
+use super::super::http_serve::{self, Arrivals};
 use super::super::websocket::{self, Opened};
 use super::super::{Command, Connection, Frame, Inbox, Received, TransportError};
 use base64::Engine as _;
@@ -21,7 +22,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex as SyncMutex};
 use std::time::Duration;
 use tokio::net::TcpStream;
-use tokio::sync::{mpsc, oneshot, Mutex};
+use tokio::sync::{mpsc, oneshot};
 use tokio::time::Instant;
 
 /// Engine.IO's separator between packets in one polling body.
@@ -78,47 +79,31 @@ struct Shared {
 /// take each new Engine.IO session with [`EioServer::accept`].
 pub struct EioServer {
     shared: Arc<Shared>,
-    arrivals: Mutex<mpsc::Receiver<(Connection, Opened)>>,
+    arrivals: Arrivals,
 }
 
 impl EioServer {
     pub fn new(opts: ServerOptions) -> Self {
-        let (tx, rx) = mpsc::channel(MAX_WAITING_SESSIONS);
+        let (tx, arrivals) = Arrivals::new(MAX_WAITING_SESSIONS);
         EioServer {
             shared: Arc::new(Shared {
                 opts,
                 sessions: SyncMutex::new(HashMap::new()),
                 arrivals: tx,
             }),
-            arrivals: Mutex::new(rx),
+            arrivals,
         }
     }
 
     /// Serves the HTTP requests of one TCP connection (in a task of its own).
     pub fn serve_tcp(&self, tcp: TcpStream) {
-        let _ = tcp.set_nodelay(true);
-        let peer = tcp.peer_addr().ok();
         let shared = self.shared.clone();
-        tokio::spawn(async move {
-            let svc = hyper::service::service_fn(move |req| {
-                let shared = shared.clone();
-                async move { Ok::<_, std::convert::Infallible>(route(shared, peer, req).await) }
-            });
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(hyper_util::rt::TokioIo::new(tcp), svc)
-                .with_upgrades()
-                .await;
-        });
+        http_serve::serve_tcp(tcp, move |peer, req| route(shared.clone(), peer, req));
     }
 
-    /// The next Engine.IO session a client opens, within `timeout`.
+    /// The next client session, within `timeout`.
     pub async fn accept(&self, timeout: Duration) -> Result<(Connection, Opened), TransportError> {
-        let mut arrivals = self.arrivals.lock().await;
-        match tokio::time::timeout(timeout, arrivals.recv()).await {
-            Ok(Some(arrival)) => Ok(arrival),
-            Ok(None) => Err(TransportError::Closed),
-            Err(_) => Err(TransportError::Timeout(timeout.as_millis() as u64)),
-        }
+        self.arrivals.accept(timeout).await
     }
 }
 
