@@ -78,7 +78,7 @@ fn with_verdict<'a>(cases: &'a [Value], verdict: &str) -> Vec<&'a str> {
 }
 
 /// Protocols whose clients wireprobe judges.
-const JUDGED: &[&str] = &["haip", "huma", "hpd", "uae"];
+const JUDGED: &[&str] = &["haip", "huma", "hpd", "uae", "nuum"];
 
 /// Cases whose rules are all `info`: what they record is never a pass or a fail.
 fn info_only(protocol: &str) -> Vec<String> {
@@ -240,14 +240,31 @@ fn a_client_that_never_connects_is_an_error_with_its_output() {
 }
 
 #[test]
-fn a_protocol_without_a_client_suite_says_so() {
-    let output = wireprobe()
-        .args(["run", "nuum", "--client", "--target", "builtin"])
-        .output()
-        .expect("wireprobe runs");
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("no client suite"), "{stderr}");
+fn a_transport_a_protocol_serves_no_client_over_is_refused_naming_those_it_does() {
+    for (protocol, asked, says) in [
+        (
+            "huma",
+            "ws",
+            "huma serves clients over socketio only, not ws",
+        ),
+        ("nuum", "ws", "nuum serves clients over stdio only, not ws"),
+    ] {
+        let output = wireprobe()
+            .args([
+                "run",
+                protocol,
+                "--client",
+                "--target",
+                "builtin",
+                "--transport",
+                asked,
+            ])
+            .output()
+            .expect("wireprobe runs");
+        assert_eq!(output.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(says), "{stderr}");
+    }
 }
 
 #[test]
@@ -256,23 +273,6 @@ fn an_hpd_client_over_the_websocket_is_judged_by_the_same_suite() {
     assert_all_pass("hpd", "over the WebSocket", code, &cases);
     // Resuming is the SSE stream's: the case is not run over the WebSocket.
     assert!(cases.iter().all(|c| c["id"] != "hpd.client.resume"));
-    let output = wireprobe()
-        .args([
-            "run",
-            "huma",
-            "--client",
-            "--target",
-            "builtin",
-            "--transport",
-            "ws",
-        ])
-        .output()
-        .expect("wireprobe runs");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("huma serves clients over socketio only, not ws"),
-        "{stderr}"
-    );
 }
 
 #[test]

@@ -158,7 +158,11 @@ fn judged_client(
     let output = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
         .args(["run", protocol, "--client", "--timeout-ms", "3000"])
         .arg("--exec")
-        .arg(format!("node {} {{url}}", script.display()))
+        // A host of a stdio protocol is given its agent's command; the others, where to connect.
+        .arg(match protocol {
+            "nuum" => format!("node {} {{agent}}", script.display()),
+            _ => format!("node {} {{url}}", script.display()),
+        })
         .args(args)
         .arg("--report")
         .arg(format!("json={}", report.display()))
@@ -214,5 +218,18 @@ fn an_eventsource_client_is_judged_and_resumes_after_its_last_id() {
         .map(|c| c["transcript"].to_string())
         .unwrap_or_default();
     assert!(resumed.contains("last_event_id"), "{resumed}");
+    assert_eq!(output.status.code(), Some(0));
+}
+
+/// A Nuum host on Node's child_process and readline, which starts `{agent}` through a shell
+/// as it would start Nuum, passes the host suite: the relay stands in for an agent unseen.
+#[test]
+fn a_node_host_starting_its_agent_through_a_shell_is_judged() {
+    let (output, report) = judged_client("nuum", "nuum-host.js", &[]);
+    let cases = report["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), 5, "{report:#}");
+    for case in cases {
+        assert_eq!(case["verdict"], "pass", "{case:#}");
+    }
     assert_eq!(output.status.code(), Some(0));
 }

@@ -113,6 +113,12 @@ pub enum Command {
     Serve(ServeArgs),
     /// Run a protocol's reference client against a server until the server closes.
     Client(ClientArgs),
+    /// Stand in for a host's agent: copy stdin to ADDR and ADDR to stdout, byte for byte
+    /// (what `{agent}` starts when `run --client` judges a host of a stdio protocol).
+    Relay {
+        /// The judging run's loopback address (`127.0.0.1:PORT`).
+        addr: String,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -286,8 +292,9 @@ pub struct ServeArgs {
 pub struct ClientArgs {
     /// The protocol whose reference client to run.
     pub protocol: String,
-    /// The server to connect to (`ws://HOST:PORT/PATH`).
-    #[arg(long, value_name = "URL")]
+    /// The server to connect to (`ws://HOST:PORT/PATH`), or for a stdio protocol the agent
+    /// command the host starts (`"nuum --stdio"`).
+    #[arg(long, value_name = "URL|COMMAND")]
     pub target: String,
     /// Break one client rule on purpose (repeatable); `wireprobe list PROTOCOL --faults`.
     #[arg(long = "fault", value_name = "NAME")]

@@ -218,7 +218,12 @@ pub fn prepare_client(
             reference::of(p)
                 .and_then(|r| r.client.as_ref())
                 .ok_or_else(|| anyhow!("{} has no reference client yet", p.id()))?;
-            let argv = builtin_command(&["client", p.id(), "--target", "{url}"], flags)?;
+            // A host of a stdio protocol is given the agent to start, not a server to dial.
+            let at = match transport {
+                TransportKind::Stdio => "{agent}",
+                _ => "{url}",
+            };
+            let argv = builtin_command(&["client", p.id(), "--target", at], flags)?;
             (format!("builtin{}", builtin_changes(flags)), argv)
         }
         (None, false) => {

@@ -10,6 +10,7 @@ use crate::protocol::{HttpRoutes, Protocol, TransportKind};
 use crate::transcript::Observation;
 use crate::transport::process::Stream;
 use crate::transport::process::{self, Launched, OutputLine};
+use crate::transport::relay;
 use crate::transport::socketio::server::{EioServer, ServerOptions};
 use crate::transport::sse_server::{Responder, SiteOptions, SseServer};
 use crate::transport::websocket::{self, Opened};
@@ -92,6 +93,8 @@ pub(super) struct Serving {
     site: Option<FedSite>,
     /// What `{url}` becomes: where the client connects.
     url: String,
+    /// What `{agent}` becomes: the command a host runs as its agent (stdio protocols).
+    agent: String,
     launched: Option<Launched>,
 }
 
@@ -126,9 +129,9 @@ impl Serving {
             transport: transport.name(),
         };
         match transport {
-            TransportKind::WebSocket | TransportKind::SocketIo => {}
+            TransportKind::WebSocket | TransportKind::SocketIo | TransportKind::Stdio => {}
             TransportKind::Sse if protocol.http_routes().is_some() => {}
-            _ => return Err(unsupported()),
+            TransportKind::Sse => return Err(unsupported()),
         }
         let (listener, addr) = match shared {
             Some(shared) => {
@@ -156,11 +159,15 @@ impl Serving {
             }
             // The routes are appended by the client: no trailing slash.
             TransportKind::Sse => format!("http://{addr}"),
+            // A host starts `{agent}`, which relays to this address.
+            TransportKind::Stdio => format!("tcp://{addr}"),
             _ => format!("http://{addr}/"),
         };
+        let agent = relay_command(&addr.to_string());
         Ok(Serving {
             listener,
             transport,
+            agent,
             routes: protocol.http_routes(),
             responder: protocol.responder().unwrap_or_else(|| Arc::new(AcceptAll)),
             site: None,
@@ -180,11 +187,16 @@ impl Serving {
         let token = token.unwrap_or("");
         let argv: Vec<String> = crate::transport::stdio::expand_tmp(command, tmp)
             .into_iter()
-            .map(|a| a.replace("{url}", &self.url).replace("{token}", token))
+            .map(|a| {
+                a.replace("{url}", &self.url)
+                    .replace("{token}", token)
+                    .replace("{agent}", &self.agent)
+            })
             .collect();
         let env = [
             ("WIREPROBE_URL".to_owned(), self.url.clone()),
             ("WIREPROBE_TOKEN".to_owned(), token.to_owned()),
+            ("WIREPROBE_AGENT".to_owned(), self.agent.clone()),
         ];
         let launched = process::launch(&argv, &env, cwd).map_err(ServingError::Launch)?;
         self.launched = Some(launched);
@@ -207,6 +219,15 @@ impl Serving {
             }
         } else {
             match tokio::time::timeout(timeout, self.listener.accept()).await {
+                Ok(Ok(tcp)) if self.transport == TransportKind::Stdio => {
+                    let (conn, peer) = relay::accepted(tcp, max_frame);
+                    let opened = Opened {
+                        peer,
+                        path: "the agent's stdio (relayed)".into(),
+                        headers: Vec::new(),
+                    };
+                    Some(Ok((conn, opened)))
+                }
                 Ok(Ok(tcp)) => Some(
                     websocket::accept(tcp, max_frame, timeout)
                         .await
@@ -261,6 +282,19 @@ impl Serving {
             None => Vec::new(),
         }
     }
+}
+
+/// The command line a host runs as its agent: this wireprobe, relaying the agent's stdin and
+/// stdout to `addr` (quoted when its path has spaces, as a shell would need it).
+fn relay_command(addr: &str) -> String {
+    let exe = std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "wireprobe".into());
+    let exe = match exe.contains(char::is_whitespace) {
+        true => format!("'{exe}'"),
+        false => exe,
+    };
+    format!("{exe} relay {addr}")
 }
 
 /// The SSE + HTTP site a binding describes (its routes, its answers to POSTs).

@@ -277,7 +277,10 @@ impl<'a> CaseRun<'a> {
                 .send(frame, Instant::now() + self.timeout(None))
                 .await?;
         }
-        if answering || mode == HandshakeMode::SendOnly {
+        // Serving a client, a session that speaks first (a Nuum agent's init) has no reply to
+        // wait for: the client's first line is the case's to expect.
+        let serving = self.link.transcript.judged() == crate::transcript::Direction::Client;
+        if answering || serving || mode == HandshakeMode::SendOnly {
             return Ok(());
         }
         self.handshake_reply().await

@@ -8,6 +8,7 @@
 pub mod exchange;
 pub(crate) mod http_serve;
 pub mod process;
+pub mod relay;
 pub mod socketio;
 pub mod sse;
 pub mod sse_server;

@@ -140,14 +140,14 @@ pub async fn spawn(opts: &StdioOptions) -> Result<Connection, TransportError> {
 }
 
 /// One stdout read, as the transport reports it.
-enum Read {
+pub(super) enum Read {
     Line(Vec<u8>),
     Notice(String),
     Eof,
 }
 
 /// The next stdout (or stderr) line; blank and over-long lines are notices.
-async fn next_read<R: AsyncBufRead + Unpin>(
+pub(super) async fn next_read<R: AsyncBufRead + Unpin>(
     lines: &mut AsyncLines<R>,
     max: usize,
 ) -> std::io::Result<Read> {
@@ -161,7 +161,7 @@ async fn next_read<R: AsyncBufRead + Unpin>(
     })
 }
 
-fn frame_of(line: Vec<u8>) -> Frame {
+pub(super) fn frame_of(line: Vec<u8>) -> Frame {
     match String::from_utf8(line) {
         Ok(text) => Frame::Text(text),
         Err(e) => Frame::RawText(e.into_bytes()),

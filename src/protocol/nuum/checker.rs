@@ -359,10 +359,16 @@ impl NuumChecker {
         turn.model_call_ended = false;
     }
 
-    fn on_client_line(&mut self, line: &Value) {
+    fn on_client_line(&mut self, line: &Value, out: &mut Vec<Violation>) {
         self.saw_client = true;
         let parsed = super::input::line_of(line);
         self.client_broken = parsed.is_err();
+        if let Err(why) = &parsed {
+            out.push(Violation::new(
+                "NUUM-HOST-001",
+                format!("a line the agent cannot take: {why}"),
+            ));
+        }
         // Only a user message the process can take starts a turn; a broken one is refused.
         if matches!(parsed, Ok(super::input::HostLine::User { .. })) && !self.process.turn.open {
             self.process.turn.accept_due = true;
@@ -383,10 +389,17 @@ impl Checker for NuumChecker {
                 self.process = Process::default();
             }
             (Direction::Server, Observed::Event(line, _)) => self.on_server_line(line, out),
-            (Direction::Client, Observed::Event(line, _)) => self.on_client_line(line),
-            (Direction::Client, Observed::Garbage(_)) => {
+            (Direction::Client, Observed::Event(line, _)) => self.on_client_line(line, out),
+            (Direction::Client, Observed::Garbage(text)) => {
                 self.saw_client = true;
                 self.client_broken = true;
+                out.push(Violation::new(
+                    "NUUM-HOST-002",
+                    format!(
+                        "the host wrote a line that is not JSON: {:?}",
+                        text.chars().take(60).collect::<String>()
+                    ),
+                ));
             }
             (Direction::Server, Observed::Garbage(text)) => {
                 self.process.spoke = true;

@@ -26,7 +26,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
     // Unused: a process has no bearer tokens.
     token_placement: TokenPlacement::Query,
     suite: crate::bundled_suite!("nuum", ["protocol.toml", "turns.toml", "robustness.toml"]),
-    client_suite: &[],
+    client_suite: crate::bundled_suite!("nuum", ["client/host.toml"]),
     http_routes: None,
     has_handshake: true,
     // The process announces itself with system/init.
@@ -44,7 +44,13 @@ impl Protocol for Nuum {
     }
 
     fn session(&self, _transport: TransportKind) -> Box<dyn Session> {
-        Box::new(session::NuumSession)
+        Box::new(session::NuumSession::default())
+    }
+
+    /// The agent a host under test starts (its stdio relayed to the run: `{agent}`).
+    fn serving_session(&self, transport: TransportKind) -> Option<Box<dyn Session>> {
+        (transport == TransportKind::Stdio)
+            .then(|| Box::new(session::NuumSession::serving()) as Box<dyn Session>)
     }
 
     fn checker(&self) -> Box<dyn Checker> {

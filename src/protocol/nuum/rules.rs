@@ -5,9 +5,18 @@
 
 use crate::rules::{Level::*, Rule};
 
+/// A rule the Nuum process (the agent) can break.
 macro_rules! rule {
     ($($rule:tt)*) => {
-        $crate::spec_rule!("003_d7769e1c0369e72c.txt", $($rule)*)
+        $crate::spec_rule!(binds Server, "003_d7769e1c0369e72c.txt", $($rule)*)
+    };
+}
+
+/// A rule the host that starts the process can break (wireprobe stands in for its agent;
+/// `run nuum --client`).
+macro_rules! host_rule {
+    ($($rule:tt)*) => {
+        $crate::spec_rule!(binds Client, "003_d7769e1c0369e72c.txt", $($rule)*)
     };
 }
 
@@ -114,4 +123,14 @@ pub static RULES: &[Rule] = &[
     rule!("NUUM-BAD-002", Should, "System Messages",
         "Bad input is answered with system/error, so the host learns the line was not taken.",
         "{\"type\":\"system\",\"subtype\":\"error\",\"message\":\"Something went wrong\"} … facts: Bad JSON on stdin gets `{\"type\":\"system\",\"subtype\":\"error\",\"message\":\"Parse error: invalid JSON\"}` and the process keeps running."),
+    // What binds the host.
+    host_rule!("NUUM-HOST-001", Must, "Input Messages (stdin → Nuum)",
+        "Each line the host writes is a message the spec lists: a user message (type \"user\", message.role \"user\", message.content a string or an array of content blocks) or a control message (type \"control\", action interrupt, status or heartbeat).",
+        "Fields: - `type`: Always `\"user\"` - `message.role`: Always `\"user\"` - `message.content`: String or array of content blocks … Actions: - `interrupt`: Cancel the current turn - `status`: Get server status - `heartbeat`: Keep-alive ping"),
+    host_rule!("NUUM-HOST-002", Must, "Transport",
+        "Each line the host writes is one JSON object (NDJSON): not text that is not JSON.",
+        "**Format**: Newline-delimited JSON (NDJSON) … **Input**: stdin"),
+    host_rule!("NUUM-HOST-003", Should, "Transport",
+        "The host keeps the session going through what it does not expect from its agent (an output type or subtype it does not know, a line that is not JSON, a system error, a failed turn): it still sends its next message.",
+        "**Lifecycle**: Process stays alive between turns, accepts ongoing messages"),
 ];

@@ -6,9 +6,33 @@ use crate::protocol::{Decoded, ProtocolError, Session};
 use crate::transport::{Frame, Outgoing};
 use serde_json::Value;
 
-/// Host-side Nuum state (there is none beyond the process itself).
+/// Nuum state: none on the host's side; standing in for the agent (judging a host), the
+/// session id its init announced, which its assistant, result and system lines carry.
 #[derive(Debug, Default)]
-pub struct NuumSession;
+pub struct NuumSession {
+    serving: Option<String>,
+}
+
+impl NuumSession {
+    /// The agent's side, for a host under test.
+    pub fn serving() -> Self {
+        NuumSession {
+            serving: Some(format!("nuum_{}", uuid::Uuid::new_v4().simple())),
+        }
+    }
+}
+
+/// The lines that carry the session id (the spec's §Session Identity and examples).
+fn carries_session(event: &Value) -> bool {
+    match event.get("type").and_then(Value::as_str) {
+        Some("assistant" | "result") => true,
+        Some("system") => matches!(
+            event.get("subtype").and_then(Value::as_str),
+            Some("init" | "turn_accepted" | "tasks" | "status_response")
+        ),
+        _ => false,
+    }
+}
 
 /// True for `{"type":"system","subtype":SUBTYPE}`.
 pub fn is_system(event: &Value, subtype: &str) -> bool {
@@ -22,14 +46,31 @@ impl Session for NuumSession {
         _with: Option<&Value>,
         _resume: bool,
     ) -> Result<Vec<Frame>, ProtocolError> {
-        Ok(Vec::new())
+        // The agent announces itself once it starts (§Init Message).
+        Ok(match &self.serving {
+            Some(session) => {
+                let init = serde_json::json!({"type": "system", "subtype": "init",
+                    "session_id": session, "version": "0.1.0", "tools": ["read", "write"]});
+                vec![Frame::Text(init.to_string())]
+            }
+            None => Vec::new(),
+        })
     }
 
     fn is_handshake_reply(&self, event: &Value) -> bool {
         is_system(event, "init")
     }
 
+    /// The line as the case gives it; standing in for the agent, with the session id filled
+    /// where the line carries one and the case set none.
     fn encode(&mut self, event: &Value) -> Result<Outgoing, ProtocolError> {
+        if let (Some(session), Value::Object(m)) = (&self.serving, event) {
+            if carries_session(event) && !m.contains_key("session_id") {
+                let mut filled = m.clone();
+                filled.insert("session_id".into(), Value::String(session.clone()));
+                return Ok(Frame::Text(Value::Object(filled).to_string()).into());
+            }
+        }
         Ok(Frame::Text(event.to_string()).into())
     }
 

@@ -39,3 +39,37 @@ pub static FAULTS: &[Fault] = &[
     fault!("stalls-on-huge-line", ["NUUM-BAD-001", "NUUM-BAD-002"], "stops reading stdin after a line over its limit (so that line gets no system/error either)"),
     fault!("silent-on-bad-input", ["NUUM-BAD-002"], "ignores bad input without a system/error"),
 ];
+
+/// Faults of the Nuum reference host (`wireprobe client nuum --fault NAME`).
+pub static CLIENT_FAULTS: &[Fault] = &[
+    fault!(
+        "bad-role",
+        ["NUUM-HOST-001"],
+        "its user messages say role \"human\""
+    ),
+    fault!(
+        "unknown-action",
+        ["NUUM-HOST-001"],
+        "sends a control message with action \"pause\" before each user message"
+    ),
+    fault!(
+        "not-json",
+        ["NUUM-HOST-002"],
+        "writes a line of plain text before each user message"
+    ),
+    fault!(
+        "stops-on-garbage",
+        ["NUUM-HOST-003"],
+        "sends nothing more after an agent line that is not JSON"
+    ),
+    fault!(
+        "stops-on-unknown-output",
+        ["NUUM-HOST-003"],
+        "sends nothing more after output of a type or subtype it does not know"
+    ),
+    fault!(
+        "stops-on-error",
+        ["NUUM-HOST-003"],
+        "sends nothing more after a system error or a failed turn"
+    ),
+];

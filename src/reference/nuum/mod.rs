@@ -4,6 +4,7 @@
 
 pub mod agent;
 pub mod faults;
+pub mod host;
 pub mod store;
 pub mod variants;
 
@@ -117,7 +118,13 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
     listen: None,
     stdio: Some(stdio),
     keeps_database: true,
-    client: None,
+    client: Some(crate::reference::ReferenceClient {
+        faults: faults::CLIENT_FAULTS,
+        variants: variants::CLIENT_VARIANTS,
+        dial: |agent, opts| Box::pin(host::run(agent, opts)),
+        tools: &[],
+        slow_tools: &[],
+    }),
 };
 
 fn stdio(pipes: StdioPipes, opts: &ServeOptions) -> crate::reference::entry::Started<'_, i32> {

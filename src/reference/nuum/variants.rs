@@ -50,3 +50,19 @@ pub fn tool_names(variants: &crate::reference::Variants) -> [&'static str; 3] {
         ["echo", "background_research", "set_alarm"]
     }
 }
+
+/// Legal-but-different behaviours of the Nuum reference host.
+pub static CLIENT_VARIANTS: &[Variant] = &[
+    variant!(
+        "content-blocks",
+        "sends its text as an array of content blocks, not a string"
+    ),
+    variant!(
+        "heartbeats",
+        "sends a heartbeat control message before each user message"
+    ),
+    variant!(
+        "asks-status",
+        "asks for the status once the agent has said init"
+    ),
+];
