@@ -82,7 +82,12 @@ pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
             false => Vec::new(),
         },
         client_listener: match &args.listen {
-            Some(addr) => Some(harness_listener(addr).await.map_err(usage)?),
+            Some(addr) => {
+                let transport = prepared
+                    .transport
+                    .unwrap_or(protocol::TransportKind::WebSocket);
+                Some(harness_listener(p, transport, addr).await.map_err(usage)?)
+            }
             None => None,
         },
         handshake_defaults: match &args.auth {
@@ -197,13 +202,27 @@ pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
 
 /// The listener a harness's clients connect to (`--client --listen ADDR`), announced on stderr
 /// so the harness can start its clients.
-async fn harness_listener(addr: &str) -> Result<wireprobe::suite::runner::SharedListener> {
+async fn harness_listener(
+    p: &dyn protocol::Protocol,
+    transport: protocol::TransportKind,
+    addr: &str,
+) -> Result<wireprobe::suite::runner::SharedListener> {
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .with_context(|| format!("cannot listen on {addr}"))?;
     let bound = listener
         .local_addr()
         .context("the listener has no address")?;
-    eprintln!("wireprobe: serving clients on ws://{bound}/ (one case per connection)");
+    let bound = bound.to_string();
+    match transport {
+        protocol::TransportKind::Stdio => eprintln!(
+            "wireprobe: serving hosts: start yours with the agent command `{}` (one case per start)",
+            wireprobe::suite::relay_command(&bound)
+        ),
+        _ => eprintln!(
+            "wireprobe: serving clients on {} (one case per connection)",
+            wireprobe::suite::client_address(p, transport, &bound)
+        ),
+    }
     Ok(std::sync::Arc::new(tokio::sync::Mutex::new(listener)))
 }

@@ -20,6 +20,7 @@ pub mod writer;
 
 pub use loader::{load_bundled, load_bundled_client, load_path, SuiteError};
 pub use model::{Case, Suite};
+pub use serving::{client_address, relay_command};
 
 /// The JSON Schema of a suite file, derived from the types the loader reads: an editor's TOML
 /// language server given it completes and checks a suite as it is written.

@@ -147,22 +147,7 @@ impl Serving {
             }
         };
         let addr = addr.map_err(ServingError::Listen)?;
-        // Where the client connects: the protocol's own route for its transport (HPD's
-        // WebSocket is `/ws` under the base), else the root.
-        let url = match transport {
-            TransportKind::WebSocket => {
-                let at = protocol.endpoint(transport, &format!("http://{addr}"));
-                match at.strip_prefix("http://") {
-                    Some(rest) => format!("ws://{rest}/"),
-                    None => at,
-                }
-            }
-            // The routes are appended by the client: no trailing slash.
-            TransportKind::Sse => format!("http://{addr}"),
-            // A host starts `{agent}`, which relays to this address.
-            TransportKind::Stdio => format!("tcp://{addr}"),
-            _ => format!("http://{addr}/"),
-        };
+        let url = client_address(protocol, transport, &addr.to_string());
         let agent = relay_command(&addr.to_string());
         Ok(Serving {
             listener,
@@ -284,9 +269,28 @@ impl Serving {
     }
 }
 
+/// Where a client of `protocol` over `transport` is told to connect when wireprobe serves at
+/// `addr` (`{url}`): the protocol's own route for its transport (HPD's WebSocket is `/ws`
+/// under the base), else the root; for a stdio protocol, the address `{agent}` relays to.
+pub fn client_address(protocol: &dyn Protocol, transport: TransportKind, addr: &str) -> String {
+    match transport {
+        TransportKind::WebSocket => {
+            let at = protocol.endpoint(transport, &format!("http://{addr}"));
+            match at.strip_prefix("http://") {
+                Some(rest) => format!("ws://{rest}/"),
+                None => at,
+            }
+        }
+        // The routes are appended by the client: no trailing slash.
+        TransportKind::Sse => format!("http://{addr}"),
+        TransportKind::Stdio => format!("tcp://{addr}"),
+        TransportKind::SocketIo => format!("http://{addr}/"),
+    }
+}
+
 /// The command line a host runs as its agent: this wireprobe, relaying the agent's stdin and
 /// stdout to `addr` (quoted when its path has spaces, as a shell would need it).
-fn relay_command(addr: &str) -> String {
+pub fn relay_command(addr: &str) -> String {
     let exe = std::env::current_exe()
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| "wireprobe".into());
