@@ -60,6 +60,17 @@ fn fuzz_as(
         "{protocol} {fault:?}: {stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    if rule.is_some() && fault.is_none() {
+        // A finding against a correct reference is a false alarm to chase: keep its words and
+        // its replay file, which the test's temporary directory would take with it.
+        eprintln!("{protocol} {role:?} without a fault: {stdout}");
+        let kept = std::env::temp_dir().join(format!("wireprobe-false-alarm-{protocol}"));
+        let _ = std::fs::create_dir_all(&kept);
+        for file in std::fs::read_dir(out).into_iter().flatten().flatten() {
+            let _ = std::fs::copy(file.path(), kept.join(file.file_name()));
+        }
+        eprintln!("replay files kept in {}", kept.display());
+    }
     rule
 }
 
