@@ -13,7 +13,7 @@ fn wireprobe() -> Command {
 /// Runs at once across this binary's tests: on two cores, some forty debug-built runs with a
 /// client process per case starve each other past a case's timeout (a probe going
 /// unanswered then makes a fault look harmless). The runs' 3 s timeout leaves room besides.
-const MAX_RUNS: usize = 12;
+const MAX_RUNS: usize = 24;
 
 static RUNNING: (std::sync::Mutex<usize>, std::sync::Condvar) =
     (std::sync::Mutex::new(0), std::sync::Condvar::new());
@@ -146,8 +146,13 @@ fn a_client_run_s_rules_table_holds_what_a_client_can_break() {
 
 #[test]
 fn each_reference_client_fault_fails_exactly_its_rules_cases() {
-    for protocol in JUDGED {
-        fault_matrix(protocol);
+    // Every protocol's runs at once (as many as MAX_RUNS allows): most of a run is waiting.
+    let matrices: Vec<_> = JUDGED
+        .iter()
+        .map(|protocol| std::thread::spawn(move || fault_matrix(protocol)))
+        .collect();
+    for matrix in matrices {
+        matrix.join().expect("the fault matrix holds");
     }
 }
 
@@ -277,26 +282,25 @@ fn an_hpd_client_over_the_websocket_is_judged_by_the_same_suite() {
 
 #[test]
 fn every_reference_client_variant_passes_its_client_suite() {
-    for protocol in JUDGED {
-        let client = reference::get(protocol)
-            .and_then(|r| r.client.as_ref())
-            .expect("a reference client");
-        assert!(!client.variants.is_empty());
-        let runs: Vec<_> = client
-            .variants
-            .iter()
-            .map(|variant| {
+    let runs: Vec<_> = JUDGED
+        .iter()
+        .flat_map(|protocol| {
+            let client = reference::get(protocol)
+                .and_then(|r| r.client.as_ref())
+                .expect("a reference client");
+            assert!(!client.variants.is_empty(), "{protocol} has no variant");
+            client.variants.iter().map(move |variant| {
                 let name = variant.name;
                 let run = std::thread::spawn(move || {
                     client_run(protocol, &["--target", "builtin", "--variant", name])
                 });
-                (name, run)
+                (protocol, name, run)
             })
-            .collect();
-        for (name, run) in runs {
-            let (code, cases) = run.join().expect("the run finishes");
-            assert_all_pass(protocol, &format!("--variant {name}"), code, &cases);
-        }
+        })
+        .collect();
+    for (protocol, name, run) in runs {
+        let (code, cases) = run.join().expect("the run finishes");
+        assert_all_pass(protocol, &format!("--variant {name}"), code, &cases);
     }
 }
 
