@@ -38,6 +38,7 @@ pub fn observed_of(record: &Record) -> Observed<'_> {
         Observation::Post { path, body } => Observed::Post { path, body },
         Observation::Http(answer) => Observed::Http(answer),
         Observation::StreamOpened { from } => Observed::StreamOpened(from),
+        Observation::TokenPresented { at } => Observed::TokenPresented(at.as_deref()),
         Observation::NoGreeting { waited_ms } => Observed::NoGreeting {
             waited_ms: *waited_ms,
         },

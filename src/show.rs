@@ -68,6 +68,8 @@ pub fn entry(e: &crate::transcript::Entry) -> String {
         O::StreamOpened { .. } => "the event stream reopened".into(),
         O::Truncated { dropped } => format!("{dropped} entries not stored"),
         O::NoGreeting { waited_ms } => format!("no greeting within {waited_ms} ms"),
+        O::TokenPresented { at: Some(at) } => format!("the token presented in the {at}"),
+        O::TokenPresented { at: None } => "no token presented".into(),
     }
 }
 

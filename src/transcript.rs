@@ -112,6 +112,12 @@ pub enum Observation {
     /// A target that speaks first (Nuum's init) said nothing of the protocol within this
     /// many ms of the connection or the process starting; wireprobe went on without it.
     NoGreeting { waited_ms: u64 },
+    /// A client under test was handed a token (`{token}`): where its connection presented
+    /// it (`query`, `subprotocol`, `header`), or `None` when it did not.
+    TokenPresented {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        at: Option<String>,
+    },
 }
 
 /// One transcript line: `{"from", "at_ms", "frame"}` for an event (with `"sse"` when it came

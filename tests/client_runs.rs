@@ -47,8 +47,14 @@ fn client_run(protocol: &str, args: &[&str]) -> (i32, Vec<Value>) {
     let _slot = Slot::take();
     let dir = tempfile::tempdir().expect("temp dir");
     let report = dir.path().join("report.json");
+    // A HAIP client is handed a token to present (haip.client.token).
+    let credentials: &[&str] = match protocol {
+        "haip" => &["--jwt-secret", "wireprobe-client-tests"],
+        _ => &[],
+    };
     let output = wireprobe()
         .args(["run", protocol, "--client", "--timeout-ms", "3000"])
+        .args(credentials)
         .args(args)
         .arg("--report")
         .arg(format!("json={}", report.display()))

@@ -302,6 +302,10 @@ pub struct ClientArgs {
     /// Behave in a legal but different way (repeatable).
     #[arg(long = "variant", value_name = "NAME")]
     pub variants: Vec<String>,
+    /// A token to present as the protocol says (HAIP: `?token=` on the WebSocket URL); empty
+    /// is none.
+    #[arg(long, value_name = "TOKEN")]
+    pub token: Option<String>,
 }
 
 #[derive(Debug, Args)]

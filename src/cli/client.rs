@@ -14,6 +14,7 @@ pub(super) async fn client(args: ClientArgs) -> Result<u8, Failure> {
     let opts = ClientOptions {
         faults: args.faults,
         variants: args.variants,
+        token: args.token,
     };
     match dial(&args.target, &opts).await {
         Ok(ClientEnd::Closed) => Ok(EXIT_OK),

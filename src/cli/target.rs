@@ -223,7 +223,11 @@ pub fn prepare_client(
                 TransportKind::Stdio => "{agent}",
                 _ => "{url}",
             };
-            let argv = builtin_command(&["client", p.id(), "--target", at], flags)?;
+            // The token it is handed (`{token}`: empty when there is none).
+            let argv = builtin_command(
+                &["client", p.id(), "--target", at, "--token", "{token}"],
+                flags,
+            )?;
             (format!("builtin{}", builtin_changes(flags)), argv)
         }
         (None, false) => {

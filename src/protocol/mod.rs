@@ -245,6 +245,8 @@ pub enum Observed<'a> {
     },
     /// A target that speaks first said nothing of the protocol within `waited_ms` of starting
     /// (see [`Descriptor::target_speaks_first`]).
+    /// A client handed a token presented it here (`query`, `subprotocol`, `header`), or not.
+    TokenPresented(Option<&'a str>),
     NoGreeting {
         waited_ms: u64,
     },

@@ -26,6 +26,8 @@ pub type Dial = for<'a> fn(&'a str, &'a ClientOptions) -> Started<'a, ClientEnd>
 pub struct ClientOptions {
     pub faults: Vec<String>,
     pub variants: Vec<String>,
+    /// The token it was handed, to present as its protocol says (`None`: none).
+    pub token: Option<String>,
 }
 
 /// Why a reference client's session ended.

@@ -288,6 +288,33 @@ pub fn client_address(protocol: &dyn Protocol, transport: TransportKind, addr: &
     }
 }
 
+/// Where the request that opened a client's connection carried `token`: a `token` query
+/// parameter, an entry of `Sec-WebSocket-Protocol`, or `Authorization: Bearer`.
+fn presented_at(opened: &Opened, token: &str) -> Option<&'static str> {
+    let query = opened.path.split_once('?').map_or("", |(_, q)| q);
+    let in_query = query.split('&').any(|pair| {
+        pair.strip_prefix("token=")
+            .is_some_and(|v| crate::transport::query_unescape(v) == token)
+    });
+    let header = |name: &'static str| {
+        opened
+            .headers
+            .iter()
+            .filter(move |(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let in_subprotocol = header("sec-websocket-protocol")
+        .flat_map(|v| v.split(','))
+        .any(|p| p.trim() == token);
+    let in_header = header("authorization").any(|v| v.trim() == format!("Bearer {token}"));
+    match (in_query, in_subprotocol, in_header) {
+        (true, _, _) => Some("query"),
+        (_, true, _) => Some("subprotocol"),
+        (_, _, true) => Some("header"),
+        _ => None,
+    }
+}
+
 /// The command line a host runs as its agent: this wireprobe, relaying the agent's stdin and
 /// stdout to `addr` (quoted when its path has spaces, as a shell would need it).
 pub fn relay_command(addr: &str) -> String {
@@ -375,11 +402,18 @@ impl CaseRun<'_> {
                 // Which connection ran the case: what it asked for, and from where.
                 let url = match opened.peer {
                     Some(peer) => format!("{} (from {peer})", opened.path),
-                    None => opened.path,
+                    None => opened.path.clone(),
                 };
                 self.link
                     .transcript
                     .observe_target(Observation::Connect { url });
+                // A client handed a token: where it presented it is the protocol's to judge.
+                if let Some(token) = token.filter(|t| !t.is_empty()) {
+                    let at = presented_at(&opened, token).map(str::to_owned);
+                    self.link
+                        .transcript
+                        .observe_target(Observation::TokenPresented { at });
+                }
                 self.link.conn = Some(conn);
                 Ok(())
             }

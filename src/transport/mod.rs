@@ -67,6 +67,28 @@ pub fn query_escape(s: &str) -> String {
         .collect()
 }
 
+/// `s` with its `%XX` escapes decoded (and `+` as a space, as a form-encoded query has it);
+/// an escape that is not two hex digits stays as it is.
+pub fn query_unescape(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let hex = |at: usize| bytes.get(at).and_then(|b| (*b as char).to_digit(16));
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match (bytes[i], hex(i + 1), hex(i + 2)) {
+            (b'%', Some(high), Some(low)) => {
+                out.push((high * 16 + low) as u8);
+                i += 3;
+                continue;
+            }
+            (b'+', _, _) => out.push(b' '),
+            (other, _, _) => out.push(other),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 /// What a connection observed.
 #[derive(Debug)]
 pub enum Received {
@@ -330,4 +352,17 @@ pub(crate) fn frame_only(out: Outgoing) -> Result<Frame, TransportError> {
 pub(crate) struct ConnectionParts {
     commands: mpsc::Sender<Command>,
     incoming: mpsc::Receiver<Queued>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_query_value_escaped_is_read_back() {
+        for s in ["abc.def-_~", "a b/c?d=e&f", "ünï", "%zz"] {
+            assert_eq!(query_unescape(&query_escape(s)), s);
+        }
+        assert_eq!(query_unescape("a+b%2"), "a b%2");
+    }
 }

@@ -60,7 +60,24 @@ struct Client {
 pub async fn run(url: &str, opts: &ClientOptions) -> Result<ClientEnd, ServeError> {
     let faults = Faults::parse(super::faults::CLIENT_FAULTS, &opts.faults)?;
     let variants = Variants::parse(super::variants::CLIENT_VARIANTS, &opts.variants)?;
-    let conn = websocket::connect(&WsOptions::new(url))
+    let mut ws = WsOptions::new(url);
+    // The token it was handed, where §Authentication and Security puts it on a WebSocket.
+    if let Some(token) = opts.token.as_deref().filter(|t| !t.is_empty()) {
+        if faults.has("token-in-header") {
+            ws.headers
+                .push(("Authorization".into(), format!("Bearer {token}")));
+        } else if variants.has("token-subprotocol") {
+            ws.subprotocols.push(token.to_owned());
+        } else if !faults.has("no-token") {
+            let sep = if url.contains('?') { '&' } else { '?' };
+            ws.url = format!(
+                "{}{sep}token={}",
+                websocket::with_root_path(url),
+                crate::transport::query_escape(token)
+            );
+        }
+    }
+    let conn = websocket::connect(&ws)
         .await
         .map_err(|e| ServeError::Connect(e.to_string()))?;
     let mut client = Client {

@@ -336,4 +336,14 @@ pub const CLIENT_FAULTS: &[Fault] = &[
         ["HAIP-SEQ-005"],
         "processes a duplicate of a message it already had (a PING is answered twice)"
     ),
+    fault!(
+        "no-token",
+        ["HAIP-AUTH-009"],
+        "connects without the token it was handed"
+    ),
+    fault!(
+        "token-in-header",
+        ["HAIP-AUTH-009"],
+        "presents its token in an Authorization header, the spec's form for HTTP/SSE"
+    ),
 ];

@@ -43,4 +43,8 @@ pub const CLIENT_VARIANTS: &[Variant] = &[
         "chunked-text",
         "sends its user text as START, two PARTs and END instead of START and END"
     ),
+    variant!(
+        "token-subprotocol",
+        "presents its token in Sec-WebSocket-Protocol, not as ?token="
+    ),
 ];

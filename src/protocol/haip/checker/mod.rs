@@ -197,6 +197,19 @@ impl Checker for HaipChecker {
                     format!("a text frame that is not a JSON message: {shown:?}"),
                 ));
             }
+            // A client handed a token presents it on the WebSocket as the spec names it.
+            Observed::TokenPresented(at) if from == Direction::Client => match at {
+                Some("query" | "subprotocol") => {}
+                Some(_) => out.push(Violation::new(
+                    "HAIP-AUTH-009",
+                    "the client presented its token in an Authorization header, the spec's form for HTTP/SSE, not on the WebSocket (?token= or Sec-WebSocket-Protocol)".to_owned(),
+                )),
+                None => out.push(Violation::new(
+                    "HAIP-AUTH-009",
+                    "the client was handed a token and connected without presenting it (no ?token=, nothing in Sec-WebSocket-Protocol)".to_owned(),
+                )),
+            },
+            Observed::TokenPresented(_) => {}
             // HAIP runs over a WebSocket: no HTTP exchanges reach its checker.
             Observed::Closed { .. }
             | Observed::Notice(_)
