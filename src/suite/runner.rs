@@ -178,7 +178,15 @@ fn case_budget(case: &Case, cfg: &RunConfig) -> Duration {
 fn unmet_run_requirement(case: &Case, cfg: &RunConfig) -> Option<String> {
     case.requires.iter().find_map(|r| match r {
         Requirement::Credentials if !cfg.credentials.any() => Some(
-            "needs --token or --jwt-secret: auth cases run only against a target that requires tokens".into(),
+            match cfg.judged {
+                crate::transcript::Direction::Client => {
+                    "needs --token or --jwt-secret: the token the client is handed as {token}"
+                }
+                crate::transcript::Direction::Server => {
+                    "needs --token or --jwt-secret: auth cases run only against a target that requires tokens"
+                }
+            }
+            .into(),
         ),
         Requirement::JwtSecret if cfg.credentials.jwt_secret.is_none() => {
             Some("needs --jwt-secret to mint tokens".into())
