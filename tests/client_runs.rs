@@ -394,3 +394,79 @@ fn list_shows_the_client_side_when_asked() {
     assert!(faults.contains("no-pong"), "{faults}");
     assert!(!faults.contains("hai-not-first"), "{faults}");
 }
+
+/// What a server run has works for a client run: a configuration file that is the whole job
+/// (`client = true`), a known-failing list that excuses a fault, saved reports that `report
+/// diff` and `report matrix` read.
+#[test]
+fn a_client_run_is_a_ci_job_like_a_server_run() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let at = |name: &str| dir.path().join(name);
+    std::fs::write(
+        // Not the default name: the clean run below must not read it.
+        at("ci.toml"),
+        r#"
+protocol = "haip"
+client = true
+target = "builtin"
+faults = ["no-pong"]
+timeout_ms = 3000
+case = ["haip.client.pong", "haip.client.hai-first"]
+known_failing = "known-failing.txt"
+reports = ["json=faulty.json"]
+"#,
+    )
+    .expect("write");
+    std::fs::write(at("known-failing.txt"), "haip.client.pong\n").expect("write");
+    let in_dir = |args: &[&str]| {
+        let _slot = Slot::take();
+        wireprobe()
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .expect("wireprobe runs")
+    };
+    let faulty = in_dir(&["run", "--config", "ci.toml"]);
+    assert_eq!(
+        faulty.status.code(),
+        Some(0),
+        "the failure is known: {faulty:?}"
+    );
+    let saved: Value =
+        serde_json::from_slice(&std::fs::read(at("faulty.json")).expect("a report")).expect("JSON");
+    assert_eq!(saved["side"], "client");
+    let pong = saved["cases"]
+        .as_array()
+        .and_then(|cases| cases.iter().find(|c| c["id"] == "haip.client.pong"))
+        .expect("the pong case ran");
+    assert_eq!(pong["verdict"], "fail", "{pong:#}");
+
+    let clean = in_dir(&[
+        "run",
+        "haip",
+        "--client",
+        "--target",
+        "builtin",
+        "--case",
+        "haip.client.pong",
+        "--case",
+        "haip.client.hai-first",
+        "--report",
+        "json=clean.json",
+    ]);
+    assert_eq!(clean.status.code(), Some(0), "{clean:?}");
+    let fixed = in_dir(&["report", "diff", "faulty.json", "clean.json"]);
+    assert_eq!(fixed.status.code(), Some(0), "{fixed:?}");
+    let said = String::from_utf8_lossy(&fixed.stdout);
+    assert!(said.contains("haip.client.pong"), "{said}");
+    let regressed = in_dir(&["report", "diff", "clean.json", "faulty.json"]);
+    assert_eq!(regressed.status.code(), Some(1), "{regressed:?}");
+    let matrix = in_dir(&["report", "matrix", "clean.json", "faulty.json"]);
+    assert_eq!(matrix.status.code(), Some(0), "{matrix:?}");
+    // The matrix is by rule: the fault's rule passes in one run and fails in the other.
+    let said = String::from_utf8_lossy(&matrix.stdout);
+    assert!(
+        said.contains("| HAIP-PING-001 | must | pass | **fail** |"),
+        "{said}"
+    );
+}
