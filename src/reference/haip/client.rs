@@ -153,6 +153,17 @@ impl Client {
         if duplicate && !self.faults.has("answers-duplicates") {
             return;
         }
+        // §Versioning and Extensibility: with crit true, an unknown field MUST trigger
+        // UNSUPPORTED_TYPE (and the message is not acted on).
+        let crit = event.get("crit") == Some(&Value::Bool(true));
+        if crit && !self.faults.has("crit-ignored") {
+            let unknown = crate::protocol::haip::schema::schema().unknown_fields(&event);
+            if !unknown.is_empty() {
+                let error = json!({"code": "UNSUPPORTED_TYPE",
+                    "message": format!("crit is true and these fields are unknown: {}", unknown.join(", "))});
+                return self.send(json!({"type": "ERROR", "payload": error})).await;
+            }
+        }
         match model::event_type(&event) {
             Some("HAI") if !self.greeted => {
                 if !self.shares_major(&event) && !self.faults.has("ignores-version") {

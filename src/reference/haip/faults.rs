@@ -346,4 +346,9 @@ pub const CLIENT_FAULTS: &[Fault] = &[
         ["HAIP-AUTH-009"],
         "presents its token in an Authorization header, the spec's form for HTTP/SSE"
     ),
+    fault!(
+        "crit-ignored",
+        ["HAIP-ENV-008"],
+        "acts on a message with crit: true and an unknown field instead of answering UNSUPPORTED_TYPE"
+    ),
 ];
