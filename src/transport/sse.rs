@@ -222,7 +222,12 @@ async fn run(
             Outgoing::Post { path, body } => post(&http, &inbox, &path, body.to_bytes()).await,
             Outgoing::Stream(from) => {
                 if let Some(old) = reader.take() {
+                    // Abort takes effect at the old reader's next await: one preempted in the
+                    // middle of queueing an event would queue it after the reopen's mark, an
+                    // old id the checker would take for the new stream's (a false HPD-SSE-001
+                    // under load). Waiting for it to stop keeps every old event before the mark.
                     old.abort();
+                    let _ = old.await;
                 }
                 match from {
                     None => Ok(()),
