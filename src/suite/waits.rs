@@ -237,8 +237,7 @@ impl CaseRun<'_> {
         unanswered: Unanswered,
     ) -> Result<(), Outcome> {
         let matching = self.substitute_all(matching)?;
-        let from = self.sent_at.take().unwrap_or_else(Instant::now);
-        let deadline = from + Duration::from_millis(ms);
+        let deadline = Instant::now() + Duration::from_millis(ms);
         let found = self
             .link
             .watch(deadline, |a, _| match a {
