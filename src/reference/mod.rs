@@ -6,6 +6,7 @@ pub mod entry;
 pub mod haip;
 pub mod hpd;
 pub mod huma;
+pub mod later;
 pub mod nuum;
 pub mod registry;
 pub mod uae;

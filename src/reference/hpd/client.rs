@@ -11,6 +11,7 @@
 //! is gone.
 
 use crate::protocol::hpd::{events, INPUTS_ROUTE, RESPONSES_ROUTE, STREAM_ROUTE};
+use crate::reference::later::Later;
 use crate::reference::{ClientEnd, ClientOptions, Faults, ServeError, Variants};
 use crate::transport::sse::{self, Captured};
 use crate::transport::websocket::{self, WsOptions};
@@ -43,7 +44,7 @@ pub async fn run(url: &str, opts: &ClientOptions) -> Result<ClientEnd, ServeErro
             .map_err(|e| ServeError::Connect(e.to_string()))?,
         faults,
         variants,
-        due: Vec::new(),
+        due: Later::default(),
         stopped: false,
         in_turn: false,
         turn_first: None,
@@ -68,8 +69,8 @@ struct Client {
     http: reqwest::Client,
     faults: Faults,
     variants: Variants,
-    /// Responses not yet due (the `answers-later` variant), soonest first.
-    due: Vec<(Instant, Value)>,
+    /// Responses not yet due (the `answers-later` variant).
+    due: Later<Value>,
     /// A fault made it stop answering.
     stopped: bool,
     /// A message turn is in progress.
@@ -104,10 +105,7 @@ impl Client {
             opened_before = true;
             let mut events = Box::pin(sse::events(response, MAX_LINE));
             loop {
-                let wake = self
-                    .due
-                    .first()
-                    .map_or(give_up, |(at, _)| (*at).min(give_up));
+                let wake = self.due.wake(give_up);
                 tokio::select! {
                     next = events.next() => match next {
                         Some(Captured::Event { data, meta }) => {
@@ -158,11 +156,7 @@ impl Client {
     async fn over_ws(&mut self, mut conn: Connection) -> ClientEnd {
         let give_up = Instant::now() + MAX_SESSION;
         loop {
-            let wake = self
-                .due
-                .first()
-                .map_or(give_up, |(at, _)| (*at).min(give_up));
-            match conn.recv(wake).await {
+            match conn.recv(self.due.wake(give_up)).await {
                 Some((Received::Frame(Frame::Text(text)), _)) => {
                     self.on_data(&text, &mut Up::Ws(&mut conn)).await
                 }
@@ -263,18 +257,14 @@ impl Client {
     async fn answer(&mut self, mut answer: Value, up: &mut Up<'_>) {
         answer["version"] = json!("1.0");
         if self.variants.has("answers-later") {
-            let at = Instant::now() + LATER;
-            self.due.push((at, answer));
-            self.due.sort_by_key(|(at, _)| *at);
+            self.due.push(Instant::now() + LATER, answer);
             return;
         }
         self.send(&answer, up).await;
     }
 
     async fn send_due(&mut self, up: &mut Up<'_>) {
-        let now = Instant::now();
-        while self.due.first().is_some_and(|(at, _)| *at <= now) {
-            let (_, answer) = self.due.remove(0);
+        for answer in self.due.take_due() {
             self.send(&answer, up).await;
         }
     }

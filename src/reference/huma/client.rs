@@ -10,6 +10,7 @@
 //! does not know and a packet it cannot read are ignored. It ends when the server closes.
 
 use crate::protocol::huma::validate::forbidden_key_path;
+use crate::reference::later::Later;
 use crate::reference::{ClientEnd, ClientOptions, Faults, ServeError, Variants};
 use crate::transport::socketio::packet::{self, EioPacket, SioKind, SioPacket};
 use crate::transport::socketio::{self, DEFAULT_PATH};
@@ -33,17 +34,16 @@ const OVERSIZE: usize = 1_000_000;
 /// Longest a session runs before giving up on a server that never closes.
 const MAX_SESSION: Duration = Duration::from_secs(300);
 
-/// A client event due at a time (a result of a tool still running).
+/// A client event held back (a result of a tool still running), with the call it answers.
 struct Due {
-    at: Instant,
     call: String,
     event: Value,
 }
 
 struct Client {
     conn: Connection,
-    /// Results and confirmations not yet due, soonest first.
-    due: Vec<Due>,
+    /// Results and confirmations not yet due.
+    due: Later<Due>,
     faults: Faults,
     variants: Variants,
 }
@@ -57,7 +57,7 @@ pub async fn run(url: &str, opts: &ClientOptions) -> Result<ClientEnd, ServeErro
         .map_err(|e| ServeError::Connect(e.to_string()))?;
     let mut client = Client {
         conn,
-        due: Vec::new(),
+        due: Later::default(),
         faults,
         variants,
     };
@@ -72,8 +72,7 @@ impl Client {
             .await;
         let give_up = Instant::now() + MAX_SESSION;
         loop {
-            let wake = self.due.first().map_or(give_up, |d| d.at.min(give_up));
-            match self.conn.recv(wake).await {
+            match self.conn.recv(self.due.wake(give_up)).await {
                 Some((Received::Frame(Frame::Text(text)), _)) => {
                     if self.on_text(&text).await.is_err() {
                         return ClientEnd::Closed;
@@ -187,16 +186,14 @@ impl Client {
     }
 
     async fn on_cancel(&mut self, id: &str, name: &str) {
-        let Some(at) = self.due.iter().position(|d| d.call == id) else {
+        let Some(running) = self.due.take_first(|d| d.call == id) else {
             return;
         };
         if self.faults.has("ignores-cancel") {
             // Runs on, and finishes soon after, with success.
-            self.due[at].at = Instant::now() + LATER;
-            self.due.sort_by_key(|d| d.at);
+            self.due.push(Instant::now() + LATER, running);
             return;
         }
-        self.due.remove(at);
         let mut canceled = self.result(id, name, "canceled", None, None);
         canceled["triggering"] = json!(self.faults.has("canceled-triggering"));
         self.emit(canceled).await;
@@ -256,18 +253,11 @@ impl Client {
     }
 
     fn schedule(&mut self, after: Duration, call: String, event: Value) {
-        self.due.push(Due {
-            at: Instant::now() + after,
-            call,
-            event,
-        });
-        self.due.sort_by_key(|d| d.at);
+        self.due.push(Instant::now() + after, Due { call, event });
     }
 
     async fn send_due(&mut self) {
-        let now = Instant::now();
-        while self.due.first().is_some_and(|d| d.at <= now) {
-            let due = self.due.remove(0);
+        for due in self.due.take_due() {
             self.emit(due.event).await;
         }
     }

@@ -8,6 +8,7 @@
 //! not JSON, are passed over. It ends when the agent closes.
 
 use crate::protocol::json::timestamp;
+use crate::reference::later::Later;
 use crate::reference::{ClientEnd, ClientOptions, Faults, ServeError, Variants};
 use crate::transport::websocket::{self, WsOptions};
 use crate::transport::{Connection, Frame, Received};
@@ -31,7 +32,7 @@ pub async fn run(url: &str, opts: &ClientOptions) -> Result<ClientEnd, ServeErro
         conn,
         session: format!("sess_{}", uuid::Uuid::new_v4().simple()),
         next_id: 0,
-        due: Vec::new(),
+        due: Later::default(),
         stopped: false,
         faults,
         variants,
@@ -45,8 +46,8 @@ struct Ui {
     conn: Connection,
     session: String,
     next_id: u64,
-    /// Actions not yet due (`acts-later`), soonest first.
-    due: Vec<(Instant, Value)>,
+    /// Actions not yet due (`acts-later`).
+    due: Later<Value>,
     /// A fault made it stop acting.
     stopped: bool,
     faults: Faults,
@@ -62,11 +63,7 @@ impl Ui {
         self.send("ui.message", text).await;
         let give_up = Instant::now() + MAX_SESSION;
         loop {
-            let wake = self
-                .due
-                .first()
-                .map_or(give_up, |(at, _)| (*at).min(give_up));
-            match self.conn.recv(wake).await {
+            match self.conn.recv(self.due.wake(give_up)).await {
                 Some((Received::Frame(Frame::Text(text)), _)) => self.on_text(&text).await,
                 Some((received, _)) if received.is_terminal() => return ClientEnd::Closed,
                 Some(_) => {}
@@ -109,16 +106,14 @@ impl Ui {
         }
         let payload = json!({"view_id": view, "action": action});
         if self.variants.has("acts-later") {
-            self.due.push((Instant::now() + LATER, payload));
+            self.due.push(Instant::now() + LATER, payload);
             return;
         }
         self.send("ui.action", payload).await;
     }
 
     async fn send_due(&mut self) {
-        let now = Instant::now();
-        while self.due.first().is_some_and(|(at, _)| *at <= now) {
-            let (_, payload) = self.due.remove(0);
+        for payload in self.due.take_due() {
             self.send("ui.action", payload).await;
         }
     }
