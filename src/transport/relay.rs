@@ -8,8 +8,8 @@
 //! was written (a line cut short, a blank line, CRLF), and what the run sends reaches the host
 //! the same way.
 
-use super::stdio::{frame_of, next_read, Read};
-use super::{Command, Connection, Frame, Inbox, Received, TransportError};
+use super::stdio::{frame_of, line_bytes, next_read, Read};
+use super::{Command, Connection, Inbox, Received, TransportError};
 use crate::ndjson::AsyncLines;
 use std::net::SocketAddr;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
@@ -78,10 +78,8 @@ async fn pump<R, W>(
         tokio::select! {
             command = commands.recv() => match command {
                 Some(Command::Send(out, done)) => {
-                    let bytes = match super::frame_only(out) {
-                        Ok(Frame::Text(mut t)) => { t.push('\n'); t.into_bytes() }
-                        // Raw frames go out exactly as given: no newline added.
-                        Ok(Frame::RawText(b) | Frame::Binary(b)) => b,
+                    let bytes = match line_bytes(out) {
+                        Ok(bytes) => bytes,
                         Err(e) => { let _ = done.send(Err(e)); continue; }
                     };
                     let result = async { writer.write_all(&bytes).await?; writer.flush().await }.await;
@@ -113,6 +111,7 @@ async fn pump<R, W>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::Frame;
     use tokio::io::AsyncBufReadExt;
 
     fn soon() -> tokio::time::Instant {

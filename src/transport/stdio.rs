@@ -161,6 +161,18 @@ pub(super) async fn next_read<R: AsyncBufRead + Unpin>(
     })
 }
 
+/// What an outgoing frame writes on a line-based stream: a text frame and its newline; a raw
+/// frame exactly as given, no newline added.
+pub(super) fn line_bytes(out: super::Outgoing) -> Result<Vec<u8>, TransportError> {
+    Ok(match super::frame_only(out)? {
+        Frame::Text(mut t) => {
+            t.push('\n');
+            t.into_bytes()
+        }
+        Frame::RawText(b) | Frame::Binary(b) => b,
+    })
+}
+
 pub(super) fn frame_of(line: Vec<u8>) -> Frame {
     match String::from_utf8(line) {
         Ok(text) => Frame::Text(text),
@@ -186,14 +198,9 @@ async fn pump(
         tokio::select! {
             command = commands.recv() => match command {
                 Some(RunnerCommand::Send(out, done)) => {
-                    let frame = match super::frame_only(out) {
-                        Ok(frame) => frame,
+                    let bytes = match line_bytes(out) {
+                        Ok(bytes) => bytes,
                         Err(e) => { let _ = done.send(Err(e)); continue; }
-                    };
-                    let bytes = match frame {
-                        Frame::Text(mut t) => { t.push('\n'); t.into_bytes() }
-                        // Raw frames go out exactly as given: no newline added.
-                        Frame::RawText(b) | Frame::Binary(b) => b,
                     };
                     let result = async { stdin.write_all(&bytes).await?; stdin.flush().await }.await;
                     // A closed stdin means the process is gone or going: its exit is reported as the end.
