@@ -38,11 +38,6 @@ pub struct ClientDuties {
     dropped_at: Option<u64>,
 }
 
-/// The route an envelope of `kind` belongs on.
-fn route_for(kind: &str) -> &'static str {
-    super::session::route_of(kind)
-}
-
 impl ClientDuties {
     /// A new connection: a new session, numbered from 1.
     pub fn connected(&mut self) {
@@ -132,7 +127,7 @@ impl ClientDuties {
             return;
         };
         if let Some(route) = route {
-            let belongs = route_for(known.name);
+            let belongs = super::session::route_of(known.name);
             if route != belongs
                 && [INPUTS_ROUTE, RESPONSES_ROUTE, INTERRUPT_ROUTE].contains(&belongs)
             {
