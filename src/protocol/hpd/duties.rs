@@ -7,7 +7,7 @@
 //! session (what `transport::sse_server` does), so the id of each is its count here.
 
 use super::events;
-use super::{validate, INPUTS_ROUTE, INTERRUPT_ROUTE, RESPONSES_ROUTE};
+use super::{validate, INPUTS_ROUTE};
 use crate::rules::Violation;
 use crate::transport::StreamFrom;
 use serde_json::Value;
@@ -128,9 +128,7 @@ impl ClientDuties {
         };
         if let Some(route) = route {
             let belongs = super::session::route_of(known.name);
-            if route != belongs
-                && [INPUTS_ROUTE, RESPONSES_ROUTE, INTERRUPT_ROUTE].contains(&belongs)
-            {
+            if route != belongs {
                 out.push(Violation::new(
                     "HPD-CLI-002",
                     format!(
@@ -177,6 +175,7 @@ impl ClientDuties {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::hpd::RESPONSES_ROUTE;
     use serde_json::json;
 
     fn rules(out: &[Violation]) -> Vec<&'static str> {
