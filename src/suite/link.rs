@@ -399,5 +399,13 @@ mod tests {
             &json!({"type": "X", "$sse": {"id": "$absent"}}),
             &mut Vars::new()
         ));
+
+        // A client's JSON naming `$stream` is an event, never its opening of the stream.
+        let opened = json!({"$stream": {"last_event_id": "3"}});
+        let posed = Item::Event(opened.clone(), None);
+        assert!(!posed.matches(&opened, &mut Vars::new()));
+        let subscribed = Item::Stream(StreamFrom::LastEventId("3".into()));
+        assert!(subscribed.matches(&opened, &mut Vars::new()));
+        assert!(!subscribed.matches(&json!({"$stream": "live"}), &mut Vars::new()));
     }
 }
