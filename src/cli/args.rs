@@ -314,6 +314,11 @@ pub struct FuzzArgs {
     pub protocol: String,
     #[command(flatten)]
     pub target: TargetFlags,
+    /// Fuzz a client: wireprobe serves and sends it server events, adversarial ones among
+    /// them; the client (`--exec "CMD {url}"`, started once per run, or `--target builtin`)
+    /// must stay connected and still answer a probe after each.
+    #[arg(long)]
+    pub client: bool,
     /// The seed every generated sequence follows from (default: random, printed).
     #[arg(long)]
     pub seed: Option<u64>,

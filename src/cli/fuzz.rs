@@ -34,7 +34,10 @@ pub(super) async fn command(args: FuzzArgs) -> Result<u8, Failure> {
 
 /// Runs `wireprobe fuzz`.
 pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
-    let prepared = target::prepare(p, &args.target).await?;
+    let prepared = match args.client {
+        true => target::prepare_client(p, &args.target, None)?,
+        false => target::prepare(p, &args.target).await?,
+    };
     let seed = args
         .seed
         .unwrap_or_else(|| uuid::Uuid::new_v4().as_u64_pair().0);
@@ -46,9 +49,17 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
     let mut run_cfg = RunConfig::new(prepared.url.clone());
     run_cfg.step_timeout = Duration::from_millis(args.timeout_ms);
     run_cfg.credentials = prepared.credentials.clone();
-    run_cfg.exec = prepared.exec.clone();
+    // A served client's command is `client_command`; `exec` is a stdio target's.
+    match args.client {
+        true => {
+            run_cfg.judged = wireprobe::transcript::Direction::Client;
+            run_cfg.client_command = prepared.exec.clone();
+            run_cfg.slow_tools = prepared.slow_tools.clone();
+        }
+        false => run_cfg.exec = prepared.exec.clone(),
+    }
     run_cfg.cwd = args.target.cwd.clone();
-    run_cfg.tools = args.target.tools.clone();
+    run_cfg.tools = prepared.tools.clone();
     run_cfg.transport = prepared.transport;
     run_cfg.role = prepared.role.clone();
     run_cfg.jobs = args.jobs as usize;
@@ -119,7 +130,7 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
     );
     println!(
         "  replay: {}",
-        replay_command(p, &written, &args.target, args.timeout_ms)
+        replay_command(p, &written, &args.target, args.client, args.timeout_ms)
     );
     Ok(Ended::Found)
 }
@@ -130,15 +141,14 @@ fn replay_command(
     p: &dyn Protocol,
     suite: &std::path::Path,
     t: &crate::cli::args::TargetFlags,
+    client: bool,
     timeout_ms: u64,
 ) -> String {
-    let mut words = vec![
-        "wireprobe".to_owned(),
-        "run".into(),
-        p.id().into(),
-        "--suite".into(),
-        shell_quote(&suite.to_string_lossy()),
-    ];
+    let mut words = vec!["wireprobe".to_owned(), "run".into(), p.id().into()];
+    if client {
+        words.push("--client".into());
+    }
+    words.extend(["--suite".into(), shell_quote(&suite.to_string_lossy())]);
     let mut flag = |name: &str, value: &str| {
         words.push(name.to_owned());
         words.push(shell_quote(value));
@@ -173,6 +183,13 @@ fn replay_command(
             None => tool.name.clone(),
         };
         flag("--tool", &offer);
+    }
+    for tool in &t.slow_tools {
+        let offer = match &tool.params {
+            Some(params) => format!("{}={params}", tool.name),
+            None => tool.name.clone(),
+        };
+        flag("--slow-tool", &offer);
     }
     flag("--timeout-ms", &timeout_ms.to_string());
     if t.insecure {
@@ -244,12 +261,42 @@ mod tests {
             panic!("a fuzz command");
         };
         let p = wireprobe::protocol::get("nuum").expect("nuum");
-        let line = replay_command(p, Path::new("/tmp/it's here.toml"), &args.target, 2000);
+        let line = replay_command(
+            p,
+            Path::new("/tmp/it's here.toml"),
+            &args.target,
+            false,
+            2000,
+        );
         assert_eq!(
             line,
             "wireprobe run nuum --suite '/tmp/it'\\''s here.toml' --exec 'nuum --stdio --db {tmp}/a.db' \
              --tool 'echo={\"x\":1}' --timeout-ms 2000 --jwt-secret \"$WIREPROBE_JWT_SECRET\""
         );
         assert!(!line.contains("s3cret"));
+    }
+
+    #[test]
+    fn a_client_finding_replays_as_a_client_run() {
+        let cli = crate::cli::args::Cli::parse_from([
+            "wireprobe",
+            "fuzz",
+            "huma",
+            "--client",
+            "--exec",
+            "node client.js {url}",
+            "--slow-tool",
+            "sleep={\"ms\":900}",
+        ]);
+        let crate::cli::args::Command::Fuzz(args) = cli.command else {
+            panic!("a fuzz command");
+        };
+        let p = wireprobe::protocol::get("huma").expect("huma");
+        let line = replay_command(p, Path::new("/tmp/f.toml"), &args.target, args.client, 2000);
+        assert_eq!(
+            line,
+            "wireprobe run huma --client --suite /tmp/f.toml --exec 'node client.js {url}' \
+             --slow-tool 'sleep={\"ms\":900}' --timeout-ms 2000"
+        );
     }
 }

@@ -3,7 +3,7 @@
 //! probe after every adversarial input. Every rule of the protocol is the case's, so the
 //! checker judges everything the target sends too.
 
-use super::{Answer, FuzzProfile, Input, Opening, Oracle, Probe, Rng};
+use super::{Answer, FuzzProfile, Input, Opening, Oracle, Probe, Rng, PROBE_ID};
 use crate::matcher;
 use crate::protocol::{Protocol, TransportKind};
 use crate::suite::model::{
@@ -157,7 +157,8 @@ pub fn case_for(
     let probe = profile.probe();
     // A probe answered by silence establishes nothing before the sequence.
     if !probe.answers.is_empty() {
-        out.extend(probe_steps(&probe, probe.answered_by));
+        let tag = out.len();
+        out.extend(probe_steps(&probe, probe.answered_by, probe.scenario, tag));
     }
     // A valid event the spec lets the target answer with an error was sent since the last
     // time the connection settled.
@@ -223,7 +224,8 @@ pub fn case_for(
         // Still serving? Answers to the bad input are forgotten first, so they cannot pass for
         // the probe's.
         out.push(step(Discard::default().into(), None));
-        out.extend(probe_steps(&probe, probe.rule));
+        let tag = out.len();
+        out.extend(probe_steps(&probe, probe.rule, false, tag));
     }
     Case {
         id: id.to_owned(),
@@ -359,18 +361,35 @@ fn silence_step(matching: Vec<Value>, ms: u64, rule: &str) -> Step {
     }
 }
 
-/// The probe's messages, then its answer (or silence) judged under `rule`.
-fn probe_steps(probe: &Probe, rule: &str) -> Vec<Step> {
+/// The probe's messages, then its answer (or silence) judged under `rule` (unanswered, the run
+/// is skipped as not reached when `scenario`). `tag` gives this probe's [`PROBE_ID`] its own
+/// value.
+fn probe_steps(probe: &Probe, rule: &str, scenario: bool, tag: usize) -> Vec<Step> {
+    let own = |v: &Value| numbered(v, &format!("${{uuid:probe{tag}}}"));
     let answer = match probe.answers.is_empty() {
-        false => reply_step(probe.answers.clone(), rule, false),
+        false => reply_step(probe.answers.iter().map(own).collect(), rule, scenario),
         true => silence_step(vec![probe.error.clone()], PROBE_SILENCE_MS, rule),
     };
     probe
         .sends
         .iter()
-        .map(|event| send_step(event.clone()))
+        .map(|event| send_step(own(event)))
         .chain([answer])
         .collect()
+}
+
+/// `value` with [`PROBE_ID`] in its strings replaced by `with`.
+fn numbered(value: &Value, with: &str) -> Value {
+    match value {
+        Value::String(s) => Value::String(s.replace(PROBE_ID, with)),
+        Value::Array(items) => Value::Array(items.iter().map(|v| numbered(v, with)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), numbered(v, with)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 /// How an input goes out: an event through the session, anything else as exact bytes.

@@ -30,11 +30,16 @@ pub fn failure_of(
     protocol: &dyn Protocol,
     profile: &dyn FuzzProfile,
     result: &CaseResult,
+    judged: Direction,
 ) -> Option<Failure> {
     if !matches!(result.verdict, Verdict::Fail | Verdict::Warn) {
         return None;
     }
-    if let Some(rule) = profile.probe().ended.filter(|_| target_ended(result)) {
+    if let Some(rule) = profile
+        .probe()
+        .ended
+        .filter(|_| target_ended(result, judged))
+    {
         return Some(Failure {
             rule: rule.to_owned(),
             verdict: Verdict::Fail,
@@ -57,19 +62,19 @@ pub fn failure_of(
     })
 }
 
-/// True when the target ended a connection (or its process exited) that we were not closing.
-fn target_ended(result: &CaseResult) -> bool {
+/// True when the target (the `judged` side) ended a connection, or its process exited, that
+/// we were not closing.
+fn target_ended(result: &CaseResult, judged: Direction) -> bool {
     let mut closing = false;
     for entry in &result.transcript {
         let Some(observed) = entry.observation() else {
             continue;
         };
-        match (entry.from, observed) {
-            (Direction::Client, Observation::Close { .. }) => closing = true,
-            (Direction::Client, Observation::Connect { .. }) => closing = false,
-            (Direction::Server, Observation::Close { .. } | Observation::Error { .. })
-                if !closing =>
-            {
+        let ours = entry.from != judged;
+        match observed {
+            Observation::Close { .. } if ours => closing = true,
+            Observation::Connect { .. } if ours => closing = false,
+            Observation::Close { .. } | Observation::Error { .. } if !ours && !closing => {
                 return true
             }
             _ => {}
@@ -178,9 +183,12 @@ pub async fn fuzz(
     run_cfg: &RunConfig,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Outcome, FuzzError> {
-    let profile = protocol
-        .fuzzing_as(run_cfg.role_of(protocol))
-        .ok_or_else(|| FuzzError::NotFuzzable(protocol.id().to_owned()))?;
+    let profile = match run_cfg.judged {
+        Direction::Server => protocol.fuzzing_as(run_cfg.role_of(protocol)),
+        Direction::Client => protocol.client_fuzzing(),
+    }
+    .ok_or_else(|| FuzzError::NotFuzzable(protocol.id().to_owned()))?;
+    let judged = run_cfg.judged;
     let strategy = sequences(profile, cfg.max_len);
     let mut runner = gen::runner(cfg.seed);
     let started = std::time::Instant::now();
@@ -241,7 +249,7 @@ pub async fn fuzz(
             outcome.errors += 1;
             last_error = format!("{}: {}", case.id, result.message);
         }
-        let failure = failure_of(protocol, profile, &result);
+        let failure = failure_of(protocol, profile, &result, judged);
         progress(Progress::Run {
             run,
             failed: failure.is_some(),
@@ -289,12 +297,12 @@ pub async fn fuzz(
     let mut reproduced = 0;
     for _ in 0..cfg.confirm {
         let again = runner::run_case(protocol, &case, run_cfg).await;
-        if failure_of(protocol, profile, &again).is_some_and(|f| f.rule == failure.rule) {
+        if failure_of(protocol, profile, &again, judged).is_some_and(|f| f.rule == failure.rule) {
             reproduced += 1;
         }
     }
     outcome.finding = Some(Finding {
-        failure: failure_of(protocol, profile, &result).unwrap_or(failure),
+        failure: failure_of(protocol, profile, &result, judged).unwrap_or(failure),
         run,
         steps_after,
         case,
@@ -332,7 +340,8 @@ async fn shrink(
         let run = tree.current();
         let candidate = case_for(protocol, profile, id, &run, &run_cfg.credentials);
         let result = runner::run_case(protocol, &candidate, run_cfg).await;
-        let same = failure_of(protocol, profile, &result).is_some_and(|f| f.rule == failure.rule);
+        let same = failure_of(protocol, profile, &result, run_cfg.judged)
+            .is_some_and(|f| f.rule == failure.rule);
         progress(Progress::Shrink {
             steps: run.steps.len(),
             still_fails: same,

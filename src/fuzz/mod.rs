@@ -6,6 +6,7 @@
 pub mod case;
 pub mod engine;
 pub mod gen;
+pub mod keeps;
 pub mod mutate;
 pub mod targets;
 
@@ -258,7 +259,15 @@ pub struct Probe {
     /// The rule broken when the target ends (connection or process) after an adversarial
     /// input where the spec wants it to stay; `None`: the answer's own rule judges that.
     pub ended: Option<&'static str>,
+    /// True when the target answers the probe only in a test mode the spec leaves to it (a
+    /// Web UI that submits each view it is shown): unanswered before the sequence, the run is
+    /// skipped as not reached, not failed.
+    pub scenario: bool,
 }
+
+/// `"${uuid:probe}"` in a probe's messages and answers: each probe of a run gets an id of its
+/// own (a client may rightly ignore a request id it has answered before).
+pub const PROBE_ID: &str = "${uuid:probe}";
 
 /// A small deterministic generator (SplitMix64): mutations are reproducible from a seed
 /// without proptest's machinery, so a shrunk case replays bit for bit.

@@ -22,7 +22,7 @@ use std::sync::LazyLock;
 /// The HAIP [`FuzzProfile`].
 pub struct HaipFuzz;
 
-fn text(max: usize) -> impl Strategy<Value = String> {
+pub(super) fn text(max: usize) -> impl Strategy<Value = String> {
     proptest::collection::vec(any::<char>(), 0..max).prop_map(String::from_iter)
 }
 
@@ -75,7 +75,7 @@ fn action() -> impl Strategy<Value = Vec<(&'static str, Value)>> {
 }
 
 /// Envelopes for `actions` after our HAI, numbered from seq 1, ids drawn from `seed`.
-fn envelopes(actions: Vec<Vec<(&'static str, Value)>>, seed: u64) -> Vec<Value> {
+pub(super) fn envelopes(actions: Vec<Vec<(&'static str, Value)>>, seed: u64) -> Vec<Value> {
     let mut rng = Rng::new(seed);
     let mut session = HaipSession::new();
     let session_id = uuid_from(&mut rng);
@@ -129,7 +129,7 @@ pub(super) fn counter(e: &Value, field: &str) -> Option<u64> {
     e.get(field)?.as_str()?.parse().ok()
 }
 
-static MUTATORS: &[Mutator] = &[
+pub(super) static MUTATORS: &[Mutator] = &[
     Mutator {
         name: "missing-envelope-field",
         breaks: "HAIP-ENV-001",
@@ -421,6 +421,7 @@ impl FuzzProfile for HaipFuzz {
             rule: "HAIP-PING-001",
             answered_by: "HAIP-PING-001",
             ended: None,
+            scenario: false,
         }
     }
 

@@ -6,6 +6,7 @@ pub mod checker;
 pub mod facts;
 pub mod fast;
 pub mod fuzz;
+pub mod fuzz_client;
 pub mod model;
 pub mod rules;
 pub mod scenarios;
@@ -67,6 +68,10 @@ impl Protocol for Haip {
 
     fn checker(&self) -> Box<dyn Checker> {
         Box::new(checker::HaipChecker::new())
+    }
+
+    fn client_fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+        Some(&fuzz_client::HaipClientFuzz)
     }
 
     fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {

@@ -135,6 +135,7 @@ impl FuzzProfile for HpdFuzz {
             rule: "HPD-IN-006",
             answered_by: "HPD-TURN-001",
             ended: Some("HPD-IN-006"),
+            scenario: false,
         }
     }
 

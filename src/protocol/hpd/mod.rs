@@ -6,6 +6,7 @@ pub mod checker;
 pub mod duties;
 pub mod events;
 pub mod fuzz;
+pub mod fuzz_client;
 pub mod lifecycle;
 pub mod responder;
 pub mod rules;
@@ -104,6 +105,10 @@ impl Protocol for Hpd {
 
     fn checker(&self) -> Box<dyn Checker> {
         Box::new(checker::HpdChecker::default())
+    }
+
+    fn client_fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+        Some(&fuzz_client::HpdClientFuzz)
     }
 
     fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {

@@ -342,6 +342,7 @@ impl FuzzProfile for HumaFuzz {
             rule: "HUMA-ERR-003",
             answered_by: "HUMA-ERR-003",
             ended: None,
+            scenario: false,
         }
     }
 

@@ -4,6 +4,7 @@
 pub mod checker;
 pub mod duties;
 pub mod fuzz;
+pub mod fuzz_client;
 pub mod rules;
 pub mod scenarios;
 pub mod session;
@@ -55,6 +56,10 @@ impl Protocol for Huma {
 
     fn checker(&self) -> Box<dyn Checker> {
         Box::new(checker::HumaChecker::default())
+    }
+
+    fn client_fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+        Some(&fuzz_client::HumaClientFuzz)
     }
 
     fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {

@@ -173,6 +173,7 @@ impl FuzzProfile for NuumFuzz {
             answered_by: "NUUM-CTL-003",
             // "Stays alive between turns, accepts ongoing messages" (suites/nuum/ERRATA.md).
             ended: Some("NUUM-BAD-001"),
+            scenario: false,
         }
     }
 

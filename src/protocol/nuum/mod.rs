@@ -3,6 +3,7 @@
 
 pub mod checker;
 pub mod fuzz;
+pub mod fuzz_client;
 pub mod input;
 pub mod rules;
 pub mod scenarios;
@@ -55,6 +56,10 @@ impl Protocol for Nuum {
 
     fn checker(&self) -> Box<dyn Checker> {
         Box::new(checker::NuumChecker::default())
+    }
+
+    fn client_fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+        Some(&fuzz_client::NuumHostFuzz)
     }
 
     fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {

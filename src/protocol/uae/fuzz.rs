@@ -265,6 +265,7 @@ fn probe(sends: Value, answers: Vec<Value>) -> Probe {
         rule: "UAE-ROB-001",
         answered_by: "UAE-ROB-001",
         ended: Some("UAE-ROB-001"),
+        scenario: false,
     }
 }
 

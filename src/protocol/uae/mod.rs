@@ -6,6 +6,7 @@
 
 pub mod checker;
 pub mod fuzz;
+pub mod fuzz_client;
 pub mod rules;
 pub mod session;
 pub mod validate;
@@ -60,6 +61,10 @@ impl Protocol for Uae {
 
     fn checker(&self) -> Box<dyn Checker> {
         Box::new(checker::UaeChecker::default())
+    }
+
+    fn client_fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+        Some(&fuzz_client::UaeUiFuzz)
     }
 
     fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {

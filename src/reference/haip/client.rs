@@ -146,23 +146,37 @@ impl Client {
                 return self.send(json!({"type": "ERROR", "payload": error})).await;
             }
         };
+        // §Versioning and Extensibility: with crit true, an unknown field MUST trigger
+        // UNSUPPORTED_TYPE (and the message is not acted on).
+        let schema = crate::protocol::haip::schema::schema();
+        let crit = event.get("crit") == Some(&Value::Bool(true));
+        if crit && !self.faults.has("crit-ignored") {
+            let unknown = schema.unknown_fields(&event);
+            if !unknown.is_empty() {
+                let error = json!({"code": "UNSUPPORTED_TYPE",
+                    "message": format!("crit is true and these fields are unknown: {}", unknown.join(", "))});
+                return self.send(json!({"type": "ERROR", "payload": error})).await;
+            }
+        }
+        // §Error Handling: "Any violation MUST trigger ERROR", whichever side commits it. An
+        // unknown field without crit may be ignored (HAIP-ENV-005).
+        let mut problems = Vec::new();
+        schema.check(&event, &mut problems);
+        problems.retain(|v| v.rule != "HAIP-ENV-005");
+        if let Some(p) = problems.first() {
+            if self.faults.has("silent-on-garbage") {
+                return;
+            }
+            let error = json!({"code": "PROTOCOL_VIOLATION",
+                "message": format!("{} ({})", p.message, p.rule)});
+            return self.send(json!({"type": "ERROR", "payload": error})).await;
+        }
         let Some(seq) = event.get("seq").and_then(model::parse_seq) else {
             return;
         };
         let duplicate = !self.in_order(seq);
         if duplicate && !self.faults.has("answers-duplicates") {
             return;
-        }
-        // §Versioning and Extensibility: with crit true, an unknown field MUST trigger
-        // UNSUPPORTED_TYPE (and the message is not acted on).
-        let crit = event.get("crit") == Some(&Value::Bool(true));
-        if crit && !self.faults.has("crit-ignored") {
-            let unknown = crate::protocol::haip::schema::schema().unknown_fields(&event);
-            if !unknown.is_empty() {
-                let error = json!({"code": "UNSUPPORTED_TYPE",
-                    "message": format!("crit is true and these fields are unknown: {}", unknown.join(", "))});
-                return self.send(json!({"type": "ERROR", "payload": error})).await;
-            }
         }
         match model::event_type(&event) {
             Some("HAI") if !self.greeted => {

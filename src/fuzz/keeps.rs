@@ -1,0 +1,113 @@
+//! What every client fuzz profile shares (`fuzz --client`). A spec says what a client does
+//! with the server events it lists; for what else arrives (data that is not JSON, a type it
+//! does not know, keys that pollute prototypes, an oversized message) it says only that the
+//! client goes on. So each mutator toward a client is answered by surviving it, and the
+//! profile's probe, a request the client must answer, shows that it still does: a client that
+//! crashes, hangs or disconnects breaks the protocol's keeps-working rule.
+
+use super::{mutate, Input, Rng};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+
+/// A mutator toward a client: `apply` makes the input, and surviving it is all the client owes
+/// (`rule` is the keeps-working rule an unanswered probe afterwards breaks).
+#[macro_export]
+macro_rules! keeps_working {
+    ($name:literal, $rule:expr, $apply:expr) => {
+        $crate::fuzz::Mutator {
+            name: $name,
+            breaks: $rule,
+            answer: $crate::fuzz::Answer::Survive,
+            apply: $apply,
+        }
+    };
+}
+
+/// Size of an oversized string: over a megabyte, past what a client that buffers a frame of
+/// "reasonable" size expects (the HUMA and HPD suites' oversize cases use the same).
+pub const OVERSIZED: usize = 1_100_000;
+
+/// A UUID drawn from `n`.
+pub fn uuid(n: u128) -> String {
+    uuid::Builder::from_random_bytes(n.to_le_bytes())
+        .into_uuid()
+        .to_string()
+}
+
+/// Fresh UUIDs.
+pub fn ids() -> impl Strategy<Value = String> {
+    any::<u128>().prop_map(uuid)
+}
+
+/// Short text of any characters.
+pub fn text(max: usize) -> impl Strategy<Value = String> {
+    proptest::collection::vec(any::<char>(), 0..max).prop_map(String::from_iter)
+}
+
+/// `event` with its `field` naming a type no spec lists.
+pub fn unknown_type(event: &Value, field: &str, rng: &mut Rng) -> Option<Input> {
+    let ty = event.get(field)?.as_str()?;
+    let bad = match rng.below(3) {
+        0 => format!("{ty}-wireprobe"),
+        1 => "WIREPROBE_CUSTOM_PROGRESS".to_owned(),
+        _ => "wireprobe.unknown".to_owned(),
+    };
+    mutate::set(event, &format!("/{field}"), json!(bad)).map(Input::Event)
+}
+
+/// `event` with an object of prototype-pollution keys at `path` (added when absent).
+pub fn polluted(event: &Value, path: &str, rng: &mut Rng) -> Option<Input> {
+    let key = *rng.pick(&["__proto__", "constructor", "prototype"]);
+    let inner = json!({"polluted": true, "prototype": {"polluted": true}});
+    let mut out = event.clone();
+    let (parent, name) = path.rsplit_once('/')?;
+    let holder = out.pointer_mut(parent)?.as_object_mut()?;
+    let target = holder.entry(name.to_owned()).or_insert_with(|| json!({}));
+    target.as_object_mut()?.insert(key.to_owned(), inner);
+    Some(Input::Event(out))
+}
+
+/// `event` with the string at `path` made [`OVERSIZED`].
+pub fn oversized(event: &Value, path: &str) -> Option<Input> {
+    mutate::set(event, path, mutate::string_of(OVERSIZED)).map(Input::Event)
+}
+
+/// The rules a server event we send breaks by a client's lights: only text that is not JSON,
+/// which the keeps-working `rule` covers (a client validates nothing else of ours).
+pub fn not_json_breaks(input: &Input, rule: &'static str) -> Vec<&'static str> {
+    match super::input_json(input) {
+        Some(_) => Vec::new(),
+        None => vec![rule],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pollution_lands_in_the_object_named_and_creates_it_when_absent() {
+        let e = json!({"type": "tool-call", "arguments": {"a": 1}});
+        let Some(Input::Event(out)) = polluted(&e, "/arguments", &mut Rng::new(1)) else {
+            panic!("an event")
+        };
+        let args = out["arguments"].as_object().expect("object");
+        assert_eq!(args["a"], 1);
+        assert!(args.len() == 2, "{out}");
+        let Some(Input::Event(out)) = polluted(&e, "/detail", &mut Rng::new(1)) else {
+            panic!("an event")
+        };
+        assert_eq!(out["detail"].as_object().map(|m| m.len()), Some(1));
+    }
+
+    #[test]
+    fn an_unknown_type_is_never_the_one_it_replaces() {
+        let e = json!({"type": "tool-call"});
+        for seed in 0..20 {
+            let Some(Input::Event(out)) = unknown_type(&e, "type", &mut Rng::new(seed)) else {
+                panic!("an event")
+            };
+            assert_ne!(out["type"], "tool-call");
+        }
+    }
+}

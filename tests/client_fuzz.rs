@@ -1,0 +1,112 @@
+//! `fuzz P --client`: wireprobe serves a client a generated stream of server events, with the
+//! adversarial ones its protocol names among them, and probes after each that the client
+//! still answers. The reference clients keep working through every run; each fault that makes
+//! a client stop is found and named by the protocol's keeps-working rule (or, for HAIP, the
+//! rule the unanswered input breaks).
+
+#[path = "common/bounded.rs"]
+mod bounded;
+use bounded::{within, RUN_LIMIT};
+use std::process::Command;
+
+/// What a fuzz command ended with: its exit code and what it printed.
+fn fuzz_client(protocol: &str, args: &[&str]) -> (i32, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wireprobe"));
+    cmd.args(["fuzz", protocol, "--client", "--target", "builtin"])
+        .args(["--seed", "11", "--jobs", "4", "--out"])
+        .arg(dir.path())
+        .args(args);
+    let what = format!("fuzz {protocol} --client {args:?}");
+    let out = within(RUN_LIMIT, cmd, &what);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code().unwrap_or(-1), text)
+}
+
+/// Each fault that makes a reference client stop serving, and the rule its finding names.
+const STOPS: &[(&str, &str, &str)] = &[
+    ("huma", "dies-after-error", "HUMA-CLI-009"),
+    ("huma", "crashes-on-unknown-type", "HUMA-CLI-009"),
+    ("huma", "pollutes", "HUMA-CLI-009"),
+    ("huma", "chokes-on-oversize", "HUMA-CLI-009"),
+    ("hpd", "stops-on-custom-type", "HPD-CLI-005"),
+    ("hpd", "stops-on-garbage", "HPD-CLI-005"),
+    ("hpd", "stops-on-oversize", "HPD-CLI-005"),
+    ("uae", "stops-on-garbage", "UAE-ROB-001"),
+    ("uae", "stops-on-unknown-type", "UAE-ROB-001"),
+    ("nuum", "stops-on-garbage", "NUUM-HOST-003"),
+    ("nuum", "stops-on-unknown-output", "NUUM-HOST-003"),
+    ("nuum", "stops-on-error", "NUUM-HOST-003"),
+    ("haip", "silent-on-garbage", "HAIP-ERR-001"),
+    ("haip", "crit-ignored", "HAIP-ENV-008"),
+];
+
+/// `f` of each item, on `threads` threads (each fuzz command runs four sequences at once, and
+/// mostly waits: on a probe a stopped client leaves unanswered).
+fn on_threads<A: Sync, T: Send>(threads: usize, items: &[A], f: impl Fn(&A) -> T + Sync) -> Vec<T> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(item) = items.get(i) else { return };
+                let out = f(item);
+                done.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((i, out));
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, out)| out).collect()
+}
+
+#[test]
+fn the_reference_clients_keep_working_through_every_fuzzed_run() {
+    let protocols = ["huma", "hpd", "uae", "nuum", "haip"];
+    let runs = on_threads(3, &protocols, |p| {
+        fuzz_client(p, &["--runs", "40", "--timeout-ms", "3000"])
+    });
+    let mut problems = Vec::new();
+    for (p, (code, text)) in protocols.iter().zip(runs) {
+        let clean = text.contains("nothing found") && text.contains(" 0 runs could not complete");
+        if code != 0 || !clean {
+            problems.push(format!("{p}: exit {code}\n{text}"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn each_fault_that_stops_a_client_is_found_under_its_rule() {
+    // A stopped client is seen at its first unanswered probe: a short wait finds it sooner,
+    // and the finding is reported unshrunk (its confirming re-runs still count).
+    let runs = on_threads(7, STOPS, |(p, fault, _)| {
+        let flags = ["--runs", "40", "--timeout-ms", "1500", "--shrink-secs", "0"];
+        fuzz_client(p, &[&flags[..], &["--fault", fault]].concat())
+    });
+    let mut problems = Vec::new();
+    for ((p, fault, rule), (code, text)) in STOPS.iter().zip(runs) {
+        let found = text
+            .lines()
+            .any(|l| l.starts_with(&format!("finding: {rule} ")));
+        if code != 1 || !found {
+            problems.push(format!(
+                "{p} --fault {fault}: wanted a finding under {rule}, exit {code}\n{text}"
+            ));
+        }
+        // The finding replays as a client run.
+        if found && !text.contains(&format!("replay: wireprobe run {p} --client ")) {
+            problems.push(format!(
+                "{p} --fault {fault}: the replay is not a client run\n{text}"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
