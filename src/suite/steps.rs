@@ -37,6 +37,10 @@ pub struct CaseRun<'a> {
     pub(super) at_step: Option<usize>,
     /// Judging a client: the case's listener and the client started against it.
     pub(super) serving: Option<super::serving::Serving>,
+    /// When the step before this one sent something: a silence expected next is counted from
+    /// then, not from when this step got to run (a run starved of CPU starts a step late, and a
+    /// window begun late takes in an answer the target was right to send).
+    pub(super) sent_at: Option<Instant>,
 }
 
 /// A fresh session of the side wireprobe plays (the CLI serves a client only with a protocol
@@ -74,6 +78,7 @@ impl<'a> CaseRun<'a> {
             scope: format!("wp-{}", uuid::Uuid::new_v4().simple()),
             at_step: None,
             serving: None,
+            sent_at: None,
         }
     }
 
@@ -385,6 +390,13 @@ impl<'a> CaseRun<'a> {
     }
 
     async fn step(&mut self, action: &Action) -> Result<(), Outcome> {
+        let done = self.run_step(action).await;
+        let sent = matches!(action, Action::Send(_) | Action::SendRaw(_));
+        self.sent_at = sent.then(Instant::now);
+        done
+    }
+
+    async fn run_step(&mut self, action: &Action) -> Result<(), Outcome> {
         match action {
             Action::Send(Send { event, times }) => {
                 let n = self.times(times)?;

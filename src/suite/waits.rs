@@ -237,7 +237,8 @@ impl CaseRun<'_> {
         unanswered: Unanswered,
     ) -> Result<(), Outcome> {
         let matching = self.substitute_all(matching)?;
-        let deadline = Instant::now() + Duration::from_millis(ms);
+        let from = self.sent_at.take().unwrap_or_else(Instant::now);
+        let deadline = from + Duration::from_millis(ms);
         let found = self
             .link
             .watch(deadline, |a, _| match a {
