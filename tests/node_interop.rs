@@ -160,7 +160,7 @@ fn judged_client(
         .arg("--exec")
         // A host of a stdio protocol is given its agent's command; the others, where to connect.
         .arg(match protocol {
-            "nuum" => format!("node {} {{agent}}", script.display()),
+            "nuum" | "uae" => format!("node {} {{agent}}", script.display()),
             _ => format!("node {} {{url}}", script.display()),
         })
         .args(args)
@@ -228,6 +228,19 @@ fn a_node_host_starting_its_agent_through_a_shell_is_judged() {
     let (output, report) = judged_client("nuum", "nuum-host.js", &[]);
     let cases = report["cases"].as_array().expect("cases");
     assert_eq!(cases.len(), 5, "{report:#}");
+    for case in cases {
+        assert_eq!(case["verdict"], "pass", "{case:#}");
+    }
+    assert_eq!(output.status.code(), Some(0));
+}
+
+/// A UAE agent on Node's child_process and readline, which starts `{agent}` through a shell as
+/// its executor and calls it, passes the caller suite: its envelopes, ids and tool are its own.
+#[test]
+fn a_node_agent_calling_its_executor_over_stdio_is_judged() {
+    let (output, report) = judged_client("uae", "uae-agent.js", &["--transport", "stdio"]);
+    let cases = report["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), 4, "{report:#}");
     for case in cases {
         assert_eq!(case["verdict"], "pass", "{case:#}");
     }

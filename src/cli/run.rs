@@ -161,11 +161,14 @@ pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
     }
     let shown_target = prepared.shown.clone();
     // The rules table holds what the judged side can break: a client run leaves out the rules
-    // that bind only servers, and the other way round.
+    // that bind only servers, and the other way round, except those a case of the run names
+    // (UAE's rules about a tool.call bind the agent, which a Web UI faces as its server and
+    // an executor as its client).
+    let named = |id: &str| results.iter().any(|c| c.rules.iter().any(|r| r == id));
     let testable: Vec<wireprobe::rules::Rule> = p
         .rules()
         .iter()
-        .filter(|r| r.binds.applies(!args.client))
+        .filter(|r| r.binds.applies(!args.client) || named(r.id))
         .copied()
         .collect();
     let mut report = Report::new(

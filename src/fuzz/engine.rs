@@ -184,10 +184,17 @@ pub async fn fuzz(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Outcome, FuzzError> {
     let profile = match run_cfg.judged {
-        Direction::Server => protocol.fuzzing_as(run_cfg.role_of(protocol)),
-        Direction::Client => protocol.client_fuzzing(),
-    }
-    .ok_or_else(|| FuzzError::NotFuzzable(protocol.id().to_owned()))?;
+        Direction::Server => protocol
+            .fuzzing_as(run_cfg.role_of(protocol))
+            .ok_or_else(|| FuzzError::NotFuzzable(protocol.id().to_owned()))?,
+        Direction::Client => {
+            let transport = run_cfg.transport_of(protocol);
+            protocol.client_fuzzing(transport).ok_or_else(|| {
+                let what = format!("{} as a client over {}", protocol.id(), transport.name());
+                FuzzError::NotFuzzable(what)
+            })?
+        }
+    };
     let judged = run_cfg.judged;
     let strategy = sequences(profile, cfg.max_len);
     let mut runner = gen::runner(cfg.seed);

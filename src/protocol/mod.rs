@@ -126,9 +126,14 @@ pub trait Protocol: Send + Sync + 'static {
     fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
         None
     }
-    /// What the fuzzer needs to judge a client (`fuzz --client`): server events, the
-    /// adversarial ones a client must keep working through, and a probe it answers.
-    fn client_fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+    /// What the fuzzer needs to judge a client served over `transport` (`fuzz --client`):
+    /// server events, the adversarial ones a client must keep working through, and a probe it
+    /// answers.
+    fn client_fuzzing(
+        &self,
+        transport: TransportKind,
+    ) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+        let _ = transport;
         None
     }
     /// What the fuzzer needs against a target playing `role` (`None`: the default role).

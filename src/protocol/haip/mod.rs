@@ -70,7 +70,10 @@ impl Protocol for Haip {
         Box::new(checker::HaipChecker::new())
     }
 
-    fn client_fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+    fn client_fuzzing(
+        &self,
+        _transport: TransportKind,
+    ) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
         Some(&fuzz_client::HaipClientFuzz)
     }
 

@@ -107,7 +107,10 @@ impl Protocol for Hpd {
         Box::new(checker::HpdChecker::default())
     }
 
-    fn client_fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+    fn client_fuzzing(
+        &self,
+        _transport: TransportKind,
+    ) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
         Some(&fuzz_client::HpdClientFuzz)
     }
 

@@ -58,7 +58,10 @@ impl Protocol for Huma {
         Box::new(checker::HumaChecker::default())
     }
 
-    fn client_fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+    fn client_fuzzing(
+        &self,
+        _transport: TransportKind,
+    ) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
         Some(&fuzz_client::HumaClientFuzz)
     }
 

@@ -58,7 +58,10 @@ impl Protocol for Nuum {
         Box::new(checker::NuumChecker::default())
     }
 
-    fn client_fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+    fn client_fuzzing(
+        &self,
+        _transport: TransportKind,
+    ) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
         Some(&fuzz_client::NuumHostFuzz)
     }
 

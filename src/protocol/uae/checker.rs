@@ -269,16 +269,18 @@ impl Checker for UaeChecker {
                 self.answered_trace = None;
             }
             Observed::Event(event, _) => self.event(from, event, out),
-            Observed::Garbage(text) if from == Direction::Server => out.push(Violation::new(
+            // Either side's: only the side a run judges counts (an agent under test that
+            // calls its executor is the client side).
+            Observed::Garbage(text) => out.push(Violation::new(
                 "UAE-ENV-001",
                 format!(
-                    "the target sent text that is not JSON: {:?}",
+                    "sent text that is not JSON: {:?}",
                     text.chars().take(60).collect::<String>()
                 ),
             )),
-            Observed::Binary(len) if from == Direction::Server => out.push(Violation::new(
+            Observed::Binary(len) => out.push(Violation::new(
                 "UAE-ENV-009",
-                format!("the target sent a binary frame of {len} bytes, not a JSON event"),
+                format!("sent a binary frame of {len} bytes, not a JSON event"),
             )),
             _ => {}
         }

@@ -31,7 +31,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
     // The spec has no authentication; a token, when given, goes on the URL.
     token_placement: TokenPlacement::Query,
     suite: crate::bundled_suite!("uae", ["agent.toml", "executor.toml"]),
-    client_suite: crate::bundled_suite!("uae", ["client/ui.toml"]),
+    client_suite: crate::bundled_suite!("uae", ["client/ui.toml", "client/agent.toml"]),
     http_routes: None,
     has_handshake: false,
     target_speaks_first: false,
@@ -53,18 +53,27 @@ impl Protocol for Uae {
         Box::new(session::UaeSession::default())
     }
 
-    /// The Agent facing a Web UI under test, over the WebSocket.
+    /// The Agent facing a Web UI under test, over the WebSocket; the API Executor of an
+    /// agent under test that starts it as its child (`{agent}`, over stdio).
     fn serving_session(&self, transport: TransportKind) -> Option<Box<dyn Session>> {
-        (transport == TransportKind::WebSocket)
-            .then(|| Box::new(session::UaeSession::serving()) as Box<dyn Session>)
+        match transport {
+            TransportKind::WebSocket => Some(Box::new(session::UaeSession::serving())),
+            TransportKind::Stdio => Some(Box::new(session::UaeSession::executor_serving())),
+            _ => None,
+        }
     }
 
     fn checker(&self) -> Box<dyn Checker> {
         Box::new(checker::UaeChecker::default())
     }
 
-    fn client_fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
-        Some(&fuzz_client::UaeUiFuzz)
+    /// A Web UI (over the WebSocket). An agent calling its executor over stdio is not fuzzed
+    /// yet: its probe would answer a call whose trace only the run knows.
+    fn client_fuzzing(
+        &self,
+        transport: TransportKind,
+    ) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+        (transport == TransportKind::WebSocket).then_some(&fuzz_client::UaeUiFuzz as _)
     }
 
     fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {

@@ -13,18 +13,22 @@ use std::time::SystemTime;
 #[derive(Debug)]
 pub struct UaeSession {
     session_id: String,
-    /// wireprobe plays the Agent to a Web UI under test: the session is the one the UI's
-    /// first event names, once it has named one.
-    serving: bool,
+    /// wireprobe serves a client under test (a Web UI, or an agent calling its executor): the
+    /// session is the one the client's first event names, once it has named one.
+    adopts: bool,
     adopted: bool,
+    /// wireprobe is the executor of an agent (under test as a server, or as a client calling
+    /// it over stdio): each tool.call gets a result.
+    answers_calls: bool,
 }
 
 impl Default for UaeSession {
     fn default() -> Self {
         UaeSession {
             session_id: fresh("sess"),
-            serving: false,
+            adopts: false,
             adopted: false,
+            answers_calls: true,
         }
     }
 }
@@ -38,7 +42,16 @@ impl UaeSession {
     /// The Agent's side, serving a Web UI under test.
     pub fn serving() -> Self {
         UaeSession {
-            serving: true,
+            adopts: true,
+            answers_calls: false,
+            ..UaeSession::default()
+        }
+    }
+
+    /// The API Executor's side, serving an agent under test that calls it over stdio.
+    pub fn executor_serving() -> Self {
+        UaeSession {
+            adopts: true,
             ..UaeSession::default()
         }
     }
@@ -102,7 +115,7 @@ impl Session for UaeSession {
 
     fn decode(&mut self, frame: &Frame) -> Decoded {
         let decoded = Decoded::json_frame(frame);
-        if let (true, false, Decoded::Event(event)) = (self.serving, self.adopted, &decoded) {
+        if let (true, false, Decoded::Event(event)) = (self.adopts, self.adopted, &decoded) {
             if let Some(session) = event.get("session_id").and_then(Value::as_str) {
                 self.session_id = session.to_owned();
                 self.adopted = true;
@@ -111,7 +124,7 @@ impl Session for UaeSession {
         decoded
     }
 
-    /// An agent's tool.call gets a successful tool.result (never when wireprobe is the agent),
+    /// An agent's tool.call gets a successful tool.result (when wireprobe is its executor),
     /// when the call names what a result
     /// must copy (a string trace_id and session_id, a tool): a result built from a call
     /// without them would break the envelope itself, and is not sent (the call is the
@@ -122,7 +135,7 @@ impl Session for UaeSession {
             .pointer("/payload/tool")
             .and_then(Value::as_str)
             .is_some_and(|t| !t.is_empty());
-        let answerable = !self.serving
+        let answerable = self.answers_calls
             && event.get("type").and_then(Value::as_str) == Some("tool.call")
             && text("trace_id")
             && text("session_id")

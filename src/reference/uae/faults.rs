@@ -177,11 +177,27 @@ pub static CLIENT_FAULTS: &[Fault] = &[
     fault!(
         "stops-on-garbage",
         ["UAE-ROB-001"],
-        "stops acting after a frame that is not JSON"
+        "stops acting (or calling) after a frame that is not JSON"
     ),
     fault!(
         "stops-on-unknown-type",
         ["UAE-ROB-001"],
-        "stops acting after an event of a type the spec does not define"
+        "stops acting (or calling) after an event of a type the spec does not define"
+    ),
+    // As the agent calling its executor over stdio.
+    fault!(
+        "call-without-tool",
+        ["UAE-CALL-001"],
+        "its tool.call's payload names no tool"
+    ),
+    fault!(
+        "args-not-object",
+        ["UAE-CALL-002"],
+        "its tool.call's args are a string, not an object"
+    ),
+    fault!(
+        "stops-after-failure",
+        ["UAE-ROB-001"],
+        "stops calling after a tool.result with ok false"
     ),
 ];

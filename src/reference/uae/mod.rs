@@ -2,6 +2,7 @@
 //! WebSocket text frames (`serve uae --listen ADDR`) or NDJSON on stdio (`serve uae --stdio`).
 
 pub mod agent;
+pub mod caller;
 pub mod executor;
 pub mod faults;
 mod stamp;
@@ -150,11 +151,23 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
     client: Some(crate::reference::ReferenceClient {
         faults: faults::CLIENT_FAULTS,
         variants: variants::CLIENT_VARIANTS,
-        dial: |url, opts| Box::pin(ui::run(url, opts)),
+        dial: |target, opts| Box::pin(dial(target, opts)),
         tools: &[],
         slow_tools: &[],
     }),
 };
+
+/// The reference client for `target`: the Web UI facing an agent at a `ws://` URL, else the
+/// agent that starts `target` as its executor and calls it over stdio.
+async fn dial(
+    target: &str,
+    opts: &crate::reference::ClientOptions,
+) -> Result<crate::reference::ClientEnd, ServeError> {
+    match target.starts_with("ws://") || target.starts_with("wss://") {
+        true => ui::run(target, opts).await,
+        false => caller::run(target, opts).await,
+    }
+}
 
 /// Starts the WebSocket target on `addr`; clients reach it at `ws://ADDR/`.
 pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {

@@ -21,7 +21,11 @@ pub static VARIANTS: &[Variant] = &[
 pub static CLIENT_VARIANTS: &[Variant] = &[
     variant!(
         "acts-later",
-        "submits each view 300 ms after it arrives, not at once"
+        "submits each view 300 ms after it arrives (calls again 300 ms after a result), not at once"
+    ),
+    variant!(
+        "two-calls",
+        "as the agent calling its executor, keeps two calls in flight from the start"
     ),
     variant!(
         "with-trace",
