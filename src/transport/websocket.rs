@@ -340,7 +340,7 @@ async fn pump<S>(
                 Some(Err(e)) => Received::Failed(map_read_error(e, limit)),
                 None => Received::Closed {
                     code: None,
-                    reason: "connection dropped without a close frame".into(),
+                    reason: DROPPED.into(),
                 },
             };
             let last = observed.is_terminal();
@@ -359,8 +359,14 @@ async fn pump<S>(
                     };
                     let _ = done.send(result);
                 }
+                // A normal closure says so (1000), as the transcript records it: a peer can
+                // tell it from a connection that dropped.
                 Command::Close => {
-                    let _ = sink.send(Message::Close(None)).await;
+                    let normal = tokio_tungstenite::tungstenite::protocol::CloseFrame {
+                        code: tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode::Normal,
+                        reason: "".into(),
+                    };
+                    let _ = sink.send(Message::Close(Some(normal))).await;
                     break;
                 }
             }
@@ -371,6 +377,19 @@ async fn pump<S>(
     tokio::select! {
         _ = reader => {}
         _ = writer => {}
+    }
+}
+
+/// How a connection that ended without a close frame is reported.
+const DROPPED: &str = "connection dropped without a close frame";
+
+/// True when `received` says the connection dropped (no close frame, or a failed read), as a
+/// network failure ends one; a close frame, with or without a code, is a closure.
+pub fn dropped(received: &Received) -> bool {
+    match received {
+        Received::Closed { code: None, reason } => reason == DROPPED,
+        Received::Failed(_) => true,
+        _ => false,
     }
 }
 
