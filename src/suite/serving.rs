@@ -362,6 +362,9 @@ impl CaseRun<'_> {
     /// Opens the case's connection when it judges a client: the first time, a listener and
     /// the client started against it; every time, the client's next connection accepted.
     pub(super) async fn open_served(&mut self, token: Option<&str>) -> Result<(), Outcome> {
+        // A connection after the first answers a `reconnect`, whose drop the client may or may
+        // not come back from: the spec leaves reconnecting to it.
+        let again = self.serving.is_some();
         if self.serving.is_none() {
             let transport = self.cfg.transport_of(self.protocol);
             let shared = self.cfg.client_listener.as_ref();
@@ -416,6 +419,11 @@ impl CaseRun<'_> {
                 }
                 self.link.conn = Some(conn);
                 Ok(())
+            }
+            Err(ServingError::NoConnection { waited_ms, .. }) if again => {
+                Err(Outcome::Skip(format!(
+                    "the client did not connect again within {waited_ms} ms of the drop (reconnecting is its own choice)"
+                )))
             }
             Err(e) => {
                 let message = match last_words {

@@ -538,11 +538,25 @@ impl<'a> CaseRun<'a> {
                     },
             }) => {
                 if let Some(conn) = self.link.conn.take() {
-                    self.link.transcript.observe_ours(Observation::Close {
-                        code: Some(1000),
-                        reason: "reconnect".into(),
-                    });
-                    conn.close().await;
+                    match self.cfg.judged {
+                        crate::transcript::Direction::Server => {
+                            self.link.transcript.observe_ours(Observation::Close {
+                                code: Some(1000),
+                                reason: "reconnect".into(),
+                            });
+                            conn.close().await;
+                        }
+                        // Serving a client: the connection drops as a network failure would
+                        // (no close frame), which a client may resume from.
+                        crate::transcript::Direction::Client => {
+                            self.link.transcript.observe_ours(Observation::Close {
+                                code: None,
+                                reason: "dropped without a close frame, as a network failure would"
+                                    .into(),
+                            });
+                            drop(conn);
+                        }
+                    }
                 }
                 let handshake_with = self.handshake_with(handshake_with.as_ref())?;
                 let kind = token.unwrap_or(self.case.connect.token);

@@ -53,7 +53,9 @@ pub struct Restart {
     pub settings: Nothing,
 }
 
-/// `reconnect = { ... }`: closes the connection and opens another.
+/// `reconnect = { ... }`: closes the connection and opens another. Judging a client, the
+/// connection drops without a close frame and the client's next one is taken; a client that
+/// does not come back skips the case.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Reconnect {
