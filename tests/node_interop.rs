@@ -246,3 +246,29 @@ fn a_node_agent_calling_its_executor_over_stdio_is_judged() {
     }
     assert_eq!(output.status.code(), Some(0));
 }
+
+/// A HAIP client on the `ws` package that takes a dropped connection as the end: resuming is
+/// the client's choice, so the resume case skips, saying it did not come back.
+#[test]
+fn a_client_that_does_not_resume_leaves_the_resume_case_unjudged() {
+    let (output, report) = judged_client(
+        "haip",
+        "haip-no-resume.js",
+        &["--case", "haip.client.resume", "--case", "haip.client.pong"],
+    );
+    let cases = report["cases"].as_array().expect("cases");
+    let verdict = |id: &str| {
+        cases
+            .iter()
+            .find(|c| c["id"] == id)
+            .map(|c| (c["verdict"].clone(), c["message"].clone()))
+    };
+    let (resume, why) = verdict("haip.client.resume").expect("the resume case ran");
+    assert_eq!(resume, "skip", "{why}");
+    assert!(why.to_string().contains("did not connect again"), "{why}");
+    assert_eq!(
+        verdict("haip.client.pong").map(|v| v.0),
+        Some("pass".into())
+    );
+    assert_eq!(output.status.code(), Some(0));
+}

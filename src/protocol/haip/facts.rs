@@ -22,6 +22,8 @@ pub struct HaiFacts {
     pub credit_messages: Option<u64>,
     pub credit_bytes: Option<u64>,
     pub resumes: bool,
+    /// `last_rx_seq` when it is a decimal string.
+    pub last_rx_seq: Option<u64>,
 }
 
 /// The fields of one event the lifecycle checks read.
@@ -130,6 +132,7 @@ impl<'a> Facts<'a> {
                 credit_messages,
                 credit_bytes,
                 resumes: payload.get("last_rx_seq").is_some(),
+                last_rx_seq: payload.get("last_rx_seq").and_then(model::parse_seq),
             });
         }
         Some(f)

@@ -104,6 +104,9 @@ pub static RULES: &[Rule] = &[
     rule!("HAIP-SEQ-009", Must, "Sequencing and Replay",
         "A resume that cannot be honoured (unknown session, last_rx_seq beyond what was sent) is answered with ERROR{code: RESUME_FAILED}.",
         "To resume supply `last_rx_seq`; otherwise send `ERROR{code:\"RESUME_FAILED\"}`."),
+    crate::spec_rule!(binds Client, "001_1704fd641f081645.txt", "HAIP-SEQ-010", Must, "HAIP Handshake Requirements",
+        "A client that resumes names its session again and, as last_rx_seq, the highest seq it received: not past what the server sent, not below what it acknowledged.",
+        "`last_rx_seq`: optional highest received `seq` when resuming. … **Session:** `session` UUID survives reconnects."),
     // Runs.
     rule!("HAIP-RUN-001", Must, "Concurrency and Threading Model",
         "A message that names a run_id names an open run: one started and not yet ended by RUN_FINISHED or RUN_ERROR.",

@@ -6,8 +6,9 @@
 //! channel is paused). It answers what the server sends as the spec asks a client to: a PONG
 //! echoing each PING's nonce, a cumulative `ack` on everything it sends, a REPLAY_REQUEST for a
 //! gap still open after 500 ms, duplicates dropped, a TOOL_DONE for each TOOL_CALL (its params
-//! as the result), and an ERROR for a frame it cannot read. It ends when the server closes the
-//! connection.
+//! as the result), and an ERROR for a frame it cannot read. A connection that drops without a
+//! close frame it resumes, naming its session and the highest seq it received. It ends when
+//! the server closes the connection.
 
 use crate::protocol::haip::model;
 use crate::protocol::haip::session::HaipSession;
@@ -31,10 +32,20 @@ const LATE_PONG: Duration = Duration::from_millis(200);
 /// ([`ClientEnd::TimedOut`]).
 const MAX_SESSION: Duration = Duration::from_secs(300);
 
+/// Times it resumes one session at most (a server that drops every connection at once cannot
+/// keep it reconnecting for ever).
+const MAX_RESUMES: usize = 5;
+
+/// How long the `resumes-later` variant waits before it reconnects.
+const RESUME_LATER: Duration = Duration::from_millis(300);
+
 /// What the client knows of the session.
 struct Client {
     session: HaipSession,
     conn: Connection,
+    /// How it connects again after a drop.
+    dial: WsOptions,
+    resumes: usize,
     /// The highest seq received in order (what `ack` says), and the seqs received past a gap.
     delivered: u64,
     ahead: BTreeSet<u64>,
@@ -83,6 +94,8 @@ pub async fn run(url: &str, opts: &ClientOptions) -> Result<ClientEnd, ServeErro
     let mut client = Client {
         session: HaipSession::new(),
         conn,
+        dial: ws,
+        resumes: 0,
         delivered: 0,
         ahead: BTreeSet::new(),
         gap_since: None,
@@ -128,12 +141,48 @@ impl Client {
                         return ClientEnd::Closed;
                     }
                 }
+                // A connection dropped without a close frame (a network failure) is resumed;
+                // one the server closed ends the session.
+                Some((received, _))
+                    if websocket::dropped(&received) && self.resumes < MAX_RESUMES =>
+                {
+                    if !self.resume().await {
+                        return ClientEnd::Closed;
+                    }
+                }
                 Some((received, _)) if received.is_terminal() => return ClientEnd::Closed,
                 Some(_) => {}
                 None if Instant::now() >= give_up => return ClientEnd::TimedOut,
                 None => self.request_replay().await,
             }
         }
+    }
+
+    /// Connects again and resumes the session (§HAIP Handshake Requirements: `last_rx_seq`,
+    /// the highest seq received); false when the server cannot be reached.
+    async fn resume(&mut self) -> bool {
+        self.resumes += 1;
+        if self.variants.has("resumes-later") {
+            tokio::time::sleep(RESUME_LATER).await;
+        }
+        let Ok(conn) = websocket::connect(&self.dial).await else {
+            return false;
+        };
+        self.conn = conn;
+        let last = match (
+            self.faults.has("resumes-beyond"),
+            self.faults.has("resumes-below-ack"),
+        ) {
+            (true, _) => Some(self.delivered + 5),
+            (_, true) => Some(0),
+            _ => None,
+        };
+        let with = last.map(|l| json!({"payload": {"last_rx_seq": l.to_string()}}));
+        let hai = self.session.handshake(with.as_ref(), true);
+        for frame in hai.unwrap_or_default() {
+            self.send_frame(frame).await;
+        }
+        true
     }
 
     async fn on_frame(&mut self, frame: &Frame) {

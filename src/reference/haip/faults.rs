@@ -351,4 +351,14 @@ pub const CLIENT_FAULTS: &[Fault] = &[
         ["HAIP-ENV-008"],
         "acts on a message with crit: true and an unknown field instead of answering UNSUPPORTED_TYPE"
     ),
+    fault!(
+        "resumes-beyond",
+        ["HAIP-SEQ-010"],
+        "resumes a dropped connection with last_rx_seq 5 past the highest seq it received"
+    ),
+    fault!(
+        "resumes-below-ack",
+        ["HAIP-SEQ-010"],
+        "resumes a dropped connection with last_rx_seq \"0\", below what it acknowledged"
+    ),
 ];

@@ -47,4 +47,8 @@ pub const CLIENT_VARIANTS: &[Variant] = &[
         "token-subprotocol",
         "presents its token in Sec-WebSocket-Protocol, not as ?token="
     ),
+    variant!(
+        "resumes-later",
+        "waits 300 ms after a dropped connection before it resumes"
+    ),
 ];

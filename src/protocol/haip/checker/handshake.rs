@@ -33,6 +33,9 @@ impl HaipChecker {
                 self.new_session();
                 self.senders[me].sent_on_connection = 1;
             }
+            if let Some(last) = hai.last_rx_seq {
+                self.resumed_from(last, out);
+            }
         }
         // A malformed HAI of the client's is refused: it announces nothing.
         if from == Direction::Server || self.well_formed {
@@ -40,6 +43,27 @@ impl HaipChecker {
                 self.readvertised(me, hai);
             }
             self.on_hai(from, hai, out);
+        }
+    }
+
+    /// HAIP-SEQ-010: a resuming client's `last_rx_seq` is "the highest received `seq`". What
+    /// it received is not seen, only bounded: not past the highest seq the server sent, and
+    /// not below what the client acknowledged before (its cumulative `ack` said it had that).
+    /// A transcript that begins with the resume (the session's start not recorded) bounds
+    /// nothing.
+    fn resumed_from(&self, last: u64, out: &mut Vec<Violation>) {
+        let sent = self.senders[side(Direction::Server)].max_seq;
+        let acked = self.senders[side(Direction::Client)].last_ack.unwrap_or(0);
+        if let Some(sent) = sent.filter(|s| last > *s) {
+            out.push(Violation::new(
+                "HAIP-SEQ-010",
+                format!("the resuming HAI's last_rx_seq \"{last}\" is past the highest seq the server sent (\"{sent}\")"),
+            ));
+        } else if last < acked {
+            out.push(Violation::new(
+                "HAIP-SEQ-010",
+                format!("the resuming HAI's last_rx_seq \"{last}\" is below the ack \"{acked}\" the client sent before: it received at least that"),
+            ));
         }
     }
 
@@ -142,6 +166,28 @@ mod tests {
             talk.send(Server, "TEXT_MESSAGE_START", start),
             ["HAIP-VER-002"]
         );
+    }
+
+    /// A resume's last_rx_seq lies between what the client acknowledged and what the server
+    /// sent: past the one or below the other breaks HAIP-SEQ-010.
+    #[test]
+    fn a_resume_names_at_most_what_was_sent_and_at_least_what_was_acknowledged() {
+        let resume_at = |last: &str| {
+            let mut talk = Talk::open();
+            for _ in 0..3 {
+                talk.send(Server, "PING", json!({"nonce": "n"}));
+            }
+            // The client acknowledged the server's HAI and two PINGs: seq 3.
+            talk.send_with(Client, "PONG", json!({"nonce": "n"}), json!({"ack": "3"}));
+            talk.reconnect();
+            let mut resume = hai("1.1.2");
+            resume["last_rx_seq"] = json!(last);
+            talk.send(Client, "HAI", resume)
+        };
+        assert_eq!(resume_at("4"), NONE);
+        assert_eq!(resume_at("3"), NONE);
+        assert_eq!(resume_at("5"), ["HAIP-SEQ-010"]);
+        assert_eq!(resume_at("2"), ["HAIP-SEQ-010"]);
     }
 
     fn hai(version: &str) -> serde_json::Value {
