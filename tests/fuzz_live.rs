@@ -7,6 +7,11 @@ use std::path::Path;
 use std::process::Command;
 use wireprobe::reference;
 
+#[path = "common/bounded.rs"]
+mod bounded;
+#[path = "fuzz_live/clients.rs"]
+mod clients;
+
 const SEED: &str = "1";
 
 /// Fuzz processes run at once by a fault-reach test.
@@ -337,7 +342,7 @@ fn fuzzing_finds_uae_faults() {
 /// check's time. Each check's own panic message says what it found.
 #[test]
 fn fuzzing_against_the_reference_targets() {
-    let checks: [(&str, fn()); 7] = [
+    let checks: [(&str, fn()); 9] = [
         (
             "correct_references_give_no_finding",
             correct_references_give_no_finding,
@@ -351,6 +356,14 @@ fn fuzzing_against_the_reference_targets() {
         ("fuzzing_finds_huma_faults", fuzzing_finds_huma_faults),
         ("fuzzing_finds_hpd_faults", fuzzing_finds_hpd_faults),
         ("fuzzing_finds_uae_faults", fuzzing_finds_uae_faults),
+        (
+            "the_reference_clients_keep_working_through_every_fuzzed_run",
+            clients::the_reference_clients_keep_working_through_every_fuzzed_run,
+        ),
+        (
+            "each_fault_that_stops_a_client_is_found_under_its_rule",
+            clients::each_fault_that_stops_a_client_is_found_under_its_rule,
+        ),
     ];
     let failed: Vec<&str> = std::thread::scope(|scope| {
         let running: Vec<_> = checks

@@ -1,12 +1,10 @@
-//! `fuzz P --client`: wireprobe serves a client a generated stream of server events, with the
+//! `fuzz P --client` (part of `fuzz_live`, whose CPU-bound fuzzing it waits beside): wireprobe serves a client a generated stream of server events, with the
 //! adversarial ones its protocol names among them, and probes after each that the client
 //! still answers. The reference clients keep working through every run; each fault that makes
 //! a client stop is found and named by the protocol's keeps-working rule (or, for HAIP, the
 //! rule the unanswered input breaks).
 
-#[path = "common/bounded.rs"]
-mod bounded;
-use bounded::{within, RUN_LIMIT};
+use super::bounded::{within, RUN_LIMIT};
 use std::process::Command;
 
 /// What a fuzz command ended with: its exit code and what it printed.
@@ -67,8 +65,7 @@ fn on_threads<A: Sync, T: Send>(threads: usize, items: &[A], f: impl Fn(&A) -> T
     done.into_iter().map(|(_, out)| out).collect()
 }
 
-#[test]
-fn the_reference_clients_keep_working_through_every_fuzzed_run() {
+pub fn the_reference_clients_keep_working_through_every_fuzzed_run() {
     let protocols = ["huma", "hpd", "uae", "nuum", "haip"];
     let runs = on_threads(3, &protocols, |p| {
         fuzz_client(p, &["--runs", "40", "--timeout-ms", "3000"])
@@ -83,8 +80,7 @@ fn the_reference_clients_keep_working_through_every_fuzzed_run() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-#[test]
-fn each_fault_that_stops_a_client_is_found_under_its_rule() {
+pub fn each_fault_that_stops_a_client_is_found_under_its_rule() {
     // A stopped client is seen at its first unanswered probe: a short wait finds it sooner,
     // and the finding is reported unshrunk (its confirming re-runs still count).
     let runs = on_threads(7, STOPS, |(p, fault, _)| {
