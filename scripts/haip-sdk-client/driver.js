@@ -14,12 +14,15 @@
 // Options:
 //   --shim         convert incoming text frames from Buffer to string before the SDK sees them
 //                  (see installShim below). Without it the SDK never sees the server's HAI.
+//   --stay         after the server closes or drops the connection, keep running so the SDK's
+//                  own reconnection (and resume) can follow; the run stops the process.
 //   --send-anyway  send the text message even if the handshake did not complete within
 //                  HAIP_HANDSHAKE_TIMEOUT_MS (default 10000); without it the driver sends
 //                  nothing of its own then and just waits.
 // Environment:
 //   HAIP_SDK_DIR   the SDK package directory (holding package.json and dist/), or its entry file
-//   HAIP_TOKEN     the token the SDK puts in the URL as ?token= (default "wireprobe-test-token")
+//   WIREPROBE_TOKEN, else HAIP_TOKEN
+//                  the token the SDK puts in the URL as ?token= (default "wireprobe-test-token")
 //
 // Every event is one line on stderr: "[haip-sdk-driver +MS] EVENT detail". Frames are logged
 // as they pass the ws socket the SDK uses (frame-out / frame-in); the SDK's own console logging
@@ -44,19 +47,21 @@ const args = process.argv.slice(2);
 const flags = new Set(args.filter(a => a.startsWith("--")));
 const positional = args.filter(a => !a.startsWith("--"));
 for (const f of flags) {
-  if (f !== "--shim" && f !== "--send-anyway") {
+  if (f !== "--shim" && f !== "--send-anyway" && f !== "--stay") {
     log("usage-error", `unknown option ${f}`);
     process.exit(1);
   }
 }
 if (positional.length !== 1 || !/^wss?:\/\//.test(positional[0])) {
-  log("usage-error", "usage: node driver.js ws://HOST:PORT/ [--shim] [--send-anyway]");
+  log("usage-error", "usage: node driver.js ws://HOST:PORT/ [--shim] [--send-anyway] [--stay]");
   process.exit(1);
 }
 const url = positional[0];
 const shim = flags.has("--shim");
 const sendAnyway = flags.has("--send-anyway");
-const token = process.env.HAIP_TOKEN || "wireprobe-test-token";
+const stay = flags.has("--stay");
+// The token wireprobe hands a client under test (`{token}`, WIREPROBE_TOKEN) comes first.
+const token = process.env.WIREPROBE_TOKEN || process.env.HAIP_TOKEN || "wireprobe-test-token";
 const lifetimeMs = Number(process.env.HAIP_DRIVER_TIMEOUT_MS || 60000);
 const handshakeMs = Number(process.env.HAIP_HANDSHAKE_TIMEOUT_MS || 10000);
 const TEXT = "hello from the HAIP SDK";
@@ -173,6 +178,7 @@ client.setHandlers({
   onDisconnect: reason => {
     log("disconnected", `reason=${JSON.stringify(reason)}`);
     if (timeLimitHit) finish("time limit, closed by the driver", 0);
+    else if (connected && stay) log("staying", "the SDK's own reconnection decides what follows");
     else if (connected) finish("server closed the connection", 0);
     else finish("could not connect", 2);
   },
