@@ -96,6 +96,9 @@ pub(super) struct Serving {
     /// What `{agent}` becomes: the command a host runs as its agent (stdio protocols).
     agent: String,
     launched: Option<Launched>,
+    /// The token the client was handed when it started: every connection it opens is judged
+    /// on presenting that one (a token minted again for a later step would differ).
+    handed: Option<String>,
 }
 
 /// Why the client under test could not be served.
@@ -158,6 +161,7 @@ impl Serving {
             site: None,
             url,
             launched: None,
+            handed: None,
         })
     }
 
@@ -169,6 +173,7 @@ impl Serving {
         tmp: &Path,
         cwd: Option<&Path>,
     ) -> Result<(), ServingError> {
+        self.handed = token.map(str::to_owned);
         let token = token.unwrap_or("");
         let argv: Vec<String> = crate::transport::stdio::expand_tmp(command, tmp)
             .into_iter()
@@ -392,6 +397,8 @@ impl CaseRun<'_> {
             return Err(Outcome::Error("no listener for the client".into()));
         };
         let accepted = serving.accept(self.cfg.max_frame, timeout).await;
+        // A harness's client (`--listen`) was handed none by us: the step's token stands.
+        let token = serving.handed.clone().or_else(|| token.map(str::to_owned));
         let output = serving.output();
         // A client that could not connect usually said why on stderr.
         let last_words = output
@@ -412,7 +419,7 @@ impl CaseRun<'_> {
                     .observe_target(Observation::Connect { url });
                 // A client handed a token: where it presented it is the protocol's to judge.
                 if let Some(token) = token.filter(|t| !t.is_empty()) {
-                    let at = presented_at(&opened, token).map(str::to_owned);
+                    let at = presented_at(&opened, &token).map(str::to_owned);
                     self.link
                         .transcript
                         .observe_target(Observation::TokenPresented { at });
