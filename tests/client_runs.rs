@@ -43,6 +43,16 @@ fn client_run(protocol: &str, args: &[&str]) -> (i32, Vec<Value>) {
         "the report says a client was judged"
     );
     let cases = report["cases"].as_array().cloned().unwrap_or_default();
+    // A rule broken outside the cases' own fails the run too: say which, for a failure seen
+    // once (the test's output shows it).
+    if output.status.code() == Some(1) {
+        let broken: Vec<String> = cases
+            .iter()
+            .flat_map(|c| c["violations"].as_array().cloned().unwrap_or_default())
+            .map(|v| format!("{} {}", v["rule"], v["message"]))
+            .collect();
+        eprintln!("run {protocol} --client {args:?} exited 1; violations: {broken:#?}");
+    }
     (output.status.code().unwrap_or(-1), cases)
 }
 
