@@ -82,12 +82,19 @@ fn substitute_str(s: &str, vars: &Vars) -> Result<Value, UnknownVariable> {
 /// `v` with every `${` written `$${`, so [`substitute`] gives back exactly `v`: how generated
 /// data that happens to look like a template goes out as it is.
 pub fn literal(v: &Value) -> Value {
+    map_strings(v, &|s| s.replace("${", "$${"))
+}
+
+/// `v` with `f` applied to every string value in it (object keys stay as they are).
+pub fn map_strings(v: &Value, f: &impl Fn(&str) -> String) -> Value {
     match v {
-        Value::String(s) if s.contains("${") => Value::String(s.replace("${", "$${")),
-        Value::Array(items) => Value::Array(items.iter().map(literal).collect()),
-        Value::Object(map) => {
-            Value::Object(map.iter().map(|(k, v)| (k.clone(), literal(v))).collect())
-        }
+        Value::String(s) => Value::String(f(s)),
+        Value::Array(items) => Value::Array(items.iter().map(|x| map_strings(x, f)).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, x)| (k.clone(), map_strings(x, f)))
+                .collect(),
+        ),
         other => other.clone(),
     }
 }
@@ -95,31 +102,22 @@ pub fn literal(v: &Value) -> Value {
 /// `v` with every `${i}` replaced by `i` first, so a repeated send can name things per
 /// repetition (`"${uuid:m${i}}"` is one UUID per repetition). `$${i}` stays literal.
 pub fn with_index(v: &Value, i: u64) -> Value {
-    match v {
-        Value::String(s) if s.contains("${i}") => {
-            let mut out = String::with_capacity(s.len());
-            let mut rest = s.as_str();
-            while let Some(at) = rest.find("${i}") {
-                let escaped = rest[..at].ends_with('$');
-                out.push_str(&rest[..at]);
-                if escaped {
-                    out.push_str("${i}");
-                } else {
-                    out.push_str(&i.to_string());
-                }
-                rest = &rest[at + 4..];
+    map_strings(v, &|s| {
+        let mut out = String::with_capacity(s.len());
+        let mut rest = s;
+        while let Some(at) = rest.find("${i}") {
+            let escaped = rest[..at].ends_with('$');
+            out.push_str(&rest[..at]);
+            if escaped {
+                out.push_str("${i}");
+            } else {
+                out.push_str(&i.to_string());
             }
-            out.push_str(rest);
-            Value::String(out)
+            rest = &rest[at + 4..];
         }
-        Value::Array(items) => Value::Array(items.iter().map(|x| with_index(x, i)).collect()),
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, x)| (k.clone(), with_index(x, i)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
+        out.push_str(rest);
+        out
+    })
 }
 
 /// Binds a fresh UUID to every `${uuid:NAME}` in `v` that has none yet.

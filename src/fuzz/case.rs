@@ -380,16 +380,7 @@ fn probe_steps(probe: &Probe, rule: &str, scenario: bool, tag: usize) -> Vec<Ste
 
 /// `value` with [`PROBE_ID`] in its strings replaced by `with`.
 fn numbered(value: &Value, with: &str) -> Value {
-    match value {
-        Value::String(s) => Value::String(s.replace(PROBE_ID, with)),
-        Value::Array(items) => Value::Array(items.iter().map(|v| numbered(v, with)).collect()),
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| (k.clone(), numbered(v, with)))
-                .collect(),
-        ),
-        other => other.clone(),
-    }
+    matcher::map_strings(value, &|s| s.replace(PROBE_ID, with))
 }
 
 /// How an input goes out: an event through the session, anything else as exact bytes.

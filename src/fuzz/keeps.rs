@@ -7,6 +7,7 @@
 
 use super::{mutate, Input, Rng};
 use proptest::prelude::*;
+use proptest::strategy::BoxedStrategy;
 use serde_json::{json, Value};
 
 /// A mutator toward a client: `apply` makes the input, and surviving it is all the client owes
@@ -42,6 +43,23 @@ pub fn ids() -> impl Strategy<Value = String> {
 /// Short text of any characters.
 pub fn text(max: usize) -> impl Strategy<Value = String> {
     proptest::collection::vec(any::<char>(), 0..max).prop_map(String::from_iter)
+}
+
+/// Sequences of `len` events made of whole groups (a turn, a burst), cut to length: a group
+/// cut short at the end is still valid as far as it goes.
+pub fn of_groups(
+    group: BoxedStrategy<Vec<Value>>,
+    len: std::ops::RangeInclusive<usize>,
+) -> BoxedStrategy<Vec<Value>> {
+    let (min, max) = (*len.start(), (*len.end()).max(1));
+    proptest::collection::vec(group, 1..=max)
+        .prop_map(move |groups| {
+            let mut all: Vec<Value> = groups.into_iter().flatten().collect();
+            all.truncate(max);
+            all
+        })
+        .prop_filter("too short", move |v| v.len() >= min)
+        .boxed()
 }
 
 /// `event` with its `field` naming a type no spec lists.

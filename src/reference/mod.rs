@@ -118,6 +118,20 @@ impl Switches {
     }
 }
 
+/// Starts `command` (one line, split as a shell would) as the child a reference client talks
+/// to over its stdio: the agent a Nuum host starts, the executor a UAE agent calls.
+pub(crate) async fn start_child(command: &str) -> Result<crate::transport::Connection, ServeError> {
+    use crate::transport::stdio::{self, StdioOptions, DEFAULT_MAX_LINE};
+    let argv = stdio::split_command(command).map_err(|e| ServeError::Connect(e.to_string()))?;
+    stdio::spawn(&StdioOptions {
+        argv,
+        cwd: None,
+        max_line: DEFAULT_MAX_LINE,
+    })
+    .await
+    .map_err(|e| ServeError::Connect(e.to_string()))
+}
+
 /// Why a reference target could not start.
 #[derive(Debug, thiserror::Error)]
 pub enum ServeError {

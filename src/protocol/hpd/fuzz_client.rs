@@ -73,15 +73,7 @@ static MUTATORS: &[Mutator] = &[
 
 impl FuzzProfile for HpdClientFuzz {
     fn valid_sequence(&self, len: std::ops::RangeInclusive<usize>) -> BoxedStrategy<Vec<Value>> {
-        let (min, max) = (*len.start(), (*len.end()).max(1));
-        proptest::collection::vec(turn(), 1..=max)
-            .prop_map(move |turns| {
-                let mut all: Vec<Value> = turns.into_iter().flatten().collect();
-                all.truncate(max);
-                all
-            })
-            .prop_filter("too short", move |v| v.len() >= min)
-            .boxed()
+        keeps::of_groups(turn(), len)
     }
 
     fn mutators(&self) -> &'static [Mutator] {

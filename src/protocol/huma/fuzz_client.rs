@@ -68,15 +68,7 @@ static MUTATORS: &[Mutator] = &[
 
 impl FuzzProfile for HumaClientFuzz {
     fn valid_sequence(&self, len: std::ops::RangeInclusive<usize>) -> BoxedStrategy<Vec<Value>> {
-        let (min, max) = (*len.start(), (*len.end()).max(1));
-        proptest::collection::vec(action(), min..=max)
-            .prop_map(move |actions| {
-                let mut all: Vec<Value> = actions.into_iter().flatten().collect();
-                all.truncate(max);
-                all
-            })
-            .prop_filter("too short", move |v| v.len() >= min)
-            .boxed()
+        keeps::of_groups(action(), len)
     }
 
     fn mutators(&self) -> &'static [Mutator] {

@@ -7,7 +7,6 @@
 //! and failed turns are passed over. It ends when the agent's stdout ends.
 
 use crate::reference::{ClientEnd, ClientOptions, Faults, ServeError, Variants};
-use crate::transport::stdio::{self, StdioOptions, DEFAULT_MAX_LINE};
 use crate::transport::{Connection, Frame, Received};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -22,14 +21,7 @@ const MAX_SESSION: Duration = Duration::from_secs(300);
 pub async fn run(command: &str, opts: &ClientOptions) -> Result<ClientEnd, ServeError> {
     let faults = Faults::parse(super::faults::CLIENT_FAULTS, &opts.faults)?;
     let variants = Variants::parse(super::variants::CLIENT_VARIANTS, &opts.variants)?;
-    let argv = stdio::split_command(command).map_err(|e| ServeError::Connect(e.to_string()))?;
-    let conn = stdio::spawn(&StdioOptions {
-        argv,
-        cwd: None,
-        max_line: DEFAULT_MAX_LINE,
-    })
-    .await
-    .map_err(|e| ServeError::Connect(e.to_string()))?;
+    let conn = crate::reference::start_child(command).await?;
     let mut host = Host {
         conn,
         sent: 0,

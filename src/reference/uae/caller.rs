@@ -10,7 +10,6 @@
 use crate::protocol::json::timestamp;
 use crate::reference::later::Later;
 use crate::reference::{ClientEnd, ClientOptions, Faults, ServeError, Variants};
-use crate::transport::stdio::{self, StdioOptions, DEFAULT_MAX_LINE};
 use crate::transport::{Connection, Frame, Received};
 use serde_json::{json, Value};
 use std::collections::HashSet;
@@ -28,14 +27,7 @@ const MAX_SESSION: Duration = Duration::from_secs(300);
 pub async fn run(command: &str, opts: &ClientOptions) -> Result<ClientEnd, ServeError> {
     let faults = Faults::parse(super::faults::CLIENT_FAULTS, &opts.faults)?;
     let variants = Variants::parse(super::variants::CLIENT_VARIANTS, &opts.variants)?;
-    let argv = stdio::split_command(command).map_err(|e| ServeError::Connect(e.to_string()))?;
-    let conn = stdio::spawn(&StdioOptions {
-        argv,
-        cwd: None,
-        max_line: DEFAULT_MAX_LINE,
-    })
-    .await
-    .map_err(|e| ServeError::Connect(e.to_string()))?;
+    let conn = crate::reference::start_child(command).await?;
     let mut agent = Caller {
         conn,
         session: format!("sess_{}", uuid::Uuid::new_v4().simple()),
