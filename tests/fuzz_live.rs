@@ -342,7 +342,7 @@ fn fuzzing_finds_uae_faults() {
 /// check's time. Each check's own panic message says what it found.
 #[test]
 fn fuzzing_against_the_reference_targets() {
-    let checks: [(&str, fn()); 9] = [
+    let checks: [(&str, fn()); 10] = [
         (
             "correct_references_give_no_finding",
             correct_references_give_no_finding,
@@ -363,6 +363,10 @@ fn fuzzing_against_the_reference_targets() {
         (
             "each_fault_that_stops_a_client_is_found_under_its_rule",
             clients::each_fault_that_stops_a_client_is_found_under_its_rule,
+        ),
+        (
+            "a_client_never_judged_is_not_reported_clean",
+            clients::a_client_never_judged_is_not_reported_clean,
         ),
     ];
     let failed: Vec<&str> = std::thread::scope(|scope| {

@@ -110,6 +110,12 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
     if let Some(why) = &outcome.last_error {
         eprintln!("wireprobe: the last run that could not complete: {why}");
     }
+    if let Some(why) = &outcome.last_skip {
+        eprintln!(
+            "wireprobe: {} runs skipped, the last: {why}",
+            outcome.skipped
+        );
+    }
     let Some(finding) = outcome.finding else {
         eprintln!("wireprobe: nothing found");
         return Ok(Ended::Clean);

@@ -173,6 +173,11 @@ pub struct Outcome {
     pub errors: u64,
     /// Why the last of them could not (with its run's case id).
     pub last_error: Option<String>,
+    /// Runs skipped: the target never answered the probe a test mode owes (a Web UI that
+    /// submits no view), so nothing after it could be judged.
+    pub skipped: u64,
+    /// Why the last of them was skipped (with its run's case id).
+    pub last_skip: Option<String>,
 }
 
 /// Fuzzes `protocol`'s target (`run_cfg` says where it is, and how many runs go at once) until
@@ -256,6 +261,10 @@ pub async fn fuzz(
             outcome.errors += 1;
             last_error = format!("{}: {}", case.id, result.message);
         }
+        if result.verdict == Verdict::Skip {
+            outcome.skipped += 1;
+            outcome.last_skip = Some(format!("{}: {}", case.id, result.message));
+        }
         let failure = failure_of(protocol, profile, &result, judged);
         progress(Progress::Run {
             run,
@@ -281,6 +290,13 @@ pub async fn fuzz(
     let Some((run, case, result, failure)) = first_failure else {
         if outcome.runs > 0 && outcome.errors == outcome.runs {
             return Err(FuzzError::Unusable(last_error));
+        }
+        // Not one run judged: saying "nothing found" would pass a target never tested.
+        if outcome.runs > 0 && outcome.errors + outcome.skipped == outcome.runs {
+            let why = outcome.last_skip.clone().unwrap_or(last_error);
+            return Err(FuzzError::Unusable(format!(
+                "every run was skipped ({why})"
+            )));
         }
         return Ok(outcome);
     };

@@ -106,3 +106,37 @@ pub fn each_fault_that_stops_a_client_is_found_under_its_rule() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// A client that never answers (here a Nuum host that starts its agent and writes nothing it
+/// would read) has no run judged: the fuzzer says so and exits 3, never "nothing found".
+pub fn a_client_never_judged_is_not_reported_clean() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let host = dir.path().join("host.sh");
+    std::fs::write(
+        &host,
+        "(echo '{\"type\":\"control\",\"action\":\"heartbeat\"}'; sleep 30) | $WIREPROBE_AGENT\n",
+    )
+    .expect("the host script is written");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wireprobe"));
+    cmd.args(["fuzz", "nuum", "--client", "--exec"])
+        .arg(format!("sh {}", host.display()))
+        .args([
+            "--runs",
+            "4",
+            "--jobs",
+            "4",
+            "--timeout-ms",
+            "1000",
+            "--out",
+        ])
+        .arg(dir.path());
+    let out = within(
+        RUN_LIMIT,
+        cmd,
+        "fuzz nuum --client against a host that never asks",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("target unreachable"), "{stderr}");
+    assert!(!stderr.contains("nothing found"), "{stderr}");
+}
