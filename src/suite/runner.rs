@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 /// completes. A run over several transports runs the suite over each in turn, and each
 /// case's id says which (`ID@sse`); a case written for one transport runs only over it.
 pub async fn run_suite(
-    protocol: &dyn Protocol,
+    protocol: &'static dyn Protocol,
     suite: &Suite,
     cfg: &RunConfig,
     on_result: &(dyn Fn(&CaseResult) + Sync),
@@ -50,7 +50,7 @@ pub async fn run_suite(
 /// Runs `cases` over one transport, in parallel up to [`RunConfig::parallel_jobs`]; with a
 /// `label`, each result's id says which transport (`ID@label`).
 async fn run_cases<'a>(
-    protocol: &dyn Protocol,
+    protocol: &'static dyn Protocol,
     cases: impl Iterator<Item = &'a Case> + Clone,
     cfg: &RunConfig,
     label: Option<&str>,
@@ -61,33 +61,58 @@ async fn run_cases<'a>(
     if cases.clone().next().is_some() && cfg.judged == crate::transcript::Direction::Server {
         super::probe::probe(protocol, cfg).await?;
     }
+    let shared = std::sync::Arc::new(cfg.clone());
     let mut results: Vec<(usize, CaseResult)> = futures_util::stream::iter(cases.enumerate())
-        .map(|(i, case)| async move {
-            let stopped = cfg
-                .max_failures
-                .filter(|max| failures.load(Ordering::Relaxed) >= *max);
-            let mut result = match stopped {
-                Some(max) => not_run(
-                    protocol,
-                    case,
-                    format!("not run: --max-failures {max} reached"),
-                ),
-                None => run_case(protocol, case, cfg).await,
-            };
-            if matches!(result.verdict, Verdict::Fail | Verdict::Error) {
-                failures.fetch_add(1, Ordering::Relaxed);
+        .map(|(i, case)| {
+            let shared = shared.clone();
+            async move {
+                let stopped = cfg
+                    .max_failures
+                    .filter(|max| failures.load(Ordering::Relaxed) >= *max);
+                let mut result = match stopped {
+                    Some(max) => not_run(
+                        protocol,
+                        case,
+                        format!("not run: --max-failures {max} reached"),
+                    ),
+                    None => spawned_case(protocol, case, shared).await,
+                };
+                if matches!(result.verdict, Verdict::Fail | Verdict::Error) {
+                    failures.fetch_add(1, Ordering::Relaxed);
+                }
+                if let Some(label) = label {
+                    result.id = format!("{}@{label}", result.id);
+                }
+                on_result(&result);
+                (i, result)
             }
-            if let Some(label) = label {
-                result.id = format!("{}@{label}", result.id);
-            }
-            on_result(&result);
-            (i, result)
         })
         .buffer_unordered(cfg.parallel_jobs(protocol))
         .collect()
         .await;
     results.sort_by_key(|(i, _)| *i);
     Ok(results.into_iter().map(|(_, r)| r).collect())
+}
+
+/// Runs one case as a task of its own: the cases of a run use every worker thread, and each is
+/// woken by its own timers and sockets rather than through the task that collects the results.
+/// A panic in the harness is the case's `error`, never the run's end.
+async fn spawned_case(
+    protocol: &'static dyn Protocol,
+    case: &Case,
+    cfg: std::sync::Arc<RunConfig>,
+) -> CaseResult {
+    let owned = case.clone();
+    match tokio::spawn(async move { run_case(protocol, &owned, &cfg).await }).await {
+        Ok(result) => result,
+        Err(e) => {
+            let mut result = not_run(protocol, case, String::new());
+            result.verdict = Verdict::Error;
+            result.message =
+                format!("the case's task failed (a wireprobe bug: please report it): {e}");
+            result
+        }
+    }
 }
 
 /// A case that did not run, skipped for `why`.
