@@ -7,6 +7,7 @@ pub mod filter;
 mod link;
 pub mod loader;
 pub mod model;
+mod opening;
 mod outcome;
 mod probe;
 pub mod runner;

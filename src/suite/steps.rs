@@ -1,15 +1,15 @@
 //! Executes one case's steps over a live connection.
 
-use super::config::{RunConfig, CASE_SCOPE};
-use super::connect::{open_transport, CaseDir};
-use super::link::{Item, Link, Watch};
+use super::config::RunConfig;
+use super::connect::CaseDir;
+use super::link::Link;
 use super::model::*;
-use super::outcome::{fail, unmet, Outcome};
-use super::tokens::{connect_options, token_for};
+use super::outcome::{unmet, Outcome};
+use super::tokens::token_for;
 use crate::matcher::{self, Vars};
 use crate::protocol::{Protocol, TransportKind};
 use crate::transcript::{Observation, Transcript};
-use crate::transport::{Body, Frame, Outgoing, StreamFrom, TransportError};
+use crate::transport::{Body, Frame, Outgoing, StreamFrom};
 use serde_json::{json, Value};
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -26,12 +26,12 @@ pub struct CaseRun<'a> {
     /// capabilities it declared): a send that copies one is checked (see `copied`).
     pub(super) from_target: std::collections::BTreeSet<String>,
     /// The target values the next handshake's `handshake_with` copies.
-    handshake_copies: Vec<String>,
+    pub(super) handshake_copies: Vec<String>,
     /// `{tmp}` of a stdio target: one per case, kept across restarts.
     pub(super) dir: Option<CaseDir>,
     /// What `{case}` in the target URL becomes: one path segment per case, kept across
     /// reconnects (a deployment that hosts an agent per route prefix).
-    scope: String,
+    pub(super) scope: String,
     /// The step running now, counting the fallback steps after the case's own; `None` while
     /// connecting and shaking hands. Where an unfinished case stopped.
     pub(super) at_step: Option<usize>,
@@ -141,24 +141,6 @@ impl<'a> CaseRun<'a> {
         Ok(())
     }
 
-    /// A case's `handshake_with` over the run's defaults, with variables substituted.
-    fn handshake_with(&mut self, case: Option<&Value>) -> Result<Option<Value>, Outcome> {
-        self.handshake_copies = case
-            .map(|c| super::copied::target_values(c, &self.from_target))
-            .unwrap_or_default();
-        let merged = match (&self.cfg.handshake_defaults, case) {
-            (None, None) => return Ok(None),
-            (Some(d), None) => d.clone(),
-            (None, Some(c)) => c.clone(),
-            (Some(d), Some(c)) => {
-                let mut m = d.clone();
-                crate::protocol::merge(&mut m, c);
-                m
-            }
-        };
-        self.substitute(&merged).map(Some)
-    }
-
     /// The transcript so far.
     pub fn into_transcript(self) -> Vec<crate::transcript::Entry> {
         self.link.transcript.into_entries()
@@ -181,188 +163,6 @@ impl<'a> CaseRun<'a> {
             let last = serving.stop().await;
             self.keep_output(last);
         }
-    }
-
-    async fn open(&mut self, token: Option<&str>, expects_refusal: bool) -> Result<(), Outcome> {
-        self.link.pending.clear();
-        self.link.answers.clear();
-        self.link.ended = None;
-        self.link.refused = None;
-        if self.cfg.judged == crate::transcript::Direction::Client {
-            return self.open_served(token).await;
-        }
-        let placement = self
-            .case
-            .connect
-            .token_in
-            .unwrap_or(self.protocol.token_placement());
-        let mut opts = connect_options(
-            self.protocol,
-            self.cfg,
-            token,
-            placement,
-            self.timeout(None),
-        );
-        opts.url = opts.url.replace(CASE_SCOPE, &self.scope);
-        self.link.transcript.observe_ours(Observation::Connect {
-            url: opts.url.clone(),
-        });
-        if self.dir.is_none() {
-            self.dir = Some(CaseDir::create().map_err(|e| Outcome::Error(e.to_string()))?);
-        }
-        let tmp = self
-            .dir
-            .as_ref()
-            .map(|d| d.path().to_path_buf())
-            .unwrap_or_default();
-        let result = open_transport(self.protocol, opts, self.cfg, &tmp).await;
-        match result {
-            Ok(conn) => {
-                self.link.conn = Some(conn);
-                Ok(())
-            }
-            Err(TransportError::Rejected { status }) => {
-                self.link
-                    .transcript
-                    .observe_target(Observation::Rejected { status });
-                self.link.refused = Some(format!("HTTP {status} on the WebSocket upgrade"));
-                let refused = format!("the target refused the connection with HTTP {status}");
-                match (
-                    expects_refusal,
-                    self.case.connect.refusal == super::model::Refusal::Fail,
-                ) {
-                    (true, _) => Ok(()),
-                    (false, true) => Err(fail(refused)),
-                    (false, false) => Err(Outcome::Error(refused)),
-                }
-            }
-            Err(e) => {
-                self.link.transcript.observe_target(Observation::Error {
-                    message: e.to_string(),
-                });
-                Err(Outcome::Error(format!("could not connect: {e}")))
-            }
-        }
-    }
-
-    async fn handshake(
-        &mut self,
-        mode: HandshakeMode,
-        with: Option<&Value>,
-        resume: bool,
-    ) -> Result<(), Outcome> {
-        if mode == HandshakeMode::None || self.link.conn.is_none() || !self.protocol.has_handshake()
-        {
-            return Ok(());
-        }
-        // A session that answers the other side's hello (wireprobe serving a client) waits for
-        // it first, so its answer can name what the hello set up.
-        let answering = self.link.session.answers_handshake();
-        if answering && mode != HandshakeMode::SendOnly {
-            self.handshake_reply().await?;
-        }
-        let frames = self
-            .link
-            .session
-            .handshake(with, resume)
-            .map_err(|e| Outcome::Error(format!("cannot build the handshake: {e}")))?;
-        let copies = std::mem::take(&mut self.handshake_copies);
-        let role = self.cfg.role_of(self.protocol);
-        for frame in &frames {
-            let out = Outgoing::Frame(frame.clone());
-            let with = with.cloned().unwrap_or_default();
-            if let Some(why) =
-                super::copied::broken_probe(self.protocol, role, &copies, &with, &out)
-            {
-                return Err(Outcome::Skip(why));
-            }
-        }
-        for frame in frames {
-            self.link
-                .send(frame, Instant::now() + self.timeout(None))
-                .await?;
-        }
-        // Serving a client, a session that speaks first (a Nuum agent's init) has no reply to
-        // wait for: the client's first line is the case's to expect.
-        let serving = self.link.transcript.judged() == crate::transcript::Direction::Client;
-        if answering || serving || mode == HandshakeMode::SendOnly {
-            return Ok(());
-        }
-        self.handshake_reply().await
-    }
-
-    /// Waits for the other side's part of the handshake (its reply, or its hello).
-    async fn handshake_reply(&mut self) -> Result<(), Outcome> {
-        let deadline = Instant::now() + self.timeout(None);
-        let found = self
-            .link
-            .watch(deadline, |a, session| match a {
-                Item::Event(e, _) if session.is_handshake_reply(e) => Watch::Take(Ok(e.clone())),
-                Item::Event(e, _) => match session.error_code(e) {
-                    Some(code) => Watch::Stop(Err(format!(
-                        "the target answered the handshake with an error ({code})"
-                    ))),
-                    None => Watch::Keep,
-                },
-                Item::Ended(how) => Watch::Stop(Err(format!(
-                    "the connection ended during the handshake ({how})"
-                ))),
-                _ => Watch::Keep,
-            })
-            .await;
-        match found {
-            Some(Ok(reply)) => {
-                self.vars.insert("handshake".into(), reply);
-                self.from_target.insert("handshake".into());
-                Ok(())
-            }
-            Some(Err(why)) => Err(Outcome::Error(why)),
-            // A target that speaks first and has not: that is for its rules to judge, and
-            // what it does once it has input is judged too.
-            None if self.protocol.target_speaks_first() && self.link.ended.is_none() => {
-                let waited_ms = self.timeout(None).as_millis() as u64;
-                self.link
-                    .transcript
-                    .observe_target(Observation::NoGreeting { waited_ms });
-                Ok(())
-            }
-            None => Err(Outcome::Error(format!(
-                "no handshake reply within {} ms",
-                self.timeout(None).as_millis()
-            ))),
-        }
-    }
-
-    /// Skips the case when the target lacks a required capability; binds the declared values
-    /// as `${capability.NAME}`.
-    fn check_capabilities(&mut self) -> Result<(), Outcome> {
-        let mut declared_caps = serde_json::Map::new();
-        for req in &self.case.requires {
-            let Requirement::Capability(name) = req else {
-                continue;
-            };
-            let Some(reply) = self.vars.get("handshake") else {
-                return Err(Outcome::Error(format!(
-                    "the case requires capability `{name}` but performs no full handshake"
-                )));
-            };
-            let declared = self.link.session.capability(reply, name);
-            if matches!(
-                declared,
-                None | Some(Value::Null) | Some(Value::Bool(false))
-            ) {
-                return Err(Outcome::Skip(format!(
-                    "the target does not declare capability `{name}`"
-                )));
-            }
-            if let Some(value) = declared {
-                declared_caps.insert(name.clone(), value);
-            }
-        }
-        self.vars
-            .insert("capability".into(), Value::Object(declared_caps));
-        self.from_target.insert("capability".into());
-        Ok(())
     }
 
     fn times(&self, times: &Times) -> Result<u64, Outcome> {
