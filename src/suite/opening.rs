@@ -1,15 +1,18 @@
 //! How a case's connection opens: the transport (or, judging a client, its next connection),
 //! the handshake either side starts, the reply it waits for, and the capabilities a case
-//! requires of the reply.
+//! requires of the reply. Judging a client: the listener, the client started against it, and
+//! the connection it opens.
 
 use super::config::CASE_SCOPE;
 use super::connect::{open_transport, CaseDir};
 use super::link::{Item, Watch};
 use super::model::*;
 use super::outcome::{fail, Outcome};
+use super::serving::{presented_at, Serving, ServingError};
 use super::steps::CaseRun;
 use super::tokens::connect_options;
 use crate::transcript::Observation;
+use crate::transport::process::{OutputLine, Stream};
 use crate::transport::{Outgoing, TransportError};
 use serde_json::Value;
 use tokio::time::Instant;
@@ -220,5 +223,100 @@ impl CaseRun<'_> {
             .insert("capability".into(), Value::Object(declared_caps));
         self.from_target.insert("capability".into());
         Ok(())
+    }
+}
+
+/// Judging a client, the case's connection is the client's next one.
+impl CaseRun<'_> {
+    /// Opens the case's connection when it judges a client: the first time, a listener and
+    /// the client started against it; every time, the client's next connection accepted.
+    pub(super) async fn open_served(&mut self, token: Option<&str>) -> Result<(), Outcome> {
+        // A connection after the first answers a `reconnect`, whose drop the client may or may
+        // not come back from: the spec leaves reconnecting to it.
+        let again = self.serving.is_some();
+        if self.serving.is_none() {
+            let transport = self.cfg.transport_of(self.protocol);
+            let shared = self.cfg.client_listener.as_ref();
+            let mut serving = Serving::bind(self.protocol, transport, shared)
+                .await
+                .map_err(|e| Outcome::Error(e.to_string()))?;
+            if self.dir.is_none() {
+                self.dir = Some(CaseDir::create().map_err(|e| Outcome::Error(e.to_string()))?);
+            }
+            let tmp = self.dir.as_ref().map(|d| d.path().to_path_buf());
+            if !self.cfg.client_command.is_empty() {
+                serving
+                    .launch(
+                        &self.cfg.client_command,
+                        token,
+                        &tmp.unwrap_or_default(),
+                        self.cfg.cwd.as_deref(),
+                    )
+                    .map_err(|e| Outcome::Error(e.to_string()))?;
+            }
+            self.serving = Some(serving);
+        }
+        let timeout = self.timeout(None);
+        let Some(serving) = self.serving.as_mut() else {
+            return Err(Outcome::Error("no listener for the client".into()));
+        };
+        let accepted = serving.accept(self.cfg.max_frame, timeout).await;
+        // A harness's client (`--listen`) was handed none by us: the step's token stands.
+        let token = serving.handed.clone().or_else(|| token.map(str::to_owned));
+        let output = serving.output();
+        // A client that could not connect usually said why on stderr.
+        let last_words = output
+            .iter()
+            .rev()
+            .find(|l| l.stream == Stream::Stderr)
+            .map(|l| l.text.chars().take(200).collect::<String>());
+        self.keep_output(output);
+        match accepted {
+            Ok((conn, opened)) => {
+                // Which connection ran the case: what it asked for, and from where.
+                let url = match opened.peer {
+                    Some(peer) => format!("{} (from {peer})", opened.path),
+                    None => opened.path.clone(),
+                };
+                self.link
+                    .transcript
+                    .observe_target(Observation::Connect { url });
+                // A client handed a token: where it presented it is the protocol's to judge.
+                if let Some(token) = token.filter(|t| !t.is_empty()) {
+                    let at = presented_at(&opened, &token).map(str::to_owned);
+                    self.link
+                        .transcript
+                        .observe_target(Observation::TokenPresented { at });
+                }
+                self.link.conn = Some(conn);
+                Ok(())
+            }
+            Err(ServingError::NoConnection { waited_ms, .. }) if again => {
+                Err(Outcome::Skip(format!(
+                    "the client did not connect again within {waited_ms} ms of the drop (reconnecting is its own choice)"
+                )))
+            }
+            Err(e) => {
+                let message = match last_words {
+                    Some(words) => format!("{e}; its stderr ends: {words:?}"),
+                    None => e.to_string(),
+                };
+                self.link.transcript.observe_target(Observation::Error {
+                    message: message.clone(),
+                });
+                Err(Outcome::Error(message))
+            }
+        }
+    }
+
+    /// Puts what the client under test wrote into the transcript.
+    pub(super) fn keep_output(&mut self, lines: Vec<OutputLine>) {
+        for line in lines {
+            let observation = match line.stream {
+                Stream::Stdout => Observation::Stdout { line: line.text },
+                Stream::Stderr => Observation::Stderr { line: line.text },
+            };
+            self.link.transcript.observe_target(observation);
+        }
     }
 }

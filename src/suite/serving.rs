@@ -3,12 +3,7 @@
 //! `WIREPROBE_URL` and `WIREPROBE_TOKEN`), and each connection it opens accepted over the
 //! run's transport. What the client writes to stdout and stderr is kept for the transcript.
 
-use super::connect::CaseDir;
-use super::outcome::Outcome;
-use super::steps::CaseRun;
 use crate::protocol::{HttpRoutes, Protocol, TransportKind};
-use crate::transcript::Observation;
-use crate::transport::process::Stream;
 use crate::transport::process::{self, Launched, OutputLine};
 use crate::transport::relay;
 use crate::transport::socketio::server::{EioServer, ServerOptions};
@@ -98,7 +93,7 @@ pub(super) struct Serving {
     launched: Option<Launched>,
     /// The token the client was handed when it started: every connection it opens is judged
     /// on presenting that one (a token minted again for a later step would differ).
-    handed: Option<String>,
+    pub(super) handed: Option<String>,
 }
 
 /// Why the client under test could not be served.
@@ -295,7 +290,7 @@ pub fn client_address(protocol: &dyn Protocol, transport: TransportKind, addr: &
 
 /// Where the request that opened a client's connection carried `token`: a `token` query
 /// parameter, an entry of `Sec-WebSocket-Protocol`, or `Authorization: Bearer`.
-fn presented_at(opened: &Opened, token: &str) -> Option<&'static str> {
+pub(super) fn presented_at(opened: &Opened, token: &str) -> Option<&'static str> {
     let query = opened.path.split_once('?').map_or("", |(_, q)| q);
     let in_query = query.split('&').any(|pair| {
         pair.strip_prefix("token=")
@@ -360,99 +355,5 @@ impl Responder for AcceptAll {
     fn sent(&self, _text: &str) {}
     fn status(&self, _route: &str, _body: &[u8]) -> u16 {
         202
-    }
-}
-
-impl CaseRun<'_> {
-    /// Opens the case's connection when it judges a client: the first time, a listener and
-    /// the client started against it; every time, the client's next connection accepted.
-    pub(super) async fn open_served(&mut self, token: Option<&str>) -> Result<(), Outcome> {
-        // A connection after the first answers a `reconnect`, whose drop the client may or may
-        // not come back from: the spec leaves reconnecting to it.
-        let again = self.serving.is_some();
-        if self.serving.is_none() {
-            let transport = self.cfg.transport_of(self.protocol);
-            let shared = self.cfg.client_listener.as_ref();
-            let mut serving = Serving::bind(self.protocol, transport, shared)
-                .await
-                .map_err(|e| Outcome::Error(e.to_string()))?;
-            if self.dir.is_none() {
-                self.dir = Some(CaseDir::create().map_err(|e| Outcome::Error(e.to_string()))?);
-            }
-            let tmp = self.dir.as_ref().map(|d| d.path().to_path_buf());
-            if !self.cfg.client_command.is_empty() {
-                serving
-                    .launch(
-                        &self.cfg.client_command,
-                        token,
-                        &tmp.unwrap_or_default(),
-                        self.cfg.cwd.as_deref(),
-                    )
-                    .map_err(|e| Outcome::Error(e.to_string()))?;
-            }
-            self.serving = Some(serving);
-        }
-        let timeout = self.timeout(None);
-        let Some(serving) = self.serving.as_mut() else {
-            return Err(Outcome::Error("no listener for the client".into()));
-        };
-        let accepted = serving.accept(self.cfg.max_frame, timeout).await;
-        // A harness's client (`--listen`) was handed none by us: the step's token stands.
-        let token = serving.handed.clone().or_else(|| token.map(str::to_owned));
-        let output = serving.output();
-        // A client that could not connect usually said why on stderr.
-        let last_words = output
-            .iter()
-            .rev()
-            .find(|l| l.stream == Stream::Stderr)
-            .map(|l| l.text.chars().take(200).collect::<String>());
-        self.keep_output(output);
-        match accepted {
-            Ok((conn, opened)) => {
-                // Which connection ran the case: what it asked for, and from where.
-                let url = match opened.peer {
-                    Some(peer) => format!("{} (from {peer})", opened.path),
-                    None => opened.path.clone(),
-                };
-                self.link
-                    .transcript
-                    .observe_target(Observation::Connect { url });
-                // A client handed a token: where it presented it is the protocol's to judge.
-                if let Some(token) = token.filter(|t| !t.is_empty()) {
-                    let at = presented_at(&opened, &token).map(str::to_owned);
-                    self.link
-                        .transcript
-                        .observe_target(Observation::TokenPresented { at });
-                }
-                self.link.conn = Some(conn);
-                Ok(())
-            }
-            Err(ServingError::NoConnection { waited_ms, .. }) if again => {
-                Err(Outcome::Skip(format!(
-                    "the client did not connect again within {waited_ms} ms of the drop (reconnecting is its own choice)"
-                )))
-            }
-            Err(e) => {
-                let message = match last_words {
-                    Some(words) => format!("{e}; its stderr ends: {words:?}"),
-                    None => e.to_string(),
-                };
-                self.link.transcript.observe_target(Observation::Error {
-                    message: message.clone(),
-                });
-                Err(Outcome::Error(message))
-            }
-        }
-    }
-
-    /// Puts what the client under test wrote into the transcript.
-    pub(super) fn keep_output(&mut self, lines: Vec<OutputLine>) {
-        for line in lines {
-            let observation = match line.stream {
-                Stream::Stdout => Observation::Stdout { line: line.text },
-                Stream::Stderr => Observation::Stderr { line: line.text },
-            };
-            self.link.transcript.observe_target(observation);
-        }
     }
 }
