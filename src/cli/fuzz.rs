@@ -184,18 +184,10 @@ fn replay_command(
         flag("--claims", claims);
     }
     for tool in &t.tools {
-        let offer = match &tool.params {
-            Some(params) => format!("{}={params}", tool.name),
-            None => tool.name.clone(),
-        };
-        flag("--tool", &offer);
+        flag("--tool", &tool.to_string());
     }
     for tool in &t.slow_tools {
-        let offer = match &tool.params {
-            Some(params) => format!("{}={params}", tool.name),
-            None => tool.name.clone(),
-        };
-        flag("--slow-tool", &offer);
+        flag("--slow-tool", &tool.to_string());
     }
     flag("--timeout-ms", &timeout_ms.to_string());
     if t.insecure {

@@ -95,6 +95,16 @@ pub struct ToolOffer {
     pub params: Option<serde_json::Value>,
 }
 
+/// As `--tool` takes it: `NAME` or `NAME=JSON`.
+impl std::fmt::Display for ToolOffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.params {
+            Some(params) => write!(f, "{}={params}", self.name),
+            None => f.write_str(&self.name),
+        }
+    }
+}
+
 impl std::str::FromStr for ToolOffer {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
