@@ -1,9 +1,9 @@
 //! What every client fuzz profile shares (`fuzz --client`). A spec says what a client does
 //! with the server events it lists; for what else arrives (data that is not JSON, a type it
-//! does not know, keys that pollute prototypes, an oversized message) it says only that the
-//! client goes on. So each mutator toward a client is answered by surviving it, and the
-//! profile's probe, a request the client must answer, shows that it still does: a client that
-//! crashes, hangs or disconnects breaks the protocol's keeps-working rule.
+//! does not know, keys that pollute prototypes (`mutate::pollute`), an oversized message) it
+//! says only that the client goes on. So each mutator toward a client is answered by surviving
+//! it, and the profile's probe, a request the client must answer, shows that it still does: a
+//! client that crashes, hangs or disconnects breaks the protocol's keeps-working rule.
 
 use super::{mutate, Input, Rng};
 use proptest::prelude::*;
@@ -73,18 +73,6 @@ pub fn unknown_type(event: &Value, field: &str, rng: &mut Rng) -> Option<Input> 
     mutate::set(event, &format!("/{field}"), json!(bad)).map(Input::Event)
 }
 
-/// `event` with an object of prototype-pollution keys at `path` (added when absent).
-pub fn polluted(event: &Value, path: &str, rng: &mut Rng) -> Option<Input> {
-    let key = *rng.pick(&["__proto__", "constructor", "prototype"]);
-    let inner = json!({"polluted": true, "prototype": {"polluted": true}});
-    let mut out = event.clone();
-    let (parent, name) = path.rsplit_once('/')?;
-    let holder = out.pointer_mut(parent)?.as_object_mut()?;
-    let target = holder.entry(name.to_owned()).or_insert_with(|| json!({}));
-    target.as_object_mut()?.insert(key.to_owned(), inner);
-    Some(Input::Event(out))
-}
-
 /// `event` with the string at `path` made [`OVERSIZED`].
 pub fn oversized(event: &Value, path: &str) -> Option<Input> {
     mutate::set(event, path, mutate::string_of(OVERSIZED)).map(Input::Event)
@@ -102,21 +90,6 @@ pub fn not_json_breaks(input: &Input, rule: &'static str) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pollution_lands_in_the_object_named_and_creates_it_when_absent() {
-        let e = json!({"type": "tool-call", "arguments": {"a": 1}});
-        let Some(Input::Event(out)) = polluted(&e, "/arguments", &mut Rng::new(1)) else {
-            panic!("an event")
-        };
-        let args = out["arguments"].as_object().expect("object");
-        assert_eq!(args["a"], 1);
-        assert!(args.len() == 2, "{out}");
-        let Some(Input::Event(out)) = polluted(&e, "/detail", &mut Rng::new(1)) else {
-            panic!("an event")
-        };
-        assert_eq!(out["detail"].as_object().map(|m| m.len()), Some(1));
-    }
 
     #[test]
     fn an_unknown_type_is_never_the_one_it_replaces() {

@@ -5,7 +5,7 @@
 //! tool-call for the unknown tool, which every client answers.
 
 use crate::fuzz::keeps::{self, ids, text};
-use crate::fuzz::{FuzzProfile, Input, Mutator, Probe, PROBE_ID};
+use crate::fuzz::{mutate, FuzzProfile, Input, Mutator, Probe, PROBE_ID};
 use crate::keeps_working;
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -56,7 +56,8 @@ static MUTATORS: &[Mutator] = &[
             true => e.clone(),
             false => tool_call(keeps::uuid(u128::from(rng.next_u64())), json!({})),
         };
-        keeps::polluted(&call, "/arguments", rng)
+        let key = *rng.pick(&["__proto__", "constructor", "prototype"]);
+        mutate::pollute(&call, "/arguments", key, rng.below(6), rng.below(2) == 0).map(Input::Event)
     }),
     keeps_working!("oversized-message", KEEPS, |e, _| {
         match e["event"] == "message_sent" {
