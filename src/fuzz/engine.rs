@@ -73,7 +73,9 @@ fn target_ended(result: &CaseResult, judged: Direction) -> bool {
         let ours = entry.from != judged;
         match observed {
             Observation::Close { .. } if ours => closing = true,
-            Observation::Connect { .. } if ours => closing = false,
+            // A new connection, whichever side the transcript credits with it (ours when we
+            // dial a server, the client's when we serve one).
+            Observation::Connect { .. } => closing = false,
             Observation::Close { .. } | Observation::Error { .. } if !ours && !closing => {
                 return true
             }
@@ -233,27 +235,16 @@ pub async fn fuzz(
                 &run_cfg.credentials,
             );
             trees.insert(run, tree);
-            // Each run is a task of its own, so the runner and checker use every core.
+            // Each run is a task of its own, as a suite's cases are: the runner and checker use
+            // every core, and a panic in the harness is that run's `error`.
             let shared = shared_cfg.clone();
-            let handle = tokio::spawn(async move {
-                let result = runner::run_case(protocol, &case, &shared).await;
-                (case, result)
+            running.push(async move {
+                let result = runner::spawned_case(protocol, &case, shared).await;
+                (run, case, result)
             });
-            running.push(async move { (run, handle.await) });
         }
-        let Some((run, joined)) = running.next().await else {
+        let Some((run, case, result)) = running.next().await else {
             break;
-        };
-        let (case, result) = match joined {
-            Ok(done) => done,
-            Err(e) => {
-                // A panic in the harness is a wireprobe bug: count it, keep going.
-                outcome.runs += 1;
-                outcome.errors += 1;
-                last_error = format!("run {run} panicked: {e}");
-                trees.remove(&run);
-                continue;
-            }
         };
         outcome.runs += 1;
         outcome.events += sends(&case) as u64;
@@ -295,7 +286,8 @@ pub async fn fuzz(
         if outcome.runs > 0 && outcome.errors + outcome.skipped == outcome.runs {
             let why = outcome.last_skip.clone().unwrap_or(last_error);
             return Err(FuzzError::Unusable(format!(
-                "every run was skipped ({why})"
+                "no run could be judged: {} skipped, {} could not complete (the last skip: {why})",
+                outcome.skipped, outcome.errors
             )));
         }
         return Ok(outcome);

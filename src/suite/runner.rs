@@ -97,7 +97,7 @@ async fn run_cases<'a>(
 /// Runs one case as a task of its own: the cases of a run use every worker thread, and each is
 /// woken by its own timers and sockets rather than through the task that collects the results.
 /// A panic in the harness is the case's `error`, never the run's end.
-async fn spawned_case(
+pub async fn spawned_case(
     protocol: &'static dyn Protocol,
     case: &Case,
     cfg: std::sync::Arc<RunConfig>,
