@@ -96,6 +96,15 @@ impl Schema {
         out.extend(fresh);
     }
 
+    /// The first way `event` breaks the schema that its receiver answers with ERROR: a field
+    /// the schema does not define is not one, since without `crit` the receiver may ignore
+    /// it (§Versioning and Extensibility, HAIP-ENV-005).
+    pub fn rejection(&self, event: &Value) -> Option<Violation> {
+        let mut problems = Vec::new();
+        self.check(event, &mut problems);
+        problems.into_iter().find(|v| v.rule != "HAIP-ENV-005")
+    }
+
     /// Fields of `event` the schema does not define, as `field` or `payload.field`.
     pub fn unknown_fields(&self, event: &Value) -> Vec<String> {
         let mut unknown = Vec::new();

@@ -207,12 +207,8 @@ impl Client {
                 return self.send(json!({"type": "ERROR", "payload": error})).await;
             }
         }
-        // §Error Handling: "Any violation MUST trigger ERROR", whichever side commits it. An
-        // unknown field without crit may be ignored (HAIP-ENV-005).
-        let mut problems = Vec::new();
-        schema.check(&event, &mut problems);
-        problems.retain(|v| v.rule != "HAIP-ENV-005");
-        if let Some(p) = problems.first() {
+        // §Error Handling: "Any violation MUST trigger ERROR", whichever side commits it.
+        if let Some(p) = schema.rejection(&event) {
             if self.faults.has("silent-on-garbage") {
                 return;
             }

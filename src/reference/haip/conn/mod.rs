@@ -201,11 +201,7 @@ impl Conn {
             }
         }
         if !f.has("lenient-envelope") {
-            let mut problems = Vec::new();
-            schema().check(&event, &mut problems);
-            // Unknown fields without crit may be ignored (spec §Versioning and Extensibility).
-            problems.retain(|v| v.rule != "HAIP-ENV-005");
-            if let Some(p) = problems.first() {
+            if let Some(p) = schema().rejection(&event) {
                 let msg = format!("{} ({})", p.message, p.rule);
                 return self.error("PROTOCOL_VIOLATION", &msg, Some(&event)).await;
             }
@@ -298,10 +294,8 @@ impl Conn {
             self.closing = true;
             return;
         }
-        let mut problems = Vec::new();
-        schema().check(&hai, &mut problems);
-        problems.retain(|v| v.rule != "HAIP-ENV-005");
-        if let Some(p) = problems.first().filter(|_| !f.has("lenient-envelope")) {
+        let rejected = schema().rejection(&hai);
+        if let Some(p) = rejected.filter(|_| !f.has("lenient-envelope")) {
             let msg = format!("invalid HAI: {} ({})", p.message, p.rule);
             self.error("PROTOCOL_VIOLATION", &msg, Some(&hai)).await;
             self.closing = true;
