@@ -313,6 +313,18 @@ mod tests {
 
     use Direction::{Client as C, Server as S};
 
+    /// Text that is not JSON breaks the envelope whichever side sent it: an agent under test
+    /// that calls its executor is the client side (the run counts only the judged side's).
+    #[test]
+    fn text_that_is_not_json_is_judged_from_either_side() {
+        for from in [C, S] {
+            let mut out = Vec::new();
+            UaeChecker::default().observe(from, 0, Observed::Garbage("{\"type\":"), &mut out);
+            let rules: Vec<&str> = out.iter().map(|v| v.rule).collect();
+            assert_eq!(rules, ["UAE-ENV-001"], "from {from:?}");
+        }
+    }
+
     #[test]
     fn a_call_and_its_result_pair_by_trace() {
         let call = envelope(
