@@ -35,7 +35,10 @@ pub fn observed_of(record: &Record) -> Observed<'_> {
         Observation::Text { text, .. } => Observed::Garbage(text),
         Observation::Binary { len, .. } => Observed::Binary(*len),
         Observation::InvalidUtf8 { .. } => Observed::Garbage(""),
-        Observation::Post { path, body } => Observed::Post { path, body },
+        Observation::Post { path, body, .. } => Observed::Post { path, body },
+        Observation::AnswerEnded { error, .. } => Observed::AnswerEnded {
+            error: error.as_deref(),
+        },
         Observation::Http(answer) => Observed::Http(answer),
         Observation::StreamOpened { from } => Observed::StreamOpened(from),
         Observation::TokenPresented { at } => Observed::TokenPresented(at.as_deref()),

@@ -63,6 +63,11 @@ pub fn entry(e: &crate::transcript::Entry) -> String {
         O::InvalidUtf8 { len, .. } => format!("a text frame of {len} bytes that is not UTF-8"),
         O::Post { path, .. } => format!("POST {path}"),
         O::Http(answer) => answer.describe(),
+        O::AnswerEnded { path, error: None } => format!("the end of the answer to POST {path}"),
+        O::AnswerEnded {
+            path,
+            error: Some(e),
+        } => format!("the answer to POST {path} broken off ({e})"),
         O::StreamRequested { from: Some(_) } => "a request to reopen the event stream".into(),
         O::StreamRequested { from: None } => "a request to drop the event stream".into(),
         O::StreamOpened { .. } => "the event stream reopened".into(),

@@ -99,8 +99,20 @@ pub enum Observation {
     Binary { base64: String, len: usize },
     /// A text frame whose bytes are not UTF-8: its first bytes in Base64, and its length.
     InvalidUtf8 { base64: String, len: usize },
-    /// An HTTP POST wireprobe made (SSE + HTTP).
-    Post { path: String, body: Body },
+    /// An HTTP POST wireprobe made (SSE + HTTP), with the request headers it set besides the
+    /// run's.
+    Post {
+        path: String,
+        body: Body,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        headers: Vec<(String, String)>,
+    },
+    /// The body of an answer that was a stream of its own ended: cleanly, or broken (`error`).
+    AnswerEnded {
+        path: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
     /// The target's answer to a POST.
     Http(HttpAnswer),
     /// wireprobe asked for the event stream to be reopened from here (`None`: dropped).
@@ -292,9 +304,14 @@ impl Transcript {
     pub fn record_sent(&mut self, out: &Outgoing) {
         let record = match out {
             Outgoing::Frame(frame) => frame_record(frame),
-            Outgoing::Post { path, body } => Record::Observed(Observation::Post {
+            Outgoing::Post {
+                path,
+                body,
+                headers,
+            } => Record::Observed(Observation::Post {
                 path: path.clone(),
                 body: body.clone(),
+                headers: headers.clone(),
             }),
             Outgoing::Stream(from) => {
                 Record::Observed(Observation::StreamRequested { from: from.clone() })
@@ -331,6 +348,19 @@ impl Transcript {
             text_record(text)
         };
         self.push_at(self.judged, at, record, text.len());
+    }
+
+    /// Records a binary frame the protocol decoded to `event` (`len` bytes on the wire).
+    pub fn record_received_decoded(&mut self, len: usize, event: &Value, at: Instant) {
+        let record = if len <= MAX_STORED_FRAME {
+            Record::Event {
+                event: event.clone(),
+                sse: None,
+            }
+        } else {
+            text_record(&event.to_string())
+        };
+        self.push_at(self.judged, at, record, len);
     }
 
     pub fn entries(&self) -> &[Entry] {
@@ -377,6 +407,11 @@ pub fn received_record(received: &Received) -> Record {
         Received::Posted { path, body, .. } => Record::Observed(Observation::Post {
             path: path.clone(),
             body: body.clone(),
+            headers: Vec::new(),
+        }),
+        Received::AnswerEnded { path, error } => Record::Observed(Observation::AnswerEnded {
+            path: path.clone(),
+            error: error.clone(),
         }),
         Received::Closed { code, reason } => Record::Observed(Observation::Close {
             code: *code,

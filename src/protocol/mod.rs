@@ -62,14 +62,17 @@ impl std::str::FromStr for TransportKind {
 /// The routes of a protocol bound to SSE + HTTP, under the target's URL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HttpRoutes {
-    /// The event stream (`GET`).
-    pub stream: &'static str,
+    /// The event stream (`GET`); `None` when the binding keeps no standing stream and each
+    /// POST's answer is the stream (AG-UI).
+    pub stream: Option<&'static str>,
     /// Where a frame goes that does not name its route (`POST`).
     pub post: &'static str,
     /// Every route a client POSTs to (what wireprobe serves when it judges a client).
     pub posts: &'static [&'static str],
     /// The WebSocket a client may open instead of the stream (`GET`, upgraded).
     pub ws: &'static str,
+    /// Media types of answers whose bodies are 4-byte length-prefixed binary frames.
+    pub framed: &'static [&'static str],
 }
 
 /// Where a bearer token goes on a connection.
@@ -245,6 +248,11 @@ pub enum Observed<'a> {
     StreamOpened(&'a StreamFrom),
     /// The event stream was dropped on purpose (by the side it is recorded from).
     StreamDropped,
+    /// The body of an answer that was a stream of its own ended: cleanly (`error` is `None`),
+    /// or broken.
+    AnswerEnded {
+        error: Option<&'a str>,
+    },
     /// A framing anomaly the transport reported (a blank line, an over-long line).
     Notice(&'a str),
     /// Something kept for the record only (a stderr line): never judged.

@@ -474,7 +474,7 @@ fn frame(entry: &Entry) -> String {
             )
         }
         Observation::Text { text, .. } => marker("text", text),
-        Observation::Post { path, body } => {
+        Observation::Post { path, body, .. } => {
             marker(&format!("POST {path}"), &body.as_value().to_string())
         }
         Observation::Http(answer) => {

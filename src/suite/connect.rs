@@ -22,12 +22,13 @@ pub(super) async fn open_transport(
                 })?;
             sse::connect(&sse::SseOptions {
                 base: opts.url,
-                stream_path: routes.stream.to_owned(),
+                stream_path: routes.stream.map(str::to_owned),
                 default_post_path: routes.post.to_owned(),
                 headers: opts.headers,
                 max_frame: opts.max_frame,
                 timeout: opts.connect_timeout,
                 insecure: opts.insecure,
+                framed_types: routes.framed.iter().map(|t| t.to_string()).collect(),
             })
             .await
         }

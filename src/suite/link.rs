@@ -25,6 +25,8 @@ pub(super) enum Item {
     Stream(StreamFrom),
     /// The connection ended (close frame, drop or transport failure).
     Ended(String),
+    /// The body of an answer that was a stream of its own ended (the connection goes on).
+    AnswerEnded { path: String, error: Option<String> },
 }
 
 /// In a pattern, the key that addresses an HTTP answer (`{"$http": {"status": 400}}`).
@@ -34,6 +36,9 @@ pub const SSE_KEY: &str = "$sse";
 /// In a pattern, the key that addresses a client opening the event stream
 /// (`"$stream" = { last_event_id = "3" }`, `{ after = "3" }`, or `"live"`).
 pub const STREAM_KEY: &str = "$stream";
+/// In a pattern, the key that addresses the end of an answer that was a stream of its own
+/// (`"$end" = {}`, or `{ error = "$capture:why" }`).
+pub const END_KEY: &str = "$end";
 
 impl Item {
     /// True when `pattern` matches this arrival. A pattern's own `$http` key addresses an HTTP
@@ -47,6 +52,15 @@ impl Item {
             return match self {
                 Item::Http(answer) if p.len() == 1 => {
                     matcher::matches(want, &answer.as_value(), vars)
+                }
+                _ => false,
+            };
+        }
+        if let Some(want) = p.get(END_KEY) {
+            return match self {
+                Item::AnswerEnded { path, error } if p.len() == 1 => {
+                    let end = serde_json::json!({ "path": path, "error": error });
+                    matcher::matches(want, &end, vars)
                 }
                 _ => false,
             };
@@ -98,6 +112,13 @@ impl Item {
                 None => "the event stream opened at the live end".into(),
             },
             Item::Ended(how) => format!("end of connection ({how})"),
+            Item::AnswerEnded { path, error: None } => {
+                format!("the end of the answer to POST {path}")
+            }
+            Item::AnswerEnded {
+                path,
+                error: Some(e),
+            } => format!("the answer to POST {path} broken off ({e})"),
         }
     }
 }
@@ -149,6 +170,11 @@ impl Link {
                     (Frame::Text(text), Decoded::Event(v)) if self.session.decodes_verbatim() => {
                         self.transcript.record_received_parsed(text, v, at)
                     }
+                    // A binary frame the protocol decodes to an event (AG-UI's protobuf) is
+                    // kept, and judged, as that event.
+                    (Frame::Binary(bytes), Decoded::Event(v)) => {
+                        self.transcript.record_received_decoded(bytes.len(), v, at)
+                    }
                     _ => self.transcript.record_received(&Received::Frame(frame), at),
                 }
                 self.decoded(decoded, None)
@@ -185,6 +211,7 @@ impl Link {
                 return self.decoded(decoded, Some(meta));
             }
             Received::Http(answer) => Item::Http(answer),
+            Received::AnswerEnded { path, error } => Item::AnswerEnded { path, error },
             Received::Subscribed(from) => Item::Stream(from),
             // A client's POST carries one of its events (or what it sent instead of one).
             Received::Posted { path, body, .. } => match body {

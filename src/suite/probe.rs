@@ -194,6 +194,7 @@ async fn mute_process(
             | Received::Http(_)
             | Received::StreamOpened(_)
             | Received::Posted { .. }
+            | Received::AnswerEnded { .. }
             | Received::Subscribed(_) => {}
         }
     }

@@ -335,7 +335,7 @@ fn site_options(
     max_frame: usize,
 ) -> SiteOptions {
     SiteOptions {
-        stream_route: routes.map_or("/", |r| r.stream).to_owned(),
+        stream_route: routes.and_then(|r| r.stream).unwrap_or("/").to_owned(),
         ws_route: routes.map_or("/ws", |r| r.ws).to_owned(),
         post_routes: routes
             .map(|r| r.posts.iter().map(|p| p.to_string()).collect())

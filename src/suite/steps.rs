@@ -410,7 +410,8 @@ impl<'a> CaseRun<'a> {
 }
 
 /// The suite's own words for an HTTP exchange in a `send` body: `{"$post": PATH, "body": JSON}`
-/// (or `"body_text"` for exact bytes) POSTs to a route; `{"$stream": {"after": N}}` (or
+/// (or `"body_text"` for exact bytes, and `"headers"`, a table, for request headers of its
+/// own) POSTs to a route; `{"$stream": {"after": N}}` (or
 /// `{"last_event_id": N}`, `{"close": true}`, `{}` for the live end) reopens the event
 /// stream. `None` for an ordinary event.
 pub(super) fn exchange_of(step: &Value) -> Option<Result<Outgoing, String>> {
@@ -425,9 +426,24 @@ pub(super) fn exchange_of(step: &Value) -> Option<Result<Outgoing, String>> {
             (None, Some(v)) => Body::Json(v.clone()),
             (None, None) => Body::Empty,
         };
+        let headers = match m.get("headers") {
+            None => Vec::new(),
+            Some(Value::Object(h)) => {
+                let mut headers = Vec::new();
+                for (name, value) in h {
+                    let Value::String(value) = value else {
+                        return Some(Err(format!("header {name:?} is {value}, not text")));
+                    };
+                    headers.push((name.clone(), value.clone()));
+                }
+                headers
+            }
+            Some(other) => return Some(Err(format!("`headers` is {other}, not a table"))),
+        };
         return Some(Ok(Outgoing::Post {
             path: path.clone(),
             body,
+            headers,
         }));
     }
     let how = m.get("$stream")?;
@@ -459,7 +475,8 @@ mod tests {
             post,
             Some(Ok(Outgoing::Post {
                 path: "/responses".into(),
-                body: Body::Json(json!({"a": 1}))
+                body: Body::Json(json!({"a": 1})),
+                headers: Vec::new(),
             }))
         );
         let resume = exchange_of(&json!({"$stream": {"after": 5}}));

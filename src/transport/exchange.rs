@@ -14,8 +14,13 @@ use serde_json::Value;
 pub enum Outgoing {
     /// Send one frame (over SSE + HTTP: POST it to the default route, exactly as it is).
     Frame(Frame),
-    /// POST `body` to `path` under the target's base URL (SSE + HTTP only).
-    Post { path: String, body: Body },
+    /// POST `body` to `path` under the target's base URL, with these request headers besides
+    /// the run's (an `Accept`) (SSE + HTTP only).
+    Post {
+        path: String,
+        body: Body,
+        headers: Vec<(String, String)>,
+    },
     /// Reopen the event stream from `from`, or drop it (`None`) (SSE + HTTP only).
     Stream(Option<StreamFrom>),
 }

@@ -7,6 +7,7 @@
 
 pub mod exchange;
 pub(crate) mod http_serve;
+pub mod length_prefixed;
 pub mod process;
 pub mod relay;
 pub mod socketio;
@@ -102,6 +103,13 @@ pub enum Received {
     Http(HttpAnswer),
     /// The event stream was reopened from here: everything after it is the new stream's.
     StreamOpened(StreamFrom),
+    /// The body of an answer to a POST that was a stream of its own (AG-UI's) ended: cleanly
+    /// (`error` is `None`), or broken (a dropped connection, a body ending mid-frame). The
+    /// connection goes on: another POST may follow.
+    AnswerEnded {
+        path: String,
+        error: Option<String>,
+    },
     /// A client under test POSTed `body` to the route `path` (wireprobe serving SSE + HTTP),
     /// and was answered `status`.
     Posted {

@@ -26,8 +26,9 @@ use tokio::task::JoinHandle;
 pub struct SseOptions {
     /// The target's base URL (`http://host:port/prefix`); routes are appended to it.
     pub base: String,
-    /// The event stream's route (`/events/live`).
-    pub stream_path: String,
+    /// The event stream's route (`/events/live`); `None` when the binding keeps no standing
+    /// stream and each POST's answer is the stream (AG-UI).
+    pub stream_path: Option<String>,
     /// Where a frame that does not name its route is POSTed (`/inputs`).
     pub default_post_path: String,
     /// Extra request headers (`--header`, a bearer token).
@@ -38,6 +39,9 @@ pub struct SseOptions {
     pub timeout: Duration,
     /// `https://`: accept any certificate (`--insecure`, for self-signed test deployments).
     pub insecure: bool,
+    /// Media types whose answer bodies are 4-byte length-prefixed binary frames, read frame
+    /// by frame (AG-UI's protobuf binding).
+    pub framed_types: Vec<String>,
 }
 
 /// Connects: opens the event stream and returns a live [`Connection`].
@@ -64,7 +68,13 @@ pub async fn connect(opts: &SseOptions) -> Result<Connection, TransportError> {
         base,
         opts: opts.clone(),
     };
-    let response = http.open_stream(&StreamFrom::Live).await?;
+    let response = match &opts.stream_path {
+        Some(_) => Some(http.open_stream(&StreamFrom::Live).await?),
+        None => {
+            http.reachable().await?;
+            None
+        }
+    };
     let (inbox, commands, parts) = Connection::channels();
     let task = tokio::spawn(run(http, response, inbox, commands));
     Ok(Connection::from_parts(parts, task))
@@ -114,13 +124,47 @@ impl Http {
         }
     }
 
+    /// Checks a listener answers at the target's host and port, without an HTTP request: a
+    /// binding with no standing stream sends nothing the target would judge until a case does.
+    async fn reachable(&self) -> Result<(), TransportError> {
+        let unreachable = |reason: String| TransportError::Unreachable {
+            target: self.base.clone(),
+            reason,
+        };
+        let url = reqwest::Url::parse(&self.base).map_err(|e| TransportError::BadTarget {
+            target: self.base.clone(),
+            reason: e.to_string(),
+        })?;
+        let host = url.host_str().ok_or_else(|| TransportError::BadTarget {
+            target: self.base.clone(),
+            reason: "no host".into(),
+        })?;
+        let host = host.trim_start_matches('[').trim_end_matches(']');
+        let port = url.port_or_known_default().unwrap_or(80);
+        match tokio::time::timeout(
+            self.opts.timeout,
+            tokio::net::TcpStream::connect((host, port)),
+        )
+        .await
+        {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(e)) => Err(unreachable(e.to_string())),
+            Err(_) => Err(TransportError::Timeout(self.opts.timeout.as_millis() as u64)),
+        }
+    }
+
     /// GETs the event stream and checks it is one.
     async fn open_stream(&self, from: &StreamFrom) -> Result<reqwest::Response, TransportError> {
+        let Some(stream_path) = &self.opts.stream_path else {
+            return Err(TransportError::Protocol(
+                "this binding has no event stream to open: each POST's answer is one".into(),
+            ));
+        };
         let path = match from {
             StreamFrom::After(n) => {
-                format!("{}?after={}", self.opts.stream_path, super::query_escape(n))
+                format!("{stream_path}?after={}", super::query_escape(n))
             }
-            _ => self.opts.stream_path.clone(),
+            _ => stream_path.clone(),
         };
         let mut req = self
             .request(reqwest::Method::GET, &path)
@@ -143,11 +187,7 @@ impl Http {
             )));
         }
         let kind = content_type(&response);
-        if !kind
-            .split(';')
-            .next()
-            .is_some_and(|t| t.trim().eq_ignore_ascii_case("text/event-stream"))
-        {
+        if !is_media_type(&kind, "text/event-stream") {
             return Err(TransportError::Protocol(format!(
                 "GET {path} answered 200 with content-type {}, not text/event-stream",
                 crate::show::quoted_or_none(Some(kind.as_str()).filter(|k| !k.is_empty()))
@@ -156,16 +196,48 @@ impl Http {
         Ok(response)
     }
 
-    /// POSTs `body` to `path` and reads the answer (its body capped at the frame limit).
-    async fn post(&self, path: &str, body: Vec<u8>) -> Result<HttpAnswer, TransportError> {
-        let req = self
+    /// POSTs `body` to `path` and reads the answer's head, then either its whole body (capped
+    /// at the frame limit) or, when the body is an event stream or length-prefixed frames, a
+    /// response left for a reader to follow.
+    async fn post(
+        &self,
+        path: &str,
+        body: Vec<u8>,
+        headers: &[(String, String)],
+    ) -> Result<(HttpAnswer, Option<(AnswerBody, reqwest::Response)>), TransportError> {
+        let mut req = self
             .request(reqwest::Method::POST, path)
-            .header("content-type", "application/json")
-            .body(body);
+            .header("content-type", "application/json");
+        for (name, value) in headers {
+            req = req.header(name, value);
+        }
+        let req = req.body(body);
         let work = async {
             let mut response = req.send().await.map_err(|e| self.failure(path, e))?;
             let status = response.status().as_u16();
             let kind = content_type(&response);
+            let mut answer = HttpAnswer {
+                method: "POST".into(),
+                path: path.to_owned(),
+                status,
+                content_type: kind.clone(),
+                body: Body::Empty,
+            };
+            let streamed = if is_media_type(&kind, "text/event-stream") {
+                Some(AnswerBody::Events)
+            } else if self
+                .opts
+                .framed_types
+                .iter()
+                .any(|t| is_media_type(&kind, t))
+            {
+                Some(AnswerBody::Frames)
+            } else {
+                None
+            };
+            if let Some(streamed) = streamed {
+                return Ok((answer, Some((streamed, response))));
+            }
             let mut body = Vec::new();
             while let Some(chunk) = response.chunk().await.map_err(|e| self.failure(path, e))? {
                 let room = self.opts.max_frame.saturating_sub(body.len());
@@ -174,19 +246,30 @@ impl Http {
                     break;
                 }
             }
-            Ok::<_, TransportError>(HttpAnswer {
-                method: "POST".into(),
-                path: path.to_owned(),
-                status,
-                content_type: kind,
-                body: Body::of_bytes(&body),
-            })
+            answer.body = Body::of_bytes(&body);
+            Ok::<_, TransportError>((answer, None))
         };
         match tokio::time::timeout(self.opts.timeout, work).await {
             Ok(answer) => answer,
             Err(_) => Err(TransportError::Timeout(self.opts.timeout.as_millis() as u64)),
         }
     }
+}
+
+/// How an answer's body that is a stream of its own is read.
+#[derive(Clone, Copy, Debug)]
+enum AnswerBody {
+    /// Server-Sent Events.
+    Events,
+    /// 4-byte length-prefixed binary frames.
+    Frames,
+}
+
+/// True when the content type `kind` names `media` (parameters such as `charset` aside).
+fn is_media_type(kind: &str, media: &str) -> bool {
+    kind.split(';')
+        .next()
+        .is_some_and(|t| t.trim().eq_ignore_ascii_case(media))
 }
 
 fn content_type(response: &reqwest::Response) -> String {
@@ -198,28 +281,37 @@ fn content_type(response: &reqwest::Response) -> String {
         .to_owned()
 }
 
-/// The transport task: POSTs in order, while the stream reader runs on its own.
+/// The transport task: POSTs in order, while the stream reader and the readers of answers
+/// that are streams run on their own.
 async fn run(
     http: Http,
-    response: reqwest::Response,
+    response: Option<reqwest::Response>,
     inbox: Inbox,
     mut commands: tokio::sync::mpsc::Receiver<Command>,
 ) {
-    let mut reader = Some(spawn_reader(response, inbox.clone(), http.opts.max_frame));
+    let max = http.opts.max_frame;
+    let mut reader = response.map(|r| spawn_reader(r, inbox.clone(), max));
+    let mut answers: Vec<JoinHandle<()>> = Vec::new();
     while let Some(command) = commands.recv().await {
         let (out, done) = match command {
             Command::Close => break,
             Command::Send(out, done) => (out, done),
         };
+        answers.retain(|a| !a.is_finished());
         let result = match out {
             Outgoing::Frame(frame) => {
                 let bytes = match frame {
                     Frame::Text(t) => t.into_bytes(),
                     Frame::Binary(b) | Frame::RawText(b) => b,
                 };
-                post(&http, &inbox, &http.opts.default_post_path, bytes).await
+                let path = http.opts.default_post_path.clone();
+                post(&http, &inbox, &path, bytes, &[], &mut answers).await
             }
-            Outgoing::Post { path, body } => post(&http, &inbox, &path, body.to_bytes()).await,
+            Outgoing::Post {
+                path,
+                body,
+                headers,
+            } => post(&http, &inbox, &path, body.to_bytes(), &headers, &mut answers).await,
             Outgoing::Stream(from) => {
                 if let Some(old) = reader.take() {
                     // Abort takes effect at the old reader's next await: one preempted in the
@@ -236,7 +328,6 @@ async fn run(
                             // Everything the old stream delivered is queued before this mark,
                             // so a reader of the transcript knows where the new stream starts.
                             inbox.push(Received::StreamOpened(from)).await;
-                            let max = http.opts.max_frame;
                             reader = Some(spawn_reader(response, inbox.clone(), max));
                             Ok(())
                         }
@@ -252,16 +343,85 @@ async fn run(
             break;
         }
     }
-    if let Some(reader) = reader {
-        reader.abort();
+    for task in reader.into_iter().chain(answers) {
+        task.abort();
     }
 }
 
-/// POSTs `body` to `path` and queues the answer.
-async fn post(http: &Http, inbox: &Inbox, path: &str, body: Vec<u8>) -> Result<(), TransportError> {
-    let answer = http.post(path, body).await?;
+/// POSTs `body` to `path` and queues the answer; an answer whose body is a stream queues its
+/// head now and is read to its end by a task of its own (kept in `answers`).
+async fn post(
+    http: &Http,
+    inbox: &Inbox,
+    path: &str,
+    body: Vec<u8>,
+    headers: &[(String, String)],
+    answers: &mut Vec<JoinHandle<()>>,
+) -> Result<(), TransportError> {
+    let (answer, streamed) = http.post(path, body, headers).await?;
     inbox.push(Received::Http(answer)).await;
+    if let Some((kind, response)) = streamed {
+        let inbox = inbox.clone();
+        let path = path.to_owned();
+        let max = http.opts.max_frame;
+        answers.push(tokio::spawn(async move {
+            let error = match kind {
+                AnswerBody::Events => read_answer_events(response, &inbox, max).await,
+                AnswerBody::Frames => read_answer_frames(response, &inbox, max).await,
+            };
+            if let Some(error) = error {
+                inbox.push(Received::AnswerEnded { path, error }).await;
+            }
+        }));
+    }
     Ok(())
+}
+
+/// Reads an answer that is an event stream to its end: `None` when the runner is gone, else
+/// how it ended (`Some(None)`: its body ended cleanly).
+async fn read_answer_events(
+    response: reqwest::Response,
+    inbox: &Inbox,
+    max_line: usize,
+) -> Option<Option<String>> {
+    let mut events = Box::pin(events(response, max_line));
+    while let Some(captured) = events.next().await {
+        let received = match captured {
+            Captured::Failed(e) => return Some(Some(e.to_string())),
+            other => Received::from(other),
+        };
+        if !inbox.push(received).await {
+            return None;
+        }
+    }
+    Some(None)
+}
+
+/// Reads an answer of length-prefixed frames to its end, each frame one binary
+/// [`Received::Frame`]: `None` when the runner is gone, else how it ended.
+async fn read_answer_frames(
+    mut response: reqwest::Response,
+    inbox: &Inbox,
+    max_frame: usize,
+) -> Option<Option<String>> {
+    let mut splitter = super::length_prefixed::Splitter::new(max_frame);
+    loop {
+        let chunk = match response.chunk().await {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => return Some(splitter.finish().err().map(|e| e.to_string())),
+            Err(e) => return Some(Some(format!("the body failed: {e}"))),
+        };
+        let mut frames = Vec::new();
+        let split = splitter.push(&chunk, |f| frames.push(f));
+        for frame in frames {
+            if !inbox.push(Received::Frame(Frame::Binary(frame))).await {
+                return None;
+            }
+        }
+        if let Err(e) = split {
+            return Some(Some(e.to_string()));
+        }
+    }
 }
 
 /// What an event stream's body delivers, parsed: events with data, dropped lines, and the

@@ -54,10 +54,11 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
     ),
     client_suite: crate::bundled_suite!("hpd", ["client/basics.toml"]),
     http_routes: Some(HttpRoutes {
-        stream: STREAM_ROUTE,
+        stream: Some(STREAM_ROUTE),
         post: INPUTS_ROUTE,
         posts: &[INPUTS_ROUTE, RESPONSES_ROUTE, INTERRUPT_ROUTE],
         ws: WS_ROUTE,
+        framed: &[],
     }),
     // A client subscribes and posts: there is no handshake.
     has_handshake: false,

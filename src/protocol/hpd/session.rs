@@ -107,6 +107,7 @@ impl Session for HpdSession {
                 Outgoing::Post {
                     path: route_of(kind).to_owned(),
                     body: Body::Json(envelope),
+                    headers: Vec::new(),
                 }
             }
             _ => Frame::Text(envelope.to_string()).into(),

@@ -123,6 +123,7 @@ pub async fn connect(
             | Received::Http(_)
             | Received::StreamOpened(_)
             | Received::Posted { .. }
+            | Received::AnswerEnded { .. }
             | Received::Subscribed(_),
             _,
         )) => {

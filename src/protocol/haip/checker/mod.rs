@@ -212,6 +212,7 @@ impl Checker for HaipChecker {
             Observed::TokenPresented(_) => {}
             // HAIP runs over a WebSocket: no HTTP exchanges reach its checker.
             Observed::Closed { .. }
+            | Observed::AnswerEnded { .. }
             | Observed::Notice(_)
             | Observed::Aside
             | Observed::NoGreeting { .. }
