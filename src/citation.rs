@@ -31,9 +31,15 @@ impl fmt::Display for SpecDocument {
     }
 }
 
-/// The five specifications. Versions are the ones each document states; addresses the ones
+/// The specifications. Versions are the ones each document states; addresses the ones
 /// the document (HAIP) or its project's public repository (Nuum, HPD) gives.
 pub const DOCUMENTS: &[SpecDocument] = &[
+    SpecDocument {
+        file: "ag-ui-1.1",
+        title: "AG-UI Specification",
+        version: Some("1.1"),
+        url: Some("https://docs.ag-ui.com/spec/1.1"),
+    },
     SpecDocument {
         file: "000_9be7860959b3b922.txt",
         title: "HUMA Event Protocol",

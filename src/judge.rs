@@ -35,7 +35,15 @@ pub fn observed_of(record: &Record) -> Observed<'_> {
         Observation::Text { text, .. } => Observed::Garbage(text),
         Observation::Binary { len, .. } => Observed::Binary(*len),
         Observation::InvalidUtf8 { .. } => Observed::Garbage(""),
-        Observation::Post { path, body, .. } => Observed::Post { path, body },
+        Observation::Post {
+            path,
+            body,
+            headers,
+        } => Observed::Post {
+            path,
+            body,
+            headers,
+        },
         Observation::AnswerEnded { error, .. } => Observed::AnswerEnded {
             error: error.as_deref(),
         },

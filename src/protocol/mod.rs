@@ -4,6 +4,7 @@
 //! client-side session logic (envelope filling, handshakes). It never opens a socket: the
 //! runner moves the frames a profile produces over the transport the profile names.
 
+pub mod agui;
 pub mod descriptor;
 pub mod haip;
 pub mod hpd;
@@ -241,6 +242,8 @@ pub enum Observed<'a> {
     Post {
         path: &'a str,
         body: &'a Body,
+        /// The request headers it set besides the run's (an `Accept`).
+        headers: &'a [(String, String)],
     },
     /// The target's answer to a POST.
     Http(&'a HttpAnswer),
@@ -320,7 +323,14 @@ pub fn transport_of_form(p: &dyn Protocol, is_process: bool) -> Option<Transport
 
 /// Every protocol wireprobe knows.
 pub fn all() -> &'static [&'static dyn Protocol] {
-    static ALL: &[&dyn Protocol] = &[&haip::Haip, &hpd::Hpd, &huma::Huma, &nuum::Nuum, &uae::Uae];
+    static ALL: &[&dyn Protocol] = &[
+        &agui::Agui,
+        &haip::Haip,
+        &hpd::Hpd,
+        &huma::Huma,
+        &nuum::Nuum,
+        &uae::Uae,
+    ];
     ALL
 }
 

@@ -52,12 +52,13 @@ async fn listening(responder: Arc<dyn Responder>) -> (Arc<SseServer>, SocketAddr
 fn client_opts(addr: SocketAddr) -> SseOptions {
     SseOptions {
         base: format!("http://{addr}/agent"),
-        stream_path: "/events/live".into(),
+        stream_path: Some("/events/live".into()),
         default_post_path: "/inputs".into(),
         headers: Vec::new(),
         max_frame: 1024,
         timeout: Duration::from_secs(5),
         insecure: false,
+        framed_types: Vec::new(),
     }
 }
 

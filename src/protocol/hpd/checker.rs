@@ -298,7 +298,7 @@ impl Checker for HpdChecker {
                     self.await_answer(Expected::Anything);
                 }
             }
-            (Direction::Client, Observed::Post { path, body }) => {
+            (Direction::Client, Observed::Post { path, body, .. }) => {
                 match body {
                     Body::Json(event) => self.duties.client_sent(event, Some(path), out),
                     Body::Text(text) => out.push(Violation::new(

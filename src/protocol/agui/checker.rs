@@ -1,0 +1,99 @@
+//! The AG-UI checker: each answer's events through every concern, in the order a consumer
+//! meets them (shape, the run's lifecycle, chunk expansion and the streamed items, steps,
+//! subagents, snapshots and deltas, tool calls, identity), and the HTTP exchange around them.
+
+use super::conversation::Conversation;
+use super::lifecycle::Place;
+use super::{http, identity, lifecycle, patches, steps, streams, subagents, tools, validate};
+use crate::protocol::{Checker, Observed};
+use crate::rules::Violation;
+use crate::transcript::Direction;
+use serde_json::Value;
+
+/// Checks AG-UI exchanges (wireprobe is the client; the agent is judged).
+#[derive(Debug, Default)]
+pub struct AguiChecker {
+    conv: Conversation,
+}
+
+impl Checker for AguiChecker {
+    fn observe(&mut self, from: Direction, _at_ms: u64, item: Observed<'_>, out: &mut Vec<Violation>) {
+        let conv = &mut self.conv;
+        match (from, item) {
+            (Direction::Client, Observed::Post { body, headers, .. }) => {
+                http::posted(conv, body, headers)
+            }
+            (Direction::Client, _) => {}
+            (Direction::Server, Observed::Http(answer)) => http::answered(conv, answer, out),
+            (Direction::Server, Observed::Event(event, _)) => self.event(event, out),
+            (Direction::Server, Observed::Garbage(text)) if !conv.answering_broken() => {
+                let shown: String = text.chars().take(80).collect();
+                out.push(Violation::new(
+                    "AGUI-VAL-001",
+                    format!("an SSE event whose data is not one JSON event: {shown:?}"),
+                ));
+            }
+            (Direction::Server, Observed::Binary(len)) if !conv.answering_broken() => {
+                out.push(Violation::new(
+                    "AGUI-HTTP-004",
+                    format!("a protobuf frame of {len} bytes that does not decode as an event"),
+                ));
+            }
+            (Direction::Server, Observed::AnswerEnded { error }) if !conv.answering_broken() => {
+                lifecycle::answer_ended(conv, error, out);
+                identity::answer_ended(conv, out);
+            }
+            _ => {}
+        }
+    }
+
+    fn input_broken(&self) -> bool {
+        self.conv.answering_broken()
+    }
+}
+
+impl AguiChecker {
+    fn event(&mut self, event: &Value, out: &mut Vec<Violation>) {
+        let conv = &mut self.conv;
+        if conv.answering_broken() {
+            http::broken_answer(conv, event, out);
+            return;
+        }
+        let ty = event.get("type").and_then(Value::as_str).unwrap_or("");
+        let place = lifecycle::place(conv, ty, event, out);
+        let newer = conv.run.as_ref().is_some_and(|r| r.speaks_newer());
+        let Some(ty) = validate::shape(event, newer, out) else {
+            return;
+        };
+        match place {
+            Place::Outside => {}
+            Place::LateError => {
+                streams::observe(conv, ty, event, out);
+                lifecycle::errored(conv);
+            }
+            Place::Opens => {
+                streams::observe(conv, ty, event, out);
+                identity::run_started(conv, event, out);
+            }
+            Place::Ends => {
+                streams::observe(conv, ty, event, out);
+                if ty == "RUN_FINISHED" {
+                    identity::run_finished(conv, event, out);
+                    tools::finished(conv, event, out);
+                    lifecycle::finished(conv, event, out);
+                } else {
+                    lifecycle::errored(conv);
+                }
+            }
+            Place::InRun => {
+                streams::observe(conv, ty, event, out);
+                subagents::observe(conv, ty, event, out);
+                match ty {
+                    "STEP_STARTED" | "STEP_FINISHED" => steps::observe(conv, ty, event, out),
+                    "TOOL_CALL_RESULT" => tools::result(conv, event, out),
+                    _ => patches::observe(conv, ty, event, out),
+                }
+            }
+        }
+    }
+}

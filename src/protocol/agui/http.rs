@@ -1,0 +1,227 @@
+//! The exchange over HTTP (HTTP + Server-Sent Events; HTTP + Protobuf; Run Input › Error
+//! Handling; Processing Model › Outgoing material): what wireprobe POSTed, as the schema reads
+//! it, and the answer's head — a run answered 200 with the encoding the request admits, a
+//! malformed input refused before any run, one with members the schema does not describe
+//! served, a newer minor version served.
+
+use super::conversation::{version, Answer, Conversation, Input, Standing};
+use super::schema::{schema, Flaw};
+use super::PROTO_MEDIA_TYPE;
+use crate::rules::Violation;
+use crate::transport::{Body, HttpAnswer};
+use serde_json::Value;
+
+/// wireprobe POSTed `body` with `headers`: the exchange it opens.
+pub fn posted(conv: &mut Conversation, body: &Body, headers: &[(String, String)]) {
+    let input = match body.json() {
+        Ok(value) => input_of(&value),
+        Err(_) => Input {
+            standing: Standing::Malformed,
+            state: Value::Object(Default::default()),
+            ..Input::default()
+        },
+    };
+    let proto_admitted = headers
+        .iter()
+        .filter(|(name, _)| name.eq_ignore_ascii_case("accept"))
+        .any(|(_, value)| admits_proto(value));
+    if let Some(thread) = &input.thread_id {
+        if conv.answer.as_ref().and_then(|a| a.input.thread_id.as_ref()) != Some(thread) {
+            // Another thread: nothing of the last one carries over.
+            let answer = conv.answer.take();
+            *conv = super::conversation::Conversation {
+                answer,
+                ..Default::default()
+            };
+        }
+    }
+    conv.state = input.state.clone();
+    for (id, role) in &input.messages {
+        conv.message(id, super::conversation::MessageKind::Input(role.clone()));
+    }
+    conv.run = None;
+    conv.chunks.clear();
+    conv.stream_events = 0;
+    conv.answer = Some(Answer {
+        input,
+        proto_admitted,
+        status: None,
+        streamed: false,
+        runs: Vec::new(),
+        requested: None,
+        broken_judged: false,
+    });
+}
+
+/// True when an `Accept` value admits the protobuf media type with a positive quality (a
+/// wildcard range admits it too).
+fn admits_proto(accept: &str) -> bool {
+    accept.split(',').any(|range| {
+        let mut parts = range.split(';');
+        let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let zero = parts.any(|p| {
+            p.trim()
+                .strip_prefix("q=")
+                .and_then(|q| q.trim().parse::<f64>().ok())
+                .is_some_and(|q| q <= 0.0)
+        });
+        !zero && (media == PROTO_MEDIA_TYPE || media == "*/*" || media == "application/*")
+    })
+}
+
+/// The input as the schema reads it: its ids, state, frontend tools and standing.
+fn input_of(value: &Value) -> Input {
+    let flaws = schema().input_flaws(value);
+    let standing = if flaws.iter().any(|f| matches!(f, Flaw::Malformed { .. })) {
+        Standing::Malformed
+    } else if flaws.iter().any(|f| matches!(f, Flaw::Null { .. })) {
+        Standing::NullsOnly
+    } else {
+        Standing::Valid
+    };
+    let text = |k: &str| value.get(k).and_then(Value::as_str).map(str::to_owned);
+    let frontend = value
+        .get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t.get("name").and_then(Value::as_str).map(str::to_owned))
+        .collect();
+    let messages = value
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|m| {
+            let id = m.get("id")?.as_str()?.to_owned();
+            let role = m.get("role")?.as_str()?.to_owned();
+            Some((id, role))
+        })
+        .collect();
+    Input {
+        thread_id: text("threadId"),
+        run_id: text("runId"),
+        version: text("protocolVersion"),
+        state: value
+            .get("state")
+            .filter(|s| !s.is_null())
+            .cloned()
+            .unwrap_or_else(|| Value::Object(Default::default())),
+        frontend,
+        messages,
+        standing,
+        novel: flaws.iter().any(|f| matches!(f, Flaw::Unknown { .. })),
+    }
+}
+
+/// The head of the answer to wireprobe's POST.
+pub fn answered(conv: &mut Conversation, answer: &HttpAnswer, out: &mut Vec<Violation>) {
+    let Some(exchange) = conv.answer.as_mut() else {
+        return;
+    };
+    let media = answer
+        .content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let sse = media == "text/event-stream";
+    let proto = media == PROTO_MEDIA_TYPE;
+    exchange.status = Some(answer.status);
+    exchange.streamed = sse || proto;
+    let input = &exchange.input;
+    if answer.status >= 400 {
+        if input.standing == Standing::Valid && input.novel {
+            out.push(Violation::new(
+                "AGUI-IN-002",
+                format!("{}: an input whose only difference is members the schema does not describe is served, not refused", answer.describe()),
+            ));
+        }
+        let newer_minor = input
+            .version
+            .as_deref()
+            .and_then(version)
+            .is_some_and(|(major, minor)| major == 1 && minor > 1);
+        if input.standing == Standing::Valid && newer_minor {
+            out.push(Violation::new(
+                "AGUI-VER-002",
+                format!("{}: an input declaring protocolVersion {:?}, a newer minor of line 1, is refused", answer.describe(), input.version.as_deref().unwrap_or("")),
+            ));
+        }
+        return;
+    }
+    if input.standing == Standing::Malformed {
+        exchange.broken_judged = true;
+        out.push(Violation::new(
+            "AGUI-IN-003",
+            format!("{} to a malformed input: rejected input is answered with an HTTP error status and no event stream", answer.describe()),
+        ));
+        return;
+    }
+    if input.standing == Standing::NullsOnly {
+        return;
+    }
+    if proto && answer.content_type.trim() != PROTO_MEDIA_TYPE {
+        out.push(Violation::new(
+            "AGUI-HTTP-003",
+            format!("the protobuf answer's Content-Type is {:?}, not exactly {PROTO_MEDIA_TYPE}", answer.content_type),
+        ));
+    }
+    if !sse && !(proto && exchange.proto_admitted) {
+        out.push(Violation::new(
+            "AGUI-HTTP-001",
+            format!(
+                "{} with Content-Type {}: a request whose Accept does not admit {} is answered with text/event-stream",
+                answer.describe(),
+                crate::show::quoted_or_none(Some(answer.content_type.as_str()).filter(|c| !c.is_empty())),
+                if proto { "protobuf" } else { "another encoding" }
+            ),
+        ));
+        return;
+    }
+    if answer.status != 200 {
+        out.push(Violation::new(
+            "AGUI-HTTP-002",
+            format!("{}: a run that starts is answered with 200", answer.describe()),
+        ));
+    }
+}
+
+/// An event of an answer to broken input: only the rules about broken input judge it.
+pub fn broken_answer(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>) {
+    let Some(exchange) = conv.answer.as_mut() else {
+        return;
+    };
+    let first = conv.stream_events == 0;
+    conv.stream_events = conv.stream_events.saturating_add(1);
+    if exchange.input.standing != Standing::Malformed || exchange.broken_judged {
+        return;
+    }
+    let ty = event.get("type").and_then(Value::as_str).unwrap_or("");
+    if ty == "RUN_STARTED" || !first {
+        exchange.broken_judged = true;
+        if ty == "RUN_STARTED" {
+            out.push(Violation::new(
+                "AGUI-IN-001",
+                "a malformed input is answered with a run (RUN_STARTED): it is refused before any run starts",
+            ));
+        }
+    } else if ty == "RUN_ERROR" {
+        exchange.broken_judged = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_admits_protobuf_by_name_or_wildcard_and_not_at_quality_zero() {
+        assert!(admits_proto("application/vnd.ag-ui.event+proto, text/event-stream"));
+        assert!(admits_proto("*/*"));
+        assert!(admits_proto("application/*;q=0.1"));
+        assert!(!admits_proto("text/event-stream"));
+        assert!(!admits_proto("application/vnd.ag-ui.event+proto;q=0, text/event-stream"));
+    }
+}

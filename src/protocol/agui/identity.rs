@@ -1,0 +1,142 @@
+//! Identity (Run Input › Identity; The Event Model › Identifiers; Versioning › Version
+//! negotiation): the input's threadId on every run's boundary events, the requested run
+//! echoing the input's runId, boundary events agreeing, a runId never reused in the thread, a
+//! messageId naming one message, and the producer's own version declared.
+
+use super::conversation::{version, Conversation, MessageKind, MAX_IDS};
+use super::events;
+use crate::rules::Violation;
+use serde_json::Value;
+
+/// Notes that `id` names a message of `kind`; another message already named so breaks
+/// uniqueness.
+pub fn note_message(conv: &mut Conversation, id: &str, kind: MessageKind, out: &mut Vec<Violation>) {
+    if let Some(had) = conv.message(id, kind.clone()) {
+        out.push(Violation::new(
+            "AGUI-ID-004",
+            format!(
+                "messageId {id:?} names {}, but it already named {} in this thread",
+                kind.describe(),
+                had.describe()
+            ),
+        ));
+    }
+}
+
+/// RUN_STARTED: the thread it names, its runId not already a run of this answer, its version.
+pub fn run_started(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>) {
+    boundary_thread(conv, event, out);
+    let run_id = events::text(event, "runId").map(str::to_owned);
+    let declared = events::text(event, "protocolVersion");
+    let Some(answer) = conv.answer.as_mut() else {
+        return;
+    };
+    if let Some(id) = &run_id {
+        if answer.runs.iter().any(|r| r.as_deref() == Some(id)) {
+            out.push(Violation::new(
+                "AGUI-ID-003",
+                format!("RUN_STARTED opens run {id:?} a second time in one stream"),
+            ));
+        }
+        if answer.input.run_id.as_deref() == Some(id.as_str()) {
+            answer.requested = Some(declared.map(str::to_owned));
+        }
+    }
+    if answer.runs.len() < MAX_IDS {
+        answer.runs.push(run_id);
+    }
+    if let Some(declared) = declared {
+        if version(declared).is_none() {
+            out.push(Violation::new(
+                "AGUI-VER-003",
+                format!("RUN_STARTED declares protocolVersion {declared:?}, not MAJOR.MINOR"),
+            ));
+        }
+        let newer_input = answer
+            .input
+            .version
+            .as_deref()
+            .and_then(version)
+            .is_some_and(|v| v > (1, 1));
+        if newer_input && answer.input.version.as_deref() == Some(declared) {
+            out.push(Violation::new(
+                "AGUI-VER-002",
+                format!("RUN_STARTED declares protocolVersion {declared:?}, the input's own newer version echoed instead of the producer's"),
+            ));
+        }
+    }
+}
+
+/// RUN_FINISHED: the thread it names, and the runId its RUN_STARTED opened.
+pub fn run_finished(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>) {
+    boundary_thread(conv, event, out);
+    let said = events::text(event, "runId");
+    let opened = conv.run.as_ref().and_then(|r| r.run_id.as_deref());
+    if let (Some(said), Some(opened)) = (said, opened) {
+        if said != opened {
+            out.push(Violation::new(
+                "AGUI-ID-002",
+                format!("RUN_FINISHED names run {said:?}, but its RUN_STARTED opened {opened:?}"),
+            ));
+        }
+    }
+}
+
+/// A boundary event carries the input's threadId.
+fn boundary_thread(conv: &Conversation, event: &Value, out: &mut Vec<Violation>) {
+    let ty = events::text(event, "type").unwrap_or_default();
+    let want = conv.answer.as_ref().and_then(|a| a.input.thread_id.as_deref());
+    if let (Some(want), Some(said)) = (want, events::text(event, "threadId")) {
+        if said != want {
+            out.push(Violation::new(
+                "AGUI-ID-001",
+                format!("{ty} names thread {said:?}, but the input's threadId is {want:?}"),
+            ));
+        }
+    }
+}
+
+/// The answer ended: the requested run was there and declared its version, and it is not a
+/// run an earlier answer already carried.
+pub fn answer_ended(conv: &mut Conversation, out: &mut Vec<Violation>) {
+    let Some(answer) = conv.answer.as_ref() else {
+        return;
+    };
+    if answer.runs.is_empty() {
+        return;
+    }
+    let wanted = answer.input.run_id.clone();
+    match (&answer.requested, &wanted) {
+        (None, Some(want)) => {
+            let seen: Vec<String> = answer
+                .runs
+                .iter()
+                .map(|r| format!("{:?}", r.as_deref().unwrap_or("")))
+                .collect();
+            out.push(Violation::new(
+                "AGUI-ID-001",
+                format!("no run of the answer echoes the input's runId {want:?} (it carried {})", seen.join(", ")),
+            ));
+        }
+        (Some(None), _) => out.push(Violation::new(
+            "AGUI-VER-001",
+            "the requested run's RUN_STARTED declares no protocolVersion",
+        )),
+        _ => {}
+    }
+    // Runs before the last may replay earlier ones; the last is the one this input asked for.
+    if let Some(Some(last)) = answer.runs.last() {
+        if conv.earlier_runs.contains(last) {
+            out.push(Violation::new(
+                "AGUI-ID-003",
+                format!("the requested run is {last:?}, a run an earlier answer of this thread already carried"),
+            ));
+        }
+    }
+    let runs: Vec<String> = answer.runs.iter().flatten().cloned().collect();
+    for id in runs {
+        if conv.earlier_runs.len() < MAX_IDS {
+            conv.earlier_runs.insert(id);
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! AG-UI, the Agent–User Interaction protocol (specification 1.1, kept verbatim in
+//! `suites/agui/spec/`): a client POSTs a `RunAgentInput` to the agent's endpoint and the
+//! answer is the run's stream of events — Server-Sent Events carrying JSON, or length-prefixed
+//! protobuf frames. wireprobe plays the client and judges the agent.
+
+pub mod checker;
+pub mod conversation;
+pub mod events;
+pub mod http;
+pub mod identity;
+pub mod lifecycle;
+pub mod patches;
+pub mod proto;
+pub mod rules;
+pub mod schema;
+pub mod session;
+pub mod steps;
+pub mod streams;
+pub mod subagents;
+pub mod tools;
+pub mod validate;
+
+use super::{Checker, Descriptor, HttpRoutes, Observed, Protocol, Session, TokenPlacement, TransportKind};
+use serde_json::Value;
+
+/// The key every AG-UI rule's source names (the specification's pages under
+/// `suites/agui/spec/1.1/`).
+pub const SPEC_FILE: &str = "ag-ui-1.1";
+
+/// The protobuf binding's media type (HTTP + Protobuf › Negotiation).
+pub const PROTO_MEDIA_TYPE: &str = "application/vnd.ag-ui.event+proto";
+/// What wireprobe's requests accept: SSE only, named explicitly (a wildcard admits protobuf).
+pub const ACCEPT_SSE: &str = "text/event-stream";
+/// What wireprobe's requests accept with `--encoding proto`.
+pub const ACCEPT_PROTO: &str = "application/vnd.ag-ui.event+proto, text/event-stream";
+
+/// What AG-UI is.
+pub static DESCRIPTOR: Descriptor = Descriptor {
+    id: "agui",
+    title: "AG-UI (Agent–User Interaction Protocol)",
+    spec_file: SPEC_FILE,
+    rules: rules::RULES,
+    transports: &[TransportKind::Sse],
+    roles: &[],
+    // AG-UI defines no credential; an HTTP deployment reads the Authorization header.
+    token_placement: TokenPlacement::Header,
+    suite: crate::bundled_suite!("agui", ["runs.toml", "input.toml", "flows.toml"]),
+    client_suite: &[],
+    http_routes: Some(HttpRoutes {
+        stream: None,
+        post: "",
+        posts: &[""],
+        ws: "",
+        framed: &[PROTO_MEDIA_TYPE],
+    }),
+    // Each exchange is one POST and its answer: there is no handshake.
+    has_handshake: false,
+    target_speaks_first: false,
+    // Every case runs its own thread: an agent serves each POST on its own.
+    one_conversation: false,
+    // The checker judges what answers broken input by the rules about it alone.
+    broken_input_excuses: &[],
+};
+
+/// The AG-UI profile.
+pub struct Agui;
+
+impl Protocol for Agui {
+    fn descriptor(&self) -> &'static Descriptor {
+        &DESCRIPTOR
+    }
+
+    fn session(&self, _transport: TransportKind) -> Box<dyn Session> {
+        Box::new(session::AguiSession::new(false))
+    }
+
+    fn checker(&self) -> Box<dyn Checker> {
+        Box::new(checker::AguiChecker::default())
+    }
+
+    /// An event with a string type.
+    fn recognises(&self, item: Observed<'_>) -> bool {
+        matches!(item, Observed::Event(e, _) if e.get("type").is_some_and(Value::is_string))
+    }
+
+    /// An HTTP status, the end of the answer, or the connection's.
+    fn may_answer_input(&self, item: Observed<'_>) -> bool {
+        matches!(
+            item,
+            Observed::Http(_) | Observed::AnswerEnded { .. } | Observed::Closed { .. }
+        )
+    }
+}

@@ -1,0 +1,109 @@
+//! wireprobe's side of an AG-UI exchange: a `send` is a `RunAgentInput`, filled with the case's
+//! thread, a fresh run id, the version wireprobe speaks and message ids unless the case gives
+//! them (`"$omit"` leaves one out), POSTed to the agent's endpoint with an explicit `Accept`
+//! (a wildcard would admit protobuf). The answer's events are SSE data, or protobuf frames.
+
+use crate::protocol::{Decoded, ProtocolError, Session, OMIT};
+use crate::transport::{Body, Frame, Outgoing};
+use serde_json::{json, Value};
+
+/// The version wireprobe declares on its input.
+pub const VERSION: &str = "1.1";
+
+/// One case's side of a thread.
+#[derive(Debug)]
+pub struct AguiSession {
+    thread_id: String,
+    accept: &'static str,
+}
+
+impl AguiSession {
+    /// A session whose answers come as SSE (`proto`: protobuf admitted first).
+    pub fn new(proto: bool) -> AguiSession {
+        AguiSession {
+            thread_id: format!("thread-{}", uuid::Uuid::new_v4()),
+            accept: if proto {
+                super::ACCEPT_PROTO
+            } else {
+                super::ACCEPT_SSE
+            },
+        }
+    }
+}
+
+/// Sets `key` to `default` unless `m` has it; `"$omit"` removes it.
+fn fill(m: &mut serde_json::Map<String, Value>, key: &str, default: impl FnOnce() -> Value) {
+    match m.get(key) {
+        None => {
+            m.insert(key.to_owned(), default());
+        }
+        Some(v) if v.as_str() == Some(OMIT) => {
+            m.remove(key);
+        }
+        Some(_) => {}
+    }
+}
+
+impl Session for AguiSession {
+    /// AG-UI has no handshake: each exchange is one POST.
+    fn handshake(&mut self, _with: Option<&Value>, _resume: bool) -> Result<Vec<Frame>, ProtocolError> {
+        Ok(Vec::new())
+    }
+
+    fn is_handshake_reply(&self, _event: &Value) -> bool {
+        false
+    }
+
+    fn encode(&mut self, event: &Value) -> Result<Outgoing, ProtocolError> {
+        let mut input = event.clone();
+        let Value::Object(m) = &mut input else {
+            return Err(ProtocolError::InvalidEvent(
+                "a RunAgentInput is a JSON object".into(),
+            ));
+        };
+        let thread = self.thread_id.clone();
+        fill(m, "threadId", || json!(thread));
+        fill(m, "runId", || json!(format!("run-{}", uuid::Uuid::new_v4())));
+        fill(m, "protocolVersion", || json!(VERSION));
+        fill(m, "messages", || json!([]));
+        if let Some(Value::Array(messages)) = m.get_mut("messages") {
+            for message in messages.iter_mut().filter_map(Value::as_object_mut) {
+                fill(message, "id", || json!(format!("msg-{}", uuid::Uuid::new_v4())));
+            }
+        }
+        Ok(Outgoing::Post {
+            path: String::new(),
+            body: Body::Json(input),
+            headers: vec![("accept".into(), self.accept.into())],
+        })
+    }
+
+    fn decode(&mut self, frame: &Frame) -> Decoded {
+        match frame {
+            Frame::Binary(bytes) => match super::proto::decode(bytes) {
+                Ok(event) => Decoded::Event(event),
+                Err(_) => Decoded::Binary(bytes.len()),
+            },
+            _ => Decoded::json_frame(frame),
+        }
+    }
+
+    fn decodes_verbatim(&self) -> bool {
+        true
+    }
+
+    /// RUN_ERROR is the protocol's error event; its code is optional.
+    fn error_code(&self, event: &Value) -> Option<String> {
+        (event.get("type")? == "RUN_ERROR").then(|| {
+            event
+                .get("code")
+                .and_then(Value::as_str)
+                .unwrap_or("RUN_ERROR")
+                .to_owned()
+        })
+    }
+
+    fn capability(&self, _reply: &Value, _name: &str) -> Option<Value> {
+        None
+    }
+}

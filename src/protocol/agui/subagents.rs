@@ -1,0 +1,63 @@
+//! Subagent invocations (Subagents › Lifecycle, Nesting and parallelism): announced before any
+//! event attributed to them, never announced twice or after they finished in the run, a parent
+//! invocation named only once announced.
+
+use super::conversation::{Conversation, MAX_IDS};
+use super::events;
+use crate::rules::Violation;
+use serde_json::Value;
+
+/// Judges one event of an active run.
+pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<Violation>) {
+    let Some(run) = conv.run.as_mut() else {
+        return;
+    };
+    let Some(id) = events::owner(event) else {
+        return;
+    };
+    match ty {
+        "SUBAGENT_STARTED" => {
+            if run.attributed.contains(&id) {
+                out.push(Violation::new(
+                    "AGUI-SUB-001",
+                    format!("SUBAGENT_STARTED announces {id:?} after events attributed to it"),
+                ));
+            }
+            if run.active_subagents.contains(&id) {
+                out.push(Violation::new(
+                    "AGUI-SUB-002",
+                    format!("SUBAGENT_STARTED announces {id:?}, which is already active"),
+                ));
+            } else if run.finished_subagents.contains(&id) {
+                out.push(Violation::new(
+                    "AGUI-SUB-002",
+                    format!("SUBAGENT_STARTED announces {id:?}, an invocation that already finished in this run"),
+                ));
+            }
+            if let Some(parent) = events::text(event, "parentSubagentRunId") {
+                if !run.active_subagents.contains(parent) && !run.finished_subagents.contains(parent) {
+                    out.push(Violation::new(
+                        "AGUI-SUB-003",
+                        format!("SUBAGENT_STARTED names parent invocation {parent:?}, which was not announced in this run"),
+                    ));
+                }
+            }
+            if run.active_subagents.len() < MAX_IDS {
+                run.active_subagents.insert(id);
+            }
+        }
+        "SUBAGENT_FINISHED" | "SUBAGENT_ERROR" => {
+            run.active_subagents.remove(&id);
+            if run.finished_subagents.len() < MAX_IDS {
+                run.finished_subagents.insert(id);
+            }
+        }
+        _ => {
+            let announced =
+                run.active_subagents.contains(&id) || run.finished_subagents.contains(&id);
+            if !announced && run.attributed.len() < MAX_IDS {
+                run.attributed.insert(id);
+            }
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! Tool calls across the run boundary (Tool Calls › Frontend tools): a frontend tool's call is
+//! never answered by the producer, a run leaving one unanswered is not reported interrupted,
+//! and `pendingToolCallIds` names exactly the calls the run left unanswered.
+
+use super::conversation::{Conversation, MessageKind, MAX_IDS};
+use super::events;
+use crate::rules::Violation;
+use serde_json::Value;
+use std::collections::HashSet;
+
+/// TOOL_CALL_RESULT: its message, and the call it answers.
+pub fn result(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>) {
+    let (Some(call), Some(message)) = (
+        events::text(event, "toolCallId"),
+        events::text(event, "messageId"),
+    ) else {
+        return;
+    };
+    super::identity::note_message(conv, message, MessageKind::ToolResult(call.to_owned()), out);
+    let frontend = conv
+        .answer
+        .as_ref()
+        .map(|a| a.input.frontend.clone())
+        .unwrap_or_default();
+    let Some(run) = conv.run.as_mut() else {
+        return;
+    };
+    let name = run
+        .calls
+        .iter()
+        .find(|(id, _)| id == call)
+        .and_then(|(_, name)| name.clone());
+    if let Some(name) = name.filter(|n| frontend.contains(n)) {
+        out.push(Violation::new(
+            "AGUI-TOOL-001",
+            format!("TOOL_CALL_RESULT answers call {call:?} of frontend tool {name:?}: the application answers its own tools"),
+        ));
+    }
+    if run.answered.len() < MAX_IDS {
+        run.answered.insert(call.to_owned());
+    }
+}
+
+/// RUN_FINISHED: the calls the run left unanswered, against its outcome.
+pub fn finished(conv: &Conversation, event: &Value, out: &mut Vec<Violation>) {
+    let Some(run) = conv.run.as_ref() else {
+        return;
+    };
+    let frontend = conv
+        .answer
+        .as_ref()
+        .map(|a| a.input.frontend.clone())
+        .unwrap_or_default();
+    let pending: Vec<&str> = run
+        .calls
+        .iter()
+        .filter(|(id, _)| !run.answered.contains(id))
+        .map(|(id, _)| id.as_str())
+        .collect();
+    let outcome = event.get("outcome");
+    let kind = outcome
+        .and_then(|o| o.get("type"))
+        .and_then(Value::as_str)
+        .unwrap_or("success");
+    let frontend_pending: Vec<&str> = run
+        .calls
+        .iter()
+        .filter(|(id, name)| {
+            !run.answered.contains(id) && name.as_ref().is_some_and(|n| frontend.contains(n))
+        })
+        .map(|(id, _)| id.as_str())
+        .collect();
+    if kind == "interrupt" && !frontend_pending.is_empty() {
+        out.push(Violation::new(
+            "AGUI-TOOL-002",
+            format!("the run left frontend tool call(s) {frontend_pending:?} unanswered and finished as interrupted, not as success"),
+        ));
+    }
+    if kind != "success" {
+        return;
+    }
+    let listed = outcome
+        .and_then(|o| o.get("pendingToolCallIds"))
+        .and_then(Value::as_array);
+    match listed {
+        Some(listed) if !listed.is_empty() => {
+            let listed: HashSet<&str> = listed.iter().filter_map(Value::as_str).collect();
+            let left: HashSet<&str> = pending.iter().copied().collect();
+            if listed != left {
+                let mut named: Vec<&&str> = listed.iter().collect();
+                named.sort();
+                out.push(Violation::new(
+                    "AGUI-TOOL-004",
+                    format!("pendingToolCallIds names {named:?}, but the calls the run started and did not answer are {pending:?}"),
+                ));
+            }
+        }
+        _ if !pending.is_empty() => out.push(Violation::new(
+            "AGUI-TOOL-003",
+            format!("the run left tool call(s) {pending:?} unanswered and its RUN_FINISHED lists no pendingToolCallIds"),
+        )),
+        _ => {}
+    }
+}

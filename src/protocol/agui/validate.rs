@@ -1,0 +1,108 @@
+//! One event's shape against the specification's schema: a malformed known value (must), a
+//! `null` standing for an absent field (must), a property or an event type the schema does
+//! not describe (should, and only from a producer that does not declare a newer version).
+
+use super::schema::{schema, Flaw};
+use crate::rules::Violation;
+use serde_json::Value;
+
+/// The event's type when it is one to judge further (a described type, its shape aside);
+/// `None` after reporting an event that is no object, has no string type, or names a type the
+/// protocol does not describe.
+pub fn shape<'e>(event: &'e Value, speaks_newer: bool, out: &mut Vec<Violation>) -> Option<&'e str> {
+    let Some(ty) = event.get("type").and_then(Value::as_str) else {
+        let what = if event.is_object() {
+            "an event without a string type"
+        } else {
+            "an SSE data payload that is not a JSON object"
+        };
+        out.push(Violation::new(
+            "AGUI-VAL-001",
+            format!("{what}: {}", crate::show::event(event)),
+        ));
+        return None;
+    };
+    let Some(flaws) = schema().event_flaws(ty, event) else {
+        if !speaks_newer {
+            out.push(Violation::new(
+                "AGUI-VAL-004",
+                format!("{ty:?} is not an event type the protocol describes (CUSTOM and RAW carry a producer's own events)"),
+            ));
+        }
+        return None;
+    };
+    for flaw in flaws {
+        match flaw {
+            Flaw::Null { path } => out.push(Violation::new(
+                "AGUI-VAL-002",
+                format!("{ty} sends {path} as null: an optional field with no value is omitted"),
+            )),
+            Flaw::Unknown { path, names } if !speaks_newer => out.push(Violation::new(
+                "AGUI-VAL-003",
+                format!(
+                    "{ty} carries {} the schema does not describe{}",
+                    names
+                        .iter()
+                        .map(|n| format!("{n:?}"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    if path.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" at {path}")
+                    }
+                ),
+            )),
+            Flaw::Unknown { .. } => {}
+            Flaw::Malformed { path, message } => {
+                let rule = if ty == "RUN_FINISHED" && path.starts_with("/outcome") {
+                    "AGUI-RUN-006"
+                } else {
+                    "AGUI-VAL-001"
+                };
+                let at = if path.is_empty() { "" } else { " at " };
+                out.push(Violation::new(rule, format!("{ty}{at}{path}: {message}")));
+            }
+        }
+    }
+    Some(ty)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn rules(event: Value, newer: bool) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        shape(&event, newer, &mut out);
+        out.into_iter().map(|v| v.rule).collect()
+    }
+
+    #[test]
+    fn each_flaw_finds_its_rule() {
+        assert!(rules(json!({"type": "TEXT_MESSAGE_END", "messageId": "m"}), false).is_empty());
+        assert_eq!(rules(json!([1]), false), ["AGUI-VAL-001"]);
+        assert_eq!(
+            rules(json!({"type": "TEXT_MESSAGE_END", "messageId": 7}), false),
+            ["AGUI-VAL-001"]
+        );
+        assert_eq!(
+            rules(json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": null}), false),
+            ["AGUI-VAL-002"]
+        );
+        assert_eq!(
+            rules(json!({"type": "TEXT_MESSAGE_END", "messageId": "m", "x": 1}), false),
+            ["AGUI-VAL-003"]
+        );
+        assert_eq!(rules(json!({"type": "THINKING_START"}), false), ["AGUI-VAL-004"]);
+        assert!(rules(json!({"type": "THINKING_START"}), true).is_empty());
+        assert_eq!(
+            rules(
+                json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "outcome": {"type": "paused"}}),
+                false
+            ),
+            ["AGUI-RUN-006"]
+        );
+    }
+}
