@@ -41,6 +41,16 @@ pub enum Directive {
     Audio(usize),
     /// `view [ARGS]`: a view for the user to act on.
     View,
+    /// `frontend NAME [JSON]`: call the client's own tool NAME and leave it for the client.
+    Frontend { name: String, args: Value },
+    /// `state PATCH`: a snapshot of the state, then the JSON Patch PATCH (an array) as a delta.
+    State(Value),
+    /// `step NAME`: a step named NAME around the answer.
+    Step(String),
+    /// `interrupt [REASON]`: stop to ask, for REASON.
+    Interrupt(Option<String>),
+    /// `chunks TEXT`: answer with TEXT in the chunked form.
+    Chunks(String),
     /// Ordinary text: no directive, a verb this grammar does not know, or arguments it cannot
     /// read.
     Chat(String),
@@ -84,6 +94,23 @@ impl Directive {
             },
             "audio" => Directive::Audio(args.parse::<usize>().ok()?.min(MAX_AUDIO_BYTES)),
             "view" => Directive::View,
+            "frontend" if !first.is_empty() => Directive::Frontend {
+                name: first.to_owned(),
+                args: match more {
+                    "" => Value::Object(Map::new()),
+                    json => match serde_json::from_str(json).ok()? {
+                        object @ Value::Object(_) => object,
+                        _ => return None,
+                    },
+                },
+            },
+            "state" => match serde_json::from_str(args).ok()? {
+                patch @ Value::Array(_) => Directive::State(patch),
+                _ => return None,
+            },
+            "step" => Directive::Step(named()?),
+            "interrupt" => Directive::Interrupt(named()),
+            "chunks" => Directive::Chunks(args.to_owned()),
             _ => return None,
         })
     }
@@ -136,6 +163,21 @@ mod tests {
         assert_eq!(Directive::parse("wireprobe: view form"), Directive::View);
         assert_eq!(Directive::parse("wireprobe: fail"), Directive::Fail);
         assert_eq!(
+            Directive::parse(r#"wireprobe: state [{"op":"add","path":"/a","value":1}]"#),
+            Directive::State(json!([{"op": "add", "path": "/a", "value": 1}]))
+        );
+        assert_eq!(
+            Directive::parse("wireprobe: frontend pick"),
+            Directive::Frontend {
+                name: "pick".into(),
+                args: json!({})
+            }
+        );
+        assert_eq!(
+            Directive::parse("wireprobe: interrupt approve"),
+            Directive::Interrupt(Some("approve".into()))
+        );
+        assert_eq!(
             Directive::parse("wireprobe:say"),
             Directive::Say(String::new())
         );
@@ -181,6 +223,8 @@ mod tests {
             "wireprobe: task",
             "wireprobe: alarm soon",
             "wireprobe: dance",
+            "wireprobe: state {}",
+            "wireprobe: step",
         ] {
             assert_eq!(Directive::parse(text), chat(text), "{text}");
         }

@@ -1,6 +1,7 @@
 //! Reference targets: a correct implementation of the target side of each protocol, with a
 //! deterministic scripted agent and named faults that each break one rule on purpose.
 
+pub mod agui;
 pub mod directive;
 pub mod entry;
 pub mod haip;

@@ -9,6 +9,7 @@ use std::net::SocketAddr;
 /// Every reference target wireprobe has.
 pub fn all() -> &'static [&'static Reference] {
     static ALL: &[&Reference] = &[
+        &super::agui::REFERENCE,
         &super::haip::REFERENCE,
         &super::hpd::REFERENCE,
         &super::huma::REFERENCE,

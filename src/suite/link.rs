@@ -26,7 +26,10 @@ pub(super) enum Item {
     /// The connection ended (close frame, drop or transport failure).
     Ended(String),
     /// The body of an answer that was a stream of its own ended (the connection goes on).
-    AnswerEnded { path: String, error: Option<String> },
+    AnswerEnded {
+        path: String,
+        error: Option<String>,
+    },
 }
 
 /// In a pattern, the key that addresses an HTTP answer (`{"$http": {"status": 400}}`).

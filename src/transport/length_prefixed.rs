@@ -33,7 +33,11 @@ impl Splitter {
 
     /// Takes in `bytes` and hands every frame they complete to `each`, in order. A frame over
     /// the limit is an error, after which nothing more can be read.
-    pub fn push(&mut self, bytes: &[u8], mut each: impl FnMut(Vec<u8>)) -> Result<(), FramingError> {
+    pub fn push(
+        &mut self,
+        bytes: &[u8],
+        mut each: impl FnMut(Vec<u8>),
+    ) -> Result<(), FramingError> {
         self.buffer.extend_from_slice(bytes);
         let mut start = 0;
         loop {
@@ -104,7 +108,10 @@ mod tests {
         let mut wire = encode(b"abc");
         wire.extend(encode(b""));
         wire.extend(encode(b"hello"));
-        let (one_by_one, end) = split(&wire.iter().map(std::slice::from_ref).collect::<Vec<_>>(), 64);
+        let (one_by_one, end) = split(
+            &wire.iter().map(std::slice::from_ref).collect::<Vec<_>>(),
+            64,
+        );
         assert_eq!(one_by_one, [b"abc".to_vec(), vec![], b"hello".to_vec()]);
         assert_eq!(end, Ok(()));
         let (at_once, _) = split(&[&wire], 64);

@@ -291,13 +291,12 @@ async fn run(
 ) {
     let max = http.opts.max_frame;
     let mut reader = response.map(|r| spawn_reader(r, inbox.clone(), max));
-    let mut answers: Vec<JoinHandle<()>> = Vec::new();
+    let mut answers = Answers::default();
     while let Some(command) = commands.recv().await {
         let (out, done) = match command {
             Command::Close => break,
             Command::Send(out, done) => (out, done),
         };
-        answers.retain(|a| !a.is_finished());
         let result = match out {
             Outgoing::Frame(frame) => {
                 let bytes = match frame {
@@ -311,7 +310,17 @@ async fn run(
                 path,
                 body,
                 headers,
-            } => post(&http, &inbox, &path, body.to_bytes(), &headers, &mut answers).await,
+            } => {
+                post(
+                    &http,
+                    &inbox,
+                    &path,
+                    body.to_bytes(),
+                    &headers,
+                    &mut answers,
+                )
+                .await
+            }
             Outgoing::Stream(from) => {
                 if let Some(old) = reader.take() {
                     // Abort takes effect at the old reader's next await: one preempted in the
@@ -343,37 +352,64 @@ async fn run(
             break;
         }
     }
-    for task in reader.into_iter().chain(answers) {
+    for task in reader.into_iter().chain(answers.tasks) {
         task.abort();
     }
 }
 
-/// POSTs `body` to `path` and queues the answer; an answer whose body is a stream queues its
-/// head now and is read to its end by a task of its own (kept in `answers`).
+/// The answers to POSTs still being delivered. They are delivered one after another, in the
+/// order the POSTs went: an answer's head, events and end are queued only once the answer
+/// before it has ended, so whoever reads the connection can tell which answer an event
+/// belongs to (AG-UI's runs, one stream per POST). An answer still streaming holds back the
+/// ones after it, as a client reading one response at a time would.
+#[derive(Default)]
+struct Answers {
+    tasks: Vec<JoinHandle<()>>,
+    /// Fires when the last answer queued so far has been delivered whole.
+    last: Option<tokio::sync::oneshot::Receiver<()>>,
+}
+
+/// POSTs `body` to `path` and queues the answer after the answers before it; an answer whose
+/// body is a stream is read to its end by a task of its own.
 async fn post(
     http: &Http,
     inbox: &Inbox,
     path: &str,
     body: Vec<u8>,
     headers: &[(String, String)],
-    answers: &mut Vec<JoinHandle<()>>,
+    answers: &mut Answers,
 ) -> Result<(), TransportError> {
     let (answer, streamed) = http.post(path, body, headers).await?;
-    inbox.push(Received::Http(answer)).await;
-    if let Some((kind, response)) = streamed {
-        let inbox = inbox.clone();
-        let path = path.to_owned();
-        let max = http.opts.max_frame;
-        answers.push(tokio::spawn(async move {
+    answers.tasks.retain(|t| !t.is_finished());
+    let before = answers.last.take();
+    if before.is_none() && streamed.is_none() {
+        inbox.push(Received::Http(answer)).await;
+        return Ok(());
+    }
+    let (delivered, last) = tokio::sync::oneshot::channel();
+    answers.last = Some(last);
+    let inbox = inbox.clone();
+    let path = path.to_owned();
+    let max = http.opts.max_frame;
+    answers.tasks.push(tokio::spawn(async move {
+        if let Some(before) = before {
+            let _ = before.await;
+        }
+        if !inbox.push(Received::Http(answer)).await {
+            return;
+        }
+        if let Some((kind, response)) = streamed {
             let error = match kind {
                 AnswerBody::Events => read_answer_events(response, &inbox, max).await,
                 AnswerBody::Frames => read_answer_frames(response, &inbox, max).await,
             };
-            if let Some(error) = error {
-                inbox.push(Received::AnswerEnded { path, error }).await;
-            }
-        }));
-    }
+            let Some(error) = error else {
+                return;
+            };
+            inbox.push(Received::AnswerEnded { path, error }).await;
+        }
+        let _ = delivered.send(());
+    }));
     Ok(())
 }
 

@@ -17,7 +17,13 @@ pub struct AguiChecker {
 }
 
 impl Checker for AguiChecker {
-    fn observe(&mut self, from: Direction, _at_ms: u64, item: Observed<'_>, out: &mut Vec<Violation>) {
+    fn observe(
+        &mut self,
+        from: Direction,
+        _at_ms: u64,
+        item: Observed<'_>,
+        out: &mut Vec<Violation>,
+    ) {
         let conv = &mut self.conv;
         match (from, item) {
             (Direction::Client, Observed::Post { body, headers, .. }) => {
@@ -26,6 +32,13 @@ impl Checker for AguiChecker {
             (Direction::Client, _) => {}
             (Direction::Server, Observed::Http(answer)) => http::answered(conv, answer, out),
             (Direction::Server, Observed::Event(event, _)) => self.event(event, out),
+            // An event too large to keep whole is stored cut, and cannot be read back: it was
+            // an event of the stream, whatever it said.
+            (Direction::Server, Observed::Garbage(text))
+                if text.ends_with(crate::transcript::TRUNCATED_MARK) =>
+            {
+                conv.stream_events = conv.stream_events.saturating_add(1);
+            }
             (Direction::Server, Observed::Garbage(text)) if !conv.answering_broken() => {
                 let shown: String = text.chars().take(80).collect();
                 out.push(Violation::new(
@@ -47,8 +60,12 @@ impl Checker for AguiChecker {
         }
     }
 
+    /// The input just POSTed is one the schema rejects (or only tolerates).
     fn input_broken(&self) -> bool {
-        self.conv.answering_broken()
+        self.conv
+            .queued
+            .back()
+            .is_some_and(|a| a.input.standing != super::conversation::Standing::Valid)
     }
 }
 
@@ -62,7 +79,14 @@ impl AguiChecker {
         let ty = event.get("type").and_then(Value::as_str).unwrap_or("");
         let place = lifecycle::place(conv, ty, event, out);
         let newer = conv.run.as_ref().is_some_and(|r| r.speaks_newer());
-        let Some(ty) = validate::shape(event, newer, out) else {
+        let before = out.len();
+        let shaped = validate::shape(event, newer, out);
+        if out[before..].iter().any(|v| v.rule == "AGUI-VAL-001") {
+            if let Some(run) = conv.run.as_mut() {
+                run.malformed = true;
+            }
+        }
+        let Some(ty) = shaped else {
             return;
         };
         match place {

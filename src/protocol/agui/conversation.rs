@@ -59,6 +59,9 @@ pub struct Run {
     pub phase: Phase,
     /// The producer's `protocolVersion` on RUN_STARTED.
     pub declared: Option<String>,
+    /// An event of the run carried a malformed known value: every conforming consumer has
+    /// failed the run there, so what it left open is no further finding.
+    pub malformed: bool,
     /// Reasoning spans open, by id.
     pub spans: HashMap<String, Owner>,
     /// Steps open, by owner and name.
@@ -81,6 +84,7 @@ impl Run {
             run_id,
             phase: Phase::Active,
             declared,
+            malformed: false,
             spans: HashMap::new(),
             steps: HashSet::new(),
             active_subagents: HashSet::new(),
@@ -160,7 +164,8 @@ pub struct Answer {
 /// A message's kind, for messageId uniqueness (The Event Model › Identifiers).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MessageKind {
-    Text,
+    /// A text message, with its role.
+    Text(String),
     Reasoning,
     /// A tool message minted by TOOL_CALL_RESULT, answering this call.
     ToolResult(String),
@@ -174,8 +179,10 @@ impl MessageKind {
     /// same message restated, reopened or continued.
     pub fn same_message(&self, other: &MessageKind) -> bool {
         match (self, other) {
-            (MessageKind::Input(role), MessageKind::Text)
-            | (MessageKind::Text, MessageKind::Input(role)) => role != "reasoning",
+            (MessageKind::Input(input), MessageKind::Text(text))
+            | (MessageKind::Text(text), MessageKind::Input(input)) => input == text,
+            // A text message reopened with another role is the reopening rule's business.
+            (MessageKind::Text(_), MessageKind::Text(_)) => true,
             (MessageKind::Input(role), MessageKind::Reasoning)
             | (MessageKind::Reasoning, MessageKind::Input(role)) => role == "reasoning",
             (MessageKind::Input(role), MessageKind::ToolResult(_))
@@ -188,7 +195,7 @@ impl MessageKind {
 
     pub fn describe(&self) -> String {
         match self {
-            MessageKind::Text => "a text message".into(),
+            MessageKind::Text(role) => format!("a text message of role {role}"),
             MessageKind::Reasoning => "a reasoning message".into(),
             MessageKind::ToolResult(call) => format!("the result of tool call {call:?}"),
             MessageKind::Activity => "an activity message".into(),
@@ -201,6 +208,9 @@ impl MessageKind {
 #[derive(Debug, Default)]
 pub struct Conversation {
     pub answer: Option<Answer>,
+    /// Exchanges POSTed whose answers have not begun: answers come in the order the POSTs
+    /// went (the transport delivers them one after another).
+    pub queued: std::collections::VecDeque<Answer>,
     /// Events of the stream in progress (the answer's, or a captured stream's).
     pub stream_events: usize,
     pub run: Option<Run>,

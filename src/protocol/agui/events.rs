@@ -33,7 +33,11 @@ impl Kind {
     /// The event types of the explicit triad: START, content, END.
     pub fn triad(self) -> [&'static str; 3] {
         match self {
-            Kind::Text => ["TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END"],
+            Kind::Text => [
+                "TEXT_MESSAGE_START",
+                "TEXT_MESSAGE_CONTENT",
+                "TEXT_MESSAGE_END",
+            ],
             Kind::Tool => ["TOOL_CALL_START", "TOOL_CALL_ARGS", "TOOL_CALL_END"],
             Kind::Reasoning => [
                 "REASONING_MESSAGE_START",

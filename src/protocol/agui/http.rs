@@ -11,7 +11,11 @@ use crate::rules::Violation;
 use crate::transport::{Body, HttpAnswer};
 use serde_json::Value;
 
-/// wireprobe POSTed `body` with `headers`: the exchange it opens.
+/// Most exchanges POSTed and not answered yet that the checker keeps.
+const MAX_QUEUED: usize = 1024;
+
+/// wireprobe POSTed `body` with `headers`: an exchange whose answer comes after the answers
+/// of the POSTs before it.
 pub fn posted(conv: &mut Conversation, body: &Body, headers: &[(String, String)]) {
     let input = match body.json() {
         Ok(value) => input_of(&value),
@@ -25,32 +29,47 @@ pub fn posted(conv: &mut Conversation, body: &Body, headers: &[(String, String)]
         .iter()
         .filter(|(name, _)| name.eq_ignore_ascii_case("accept"))
         .any(|(_, value)| admits_proto(value));
-    if let Some(thread) = &input.thread_id {
-        if conv.answer.as_ref().and_then(|a| a.input.thread_id.as_ref()) != Some(thread) {
-            // Another thread: nothing of the last one carries over.
-            let answer = conv.answer.take();
-            *conv = super::conversation::Conversation {
-                answer,
-                ..Default::default()
-            };
-        }
+    if conv.queued.len() < MAX_QUEUED {
+        conv.queued.push_back(Answer {
+            input,
+            proto_admitted,
+            status: None,
+            streamed: false,
+            runs: Vec::new(),
+            requested: None,
+            broken_judged: false,
+        });
     }
-    conv.state = input.state.clone();
-    for (id, role) in &input.messages {
+}
+
+/// The answer to the oldest exchange not answered yet begins: it becomes the one judged.
+fn begin(conv: &mut Conversation) -> bool {
+    let Some(next) = conv.queued.pop_front() else {
+        return false;
+    };
+    let same_thread = next.input.thread_id.is_some()
+        && conv
+            .answer
+            .as_ref()
+            .and_then(|a| a.input.thread_id.as_ref())
+            == next.input.thread_id.as_ref();
+    if !same_thread {
+        // Another thread: nothing of the last one carries over.
+        let queued = std::mem::take(&mut conv.queued);
+        *conv = Conversation {
+            queued,
+            ..Default::default()
+        };
+    }
+    conv.state = next.input.state.clone();
+    for (id, role) in &next.input.messages {
         conv.message(id, super::conversation::MessageKind::Input(role.clone()));
     }
     conv.run = None;
     conv.chunks.clear();
     conv.stream_events = 0;
-    conv.answer = Some(Answer {
-        input,
-        proto_admitted,
-        status: None,
-        streamed: false,
-        runs: Vec::new(),
-        requested: None,
-        broken_judged: false,
-    });
+    conv.answer = Some(next);
+    true
 }
 
 /// True when an `Accept` value admits the protobuf media type with a positive quality (a
@@ -110,12 +129,17 @@ fn input_of(value: &Value) -> Input {
         frontend,
         messages,
         standing,
-        novel: flaws.iter().any(|f| matches!(f, Flaw::Unknown { .. })),
+        novel: flaws
+            .iter()
+            .any(|f| matches!(f, Flaw::Unknown { .. } | Flaw::Unrecognised { .. })),
     }
 }
 
 /// The head of the answer to wireprobe's POST.
 pub fn answered(conv: &mut Conversation, answer: &HttpAnswer, out: &mut Vec<Violation>) {
+    if !begin(conv) {
+        return;
+    }
     let Some(exchange) = conv.answer.as_mut() else {
         return;
     };
@@ -152,7 +176,6 @@ pub fn answered(conv: &mut Conversation, answer: &HttpAnswer, out: &mut Vec<Viol
         return;
     }
     if input.standing == Standing::Malformed {
-        exchange.broken_judged = true;
         out.push(Violation::new(
             "AGUI-IN-003",
             format!("{} to a malformed input: rejected input is answered with an HTTP error status and no event stream", answer.describe()),
@@ -165,7 +188,10 @@ pub fn answered(conv: &mut Conversation, answer: &HttpAnswer, out: &mut Vec<Viol
     if proto && answer.content_type.trim() != PROTO_MEDIA_TYPE {
         out.push(Violation::new(
             "AGUI-HTTP-003",
-            format!("the protobuf answer's Content-Type is {:?}, not exactly {PROTO_MEDIA_TYPE}", answer.content_type),
+            format!(
+                "the protobuf answer's Content-Type is {:?}, not exactly {PROTO_MEDIA_TYPE}",
+                answer.content_type
+            ),
         ));
     }
     if !sse && !(proto && exchange.proto_admitted) {
@@ -183,7 +209,10 @@ pub fn answered(conv: &mut Conversation, answer: &HttpAnswer, out: &mut Vec<Viol
     if answer.status != 200 {
         out.push(Violation::new(
             "AGUI-HTTP-002",
-            format!("{}: a run that starts is answered with 200", answer.describe()),
+            format!(
+                "{}: a run that starts is answered with 200",
+                answer.describe()
+            ),
         ));
     }
 }
@@ -199,15 +228,13 @@ pub fn broken_answer(conv: &mut Conversation, event: &Value, out: &mut Vec<Viola
         return;
     }
     let ty = event.get("type").and_then(Value::as_str).unwrap_or("");
-    if ty == "RUN_STARTED" || !first {
-        exchange.broken_judged = true;
-        if ty == "RUN_STARTED" {
-            out.push(Violation::new(
-                "AGUI-IN-001",
-                "a malformed input is answered with a run (RUN_STARTED): it is refused before any run starts",
-            ));
-        }
-    } else if ty == "RUN_ERROR" {
+    if ty == "RUN_STARTED" {
+        out.push(Violation::new(
+            "AGUI-IN-001",
+            "a malformed input is answered with a run (RUN_STARTED): it is refused before any run starts",
+        ));
+    }
+    if ty == "RUN_STARTED" || ty == "RUN_ERROR" || !first {
         exchange.broken_judged = true;
     }
 }
@@ -218,10 +245,14 @@ mod tests {
 
     #[test]
     fn accept_admits_protobuf_by_name_or_wildcard_and_not_at_quality_zero() {
-        assert!(admits_proto("application/vnd.ag-ui.event+proto, text/event-stream"));
+        assert!(admits_proto(
+            "application/vnd.ag-ui.event+proto, text/event-stream"
+        ));
         assert!(admits_proto("*/*"));
         assert!(admits_proto("application/*;q=0.1"));
         assert!(!admits_proto("text/event-stream"));
-        assert!(!admits_proto("application/vnd.ag-ui.event+proto;q=0, text/event-stream"));
+        assert!(!admits_proto(
+            "application/vnd.ag-ui.event+proto;q=0, text/event-stream"
+        ));
     }
 }

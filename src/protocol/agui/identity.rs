@@ -10,7 +10,12 @@ use serde_json::Value;
 
 /// Notes that `id` names a message of `kind`; another message already named so breaks
 /// uniqueness.
-pub fn note_message(conv: &mut Conversation, id: &str, kind: MessageKind, out: &mut Vec<Violation>) {
+pub fn note_message(
+    conv: &mut Conversation,
+    id: &str,
+    kind: MessageKind,
+    out: &mut Vec<Violation>,
+) {
     if let Some(had) = conv.message(id, kind.clone()) {
         out.push(Violation::new(
             "AGUI-ID-004",
@@ -85,7 +90,10 @@ pub fn run_finished(conv: &mut Conversation, event: &Value, out: &mut Vec<Violat
 /// A boundary event carries the input's threadId.
 fn boundary_thread(conv: &Conversation, event: &Value, out: &mut Vec<Violation>) {
     let ty = events::text(event, "type").unwrap_or_default();
-    let want = conv.answer.as_ref().and_then(|a| a.input.thread_id.as_deref());
+    let want = conv
+        .answer
+        .as_ref()
+        .and_then(|a| a.input.thread_id.as_deref());
     if let (Some(want), Some(said)) = (want, events::text(event, "threadId")) {
         if said != want {
             out.push(Violation::new(
@@ -115,7 +123,10 @@ pub fn answer_ended(conv: &mut Conversation, out: &mut Vec<Violation>) {
                 .collect();
             out.push(Violation::new(
                 "AGUI-ID-001",
-                format!("no run of the answer echoes the input's runId {want:?} (it carried {})", seen.join(", ")),
+                format!(
+                    "no run of the answer echoes the input's runId {want:?} (it carried {})",
+                    seen.join(", ")
+                ),
             ));
         }
         (Some(None), _) => out.push(Violation::new(

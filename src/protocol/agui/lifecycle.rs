@@ -82,6 +82,7 @@ pub fn place(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<Vio
 /// must be what it says.
 pub fn finished(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>) {
     let mut open = super::streams::still_open(conv);
+    let failed = conv.run.as_ref().is_some_and(|r| r.malformed);
     if let Some(run) = conv.run.as_mut() {
         let mut steps: Vec<String> = run
             .steps
@@ -102,7 +103,7 @@ pub fn finished(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>
         open.extend(subagents);
         run.phase = Phase::Finished;
     }
-    if !open.is_empty() {
+    if !open.is_empty() && !failed {
         out.push(Violation::new(
             "AGUI-RUN-004",
             format!("RUN_FINISHED with {} still open", open.join(", ")),

@@ -20,7 +20,9 @@ pub mod subagents;
 pub mod tools;
 pub mod validate;
 
-use super::{Checker, Descriptor, HttpRoutes, Observed, Protocol, Session, TokenPlacement, TransportKind};
+use super::{
+    Checker, Descriptor, HttpRoutes, Observed, Protocol, Session, TokenPlacement, TransportKind,
+};
 use serde_json::Value;
 
 /// The key every AG-UI rule's source names (the specification's pages under
@@ -78,9 +80,15 @@ impl Protocol for Agui {
         Box::new(checker::AguiChecker::default())
     }
 
-    /// An event with a string type.
+    /// An event with a string type, or any answer to the POST but the two that say the URL is
+    /// no agent endpoint (404, 405): the answer to an exchange is the binding's own, an error
+    /// status included (the path rejected input takes).
     fn recognises(&self, item: Observed<'_>) -> bool {
-        matches!(item, Observed::Event(e, _) if e.get("type").is_some_and(Value::is_string))
+        match item {
+            Observed::Event(e, _) => e.get("type").is_some_and(Value::is_string),
+            Observed::Http(answer) => !matches!(answer.status, 404 | 405),
+            _ => false,
+        }
     }
 
     /// An HTTP status, the end of the answer, or the connection's.

@@ -28,7 +28,8 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
             }
         }
         "ACTIVITY_SNAPSHOT" => {
-            let (Some(id), Some(content)) = (events::text(event, "messageId"), event.get("content"))
+            let (Some(id), Some(content)) =
+                (events::text(event, "messageId"), event.get("content"))
             else {
                 return;
             };
@@ -45,7 +46,8 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
             }
         }
         "ACTIVITY_DELTA" => {
-            let (Some(id), Some(patch)) = (events::text(event, "messageId"), event.get("patch")) else {
+            let (Some(id), Some(patch)) = (events::text(event, "messageId"), event.get("patch"))
+            else {
                 return;
             };
             let Some(content) = conv.activities.get_mut(id) else {
@@ -63,7 +65,10 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
                 )),
                 Ok(()) if !patched.is_object() => out.push(Violation::new(
                     "AGUI-ACT-002",
-                    format!("ACTIVITY_DELTA makes activity {id:?}'s content {}, not an object", crate::show::event(&patched)),
+                    format!(
+                        "ACTIVITY_DELTA makes activity {id:?}'s content {}, not an object",
+                        crate::show::event(&patched)
+                    ),
                 )),
                 Ok(()) => *content = patched,
             }

@@ -22,15 +22,20 @@ pub enum Flaw {
     Null { path: String },
     /// Properties the schema does not describe, at `path`.
     Unknown { path: String, names: Vec<String> },
+    /// A member of a union (a message role, a part or outcome type, a patch op) or a value of
+    /// a closed set that this version does not name: newer material, stripped by a consumer
+    /// rather than fatal (Processing Model › The rule).
+    Unrecognised { path: String, value: String },
 }
 
 impl Flaw {
     /// Where in the event the flaw is (a JSON pointer; empty for the event itself).
     pub fn path(&self) -> &str {
         match self {
-            Flaw::Malformed { path, .. } | Flaw::Null { path } | Flaw::Unknown { path, .. } => {
-                path
-            }
+            Flaw::Malformed { path, .. }
+            | Flaw::Null { path }
+            | Flaw::Unknown { path, .. }
+            | Flaw::Unrecognised { path, .. } => path,
         }
     }
 }
@@ -64,13 +69,21 @@ impl Schema {
             let required = defs[name]
                 .get("required")
                 .and_then(Value::as_array)
-                .map(|r| r.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                .map(|r| {
+                    r.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
                 .unwrap_or_default();
             Ok((validator, required))
         };
         let mut events = HashMap::new();
         for (name, def) in defs {
-            if let Some(ty) = def.pointer("/properties/type/const").and_then(Value::as_str) {
+            if let Some(ty) = def
+                .pointer("/properties/type/const")
+                .and_then(Value::as_str)
+            {
                 if name.ends_with("Event") {
                     events.insert(ty.to_owned(), entered(name)?);
                 }
@@ -117,6 +130,10 @@ fn flaws(validator: &jsonschema::Validator, required: &[String], value: &Value) 
                 }
             }
             _ if is_null_optional(value, &path, required) => Flaw::Null { path },
+            _ if unrecognised(value, &path).is_some() => Flaw::Unrecognised {
+                value: unrecognised(value, &path).unwrap_or_default(),
+                path,
+            },
             _ => {
                 let mut message = error.to_string();
                 if message.len() > MAX_MESSAGE {
@@ -155,6 +172,63 @@ fn flaws(validator: &jsonschema::Validator, required: &[String], value: &Value) 
     out
 }
 
+/// The discriminators of the schema's unions and the values this version names for them:
+/// a message's `role`, a patch operation's `op`, and the `type` of content parts, part
+/// sources and outcomes.
+const UNIONS: &[(&str, &[&str])] = &[
+    (
+        "role",
+        &[
+            "developer",
+            "system",
+            "assistant",
+            "user",
+            "tool",
+            "activity",
+            "reasoning",
+        ],
+    ),
+    ("op", &["add", "remove", "replace", "move", "copy", "test"]),
+    (
+        "type",
+        &[
+            "text",
+            "image",
+            "audio",
+            "video",
+            "document",
+            "data",
+            "url",
+            "file",
+            "success",
+            "interrupt",
+            "cancelled",
+            "suspended",
+        ],
+    ),
+];
+
+/// The value this version does not name, when the schema error at `path` is about one: a
+/// union member whose discriminator is a string no member has, or a string outside a closed
+/// set (an event's `role`).
+fn unrecognised(value: &Value, path: &str) -> Option<String> {
+    // The event (or input) itself is no union member: its type is the event's own business.
+    if path.is_empty() {
+        return None;
+    }
+    let at = value.pointer(path)?;
+    if let Value::Object(m) = at {
+        return UNIONS.iter().find_map(|(key, known)| {
+            let said = m.get(*key)?.as_str()?;
+            (!known.contains(&said)).then(|| format!("{key} {said:?}"))
+        });
+    }
+    let said = at.as_str()?;
+    let (_, name) = path.rsplit_once('/')?;
+    let known = UNIONS.iter().find(|(key, _)| *key == name)?.1;
+    (!known.contains(&said)).then(|| format!("{name} {said:?}"))
+}
+
 /// True when the value at `path` is a `null` standing for an optional field: a property of an
 /// object, and not one of the event's own required fields (a required field sent as `null` is
 /// malformed; a nested object's optional fields are judged optional).
@@ -188,13 +262,19 @@ mod tests {
         let s = schema();
         let ok = json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"});
         assert_eq!(s.event_flaws("RUN_STARTED", &ok), Some(vec![]));
-        let null = json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r", "parentRunId": null});
+        let null =
+            json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r", "parentRunId": null});
         assert_eq!(
             s.event_flaws("RUN_STARTED", &null),
             Some(vec![Flaw::Null {
                 path: "/parentRunId".into()
             }])
         );
+        let missing = json!({"type": "RUN_STARTED", "runId": "r"});
+        assert!(matches!(
+            s.event_flaws("RUN_STARTED", &missing).as_deref(),
+            Some([Flaw::Malformed { .. }])
+        ));
         let missing = json!({"type": "RUN_STARTED", "threadId": null, "runId": "r"});
         assert!(matches!(
             s.event_flaws("RUN_STARTED", &missing).as_deref(),
@@ -217,12 +297,48 @@ mod tests {
     }
 
     #[test]
+    fn a_member_this_version_does_not_name_is_unrecognised_not_malformed() {
+        let s = schema();
+        let robot = json!({"threadId": "t", "runId": "r", "messages": [{"id": "m", "role": "robot", "content": "x"}]});
+        assert!(
+            matches!(
+                s.input_flaws(&robot).as_slice(),
+                [Flaw::Unrecognised { .. }]
+            ),
+            "{:?}",
+            s.input_flaws(&robot)
+        );
+        let paused = json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "outcome": {"type": "paused"}});
+        assert!(matches!(
+            s.event_flaws("RUN_FINISHED", &paused).as_deref(),
+            Some([Flaw::Unrecognised { .. }])
+        ));
+        let role = json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": "robot"});
+        assert!(
+            matches!(
+                s.event_flaws("TEXT_MESSAGE_START", &role).as_deref(),
+                Some([Flaw::Unrecognised { .. }])
+            ),
+            "{:?}",
+            s.event_flaws("TEXT_MESSAGE_START", &role)
+        );
+        let wrong = json!({"threadId": "t", "runId": "r", "messages": [{"id": "m", "role": "user", "content": 5}]});
+        assert!(
+            matches!(s.input_flaws(&wrong).as_slice(), [Flaw::Malformed { .. }]),
+            "{:?}",
+            s.input_flaws(&wrong)
+        );
+    }
+
+    #[test]
     fn an_input_is_judged_by_run_agent_input() {
         let s = schema();
         assert!(s
             .input_flaws(&json!({"threadId": "t", "runId": "r", "messages": []}))
             .is_empty());
-        assert!(!s.input_flaws(&json!({"runId": "r", "messages": []})).is_empty());
+        assert!(!s
+            .input_flaws(&json!({"runId": "r", "messages": []}))
+            .is_empty());
         assert!(matches!(
             s.input_flaws(&json!({"threadId": "t", "runId": "r", "messages": [], "novel": 1}))
                 .as_slice(),

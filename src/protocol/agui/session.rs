@@ -46,7 +46,11 @@ fn fill(m: &mut serde_json::Map<String, Value>, key: &str, default: impl FnOnce(
 
 impl Session for AguiSession {
     /// AG-UI has no handshake: each exchange is one POST.
-    fn handshake(&mut self, _with: Option<&Value>, _resume: bool) -> Result<Vec<Frame>, ProtocolError> {
+    fn handshake(
+        &mut self,
+        _with: Option<&Value>,
+        _resume: bool,
+    ) -> Result<Vec<Frame>, ProtocolError> {
         Ok(Vec::new())
     }
 
@@ -63,12 +67,16 @@ impl Session for AguiSession {
         };
         let thread = self.thread_id.clone();
         fill(m, "threadId", || json!(thread));
-        fill(m, "runId", || json!(format!("run-{}", uuid::Uuid::new_v4())));
+        fill(m, "runId", || {
+            json!(format!("run-{}", uuid::Uuid::new_v4()))
+        });
         fill(m, "protocolVersion", || json!(VERSION));
         fill(m, "messages", || json!([]));
         if let Some(Value::Array(messages)) = m.get_mut("messages") {
             for message in messages.iter_mut().filter_map(Value::as_object_mut) {
-                fill(message, "id", || json!(format!("msg-{}", uuid::Uuid::new_v4())));
+                fill(message, "id", || {
+                    json!(format!("msg-{}", uuid::Uuid::new_v4()))
+                });
             }
         }
         Ok(Outgoing::Post {

@@ -19,7 +19,10 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
             if !run.steps.insert(key) {
                 out.push(Violation::new(
                     "AGUI-STEP-001",
-                    format!("STEP_STARTED for step {name:?} of {}, which is already open", events::owner_name(&owner)),
+                    format!(
+                        "STEP_STARTED for step {name:?} of {}, which is already open",
+                        events::owner_name(&owner)
+                    ),
                 ));
             }
         }
@@ -35,7 +38,11 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
             match other {
                 Some(opener) => out.push(Violation::new(
                     "AGUI-SUB-004",
-                    format!("STEP_FINISHED for step {name:?} is attributed to {}, but {} opened it", events::owner_name(&owner), events::owner_name(&opener)),
+                    format!(
+                        "STEP_FINISHED for step {name:?} is attributed to {}, but {} opened it",
+                        events::owner_name(&owner),
+                        events::owner_name(&opener)
+                    ),
                 )),
                 None => out.push(Violation::new(
                     "AGUI-STEP-001",

@@ -101,7 +101,16 @@ fn end_chunk_streams(
 /// Synthesizes the END of `lane`'s open chunk stream, if it has one.
 fn close_lane(conv: &mut Conversation, lane: &Owner, out: &mut Vec<Violation>) {
     if let Some((kind, id)) = conv.chunks.remove(lane) {
-        triad(conv, kind, Part::End, &id, lane.clone(), Map::new(), true, out);
+        triad(
+            conv,
+            kind,
+            Part::End,
+            &id,
+            lane.clone(),
+            Map::new(),
+            true,
+            out,
+        );
     }
 }
 
@@ -158,12 +167,19 @@ fn chunk(conv: &mut Conversation, kind: Kind, event: &Value, tag: Owner, out: &m
     if tag.is_some() && tag != lane {
         out.push(Violation::new(
             "AGUI-SUB-004",
-            format!("{ty} for {} {id:?} is attributed to {}, but {} opened it", kind.noun(), events::owner_name(&tag), events::owner_name(&lane)),
+            format!(
+                "{ty} for {} {id:?} is attributed to {}, but {} opened it",
+                kind.noun(),
+                events::owner_name(&tag),
+                events::owner_name(&lane)
+            ),
         ));
     }
     let opener = conv.items(kind).open.get(&id).map(|o| o.fields.clone());
     for field in repeatable(kind) {
-        let (Some(said), Some(Some(had))) = (event.get(*field), opener.as_ref().map(|o| o.get(*field))) else {
+        let (Some(said), Some(Some(had))) =
+            (event.get(*field), opener.as_ref().map(|o| o.get(*field)))
+        else {
             continue;
         };
         if said != had {
@@ -190,7 +206,10 @@ fn open_by_chunk(
     if conv.items(kind).open.get(id).is_some_and(|o| !o.chunked) {
         out.push(Violation::new(
             "AGUI-STR-006",
-            format!("{ty} for {} {id:?}, which its START opened: an item is spelled in one form", kind.noun()),
+            format!(
+                "{ty} for {} {id:?}, which its START opened: an item is spelled in one form",
+                kind.noun()
+            ),
         ));
         return;
     }
@@ -266,7 +285,12 @@ fn triad(
             if tag.is_some() && tag != opener.owner && !chunked {
                 out.push(Violation::new(
                     "AGUI-SUB-004",
-                    format!("{step} for {} {id:?} is attributed to {}, but {} opened it", kind.noun(), events::owner_name(&tag), events::owner_name(&opener.owner)),
+                    format!(
+                        "{step} for {} {id:?} is attributed to {}, but {} opened it",
+                        kind.noun(),
+                        events::owner_name(&tag),
+                        events::owner_name(&opener.owner)
+                    ),
                 ));
             }
             if part == Part::End {
@@ -288,7 +312,14 @@ fn opened(
     out: &mut Vec<Violation>,
 ) {
     match kind {
-        Kind::Text => super::identity::note_message(conv, id, MessageKind::Text, out),
+        Kind::Text => {
+            let role = fields
+                .get("role")
+                .and_then(Value::as_str)
+                .unwrap_or("assistant")
+                .to_owned();
+            super::identity::note_message(conv, id, MessageKind::Text(role), out)
+        }
         Kind::Reasoning => super::identity::note_message(conv, id, MessageKind::Reasoning, out),
         Kind::Tool => {
             if let Some(parent) = fields.get("parentMessageId").and_then(Value::as_str) {
@@ -343,7 +374,11 @@ fn span(conv: &mut Conversation, ty: &str, event: &Value, tag: Owner, out: &mut 
         )),
         Some(owner) if tag.is_some() && tag != owner => out.push(Violation::new(
             "AGUI-SUB-004",
-            format!("REASONING_END for span {id:?} is attributed to {}, but {} opened it", events::owner_name(&tag), events::owner_name(&owner)),
+            format!(
+                "REASONING_END for span {id:?} is attributed to {}, but {} opened it",
+                events::owner_name(&tag),
+                events::owner_name(&owner)
+            ),
         )),
         Some(_) => {}
     }

@@ -35,7 +35,9 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
                 ));
             }
             if let Some(parent) = events::text(event, "parentSubagentRunId") {
-                if !run.active_subagents.contains(parent) && !run.finished_subagents.contains(parent) {
+                if !run.active_subagents.contains(parent)
+                    && !run.finished_subagents.contains(parent)
+                {
                     out.push(Violation::new(
                         "AGUI-SUB-003",
                         format!("SUBAGENT_STARTED names parent invocation {parent:?}, which was not announced in this run"),

@@ -9,7 +9,11 @@ use serde_json::Value;
 /// The event's type when it is one to judge further (a described type, its shape aside);
 /// `None` after reporting an event that is no object, has no string type, or names a type the
 /// protocol does not describe.
-pub fn shape<'e>(event: &'e Value, speaks_newer: bool, out: &mut Vec<Violation>) -> Option<&'e str> {
+pub fn shape<'e>(
+    event: &'e Value,
+    speaks_newer: bool,
+    out: &mut Vec<Violation>,
+) -> Option<&'e str> {
     let Some(ty) = event.get("type").and_then(Value::as_str) else {
         let what = if event.is_object() {
             "an event without a string type"
@@ -54,6 +58,21 @@ pub fn shape<'e>(event: &'e Value, speaks_newer: bool, out: &mut Vec<Violation>)
                 ),
             )),
             Flaw::Unknown { .. } => {}
+            Flaw::Unrecognised { path, value }
+                if ty == "RUN_FINISHED" && path.starts_with("/outcome") =>
+            {
+                out.push(Violation::new(
+                    "AGUI-RUN-006",
+                    format!(
+                        "RUN_FINISHED's outcome has {value}, which the schema does not describe"
+                    ),
+                ));
+            }
+            Flaw::Unrecognised { path, value } if !speaks_newer => out.push(Violation::new(
+                "AGUI-VAL-003",
+                format!("{ty} has {value} at {path}, which this version does not name"),
+            )),
+            Flaw::Unrecognised { .. } => {}
             Flaw::Malformed { path, message } => {
                 let rule = if ty == "RUN_FINISHED" && path.starts_with("/outcome") {
                     "AGUI-RUN-006"
@@ -88,14 +107,23 @@ mod tests {
             ["AGUI-VAL-001"]
         );
         assert_eq!(
-            rules(json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": null}), false),
+            rules(
+                json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": null}),
+                false
+            ),
             ["AGUI-VAL-002"]
         );
         assert_eq!(
-            rules(json!({"type": "TEXT_MESSAGE_END", "messageId": "m", "x": 1}), false),
+            rules(
+                json!({"type": "TEXT_MESSAGE_END", "messageId": "m", "x": 1}),
+                false
+            ),
             ["AGUI-VAL-003"]
         );
-        assert_eq!(rules(json!({"type": "THINKING_START"}), false), ["AGUI-VAL-004"]);
+        assert_eq!(
+            rules(json!({"type": "THINKING_START"}), false),
+            ["AGUI-VAL-004"]
+        );
         assert!(rules(json!({"type": "THINKING_START"}), true).is_empty());
         assert_eq!(
             rules(

@@ -183,12 +183,18 @@ impl Turn {
                 let text = pick(text, "Here is my answer, in words of my own.");
                 self.text(&text).await?;
             }
-            // HPD's agent has no background tasks, alarms, audio or views: those are text.
+            // HPD's agent has no background tasks, alarms, audio, views, client tools, state,
+            // steps, interrupts or chunked text: those are text.
             Directive::Chat(_)
             | Directive::Research(_)
             | Directive::Alarm { .. }
             | Directive::Audio(_)
-            | Directive::View => {
+            | Directive::View
+            | Directive::Frontend { .. }
+            | Directive::State(_)
+            | Directive::Step(_)
+            | Directive::Interrupt(_)
+            | Directive::Chunks(_) => {
                 self.begin_iteration(1)?;
                 let text = pick(format!("You said: {text}"), "I read your message.");
                 self.text(&text).await?;

@@ -64,14 +64,20 @@ impl TurnCtx {
                 self.say_with("Sure, here it is:", &text).await;
                 Outcome::Success(text)
             }
-            // Nuum's agent has no reasoning, permissions, questions, audio or views: text.
+            // Nuum's agent has no reasoning, permissions, questions, audio, views, client tools,
+            // state, steps, interrupts or chunked text: text.
             Directive::Chat(_)
             | Directive::Reason(_)
             | Directive::Permission(_)
             | Directive::Clarify(_)
             | Directive::Continue(_)
             | Directive::Audio(_)
-            | Directive::View => {
+            | Directive::View
+            | Directive::Frontend { .. }
+            | Directive::State(_)
+            | Directive::Step(_)
+            | Directive::Interrupt(_)
+            | Directive::Chunks(_) => {
                 let reply = format!("You said: {text}");
                 self.say_with("I read your message.", &reply).await;
                 Outcome::Success(reply)

@@ -1,0 +1,561 @@
+//! The reference agent's faults (each breaks the rules it names, and only those) and variants
+//! (what real AG-UI servers do differently, all legal). Event faults rewrite a finished
+//! script ([`apply`]); the HTTP ones act where the answer is made (`http.rs`).
+
+use super::Config;
+use crate::reference::{Fault, Variant};
+use crate::{fault, variant};
+use serde_json::{json, Value};
+
+pub static FAULTS: &[Fault] = &[
+    fault!(
+        "malformed-field",
+        ["AGUI-VAL-001"],
+        "sends TEXT_MESSAGE_END's messageId as a number"
+    ),
+    fault!(
+        "null-optional",
+        ["AGUI-VAL-002"],
+        "sends RUN_STARTED with parentRunId: null"
+    ),
+    fault!(
+        "extra-field",
+        ["AGUI-VAL-003"],
+        "adds a property the schema does not describe to RUN_FINISHED"
+    ),
+    fault!(
+        "private-event",
+        ["AGUI-VAL-004"],
+        "emits an event type the protocol does not describe inside the run"
+    ),
+    fault!(
+        "starts-with-text",
+        ["AGUI-RUN-001"],
+        "opens the stream with a CUSTOM event before RUN_STARTED"
+    ),
+    fault!(
+        "event-after-finish",
+        ["AGUI-RUN-002"],
+        "sends a CUSTOM event after RUN_FINISHED"
+    ),
+    fault!(
+        "nested-run",
+        ["AGUI-RUN-003"],
+        "sends a second RUN_STARTED while the run is active"
+    ),
+    fault!(
+        "leaves-message-open",
+        ["AGUI-RUN-004"],
+        "finishes the run without its last TEXT_MESSAGE_END"
+    ),
+    fault!(
+        "truncates",
+        ["AGUI-RUN-005"],
+        "ends the answer's body before RUN_FINISHED"
+    ),
+    fault!(
+        "unknown-outcome",
+        ["AGUI-RUN-006"],
+        "finishes the run with an outcome of type \"paused\""
+    ),
+    fault!(
+        "cancelled-with-result",
+        ["AGUI-RUN-007"],
+        "finishes the run as cancelled and with a result"
+    ),
+    fault!(
+        "own-thread-id",
+        ["AGUI-ID-001"],
+        "names a thread of its own on RUN_STARTED and RUN_FINISHED"
+    ),
+    fault!(
+        "finishes-other-run",
+        ["AGUI-ID-002"],
+        "names another runId on RUN_FINISHED than on RUN_STARTED"
+    ),
+    fault!(
+        "repeats-run",
+        ["AGUI-ID-003"],
+        "streams the requested run, then opens it again under the same runId"
+    ),
+    fault!(
+        "reuses-message-id",
+        ["AGUI-ID-004"],
+        "gives its text message the id of the input's last user message"
+    ),
+    fault!(
+        "no-version",
+        ["AGUI-VER-001"],
+        "declares no protocolVersion on RUN_STARTED"
+    ),
+    fault!(
+        "echoes-version",
+        ["AGUI-VER-002"],
+        "declares the input's protocolVersion back when it is newer than its own"
+    ),
+    fault!(
+        "long-version",
+        ["AGUI-VER-003"],
+        "declares protocolVersion \"1.1.0\""
+    ),
+    fault!(
+        "double-start",
+        ["AGUI-STR-001"],
+        "sends its text message's TEXT_MESSAGE_START twice"
+    ),
+    fault!(
+        "content-unopened",
+        ["AGUI-STR-002"],
+        "sends a TEXT_MESSAGE_CONTENT for a message it never opened"
+    ),
+    fault!(
+        "reopens-as-user",
+        ["AGUI-STR-003"],
+        "reopens its closed text message with role user"
+    ),
+    fault!(
+        "chunk-without-id",
+        ["AGUI-STR-004"],
+        "sends a first TEXT_MESSAGE_CHUNK without messageId (in chunked text)"
+    ),
+    fault!(
+        "chunk-changes-role",
+        ["AGUI-STR-005"],
+        "repeats role as user on a continuation chunk (in chunked text)"
+    ),
+    fault!(
+        "mixes-forms",
+        ["AGUI-STR-006"],
+        "closes a chunked text message with an explicit TEXT_MESSAGE_END (in chunked text)"
+    ),
+    fault!(
+        "ambiguous-chunk",
+        ["AGUI-STR-007"],
+        "lets two subagents chunk messages at once and continues one without its id or tag"
+    ),
+    fault!(
+        "double-step",
+        ["AGUI-STEP-001"],
+        "sends each STEP_STARTED twice (with `step`)"
+    ),
+    fault!(
+        "patch-misses",
+        ["AGUI-STATE-001"],
+        "sends a STATE_DELTA replacing a path the state does not have"
+    ),
+    fault!(
+        "activity-without-snapshot",
+        ["AGUI-ACT-001"],
+        "sends an ACTIVITY_DELTA for an activity no snapshot created"
+    ),
+    fault!(
+        "activity-not-object",
+        ["AGUI-ACT-002"],
+        "sends an ACTIVITY_DELTA that replaces an activity's content with an array"
+    ),
+    fault!(
+        "answers-frontend",
+        ["AGUI-TOOL-001"],
+        "answers its frontend tool call with TOOL_CALL_RESULT (with `frontend`)"
+    ),
+    fault!(
+        "frontend-interrupts",
+        ["AGUI-TOOL-002"],
+        "finishes a run that left a frontend call as interrupted (with `frontend`)"
+    ),
+    fault!(
+        "no-pending-list",
+        ["AGUI-TOOL-003"],
+        "leaves pendingToolCallIds out (with `frontend`)"
+    ),
+    fault!(
+        "wrong-pending-list",
+        ["AGUI-TOOL-004"],
+        "lists a call it never made in pendingToolCallIds (with `frontend`)"
+    ),
+    fault!(
+        "same-interrupt-ids",
+        ["AGUI-INT-001"],
+        "gives two interrupts of one outcome the same id (with `interrupt`)"
+    ),
+    fault!(
+        "announces-late",
+        ["AGUI-SUB-001"],
+        "attributes a CUSTOM event to a subagent before announcing it"
+    ),
+    fault!(
+        "announces-twice",
+        ["AGUI-SUB-002"],
+        "announces one subagent invocation twice"
+    ),
+    fault!(
+        "unknown-parent",
+        ["AGUI-SUB-003"],
+        "names a parent invocation it never announced"
+    ),
+    fault!(
+        "other-owner",
+        ["AGUI-SUB-004"],
+        "tags its text message's END with a subagent that did not open it"
+    ),
+    fault!(
+        "serves-malformed",
+        ["AGUI-IN-001", "AGUI-IN-003"],
+        "serves a run (answered 200) for an input the schema rejects"
+    ),
+    fault!(
+        "rejects-novel",
+        ["AGUI-IN-002", "AGUI-VER-002"],
+        "answers HTTP 400 to an input with members it does not know (a newer version's)"
+    ),
+    fault!(
+        "rejects-in-stream",
+        ["AGUI-IN-003"],
+        "answers a malformed input with 200 and a stream opening with RUN_ERROR"
+    ),
+    fault!(
+        "json-content-type",
+        ["AGUI-HTTP-001"],
+        "answers a run with Content-Type application/json"
+    ),
+    fault!(
+        "status-201",
+        ["AGUI-HTTP-002"],
+        "answers a run with status 201"
+    ),
+];
+
+pub static VARIANTS: &[Variant] = &[
+    variant!(
+        "chunks",
+        "streams every text message as TEXT_MESSAGE_CHUNK events"
+    ),
+    variant!(
+        "ids-on-every-chunk",
+        "repeats the messageId on every chunk (with `chunks` or `chunks TEXT`)"
+    ),
+    variant!(
+        "interleaved",
+        "streams a tool call inside the text message that carries it"
+    ),
+    variant!(
+        "replays",
+        "restates the thread's earlier runs (as MESSAGES_SNAPSHOT) before the requested run"
+    ),
+    variant!(
+        "keep-alive",
+        "sends `: keep-alive` comment lines between events"
+    ),
+    variant!("other-ids", "mints ids of another shape"),
+    variant!("echoes-input", "echoes the input on RUN_STARTED"),
+    variant!(
+        "explicit-success",
+        "finishes runs with outcome {\"type\": \"success\"}"
+    ),
+    variant!("timestamps", "stamps every event with an integer timestamp"),
+    variant!(
+        "event-fields",
+        "adds `event:` and `id:` fields to every SSE event"
+    ),
+];
+
+/// The events `events` become under the configured event faults; `input` is what the run
+/// answers.
+pub fn apply(config: &Config, input: &Value, mut events: Vec<Value>) -> Vec<Value> {
+    let on = |name: &str| config.faults.has(name);
+    let of_type = |events: &[Value], ty: &str| events.iter().position(|e| e["type"] == ty);
+    let last_of = |events: &[Value], ty: &str| events.iter().rposition(|e| e["type"] == ty);
+    let Some(started) = of_type(&events, "RUN_STARTED").map(|i| events[i].clone()) else {
+        return events;
+    };
+    let run_id = started["runId"].clone();
+    let thread_id = started["threadId"].clone();
+    let finish = last_of(&events, "RUN_FINISHED");
+    let text_start = last_of(&events, "TEXT_MESSAGE_START");
+    let text_id = text_start.map(|i| events[i]["messageId"].clone());
+    let end_of = |events: &[Value], id: &Value| {
+        events
+            .iter()
+            .rposition(|e| e["type"] == "TEXT_MESSAGE_END" && e["messageId"] == *id)
+    };
+
+    if on("malformed-field") {
+        if let Some(i) = last_of(&events, "TEXT_MESSAGE_END") {
+            events[i]["messageId"] = json!(7);
+        }
+    }
+    if on("null-optional") {
+        if let Some(i) = last_of(&events, "RUN_STARTED") {
+            events[i]["parentRunId"] = Value::Null;
+        }
+    }
+    if on("extra-field") {
+        if let Some(i) = finish {
+            events[i]["wireprobeNote"] = json!("not in the schema");
+        }
+    }
+    if on("private-event") {
+        if let Some(i) = finish {
+            events.insert(i, json!({"type": "WIREPROBE_PRIVATE", "value": 1}));
+        }
+    }
+    if on("no-version") || on("long-version") || on("echoes-version") {
+        let newer = input.get("protocolVersion").filter(|v| {
+            v.as_str()
+                .and_then(crate::protocol::agui::conversation::version)
+                .is_some_and(|v| v > (1, 1))
+        });
+        for e in events.iter_mut().filter(|e| e["type"] == "RUN_STARTED") {
+            let m = e.as_object_mut().expect("an event is an object");
+            if on("no-version") {
+                m.remove("protocolVersion");
+            } else if on("long-version") {
+                m.insert("protocolVersion".into(), json!("1.1.0"));
+            } else if let Some(newer) = newer {
+                m.insert("protocolVersion".into(), newer.clone());
+            }
+        }
+    }
+    if on("own-thread-id") {
+        for e in events
+            .iter_mut()
+            .filter(|e| e["type"] == "RUN_STARTED" || e["type"] == "RUN_FINISHED")
+        {
+            e["threadId"] = json!("thread-of-the-agent");
+        }
+    }
+    if on("finishes-other-run") {
+        if let Some(i) = finish {
+            events[i]["runId"] = json!("run-not-started");
+        }
+    }
+    if on("reuses-message-id") {
+        let user = input
+            .get("messages")
+            .and_then(Value::as_array)
+            .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
+            .and_then(|m| m.get("id"))
+            .cloned();
+        if let (Some(user), Some(id)) = (user, &text_id) {
+            for e in events.iter_mut().filter(|e| e.get("messageId") == Some(id)) {
+                e["messageId"] = user.clone();
+            }
+        }
+    }
+    if let (Some(start), Some(id)) = (text_start, &text_id) {
+        if on("double-start") {
+            let again = events[start].clone();
+            events.insert(start + 1, again);
+        }
+        if on("reopens-as-user") {
+            if let Some(end) = end_of(&events, id) {
+                events.insert(
+                    end + 1,
+                    json!({"type": "TEXT_MESSAGE_START", "messageId": id, "role": "user"}),
+                );
+                events.insert(
+                    end + 2,
+                    json!({"type": "TEXT_MESSAGE_END", "messageId": id}),
+                );
+            }
+        }
+        if on("other-owner") {
+            if let Some(end) = end_of(&events, id) {
+                events[end]["subagentRunId"] = json!("sub-stranger");
+            }
+        }
+        if on("leaves-message-open") {
+            if let Some(end) = end_of(&events, id) {
+                events.remove(end);
+            }
+        }
+    }
+    if on("content-unopened") {
+        if let Some(i) = last_of(&events, "RUN_FINISHED") {
+            events.insert(i, json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "msg-never-opened", "delta": "stray"}));
+        }
+    }
+    chunk_faults(config, &mut events);
+    if on("double-step") {
+        if let Some(i) = of_type(&events, "STEP_STARTED") {
+            let again = events[i].clone();
+            events.insert(i + 1, again);
+        }
+    }
+    if on("patch-misses") {
+        if let Some(i) = of_type(&events, "STATE_DELTA") {
+            events[i]["delta"] =
+                json!([{"op": "replace", "path": "/wireprobe/not/there", "value": 1}]);
+        }
+    }
+    let before_finish = |events: &[Value]| {
+        events
+            .iter()
+            .rposition(|e| e["type"] == "RUN_FINISHED" || e["type"] == "RUN_ERROR")
+            .unwrap_or(events.len())
+    };
+    if on("activity-without-snapshot") {
+        let at = before_finish(&events);
+        events.insert(at, json!({"type": "ACTIVITY_DELTA", "messageId": "act-unseen", "activityType": "progress", "patch": [{"op": "add", "path": "/done", "value": true}]}));
+    }
+    if on("activity-not-object") {
+        let at = before_finish(&events);
+        events.insert(at, json!({"type": "ACTIVITY_SNAPSHOT", "messageId": "act-1", "activityType": "progress", "content": {"done": false}}));
+        events.insert(at + 1, json!({"type": "ACTIVITY_DELTA", "messageId": "act-1", "activityType": "progress", "patch": [{"op": "replace", "path": "", "value": [1, 2]}]}));
+    }
+    tool_faults(config, &mut events);
+    if on("same-interrupt-ids") {
+        if let Some(i) = finish.filter(|i| events[*i]["outcome"]["type"] == "interrupt") {
+            let first = events[i]["outcome"]["interrupts"][0].clone();
+            if let Some(list) = events[i]["outcome"]["interrupts"].as_array_mut() {
+                list.push(first);
+            }
+        }
+    }
+    subagent_faults(config, &mut events);
+    if on("unknown-outcome") {
+        if let Some(i) = last_of(&events, "RUN_FINISHED") {
+            events[i]["outcome"] = json!({"type": "paused"});
+        }
+    }
+    if on("cancelled-with-result") {
+        if let Some(i) = last_of(&events, "RUN_FINISHED") {
+            events[i]["outcome"] = json!({"type": "cancelled"});
+            events[i]["result"] = json!({"partial": true});
+        }
+    }
+    if on("nested-run") {
+        if let Some(i) = of_type(&events, "RUN_STARTED") {
+            let again = json!({"type": "RUN_STARTED", "threadId": thread_id, "runId": "run-nested", "protocolVersion": super::script::VERSION});
+            events.insert(i + 1, again);
+        }
+    }
+    if on("repeats-run") {
+        if let Some(i) = last_of(&events, "RUN_FINISHED") {
+            events.insert(i + 1, started.clone());
+            events.insert(
+                i + 2,
+                json!({"type": "RUN_FINISHED", "threadId": thread_id, "runId": run_id}),
+            );
+        }
+    }
+    if on("starts-with-text") {
+        events.insert(
+            0,
+            json!({"type": "CUSTOM", "name": "wireprobe.early", "value": 1}),
+        );
+    }
+    if on("event-after-finish") {
+        events.push(json!({"type": "CUSTOM", "name": "wireprobe.late", "value": 1}));
+    }
+    if on("truncates") {
+        if let Some(i) = last_of(&events, "RUN_FINISHED") {
+            events.truncate(i);
+        }
+    }
+    events
+}
+
+/// Faults of the chunked form: they act on TEXT_MESSAGE_CHUNK events, when the run has them.
+fn chunk_faults(config: &Config, events: &mut Vec<Value>) {
+    let on = |name: &str| config.faults.has(name);
+    let chunks: Vec<usize> = (0..events.len())
+        .filter(|i| events[*i]["type"] == "TEXT_MESSAGE_CHUNK")
+        .collect();
+    let Some(&first) = chunks.first() else {
+        return;
+    };
+    let id = events[first]["messageId"].clone();
+    if on("chunk-without-id") {
+        if let Some(m) = events[first].as_object_mut() {
+            m.remove("messageId");
+        }
+    }
+    if on("chunk-changes-role") {
+        if let Some(&later) = chunks.get(1) {
+            events[later]["role"] = json!("user");
+        }
+    }
+    if on("mixes-forms") {
+        if let Some(&last) = chunks.last() {
+            events.insert(
+                last + 1,
+                json!({"type": "TEXT_MESSAGE_END", "messageId": id}),
+            );
+        }
+    }
+}
+
+/// Faults of tool calls left for the application (with `frontend`).
+fn tool_faults(config: &Config, events: &mut Vec<Value>) -> Option<()> {
+    let on = |name: &str| config.faults.has(name);
+    let finish = events.iter().rposition(|e| e["type"] == "RUN_FINISHED")?;
+    let call = events[finish]["outcome"].get("pendingToolCallIds")?[0].clone();
+    if on("frontend-interrupts") {
+        events[finish]["outcome"] =
+            json!({"type": "interrupt", "interrupts": [{"id": "int-frontend", "reason": "tool"}]});
+    }
+    if on("no-pending-list") {
+        events[finish]["outcome"] = json!({"type": "success"});
+    }
+    if on("wrong-pending-list") {
+        events[finish]["outcome"]["pendingToolCallIds"] = json!([call, "call-never-made"]);
+    }
+    if on("answers-frontend") {
+        let end = events.iter().rposition(|e| e["type"] == "TOOL_CALL_END")?;
+        let result = json!({"type": "TOOL_CALL_RESULT", "messageId": "result-frontend", "toolCallId": call, "content": "answered by the agent", "role": "tool"});
+        events.insert(end + 1, result);
+        // The call is answered now: it is pending no more.
+        let finish = events.iter().rposition(|e| e["type"] == "RUN_FINISHED")?;
+        events[finish]["outcome"] = json!({"type": "success"});
+    }
+    Some(())
+}
+
+/// Faults of subagent attribution, injected before the run's RUN_FINISHED.
+fn subagent_faults(config: &Config, events: &mut Vec<Value>) {
+    let on = |name: &str| config.faults.has(name);
+    let Some(at) = events
+        .iter()
+        .rposition(|e| e["type"] == "RUN_FINISHED" || e["type"] == "RUN_ERROR")
+    else {
+        return;
+    };
+    let mut added = Vec::new();
+    let started =
+        |id: &str| json!({"type": "SUBAGENT_STARTED", "subagentRunId": id, "name": "helper"});
+    let finished = |id: &str| json!({"type": "SUBAGENT_FINISHED", "subagentRunId": id});
+    if on("announces-late") {
+        added.push(json!({"type": "CUSTOM", "name": "wireprobe.work", "value": 1, "subagentRunId": "sub-late"}));
+        added.push(started("sub-late"));
+        added.push(finished("sub-late"));
+    }
+    if on("announces-twice") {
+        added.push(started("sub-twice"));
+        added.push(started("sub-twice"));
+        added.push(finished("sub-twice"));
+    }
+    if on("unknown-parent") {
+        let mut child = started("sub-child");
+        child["parentSubagentRunId"] = json!("sub-never-announced");
+        added.push(child);
+        added.push(finished("sub-child"));
+    }
+    events.splice(at..at, added);
+    if on("ambiguous-chunk") {
+        // Right after RUN_STARTED, where the parent agent has no chunk stream open of its own.
+        let Some(opened) = events.iter().position(|e| e["type"] == "RUN_STARTED") else {
+            return;
+        };
+        let parallel = vec![
+            started("sub-a"),
+            started("sub-b"),
+            json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "msg-a", "role": "assistant", "delta": "a", "subagentRunId": "sub-a"}),
+            json!({"type": "TEXT_MESSAGE_CHUNK", "messageId": "msg-b", "role": "assistant", "delta": "b", "subagentRunId": "sub-b"}),
+            json!({"type": "TEXT_MESSAGE_CHUNK", "delta": "whose?"}),
+            finished("sub-a"),
+            finished("sub-b"),
+        ];
+        events.splice(opened + 1..opened + 1, parallel);
+    }
+}

@@ -1,0 +1,167 @@
+//! The reference agent's one route: `POST /agent` with a `RunAgentInput`, answered with the
+//! run as an SSE stream (HTTP + Server-Sent Events). Input the schema rejects is refused with
+//! 400 before any run; members it does not describe are stripped and the run served.
+
+use super::{faults, script::Script, Shared};
+use crate::protocol::agui::schema::{schema, Flaw};
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, Limited, StreamBody};
+use hyper::body::Incoming;
+use hyper::header::{HeaderValue, CACHE_CONTROL, CONTENT_TYPE};
+use hyper::{Method, Request, Response, StatusCode};
+use serde_json::{json, Value};
+use std::convert::Infallible;
+use std::sync::Arc;
+
+/// Every response body.
+pub type Body = BoxBody<Bytes, Infallible>;
+
+/// The route the agent answers on.
+pub const ROUTE: &str = "/agent";
+
+/// The largest input read; more is answered 413.
+pub const MAX_BODY: usize = 1 << 20;
+
+/// Answers one request. Never fails: every problem is an HTTP status.
+pub async fn answer(
+    shared: Arc<Shared>,
+    req: Request<Incoming>,
+) -> Result<Response<Body>, Infallible> {
+    if req.uri().path() != ROUTE {
+        return Ok(json_response(
+            StatusCode::NOT_FOUND,
+            json!({"error": "not found"}),
+        ));
+    }
+    if req.method() != Method::POST {
+        return Ok(json_response(
+            StatusCode::METHOD_NOT_ALLOWED,
+            json!({"error": "use POST"}),
+        ));
+    }
+    let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(_) => {
+            return Ok(json_response(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                json!({"error": format!("an input is at most {MAX_BODY} bytes")}),
+            ))
+        }
+    };
+    let config = &shared.config;
+    let on = |name: &str| config.faults.has(name);
+    let input: Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(e) if on("rejects-in-stream") => return Ok(refused_in_stream(&e.to_string())),
+        Err(e) => {
+            return Ok(json_response(
+                StatusCode::BAD_REQUEST,
+                json!({"error": format!("the input is not JSON: {e}")}),
+            ))
+        }
+    };
+    let flaws = schema().input_flaws(&input);
+    let malformed = flaws.iter().find_map(|f| match f {
+        Flaw::Malformed { path, message } => Some(format!("{path}: {message}")),
+        _ => None,
+    });
+    if let Some(why) = malformed {
+        if on("rejects-in-stream") {
+            return Ok(refused_in_stream(&why));
+        }
+        if !on("serves-malformed") {
+            return Ok(json_response(
+                StatusCode::BAD_REQUEST,
+                json!({"error": why}),
+            ));
+        }
+    }
+    let novel = flaws
+        .iter()
+        .any(|f| matches!(f, Flaw::Unknown { .. } | Flaw::Unrecognised { .. }));
+    let newer = input
+        .get("protocolVersion")
+        .and_then(Value::as_str)
+        .and_then(crate::protocol::agui::conversation::version)
+        .is_some_and(|v| v > (1, 1));
+    if on("rejects-novel") && (novel || newer) {
+        return Ok(json_response(
+            StatusCode::BAD_REQUEST,
+            json!({"error": "the input carries what this agent does not know"}),
+        ));
+    }
+    let replayed = if config.variants.has("replays") {
+        shared.history(&input)
+    } else {
+        Vec::new()
+    };
+    let events = Script::new(config, &input).play(&input, &replayed);
+    if config.variants.has("replays") {
+        shared.remember(&input, &events);
+    }
+    let events = faults::apply(config, &input, events);
+    let status = if on("status-201") {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    let kind = if on("json-content-type") {
+        "application/json"
+    } else {
+        "text/event-stream"
+    };
+    Ok(sse_response(status, kind, sse_chunks(&events, config)))
+}
+
+/// A malformed input answered the way `rejects-in-stream` does: a stream opening with RUN_ERROR.
+fn refused_in_stream(why: &str) -> Response<Body> {
+    let error = json!({"type": "RUN_ERROR", "message": format!("invalid input: {why}"), "code": "invalid_input"});
+    sse_response(
+        StatusCode::OK,
+        "text/event-stream",
+        vec![format!("data: {error}\n\n")],
+    )
+}
+
+/// The SSE text of each event (LF line ends, one event per `data:` line).
+fn sse_chunks(events: &[Value], config: &super::Config) -> Vec<String> {
+    let mut chunks = Vec::with_capacity(events.len());
+    for (i, event) in events.iter().enumerate() {
+        let mut chunk = String::new();
+        if config.variants.has("keep-alive") {
+            chunk.push_str(": keep-alive\n\n");
+        }
+        if config.variants.has("event-fields") {
+            let ty = event["type"].as_str().unwrap_or("message");
+            chunk.push_str(&format!("event: {ty}\nid: {i}\n"));
+        }
+        chunk.push_str(&format!("data: {event}\n\n"));
+        chunks.push(chunk);
+    }
+    chunks
+}
+
+/// A streamed answer: each chunk its own body frame.
+fn sse_response(status: StatusCode, kind: &'static str, chunks: Vec<String>) -> Response<Body> {
+    let frames = futures_util::stream::iter(
+        chunks
+            .into_iter()
+            .map(|c| Ok::<_, Infallible>(hyper::body::Frame::data(Bytes::from(c)))),
+    );
+    let mut resp = Response::new(StreamBody::new(frames).boxed());
+    *resp.status_mut() = status;
+    resp.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static(kind));
+    resp.headers_mut()
+        .insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    resp
+}
+
+fn json_response(status: StatusCode, body: Value) -> Response<Body> {
+    let mut resp = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    *resp.status_mut() = status;
+    resp.headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    resp
+}

@@ -1,0 +1,111 @@
+//! The AG-UI reference agent: `POST /agent` answered with a scripted run (`wireprobe:`
+//! directives, [`script`]), over HTTP + Server-Sent Events, with the faults and variants in
+//! [`faults`].
+
+pub mod faults;
+mod http;
+pub mod script;
+
+use super::{spawn_listener, Faults, RunningTarget, ServeError, ServeOptions, Variants};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+/// What the agent is switched to.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub faults: Faults,
+    pub variants: Variants,
+}
+
+/// Most threads whose runs `replays` remembers, and runs per thread.
+const MAX_THREADS: usize = 1000;
+const MAX_RUNS: usize = 20;
+
+/// A thread's earlier runs, as a replay restates them: the run id and its messages.
+type Replays = Vec<(String, Vec<Value>)>;
+
+/// What every request of one agent shares.
+pub struct Shared {
+    config: Config,
+    threads: Mutex<HashMap<String, Replays>>,
+}
+
+impl Shared {
+    /// The earlier runs of `input`'s thread.
+    fn history(&self, input: &Value) -> Replays {
+        let thread = input["threadId"].as_str().unwrap_or_default();
+        let threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
+        threads.get(thread).cloned().unwrap_or_default()
+    }
+
+    /// Remembers the run `events` streamed for `input`, for later replays.
+    fn remember(&self, input: &Value, events: &[Value]) {
+        let (Some(thread), Some(run)) = (input["threadId"].as_str(), input["runId"].as_str())
+        else {
+            return;
+        };
+        let mut messages: Vec<Value> = input["messages"].as_array().cloned().unwrap_or_default();
+        for start in events.iter().filter(|e| e["type"] == "TEXT_MESSAGE_START") {
+            let id = &start["messageId"];
+            let text: String = events
+                .iter()
+                .filter(|e| e["type"] == "TEXT_MESSAGE_CONTENT" && e["messageId"] == *id)
+                .filter_map(|e| e["delta"].as_str())
+                .collect();
+            messages.push(json!({"id": id, "role": "assistant", "content": text}));
+        }
+        let mut threads = self.threads.lock().unwrap_or_else(|e| e.into_inner());
+        if threads.len() >= MAX_THREADS && !threads.contains_key(thread) {
+            return;
+        }
+        let runs = threads.entry(thread.to_owned()).or_default();
+        if runs.len() < MAX_RUNS {
+            runs.push((run.to_owned(), messages));
+        }
+    }
+}
+
+/// The AG-UI reference agent, as [`crate::reference::registry`] lists it.
+pub static REFERENCE: crate::reference::Reference = crate::reference::Reference {
+    protocol: &crate::protocol::agui::Agui,
+    faults: faults::FAULTS,
+    variants: faults::VARIANTS,
+    listen: Some(|addr, opts| Box::pin(start(addr, opts))),
+    stdio: None,
+    keeps_database: false,
+    client: None,
+};
+
+/// Starts the agent on `addr`; it answers at `http://ADDR/agent`.
+pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {
+    let shared = Arc::new(Shared {
+        config: Config {
+            faults: Faults::parse(faults::FAULTS, &opts.faults)?,
+            variants: Variants::parse(faults::VARIANTS, &opts.variants)?,
+        },
+        threads: Mutex::new(HashMap::new()),
+    });
+    let mut running = spawn_listener(addr, "http", move |listener, mut stop| async move {
+        loop {
+            tokio::select! {
+                _ = &mut stop => break,
+                accepted = listener.accept() => {
+                    let Ok((tcp, _)) = accepted else { continue };
+                    let _ = tcp.set_nodelay(true);
+                    let shared = shared.clone();
+                    tokio::spawn(async move {
+                        let svc = hyper::service::service_fn(move |req| http::answer(shared.clone(), req));
+                        let _ = hyper::server::conn::http1::Builder::new()
+                            .serve_connection(hyper_util::rt::TokioIo::new(tcp), svc)
+                            .await;
+                    });
+                }
+            }
+        }
+    })
+    .await?;
+    running.url = format!("http://{}{}", running.addr, http::ROUTE);
+    Ok(running)
+}
