@@ -240,6 +240,67 @@ fn every_protocol_cites_its_spec_by_public_title_not_file_name() {
     }
 }
 
+/// The pages of a spec the repository keeps verbatim (`suites/PROTOCOL/spec/`, AG-UI's), each
+/// with its text; `None` for a protocol whose spec is one of `../shared/specs/`.
+fn vendored_pages(p: &dyn Protocol) -> Option<Vec<(std::path::PathBuf, String)>> {
+    fn walk(dir: &std::path::Path, out: &mut Vec<(std::path::PathBuf, String)>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .expect("readable")
+            .map(|e| e.expect("entry").path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "mdx") {
+                let text = std::fs::read_to_string(&path).expect("a page");
+                out.push((path, text));
+            }
+        }
+    }
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("suites")
+        .join(p.id())
+        .join("spec");
+    if !dir.is_dir() {
+        return None;
+    }
+    let mut pages = Vec::new();
+    walk(&dir, &mut pages);
+    Some(pages)
+}
+
+#[test]
+fn every_vendored_spec_rule_cites_a_page_title_and_a_heading_of_that_page() {
+    let mut checked = 0;
+    for p in protocol::all() {
+        let Some(pages) = vendored_pages(*p) else {
+            continue;
+        };
+        for rule in p.rules() {
+            let (file, section) = rule.source.split_once(" §").expect("FILE §Section");
+            assert_eq!(file, p.spec_file(), "{}", rule.id);
+            let (title, heading) = section
+                .split_once(" › ")
+                .unwrap_or_else(|| panic!("{}: §{section} is not `Page › Heading`", rule.id));
+            let page = pages
+                .iter()
+                .find(|(_, text)| text.contains(&format!("title: \"{title}\"")))
+                .unwrap_or_else(|| panic!("{}: no page is titled {title:?}", rule.id));
+            assert!(
+                page.1
+                    .lines()
+                    .any(|l| l.starts_with('#') && l.trim_start_matches('#').trim() == heading),
+                "{}: {} has no heading {heading:?}",
+                rule.id,
+                page.0.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 0, "no protocol keeps its spec in the repository");
+}
+
 /// `text` with every run of whitespace one space: a spec's line breaks are not its words.
 fn words(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -256,7 +317,16 @@ fn every_rule_quotes_its_spec_verbatim() {
     let facts = words(&facts);
     let mut unquoted = Vec::new();
     for p in protocol::all() {
-        let spec = words(&std::fs::read_to_string(specs.join(p.spec_file())).expect("spec"));
+        let spec = match vendored_pages(*p) {
+            Some(pages) => words(
+                &pages
+                    .iter()
+                    .map(|(_, text)| text.as_str())
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+            None => words(&std::fs::read_to_string(specs.join(p.spec_file())).expect("spec")),
+        };
         for rule in p.rules() {
             if rule.excerpts().next().is_none() {
                 unquoted.push(rule.id);

@@ -74,6 +74,11 @@ async fn assert_variants_pass_as(target: Target<'_>) {
     );
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agui_variants_pass() {
+    assert_variants_pass("agui").await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn haip_variants_pass() {
     assert_variants_pass("haip").await;

@@ -294,7 +294,9 @@ fn check_scheme(p: &dyn Protocol, transport: Option<TransportKind>, url: &str) -
         _ if p.http_routes().is_some() => (&["http", "https"], "http://HOST:PORT/PREFIX"),
         TransportKind::WebSocket => (&["ws", "wss"], "ws://HOST:PORT/PATH"),
         TransportKind::SocketIo => (&["http", "https", "ws", "wss"], "http://HOST:PORT"),
-        TransportKind::Sse => (&["http", "https"], "http://HOST:PORT/PREFIX"),
+        TransportKind::Sse | TransportKind::Protobuf => {
+            (&["http", "https"], "http://HOST:PORT/PREFIX")
+        }
         TransportKind::Stdio => return Ok(()),
     };
     if allowed.contains(&scheme.as_str()) {

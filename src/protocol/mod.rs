@@ -31,6 +31,9 @@ pub enum TransportKind {
     Stdio,
     /// Server-Sent Events down, HTTP POSTs up.
     Sse,
+    /// HTTP POSTs answered with length-prefixed protobuf frames (AG-UI's protobuf binding,
+    /// negotiated by `Accept`; a server without it answers SSE).
+    Protobuf,
 }
 
 impl TransportKind {
@@ -41,6 +44,7 @@ impl TransportKind {
             TransportKind::SocketIo => "socketio",
             TransportKind::Stdio => "stdio",
             TransportKind::Sse => "sse",
+            TransportKind::Protobuf => "proto",
         }
     }
 }
@@ -53,10 +57,11 @@ impl std::str::FromStr for TransportKind {
             TransportKind::WebSocket,
             TransportKind::SocketIo,
             TransportKind::Stdio,
+            TransportKind::Protobuf,
         ]
         .into_iter()
         .find(|k| k.name() == s)
-        .ok_or_else(|| format!("unknown transport {s:?}; known: sse, ws, socketio, stdio"))
+        .ok_or_else(|| format!("unknown transport {s:?}; known: sse, ws, socketio, stdio, proto"))
     }
 }
 

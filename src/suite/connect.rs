@@ -13,7 +13,9 @@ pub(super) async fn open_transport(
     tmp: &std::path::Path,
 ) -> Result<Connection, TransportError> {
     match cfg.transport_of(protocol) {
-        TransportKind::Sse => {
+        // The protobuf binding is the SSE binding's POST with another Accept: the transport
+        // reads whichever encoding the answer's content type names.
+        TransportKind::Sse | TransportKind::Protobuf => {
             let routes = protocol
                 .http_routes()
                 .ok_or_else(|| TransportError::BadTarget {

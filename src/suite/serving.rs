@@ -129,7 +129,7 @@ impl Serving {
         match transport {
             TransportKind::WebSocket | TransportKind::SocketIo | TransportKind::Stdio => {}
             TransportKind::Sse if protocol.http_routes().is_some() => {}
-            TransportKind::Sse => return Err(unsupported()),
+            TransportKind::Sse | TransportKind::Protobuf => return Err(unsupported()),
         }
         let (listener, addr) = match shared {
             Some(shared) => {
@@ -282,7 +282,7 @@ pub fn client_address(protocol: &dyn Protocol, transport: TransportKind, addr: &
             }
         }
         // The routes are appended by the client: no trailing slash.
-        TransportKind::Sse => format!("http://{addr}"),
+        TransportKind::Sse | TransportKind::Protobuf => format!("http://{addr}"),
         TransportKind::Stdio => format!("tcp://{addr}"),
         TransportKind::SocketIo => format!("http://{addr}/"),
     }

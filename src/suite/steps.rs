@@ -391,7 +391,8 @@ impl<'a> CaseRun<'a> {
 
     /// An HTTP exchange a step asked for, when the run's transport makes HTTP exchanges.
     fn over_http(&self, exchange: Result<Outgoing, String>) -> Result<Outgoing, Outcome> {
-        if self.cfg.transport_of(self.protocol) != TransportKind::Sse {
+        let kind = self.cfg.transport_of(self.protocol);
+        if !matches!(kind, TransportKind::Sse | TransportKind::Protobuf) {
             return Err(Outcome::Error(
                 "`$post` and `$stream` steps are for the SSE + HTTP transport".into(),
             ));

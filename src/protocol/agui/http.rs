@@ -74,7 +74,7 @@ fn begin(conv: &mut Conversation) -> bool {
 
 /// True when an `Accept` value admits the protobuf media type with a positive quality (a
 /// wildcard range admits it too).
-fn admits_proto(accept: &str) -> bool {
+pub fn admits_proto(accept: &str) -> bool {
     accept.split(',').any(|range| {
         let mut parts = range.split(';');
         let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
@@ -194,7 +194,7 @@ pub fn answered(conv: &mut Conversation, answer: &HttpAnswer, out: &mut Vec<Viol
             ),
         ));
     }
-    if !sse && !(proto && exchange.proto_admitted) {
+    if !(sse || proto && exchange.proto_admitted) {
         out.push(Violation::new(
             "AGUI-HTTP-001",
             format!(

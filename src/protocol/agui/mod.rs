@@ -42,7 +42,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
     title: "AG-UI (Agent–User Interaction Protocol)",
     spec_file: SPEC_FILE,
     rules: rules::RULES,
-    transports: &[TransportKind::Sse],
+    transports: &[TransportKind::Sse, TransportKind::Protobuf],
     roles: &[],
     // AG-UI defines no credential; an HTTP deployment reads the Authorization header.
     token_placement: TokenPlacement::Header,
@@ -72,8 +72,10 @@ impl Protocol for Agui {
         &DESCRIPTOR
     }
 
-    fn session(&self, _transport: TransportKind) -> Box<dyn Session> {
-        Box::new(session::AguiSession::new(false))
+    fn session(&self, transport: TransportKind) -> Box<dyn Session> {
+        Box::new(session::AguiSession::new(
+            transport == TransportKind::Protobuf,
+        ))
     }
 
     fn checker(&self) -> Box<dyn Checker> {

@@ -15,16 +15,14 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
     let owner = events::owner(event);
     let key = (owner.clone(), name.to_owned());
     match ty {
-        "STEP_STARTED" => {
-            if !run.steps.insert(key) {
-                out.push(Violation::new(
-                    "AGUI-STEP-001",
-                    format!(
-                        "STEP_STARTED for step {name:?} of {}, which is already open",
-                        events::owner_name(&owner)
-                    ),
-                ));
-            }
+        "STEP_STARTED" if !run.steps.insert(key.clone()) => {
+            out.push(Violation::new(
+                "AGUI-STEP-001",
+                format!(
+                    "STEP_STARTED for step {name:?} of {}, which is already open",
+                    events::owner_name(&owner)
+                ),
+            ));
         }
         "STEP_FINISHED" => {
             if run.steps.remove(&key) {

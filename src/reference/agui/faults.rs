@@ -11,7 +11,7 @@ pub static FAULTS: &[Fault] = &[
     fault!(
         "malformed-field",
         ["AGUI-VAL-001"],
-        "sends TEXT_MESSAGE_END's messageId as a number"
+        "opens its text message with role \"reasoning\", which no text message has"
     ),
     fault!(
         "null-optional",
@@ -219,6 +219,16 @@ pub static FAULTS: &[Fault] = &[
         "answers a run with Content-Type application/json"
     ),
     fault!(
+        "proto-type-parameter",
+        ["AGUI-HTTP-003"],
+        "answers protobuf with a parameter on its Content-Type"
+    ),
+    fault!(
+        "undecodable-frame",
+        ["AGUI-HTTP-004"],
+        "sends a protobuf frame whose bytes are no message before RUN_FINISHED"
+    ),
+    fault!(
         "status-201",
         ["AGUI-HTTP-002"],
         "answers a run with status 201"
@@ -226,6 +236,10 @@ pub static FAULTS: &[Fault] = &[
 ];
 
 pub static VARIANTS: &[Variant] = &[
+    variant!(
+        "sse-only",
+        "does not speak the protobuf binding: answers SSE whatever Accept admits"
+    ),
     variant!(
         "chunks",
         "streams every text message as TEXT_MESSAGE_CHUNK events"
@@ -280,8 +294,8 @@ pub fn apply(config: &Config, input: &Value, mut events: Vec<Value>) -> Vec<Valu
     };
 
     if on("malformed-field") {
-        if let Some(i) = last_of(&events, "TEXT_MESSAGE_END") {
-            events[i]["messageId"] = json!(7);
+        if let Some(i) = text_start {
+            events[i]["role"] = json!("reasoning");
         }
     }
     if on("null-optional") {

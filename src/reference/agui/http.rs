@@ -4,6 +4,7 @@
 
 use super::{faults, script::Script, Shared};
 use crate::protocol::agui::schema::{schema, Flaw};
+use crate::protocol::agui::PROTO_MEDIA_TYPE;
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, Limited, StreamBody};
@@ -40,6 +41,15 @@ pub async fn answer(
             json!({"error": "use POST"}),
         ));
     }
+    // HTTP + Protobuf › Negotiation: the binding whenever Accept admits it (`sse-only`: a
+    // producer without it, which answers SSE).
+    let proto = !shared.config.variants.has("sse-only")
+        && req
+            .headers()
+            .get_all(hyper::header::ACCEPT)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .any(crate::protocol::agui::http::admits_proto);
     let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(_) => {
@@ -106,18 +116,44 @@ pub async fn answer(
     } else {
         StatusCode::OK
     };
+    if proto {
+        let kind = if on("proto-type-parameter") {
+            "application/vnd.ag-ui.event+proto; version=1"
+        } else {
+            PROTO_MEDIA_TYPE
+        };
+        return Ok(streamed(status, kind, proto_frames(&events, config)));
+    }
     let kind = if on("json-content-type") {
         "application/json"
     } else {
         "text/event-stream"
     };
-    Ok(sse_response(status, kind, sse_chunks(&events, config)))
+    Ok(streamed(status, kind, sse_chunks(&events, config)))
+}
+
+/// Each event as a length-prefixed `ag_ui.Event` frame (HTTP + Protobuf › Framing); an event
+/// the wire has no arm for is left out, as the binding drops one.
+fn proto_frames(events: &[Value], config: &super::Config) -> Vec<Vec<u8>> {
+    let mut frames: Vec<Vec<u8>> = events
+        .iter()
+        .filter_map(|e| crate::protocol::agui::proto::encode(e).ok())
+        .map(|body| crate::transport::length_prefixed::encode(&body))
+        .collect();
+    if config.faults.has("undecodable-frame") {
+        let at = frames.len().saturating_sub(1);
+        frames.insert(
+            at,
+            crate::transport::length_prefixed::encode(b"\xff\xfe not a message"),
+        );
+    }
+    frames
 }
 
 /// A malformed input answered the way `rejects-in-stream` does: a stream opening with RUN_ERROR.
 fn refused_in_stream(why: &str) -> Response<Body> {
     let error = json!({"type": "RUN_ERROR", "message": format!("invalid input: {why}"), "code": "invalid_input"});
-    sse_response(
+    streamed(
         StatusCode::OK,
         "text/event-stream",
         vec![format!("data: {error}\n\n")],
@@ -143,11 +179,15 @@ fn sse_chunks(events: &[Value], config: &super::Config) -> Vec<String> {
 }
 
 /// A streamed answer: each chunk its own body frame.
-fn sse_response(status: StatusCode, kind: &'static str, chunks: Vec<String>) -> Response<Body> {
+fn streamed<C: Into<Bytes> + Send + Sync + 'static>(
+    status: StatusCode,
+    kind: &'static str,
+    chunks: Vec<C>,
+) -> Response<Body> {
     let frames = futures_util::stream::iter(
         chunks
             .into_iter()
-            .map(|c| Ok::<_, Infallible>(hyper::body::Frame::data(Bytes::from(c)))),
+            .map(|c| Ok::<_, Infallible>(hyper::body::Frame::data(c.into()))),
     );
     let mut resp = Response::new(StreamBody::new(frames).boxed());
     *resp.status_mut() = status;
