@@ -69,8 +69,17 @@ pub fn check_stream<R: BufRead>(
     bare_from: Option<Direction>,
     mut on_finding: impl FnMut(&Finding),
 ) -> std::io::Result<CheckSummary> {
-    if protocol.http_routes().is_some() && looks_like_sse(reader.fill_buf()?) {
-        return Ok(check_sse(protocol, reader, on_finding));
+    if let Some(routes) = protocol.http_routes() {
+        let start = reader.fill_buf()?;
+        if !routes.framed.is_empty() && looks_like_frames(start) {
+            return Ok(check_frames(protocol, reader, on_finding));
+        }
+        if looks_like_sse(start) {
+            // A binding whose every answer is a stream of its own: the capture is one answer,
+            // and its end is that answer's end (a truncated run shows there).
+            let one_answer = routes.stream.is_none();
+            return Ok(check_sse(protocol, reader, one_answer, on_finding));
+        }
     }
     let mut judge = Judge::new(protocol);
     let mut summary = CheckSummary::default();
@@ -213,6 +222,7 @@ fn looks_like_sse(start: &[u8]) -> bool {
 fn check_sse<R: BufRead>(
     protocol: &dyn Protocol,
     reader: R,
+    one_answer: bool,
     mut on_finding: impl FnMut(&Finding),
 ) -> CheckSummary {
     let mut judge = Judge::new(protocol);
@@ -245,5 +255,111 @@ fn check_sse<R: BufRead>(
             &mut on_finding,
         );
     });
+    if one_answer {
+        let error = summary.bad_lines.last().map(|b| b.reason.clone());
+        let end = Observed::AnswerEnded {
+            error: error.as_deref(),
+        };
+        judge.observe(Direction::Server, 0, end, &mut out);
+        let line = summary.lines;
+        record(
+            &mut summary,
+            line,
+            Direction::Server,
+            &mut out,
+            &mut on_finding,
+        );
+    }
+    summary
+}
+
+/// True when captured bytes start like length-prefixed binary frames (a 4-byte big-endian
+/// length whose first byte is zero, then a protobuf length-delimited field), not like text.
+fn looks_like_frames(start: &[u8]) -> bool {
+    match start {
+        [0, _, _, _, key, ..] => key & 7 == 2 && (key >> 3) >= 1,
+        _ => false,
+    }
+}
+
+/// Checks a capture of length-prefixed binary frames (AG-UI's protobuf answer, as saved from
+/// `curl`): each frame decoded as the protocol's session decodes it live, then the body's end;
+/// a finding's `line` is the frame's number.
+fn check_frames<R: BufRead>(
+    protocol: &dyn Protocol,
+    mut reader: R,
+    mut on_finding: impl FnMut(&Finding),
+) -> CheckSummary {
+    use crate::transport::{length_prefixed::Splitter, Frame};
+    let mut session = protocol.session(crate::protocol::TransportKind::Protobuf);
+    let mut judge = Judge::new(protocol);
+    let mut summary = CheckSummary::default();
+    let mut out = Vec::new();
+    let mut splitter = Splitter::new(ndjson::DEFAULT_MAX_LINE);
+    let mut ended = None;
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok([]) => break,
+            Ok(chunk) => chunk.to_vec(),
+            Err(e) => {
+                ended = Some(format!("the capture could not be read: {e}"));
+                break;
+            }
+        };
+        reader.consume(chunk.len());
+        let mut frames = Vec::new();
+        let split = splitter.push(&chunk, |f| frames.push(f));
+        for frame in frames {
+            summary.lines += 1;
+            summary.events += 1;
+            match session.decode(&Frame::Binary(frame)) {
+                crate::protocol::Decoded::Event(event) => judge.observe(
+                    Direction::Server,
+                    0,
+                    Observed::Event(&event, None),
+                    &mut out,
+                ),
+                other => {
+                    let len = match other {
+                        crate::protocol::Decoded::Binary(n) => n,
+                        _ => 0,
+                    };
+                    judge.observe(Direction::Server, 0, Observed::Binary(len), &mut out)
+                }
+            }
+            let line = summary.lines;
+            record(
+                &mut summary,
+                line,
+                Direction::Server,
+                &mut out,
+                &mut on_finding,
+            );
+        }
+        if let Err(e) = split {
+            ended = Some(e.to_string());
+            break;
+        }
+    }
+    let error = ended.or_else(|| splitter.finish().err().map(|e| e.to_string()));
+    if let Some(reason) = &error {
+        summary.bad_line_count += 1;
+        summary.bad_lines.push(BadLine {
+            line: summary.lines + 1,
+            reason: reason.clone(),
+        });
+    }
+    let end = Observed::AnswerEnded {
+        error: error.as_deref(),
+    };
+    judge.observe(Direction::Server, 0, end, &mut out);
+    let line = summary.lines;
+    record(
+        &mut summary,
+        line,
+        Direction::Server,
+        &mut out,
+        &mut on_finding,
+    );
     summary
 }

@@ -290,3 +290,59 @@ fn a_three_party_uae_transcript_is_checked_party_by_party() {
         ]
     );
 }
+
+/// One AG-UI answer of the reference agent, as `curl` saves it: SSE text or protobuf frames.
+async fn agui_capture(accept: &str, faults: &[&str]) -> Vec<u8> {
+    let opts = wireprobe::reference::ServeOptions {
+        faults: faults.iter().map(|f| f.to_string()).collect(),
+        ..Default::default()
+    };
+    let target = wireprobe::reference::start("agui", "127.0.0.1:0".parse().expect("addr"), &opts)
+        .await
+        .expect("the reference agent starts");
+    let input = serde_json::json!({
+        "threadId": "t", "runId": "r",
+        "messages": [{"id": "u", "role": "user", "content": "wireprobe: tool echo {\"a\": 1}"}],
+    });
+    let body = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("client")
+        .post(&target.url)
+        .header("accept", accept)
+        .header("content-type", "application/json")
+        .body(input.to_string())
+        .send()
+        .await
+        .expect("answered")
+        .bytes()
+        .await
+        .expect("a body");
+    body.to_vec()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn agui_answers_are_checked_from_sse_text_and_protobuf_frames() {
+    for accept in ["text/event-stream", "application/vnd.ag-ui.event+proto"] {
+        let whole = agui_capture(accept, &[]).await;
+        let out = check_protocol("agui", &[], Some(&whole));
+        assert!(
+            out.status.success(),
+            "{accept}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        // The body cut short: the run never ends, a truncated run.
+        let cut = &whole[..whole.len() * 2 / 3];
+        let out = check_protocol("agui", &[], Some(cut));
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !out.status.success() && said.contains("AGUI-RUN-005"),
+            "{accept}: {said}"
+        );
+        // A fault shows under its rule.
+        let faulty = agui_capture(accept, &["finishes-other-run"]).await;
+        let out = check_protocol("agui", &[], Some(&faulty));
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(said.contains("AGUI-ID-002"), "{accept}: {said}");
+    }
+}

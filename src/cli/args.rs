@@ -377,9 +377,10 @@ pub struct TargetFlags {
     /// it so (repeatable). Cases that cancel a call need one.
     #[arg(long = "slow-tool", value_name = "NAME[=JSON]")]
     pub slow_tools: Vec<wireprobe::suite::runner::ToolOffer>,
-    /// Protocols with several transports (hpd: sse, ws): use this one (default: each in turn;
-    /// uae: the one the target is, a URL or --exec).
-    #[arg(long, value_name = "sse|ws|stdio")]
+    /// Protocols with several transports (hpd: sse, ws; agui: sse, proto): use this one
+    /// (default: each in turn; uae: the one the target is, a URL or --exec). AG-UI's bindings
+    /// are encodings of one exchange: `--encoding proto` says the same as `--transport proto`.
+    #[arg(long, visible_alias = "encoding", value_name = "sse|ws|stdio|proto")]
     pub transport: Option<wireprobe::protocol::TransportKind>,
     /// Protocols whose targets play one of several parts (uae: agent, executor): the one this
     /// target plays (default: the protocol's first).

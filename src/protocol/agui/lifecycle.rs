@@ -152,10 +152,8 @@ pub fn errored(conv: &mut Conversation) {
 /// The answer's body ended (`error`: broken off): a run still open, or no run at all, is a
 /// truncated run.
 pub fn answer_ended(conv: &mut Conversation, error: Option<&str>, out: &mut Vec<Violation>) {
-    let Some(answer) = conv.answer.as_ref() else {
-        return;
-    };
-    if !answer.streamed {
+    // Without the exchange (a captured stream judged offline) the body is the stream.
+    if conv.answer.as_ref().is_some_and(|a| !a.streamed) {
         return;
     }
     let how = match error {
