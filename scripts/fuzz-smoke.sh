@@ -21,6 +21,7 @@ seeds_for() {
     check_nuum | nuum_input) echo ../corpus/nuum/valid ../corpus/nuum/invalid ;;
     check_hpd | hpd_sse) echo ../corpus/hpd/valid ../corpus/hpd/invalid ;;
     check_uae) echo ../corpus/uae/valid ../corpus/uae/invalid ;;
+    check_agui | agui_frames) echo ../corpus/agui/valid ../corpus/agui/invalid ;;
     socketio_packet) echo seeds/socketio_packet ../corpus/huma/valid ;;
     ndjson_framer) echo ../corpus/nuum/valid ../corpus/haip/valid ;;
     *) echo ;;

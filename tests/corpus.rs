@@ -236,3 +236,17 @@ fn uae_corpus_is_what_it_says() {
         24,
     );
 }
+
+/// The AG-UI corpus: every valid event passes the shape validator; every invalid one breaks the
+/// rule its name gives.
+#[test]
+fn agui_corpus_is_what_it_says() {
+    assert_seeds_are_what_they_say(
+        "agui",
+        |event, out| {
+            wireprobe::protocol::agui::validate::shape(event, false, out);
+        },
+        &[],
+        40,
+    );
+}

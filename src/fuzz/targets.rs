@@ -15,12 +15,14 @@ use std::io::BufReader;
 pub type Target = fn(&[u8]);
 
 /// Every target, by the name of its binary in `fuzz/`.
-pub const ALL: [(&str, Target); 10] = [
+pub const ALL: [(&str, Target); 12] = [
     ("check_haip", check_haip),
     ("check_huma", check_huma),
     ("check_nuum", check_nuum),
     ("check_hpd", check_hpd),
     ("check_uae", check_uae),
+    ("check_agui", check_agui),
+    ("agui_frames", agui_frames),
     ("hpd_sse", hpd_sse),
     ("haip_frames", haip_frames),
     ("socketio_packet", socketio_packet),
@@ -60,6 +62,48 @@ pub fn check_hpd(data: &[u8]) {
 /// pairs calls with results, on every line.
 pub fn check_uae(data: &[u8]) {
     check("uae", data);
+}
+
+/// `wireprobe check agui` over arbitrary bytes: raw SSE text, protobuf frames or NDJSON lines,
+/// as their first bytes say.
+pub fn check_agui(data: &[u8]) {
+    check("agui", data);
+}
+
+/// AG-UI's protobuf answers: the length-prefixed splitter yields the same frames however the
+/// bytes are cut into reads, and an event decoded from a frame comes back the same through
+/// the encoder and the decoder (what the reference sends is what the checker reads).
+pub fn agui_frames(data: &[u8]) {
+    use crate::protocol::agui::proto;
+    use crate::transport::length_prefixed::Splitter;
+    let [a, rest @ ..] = data else { return };
+    let split = |chunk: usize| {
+        let mut s = Splitter::new(1 << 16);
+        let mut frames = Vec::new();
+        let mut failed = None;
+        for piece in rest.chunks(chunk) {
+            if let Err(e) = s.push(piece, |f| frames.push(f)) {
+                failed = Some(e);
+                break;
+            }
+        }
+        (frames, failed.or_else(|| s.finish().err()))
+    };
+    let whole = split(rest.len().max(1));
+    let cut = split(usize::from(*a % 16) + 1);
+    assert_eq!(cut, whole, "the read size changed the frames");
+    // The bytes as one frame too: most inputs are not framed at all.
+    for frame in whole.0.iter().map(Vec::as_slice).chain([rest]) {
+        let Ok(event) = proto::decode(frame) else {
+            continue;
+        };
+        let again = proto::encode(&event).expect("a decoded event encodes");
+        assert_eq!(
+            proto::decode(&again).ok().as_ref(),
+            Some(&event),
+            "an event changed through the encoder"
+        );
+    }
 }
 
 /// The SSE reader `check` and the live transport share, and the HPD envelope validator and

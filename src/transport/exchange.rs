@@ -132,9 +132,13 @@ impl HttpAnswer {
         })
     }
 
-    /// One line for messages: `HTTP 400 to POST /inputs`.
+    /// One line for messages: `HTTP 400 to POST /inputs` (`HTTP 200 to the POST` for a POST to
+    /// the target's URL itself).
     pub fn describe(&self) -> String {
-        format!("HTTP {} to {} {}", self.status, self.method, self.path)
+        match self.path.as_str() {
+            "" => format!("HTTP {} to the {}", self.status, self.method),
+            path => format!("HTTP {} to {} {path}", self.status, self.method),
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 pub mod checker;
 pub mod conversation;
 pub mod events;
+pub mod fuzz;
 pub mod http;
 pub mod identity;
 pub mod lifecycle;
@@ -80,6 +81,10 @@ impl Protocol for Agui {
 
     fn checker(&self) -> Box<dyn Checker> {
         Box::new(checker::AguiChecker::default())
+    }
+
+    fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+        Some(&fuzz::AguiFuzz)
     }
 
     /// An event with a string type, or any answer to the POST but the two that say the URL is

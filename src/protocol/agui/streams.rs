@@ -263,7 +263,7 @@ fn triad(
                     ));
                 }
             }
-            opened(conv, kind, id, &tag, &fields, reopened.is_some(), out);
+            opened(conv, kind, id, &tag, &fields, out);
             conv.items(kind).open.insert(
                 id.to_owned(),
                 Opened {
@@ -300,15 +300,14 @@ fn triad(
     }
 }
 
-/// What opening an item establishes beyond the triad: its message id's kind, a tool call's
-/// place in the run and its owner agreeing with the message carrying it.
+/// What opening (or reopening) an item establishes beyond the triad: its message id's kind, a
+/// tool call's place in the run and its owner agreeing with the message carrying it.
 fn opened(
     conv: &mut Conversation,
     kind: Kind,
     id: &str,
     tag: &Owner,
     fields: &Map<String, Value>,
-    reopened: bool,
     out: &mut Vec<Violation>,
 ) {
     match kind {
@@ -336,15 +335,15 @@ fn opened(
                     ));
                 }
             }
-            if !reopened {
-                if let Some(run) = conv.run.as_mut() {
-                    if run.calls.len() < super::conversation::MAX_IDS {
-                        let name = fields
-                            .get("toolCallName")
-                            .and_then(Value::as_str)
-                            .map(str::to_owned);
-                        run.calls.push((id.to_owned(), name));
-                    }
+            // A call reopened in this run is one the run started too (pendingToolCallIds).
+            if let Some(run) = conv.run.as_mut() {
+                let new = !run.calls.iter().any(|(c, _)| c == id);
+                if new && run.calls.len() < super::conversation::MAX_IDS {
+                    let name = fields
+                        .get("toolCallName")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned);
+                    run.calls.push((id.to_owned(), name));
                 }
             }
         }

@@ -65,7 +65,10 @@ impl<'c> Script<'c> {
 
     /// A fresh id: `msg-1`, or a UUID-like id under `other-ids`.
     pub fn fresh(&mut self, prefix: &str) -> String {
-        self.next_id += 1;
+        // Ids are the agent's for its lifetime: a later run on the thread mints new ones (a
+        // repeated messageId would reopen the old message).
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        self.next_id = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         if self.variant("other-ids") {
             format!(
                 "{:08x}-{prefix}-{:04}",
