@@ -5,7 +5,7 @@ use crate::judge::{observed_of, Judge};
 use crate::ndjson::{self, Line};
 use crate::protocol::{Observed, Protocol};
 use crate::rules::Violation;
-use crate::transcript::{received_record, Direction, Observation, Record};
+use crate::transcript::{stored_record, Direction, Observation, Record};
 use crate::transport::{Received, SseMeta};
 use serde::Deserialize;
 use serde_json::Value;
@@ -228,6 +228,7 @@ fn check_sse<R: BufRead>(
     let mut judge = Judge::new(protocol);
     let mut summary = CheckSummary::default();
     let mut out = Vec::new();
+    let condense = protocol.session(protocol.transport()).condenses();
     crate::transport::sse::read_captured(reader, ndjson::DEFAULT_MAX_LINE, |captured| {
         use crate::transport::sse::Captured;
         summary.lines += 1;
@@ -245,7 +246,7 @@ fn check_sse<R: BufRead>(
         };
         summary.events += 1;
         let line = summary.lines;
-        let seen = received_record(&Received::SseEvent { data, meta });
+        let seen = stored_record(&Received::SseEvent { data, meta }, condense);
         judge.observe(Direction::Server, 0, observed_of(&seen), &mut out);
         record(
             &mut summary,

@@ -228,6 +228,10 @@ pub struct Transcript {
     entries: Vec<Entry>,
     stored_bytes: usize,
     dropped: usize,
+    /// Keep an event too large to store whole as its [`condensed`] form (its long strings cut)
+    /// rather than as cut text: a protocol whose rules never read long strings (AG-UI's ids and
+    /// structure) is then still judged on it.
+    condense: bool,
 }
 
 impl Default for Transcript {
@@ -250,7 +254,22 @@ impl Transcript {
             entries: Vec::new(),
             stored_bytes: 0,
             dropped: 0,
+            condense: false,
         }
+    }
+
+    /// This transcript, keeping events too large to store whole in their condensed form.
+    pub fn condensing(mut self, on: bool) -> Self {
+        self.condense = on;
+        self
+    }
+
+    /// How an event of `len` bytes is stored: whole, condensed, or (`None`) as cut text.
+    fn stored_event(&self, event: &Value, len: usize) -> Option<Value> {
+        if len <= MAX_STORED_FRAME {
+            return Some(event.clone());
+        }
+        self.condense.then(|| condensed(event)).flatten()
     }
 
     /// The side the run judges.
@@ -322,7 +341,8 @@ impl Transcript {
 
     /// Records what the target sent or the transport saw.
     pub fn record_received(&mut self, received: &Received, at: Instant) {
-        self.push_at(self.judged, at, received_record(received), received.len());
+        let record = stored_record(received, self.condense);
+        self.push_at(self.judged, at, record, received.len());
         // A client's POST was answered by wireprobe's transport: the answer is ours.
         if let Received::Posted { path, status, .. } = received {
             let answer = HttpAnswer {
@@ -339,26 +359,18 @@ impl Transcript {
 
     /// Records a text frame whose JSON the caller has already parsed (`event`).
     pub fn record_received_parsed(&mut self, text: &str, event: &Value, at: Instant) {
-        let record = if text.len() <= MAX_STORED_FRAME {
-            Record::Event {
-                event: event.clone(),
-                sse: None,
-            }
-        } else {
-            text_record(text)
+        let record = match self.stored_event(event, text.len()) {
+            Some(event) => Record::Event { event, sse: None },
+            None => text_record(text),
         };
         self.push_at(self.judged, at, record, text.len());
     }
 
     /// Records a binary frame the protocol decoded to `event` (`len` bytes on the wire).
     pub fn record_received_decoded(&mut self, len: usize, event: &Value, at: Instant) {
-        let record = if len <= MAX_STORED_FRAME {
-            Record::Event {
-                event: event.clone(),
-                sse: None,
-            }
-        } else {
-            text_record(&event.to_string())
+        let record = match self.stored_event(event, len) {
+            Some(event) => Record::Event { event, sse: None },
+            None => text_record(&event.to_string()),
         };
         self.push_at(self.judged, at, record, len);
     }
@@ -386,6 +398,23 @@ impl Transcript {
         }
         self.entries
     }
+}
+
+/// [`received_record`], but an SSE event too large to keep whole kept [`condensed`] when
+/// `condense` says the protocol allows it.
+pub fn stored_record(received: &Received, condense: bool) -> Record {
+    if let Received::SseEvent { data, meta } = received {
+        if condense && data.len() > MAX_STORED_FRAME {
+            let event = serde_json::from_str::<Value>(data).ok();
+            if let Some(event) = event.as_ref().and_then(condensed) {
+                return Record::Event {
+                    event,
+                    sse: Some(meta.clone()),
+                };
+            }
+        }
+    }
+    received_record(received)
 }
 
 /// The transcript form of what the target sent or the transport saw (not cut to the
@@ -448,6 +477,32 @@ pub fn frame_record(frame: &Frame) -> Record {
 
 /// What ends the stored text of a frame too long to keep whole.
 pub const TRUNCATED_MARK: &str = "…(truncated)";
+
+/// Longest string a condensed event keeps whole.
+const CONDENSED_STRING: usize = 1024;
+
+/// `event` with every string longer than [`CONDENSED_STRING`] bytes cut there and ended with
+/// [`TRUNCATED_MARK`]; `None` when even that is too large to store.
+pub fn condensed(event: &Value) -> Option<Value> {
+    fn cut(v: &mut Value) {
+        match v {
+            Value::String(s) if s.len() > CONDENSED_STRING => {
+                let end = (0..=CONDENSED_STRING)
+                    .rev()
+                    .find(|i| s.is_char_boundary(*i))
+                    .unwrap_or(0);
+                s.truncate(end);
+                s.push_str(TRUNCATED_MARK);
+            }
+            Value::Array(items) => items.iter_mut().for_each(cut),
+            Value::Object(m) => m.values_mut().for_each(cut),
+            _ => {}
+        }
+    }
+    let mut out = event.clone();
+    cut(&mut out);
+    (out.to_string().len() <= MAX_STORED_FRAME).then_some(out)
+}
 
 fn text_record(text: &str) -> Record {
     match serde_json::from_str::<Value>(text) {

@@ -42,7 +42,7 @@ fn install_once() {
     static INSTALL: std::sync::Once = std::sync::Once::new();
     INSTALL.call_once(|| {
         let dir = node_dir();
-        let installed = ["socket.io", "socket.io-client"]
+        let installed = ["socket.io", "socket.io-client", "@copilotkit/aimock"]
             .iter()
             .all(|package| dir.join("node_modules").join(package).exists());
         if installed {
@@ -271,4 +271,60 @@ fn a_client_that_does_not_resume_leaves_the_resume_case_unjudged() {
         Some("pass".into())
     );
     assert_eq!(output.status.code(), Some(0));
+}
+
+/// `@copilotkit/aimock`'s AG-UI mock (pinned in tests/node): the bundled AG-UI suite runs
+/// against it over SSE with no `error` verdict of ours, and finds what it does against the
+/// spec (suites/agui/ERRATA.md): the same threadId and runId on every answer, whatever the
+/// input's (AGUI-ID-001, and AGUI-ID-003 when a thread's second run reuses it), no
+/// protocolVersion (AGUI-VER-001), a run served for malformed input (AGUI-IN-001).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agui_suite_runs_against_aimock() {
+    install_once();
+    let mut child = Command::new("node")
+        .arg(node_dir().join("agui_aimock.mjs"))
+        .current_dir(node_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("node is needed for the Node interoperability test");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("the mock announces its URL");
+    let server = NodeServer {
+        child,
+        url: line
+            .trim()
+            .strip_prefix("listening ")
+            .expect("'listening URL'")
+            .to_owned(),
+    };
+    let agui = wireprobe::protocol::get("agui").expect("agui");
+    let suite = wireprobe::suite::load_bundled(agui).expect("suite loads");
+    let mut cfg = runner::RunConfig::new(server.url.clone());
+    cfg.transport = Some(wireprobe::protocol::TransportKind::Sse);
+    cfg.step_timeout = Duration::from_millis(3000);
+    let results = runner::run_suite(agui, &suite, &cfg, &|_| {})
+        .await
+        .expect("reachable");
+    let errors: Vec<_> = results
+        .iter()
+        .filter(|r| r.verdict == Verdict::Error)
+        .map(|r| format!("{}: {}", r.id, r.message))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    let seen: std::collections::BTreeSet<&str> = results
+        .iter()
+        .flat_map(|r| r.violations.iter().map(|v| v.rule.as_ref()))
+        .collect();
+    for rule in ["AGUI-ID-001", "AGUI-ID-003", "AGUI-VER-001", "AGUI-IN-001"] {
+        assert!(seen.contains(rule), "{rule} not found: {seen:?}");
+    }
+    assert!(
+        !seen
+            .iter()
+            .any(|r| r.starts_with("AGUI-STR") || r.starts_with("AGUI-RUN")),
+        "aimock's streams are well formed: {seen:?}"
+    );
 }

@@ -214,6 +214,11 @@ pub trait Session: Send {
     fn decodes_verbatim(&self) -> bool {
         false
     }
+    /// True when an event too large to keep whole in the transcript may be kept with its long
+    /// strings cut ([`crate::transcript::condensed`]): the protocol's rules never read them.
+    fn condenses(&self) -> bool {
+        false
+    }
     /// What wireprobe answers to `event` by itself, playing a party that must answer it (UAE:
     /// a `tool.result` for each `tool.call` an agent makes): the event to send, before the
     /// envelope is filled. Cases with `auto_answer = false` answer in their steps instead.

@@ -57,16 +57,18 @@ fn our_session(protocol: &dyn Protocol, cfg: &RunConfig) -> Box<dyn crate::proto
 
 impl<'a> CaseRun<'a> {
     pub fn new(protocol: &'a dyn Protocol, cfg: &'a RunConfig, case: &'a Case) -> Self {
+        let session = our_session(protocol, cfg);
+        let condense = session.condenses();
         CaseRun {
             protocol,
             cfg,
             case,
             link: Link {
-                session: our_session(protocol, cfg),
+                session,
                 conn: None,
                 refused: None,
                 ended: None,
-                transcript: Transcript::judging(cfg.judged),
+                transcript: Transcript::judging(cfg.judged).condensing(condense),
                 pending: VecDeque::new(),
                 auto_answer: case.auto_answer,
                 answers: Vec::new(),

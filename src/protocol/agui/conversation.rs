@@ -153,8 +153,9 @@ pub struct Answer {
     /// The head came: its status and whether the body is an event stream of either encoding.
     pub status: Option<u16>,
     pub streamed: bool,
-    /// The runs this answer carried (ids from RUN_STARTED), in order.
-    pub runs: Vec<Option<String>>,
+    /// The runs this answer carried (ids from RUN_STARTED), in order, with the version each
+    /// declared.
+    pub runs: Vec<(Option<String>, Option<String>)>,
     /// The run echoing the input's runId was seen, and what it declared.
     pub requested: Option<Option<String>>,
     /// Whether a message about answering broken input has been given.

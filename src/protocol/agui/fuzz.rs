@@ -144,14 +144,7 @@ static MUTATORS: &[Mutator] = &[
                 Some(s) if s.is_object() => mutate::set(e, "/state", s.clone())?,
                 _ => base,
             };
-            mutate::pollute(
-                &base,
-                "/state",
-                key,
-                rng.below(3) as usize,
-                rng.below(2) == 1,
-            )
-            .map(Input::Event)
+            mutate::pollute(&base, "/state", key, rng.below(3), rng.below(2) == 1).map(Input::Event)
         },
     },
 ];

@@ -37,7 +37,7 @@ pub fn run_started(conv: &mut Conversation, event: &Value, out: &mut Vec<Violati
         return;
     };
     if let Some(id) = &run_id {
-        if answer.runs.iter().any(|r| r.as_deref() == Some(id)) {
+        if answer.runs.iter().any(|(r, _)| r.as_deref() == Some(id)) {
             out.push(Violation::new(
                 "AGUI-ID-003",
                 format!("RUN_STARTED opens run {id:?} a second time in one stream"),
@@ -48,7 +48,7 @@ pub fn run_started(conv: &mut Conversation, event: &Value, out: &mut Vec<Violati
         }
     }
     if answer.runs.len() < MAX_IDS {
-        answer.runs.push(run_id);
+        answer.runs.push((run_id, declared.map(str::to_owned)));
     }
     if let Some(declared) = declared {
         if version(declared).is_none() {
@@ -114,12 +114,12 @@ pub fn answer_ended(conv: &mut Conversation, out: &mut Vec<Violation>) {
         return;
     }
     let wanted = answer.input.run_id.clone();
-    match (&answer.requested, &wanted) {
-        (None, Some(want)) => {
+    if answer.requested.is_none() {
+        if let Some(want) = &wanted {
             let seen: Vec<String> = answer
                 .runs
                 .iter()
-                .map(|r| format!("{:?}", r.as_deref().unwrap_or("")))
+                .map(|(r, _)| format!("{:?}", r.as_deref().unwrap_or("")))
                 .collect();
             out.push(Violation::new(
                 "AGUI-ID-001",
@@ -129,14 +129,20 @@ pub fn answer_ended(conv: &mut Conversation, out: &mut Vec<Violation>) {
                 ),
             ));
         }
-        (Some(None), _) => out.push(Violation::new(
+    }
+    // The requested run: the one echoing the input's runId, else the answer's last.
+    let declared = match &answer.requested {
+        Some(declared) => declared.clone(),
+        None => answer.runs.last().and_then(|(_, d)| d.clone()),
+    };
+    if declared.is_none() {
+        out.push(Violation::new(
             "AGUI-VER-001",
             "the requested run's RUN_STARTED declares no protocolVersion",
-        )),
-        _ => {}
+        ));
     }
     // Runs before the last may replay earlier ones; the last is the one this input asked for.
-    if let Some(Some(last)) = answer.runs.last() {
+    if let Some((Some(last), _)) = answer.runs.last() {
         if conv.earlier_runs.contains(last) {
             out.push(Violation::new(
                 "AGUI-ID-003",
@@ -144,7 +150,7 @@ pub fn answer_ended(conv: &mut Conversation, out: &mut Vec<Violation>) {
             ));
         }
     }
-    let runs: Vec<String> = answer.runs.iter().flatten().cloned().collect();
+    let runs: Vec<String> = answer.runs.iter().filter_map(|(r, _)| r.clone()).collect();
     for id in runs {
         if conv.earlier_runs.len() < MAX_IDS {
             conv.earlier_runs.insert(id);

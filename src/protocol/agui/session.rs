@@ -100,6 +100,12 @@ impl Session for AguiSession {
         true
     }
 
+    /// AG-UI's rules read ids and structure, never a long string's content: an event's deltas,
+    /// `rawEvent` and content may be cut in the transcript.
+    fn condenses(&self) -> bool {
+        true
+    }
+
     /// RUN_ERROR is the protocol's error event; its code is optional.
     fn error_code(&self, event: &Value) -> Option<String> {
         (event.get("type")? == "RUN_ERROR").then(|| {

@@ -237,6 +237,10 @@ pub static FAULTS: &[Fault] = &[
 
 pub static VARIANTS: &[Variant] = &[
     variant!(
+        "raw-events",
+        "carries a provider event holding the input's last message as every event's rawEvent"
+    ),
+    variant!(
         "sse-only",
         "does not speak the protobuf binding: answers SSE whatever Accept admits"
     ),

@@ -149,6 +149,14 @@ impl<'c> Script<'c> {
             finished["outcome"] = outcome;
         }
         self.push(finished);
+        if self.variant("raw-events") {
+            // As an adapter does that carries the framework's own event along: it may hold the
+            // whole input (a 512 KiB message makes every event that large).
+            let raw = json!({"source": "wireprobe", "input": last_user_text(input)});
+            for event in self.events.iter_mut() {
+                event["rawEvent"] = raw.clone();
+            }
+        }
         if self.variant("timestamps") {
             for (i, event) in self.events.iter_mut().enumerate() {
                 event["timestamp"] = json!(1_767_225_600_000i64 + i as i64);

@@ -1,0 +1,266 @@
+#!/usr/bin/env bash
+# Interop run of wireprobe's AG-UI suite against four third-party AG-UI servers, each installed
+# from its registry at a pinned version and served on 127.0.0.1 with no model key:
+#   pydantic-ai     pydantic-ai-slim[ag-ui]: Agent(TestModel()) + one tool, AGUIAdapter.dispatch_request
+#   ag-ui-protocol  the ag-ui-protocol SDK's minimal FastAPI server (RUN_STARTED, one text message, RUN_FINISHED)
+#   langgraph       ag-ui-langgraph: a one-node graph on GenericFakeChatModel, add_langgraph_fastapi_endpoint
+#   aimock          @copilotkit/aimock's AGUIMock with one text fixture matching any input
+# The wrappers are ours, in scripts/agui-servers/. Installs go under target/agui-interop/env/
+# (a venv per Python server, an npm prefix for aimock, a venv for the ag-ui-validate cross-check)
+# and are skipped when already complete. Only the install step uses the network (PyPI, npm).
+# The serve step runs in a private network namespace holding only loopback (`unshare -rn`) when
+# the machine allows it, so no server can reach anything off-machine; otherwise it says so and
+# runs in the ordinary namespace.
+#
+# For each server: start it on a free port, wait until it listens, capture one raw SSE answer to
+# a plain message (NAME.sse, headers in NAME.headers), run
+#   $WIREPROBE run agui --target URL --transport sse --report json=target/agui-interop/NAME.json
+# run ag-ui-validate on NAME.sse (NAME.validate.txt) and live on URL (NAME.validate-live.txt),
+# stop the server, and print one line: name, versions, summary counts, failing rules.
+# A server that cannot be installed or started is reported with the reason, and the run goes on.
+# Exit status: 0, or 1 when wireprobe itself errored (exit status other than 0/1, or no report):
+# the findings about the servers never change it.
+#
+# Usage: scripts/interop-agui.sh [NAME...]          (default: all four)
+# Env:   WIREPROBE   the binary (default: the newer of target/release/wireprobe and target/debug/wireprobe)
+#        PYTHON      the interpreter for the venvs (default python3; ag-ui-validate needs >= 3.11)
+#        AGUI_INTEROP_NETNS=0   do not isolate the serve step in a network namespace
+set -euo pipefail
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+cd "$(dirname "$self")/.."
+root=$PWD
+
+# ---- pinned versions -----------------------------------------------------------------------
+PYDANTIC_AI_PKGS=('pydantic-ai-slim[ag-ui]==2.68.0' 'ag-ui-protocol==1.0.0' 'starlette==1.10.0' 'uvicorn==0.54.0')
+AG_UI_PROTOCOL_PKGS=('ag-ui-protocol==1.0.0' 'fastapi==0.165.0' 'uvicorn==0.54.0')
+LANGGRAPH_PKGS=('ag-ui-langgraph[fastapi]==0.0.47' 'ag-ui-protocol==1.0.0' 'langgraph==1.2.24'
+  'langgraph-checkpoint==4.3.2' 'langchain-core==1.8.3' 'fastapi==0.165.0' 'uvicorn==0.54.0')
+AIMOCK_PKG='@copilotkit/aimock@1.43.0'
+VALIDATE_PKGS=('ag-ui-validate[transport]==0.4.0')
+
+out=target/agui-interop
+env_dir=$out/env
+servers_dir=scripts/agui-servers
+all_servers=(pydantic-ai ag-ui-protocol langgraph aimock)
+python=${PYTHON:-python3}
+
+if [ -n "${WIREPROBE:-}" ]; then
+  bin=$WIREPROBE
+else
+  # The newer of the release and debug builds: a stale one may predate the AG-UI profile.
+  bin=$( (ls -t target/release/wireprobe target/debug/wireprobe 2>/dev/null || true) | head -1)
+  [ -n "$bin" ] || { echo "interop-agui: build wireprobe first (cargo build --release)" >&2; exit 1; }
+fi
+case "$bin" in /*) ;; *) bin=$root/$bin ;; esac
+
+mkdir -p "$out" "$env_dir"
+
+# ---- install (network: PyPI and npm only) ---------------------------------------------------
+# A stamp naming the pinned set marks a complete install; a half-done one is redone.
+stamp_of() { printf '%s\n' "$@" | sha1sum | cut -c1-12; }
+
+install_venv() { # NAME PKG...   -> 0, or 1 with the reason in $out/NAME.install.log
+  local name=$1; shift
+  local dir=$env_dir/$name stamp
+  stamp=$dir/.installed-$(stamp_of "$@")
+  [ -f "$stamp" ] && return 0
+  {
+    echo "# $(date -u +%FT%TZ) installing into $dir: $*"
+    [ -x "$dir/bin/python" ] || "$python" -m venv "$dir"
+    "$dir/bin/python" -m pip install --disable-pip-version-check -q "$@"
+  } >"$out/$name.install.log" 2>&1 || return 1
+  touch "$stamp"
+}
+
+install_npm() { # NAME PKG
+  local name=$1 pkg=$2
+  local dir=$env_dir/$name stamp
+  stamp=$dir/.installed-$(stamp_of "$pkg")
+  [ -f "$stamp" ] && return 0
+  {
+    echo "# $(date -u +%FT%TZ) installing into $dir: $pkg"
+    mkdir -p "$dir"
+    npm install --prefix "$dir" --save-exact --no-audit --no-fund "$pkg"
+  } >"$out/$name.install.log" 2>&1 || return 1
+  touch "$stamp"
+}
+
+install_server() {
+  case $1 in
+    pydantic-ai)    install_venv pydantic-ai "${PYDANTIC_AI_PKGS[@]}" ;;
+    ag-ui-protocol) install_venv ag-ui-protocol "${AG_UI_PROTOCOL_PKGS[@]}" ;;
+    langgraph)      install_venv langgraph "${LANGGRAPH_PKGS[@]}" ;;
+    aimock)         command -v npm >/dev/null && command -v node >/dev/null || {
+                      echo "node/npm not found" >"$out/aimock.install.log"; return 1; }
+                    install_npm aimock "$AIMOCK_PKG" ;;
+    *) echo "unknown server $1 (known: ${all_servers[*]})" >&2; return 2 ;;
+  esac
+}
+
+versions_of() { # NAME -> "pkg ver, ..." as installed
+  local dir=$env_dir/$1
+  case $1 in
+    aimock) node -p 'const p=require(require("path").resolve(process.argv[1]));p.name+" "+p.version' \
+              "$dir/node_modules/@copilotkit/aimock/package.json" 2>/dev/null ;;
+    *) "$dir/bin/python" -m pip list --disable-pip-version-check --format=freeze 2>/dev/null |
+         grep -iE '^(pydantic-ai-slim|ag-ui-protocol|ag-ui-langgraph|langgraph|langchain-core|starlette|fastapi|uvicorn|ag-ui-validate)==' |
+         tr '\n' ' ' | sed 's/ $//; s/ /, /g' ;;
+  esac
+}
+
+# ---- serve and probe (no network needed) -----------------------------------------------------
+free_port() {
+  "$python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+server_pid=
+stop_server() {
+  if [ -n "$server_pid" ]; then
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=
+  fi
+}
+
+start_server() { # NAME PORT -> sets server_pid and url; 1 when it does not come up
+  local name=$1 port=$2 path=/agui
+  local log=$out/$name.server.log
+  case $name in
+    pydantic-ai)    "$env_dir/$name/bin/python" "$servers_dir/pydantic_ai_server.py" "$port" >"$log" 2>&1 & ;;
+    ag-ui-protocol) "$env_dir/$name/bin/python" "$servers_dir/ag_ui_protocol_server.py" "$port" >"$log" 2>&1 & ;;
+    langgraph)      "$env_dir/$name/bin/python" "$servers_dir/langgraph_server.py" "$port" >"$log" 2>&1 & ;;
+    aimock)         AIMOCK_PREFIX=$env_dir/aimock node "$servers_dir/aimock_server.mjs" "$port" >"$log" 2>&1 &
+                    path=/ ;;
+  esac
+  server_pid=$!
+  url=http://127.0.0.1:$port$path
+  local i
+  for i in $(seq 1 240); do  # up to 60 s
+    if ! kill -0 "$server_pid" 2>/dev/null; then
+      wait "$server_pid" 2>/dev/null || true
+      server_pid=
+      return 1
+    fi
+    if (: <"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
+    sleep 0.25
+  done
+  stop_server
+  return 1
+}
+
+# One plain user message, the way a UI sends its first turn.
+plain_input='{"threadId":"interop-thread","runId":"interop-run-1","state":{},"messages":[{"id":"interop-msg-1","role":"user","content":"Hello."}],"tools":[],"context":[],"forwardedProps":{}}'
+
+capture_sse() { # NAME URL
+  curl -sS -N -X POST --max-time 30 -H 'Content-Type: application/json' -H 'Accept: text/event-stream' \
+    -D "$out/$1.headers" -o "$out/$1.sse" --data-binary "$plain_input" "$2" 2>"$out/$1.curl.log" || true
+}
+
+describe_capture() { # NAME -> "SSE capture: Content-Type ...; line ends ..."
+  local ct ends
+  ct=$(tr -d '\r' <"$out/$1.headers" 2>/dev/null | sed -n 's/^[Cc]ontent-[Tt]ype: *//p' | tail -n 1)
+  if [ ! -s "$out/$1.sse" ]; then ends="empty body"
+  elif grep -q $'\r' "$out/$1.sse"; then ends="CR present"
+  else ends="LF only"; fi
+  echo "content-type '${ct:-none}', $ends"
+}
+
+validate_capture() { # NAME URL -> one-phrase summary of ag-ui-validate's findings
+  local v=$env_dir/ag-ui-validate/bin/ag-ui-validate rc=0
+  [ -x "$v" ] || { echo "ag-ui-validate not installed"; return; }
+  "$v" --no-color --json-file "$out/$1.validate.json" "$out/$1.sse" >"$out/$1.validate.txt" 2>&1 || rc=$?
+  "$v" --no-color --timeout 30 "$2" >"$out/$1.validate-live.txt" 2>&1 || true
+  "$python" - "$out/$1.validate.json" "$rc" <<'EOF' 2>/dev/null || echo "ag-ui-validate exit $rc (see $1.validate.txt)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+fs = r.get("findings") or r.get("diagnostics") or []
+by = {}
+for f in fs:
+    sev = f.get("severity", "?")
+    by.setdefault(sev, set()).add(f.get("ruleId") or f.get("rule") or f.get("id") or "?")
+parts = [f"{sev}: {','.join(sorted(ids))}" for sev, ids in sorted(by.items())]
+print(f"ag-ui-validate exit {sys.argv[2]}" + (" — " + "; ".join(parts) if parts else ", no findings"))
+EOF
+}
+
+summarise_report() { # NAME.json -> "N cases: p pass, ... | failing rules: ... | warn rules: ..."
+  "$python" - "$1" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r["summary"]
+counts = ", ".join(f"{s.get(k, 0)} {k}" for k in ("pass", "fail", "warn", "skip", "error"))
+def ids(*verdicts):
+    return " ".join(x["id"] for x in r["rules"] if x.get("verdict") in verdicts) or "none"
+print(f"{s['total']} cases: {counts} | failing rules: {ids('fail', 'error')} | warn rules: {ids('warn')}")
+EOF
+}
+
+probe_all() { # NAME... ; prints one line per server; returns 1 when wireprobe errored
+  local status=0 name port rc why
+  trap stop_server EXIT
+  for name in "$@"; do
+    if [ -f "$out/$name.unavailable" ]; then
+      printf '%-15s NOT RUN: %s\n' "$name" "$(cat "$out/$name.unavailable")"
+      continue
+    fi
+    rm -f "$out/$name.json"
+    port=$(free_port)
+    if ! start_server "$name" "$port"; then
+      why=$(tail -n 3 "$out/$name.server.log" 2>/dev/null | tr '\n' ' ')
+      printf '%-15s NOT RUN: server did not listen on 127.0.0.1:%s within 60 s: %s\n' "$name" "$port" "${why:-no output}"
+      continue
+    fi
+    capture_sse "$name" "$url"
+    rc=0
+    "$bin" run agui --target "$url" --transport sse --report "json=$out/$name.json" \
+      >"$out/$name.wireprobe.txt" 2>&1 || rc=$?
+    local vsum cap
+    vsum=$(validate_capture "$name" "$url")
+    cap=$(describe_capture "$name")
+    stop_server
+    if { [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; } || [ ! -s "$out/$name.json" ]; then
+      printf '%-15s WIREPROBE ERROR: exit %s, see %s\n' "$name" "$rc" "$out/$name.wireprobe.txt"
+      status=1
+      continue
+    fi
+    printf '%-15s [%s] %s\n' "$name" "$(versions_of "$name")" "$(summarise_report "$out/$name.json")"
+    printf '%-15s   capture %s: %s; %s\n' '' "$out/$name.sse" "$cap" "$vsum"
+  done
+  trap - EXIT
+  return $status
+}
+
+# ---- main -------------------------------------------------------------------------------------
+if [ "${1:-}" = --probe ]; then  # the serve step, re-entered inside the network namespace
+  shift
+  ip link set lo up 2>/dev/null || true
+  probe_all "$@"
+  exit $?
+fi
+
+servers=("$@")
+[ ${#servers[@]} -gt 0 ] || servers=("${all_servers[@]}")
+[ -x "$bin" ] || { echo "interop-agui: no wireprobe binary at $bin (set WIREPROBE)" >&2; exit 1; }
+"$bin" list agui >/dev/null || { echo "interop-agui: $bin cannot list the agui suite" >&2; exit 1; }
+
+echo "wireprobe: $bin ($("$bin" --version))"
+for name in "${servers[@]}"; do
+  rm -f "$out/$name.unavailable"
+  rc=0
+  install_server "$name" || rc=$?
+  [ "$rc" -eq 2 ] && exit 1
+  if [ "$rc" -ne 0 ]; then
+    echo "install failed: $(tail -n 2 "$out/$name.install.log" | tr '\n' ' ')(log: $out/$name.install.log)" \
+      >"$out/$name.unavailable"
+  fi
+done
+install_venv ag-ui-validate "${VALIDATE_PKGS[@]}" ||
+  echo "note: ag-ui-validate could not be installed (see $out/ag-ui-validate.install.log); no cross-check"
+
+if [ "${AGUI_INTEROP_NETNS:-1}" != 0 ] && unshare -rn true 2>/dev/null && command -v ip >/dev/null; then
+  echo "serving in a private network namespace (loopback only): no server can reach off-machine"
+  unshare -rn env WIREPROBE="$bin" PYTHON="$python" "$self" --probe "${servers[@]}"
+else
+  echo "note: serving without network isolation (unshare -rn unavailable or AGUI_INTEROP_NETNS=0)"
+  probe_all "${servers[@]}"
+fi
