@@ -242,7 +242,22 @@ fn check_sse<R: BufRead>(
                 });
                 return;
             }
-            Captured::Notice(_) => return,
+            // A notice of the framing (a line end a binding pins) is judged as the transport's
+            // observation when the capture is one answer; a line the parser dropped is not.
+            Captured::Notice(what) => {
+                if one_answer {
+                    judge.observe(Direction::Server, 0, Observed::Notice(&what), &mut out);
+                    let line = summary.lines;
+                    record(
+                        &mut summary,
+                        line,
+                        Direction::Server,
+                        &mut out,
+                        &mut on_finding,
+                    );
+                }
+                return;
+            }
         };
         summary.events += 1;
         let line = summary.lines;

@@ -439,6 +439,7 @@ const EXPECTED: &[Expectation] = &[
         None,
         &[("agui.run.protobuf@proto", Fail)],
     ),
+    ("crlf-lines", None, &[("agui.run.plain@sse", Fail)]),
     (
         "status-201",
         None,

@@ -340,9 +340,15 @@ async fn agui_answers_are_checked_from_sse_text_and_protobuf_frames() {
             "{accept}: {said}"
         );
         // A fault shows under its rule.
-        let faulty = agui_capture(accept, &["finishes-other-run"]).await;
+        let faulty = agui_capture(accept, &["finishes-other-run", "crlf-lines"]).await;
         let out = check_protocol("agui", &[], Some(&faulty));
         let said = String::from_utf8_lossy(&out.stdout);
         assert!(said.contains("AGUI-ID-002"), "{accept}: {said}");
+        // Only the SSE text has line ends to judge.
+        assert_eq!(
+            said.contains("AGUI-HTTP-005"),
+            accept == "text/event-stream",
+            "{accept}: {said}"
+        );
     }
 }

@@ -420,8 +420,17 @@ async fn read_answer_events(
     inbox: &Inbox,
     max_line: usize,
 ) -> Option<Option<String>> {
-    let mut events = Box::pin(events(response, max_line));
+    let saw_cr = CrWatch::default();
+    let body = saw_cr.watching(response.bytes_stream());
+    let lines = line_chunks(body, max_line);
+    let mut events = Box::pin(
+        sse_stream::SseStream::from_bytes_stream(lines)
+            .filter_map(|item| async { captured_of(item) }),
+    );
     while let Some(captured) = events.next().await {
+        if saw_cr.first_time() && !inbox.push(Received::Notice(CR_LINE_ENDS.into())).await {
+            return None;
+        }
         let received = match captured {
             Captured::Failed(e) => return Some(Some(e.to_string())),
             other => Received::from(other),
@@ -551,10 +560,14 @@ pub fn read_captured<R: std::io::Read>(
             Ok(n) => Some(Ok(Bytes::copy_from_slice(&chunk[..n]))),
             Err(e) => Some(Err(CapturedError(e.to_string()))),
         }));
-    let lines = line_chunks(body, max_line);
+    let saw_cr = CrWatch::default();
+    let lines = line_chunks(saw_cr.watching(body), max_line);
     let mut events = Box::pin(sse_stream::SseStream::from_bytes_stream(lines));
     // Every chunk is ready at once, so the stream never waits.
     while let Some(Some(item)) = events.next().now_or_never() {
+        if saw_cr.first_time() {
+            each(Captured::Notice(CR_LINE_ENDS.into()));
+        }
         if let Some(captured) = captured_of(item) {
             let last = matches!(captured, Captured::Failed(_));
             each(captured);
@@ -562,6 +575,39 @@ pub fn read_captured<R: std::io::Read>(
                 return;
             }
         }
+    }
+}
+
+/// What a reader of an answer's stream (or of captured SSE text) notes once, before the first
+/// event read after a CR went by: the stream ends its lines with CR LF or CR, not LF alone. A
+/// binding that pins LF (AG-UI's) judges it; the others ignore it.
+pub const CR_LINE_ENDS: &str = "the stream ends its lines with CR (CR LF or CR), not LF alone";
+
+/// Whether a CR has passed in a byte stream, and whether that was said yet.
+#[derive(Clone, Default)]
+struct CrWatch {
+    seen: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    said: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl CrWatch {
+    /// `body`, noting every CR that passes.
+    fn watching<S, E>(&self, body: S) -> impl Stream<Item = Result<Bytes, E>>
+    where
+        S: Stream<Item = Result<Bytes, E>>,
+    {
+        let seen = self.seen.clone();
+        body.inspect(move |chunk| {
+            if chunk.as_ref().is_ok_and(|b| b.contains(&b'\r')) {
+                seen.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+        })
+    }
+
+    /// True the first time it is asked after a CR passed.
+    fn first_time(&self) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.seen.load(Relaxed) && !self.said.swap(true, Relaxed)
     }
 }
 

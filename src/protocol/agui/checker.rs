@@ -52,6 +52,14 @@ impl Checker for AguiChecker {
                     format!("a protobuf frame of {len} bytes that does not decode as an event"),
                 ));
             }
+            (Direction::Server, Observed::Notice(what))
+                if what == crate::transport::sse::CR_LINE_ENDS && !conv.answering_broken() =>
+            {
+                out.push(Violation::new(
+                    "AGUI-HTTP-005",
+                    "the event stream ends its lines with CR (CR LF or CR): the binding pins LF",
+                ));
+            }
             (Direction::Server, Observed::AnswerEnded { error }) if !conv.answering_broken() => {
                 lifecycle::answer_ended(conv, error, out);
                 identity::answer_ended(conv, out);

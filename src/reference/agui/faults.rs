@@ -229,6 +229,11 @@ pub static FAULTS: &[Fault] = &[
         "sends a protobuf frame whose bytes are no message before RUN_FINISHED"
     ),
     fault!(
+        "crlf-lines",
+        ["AGUI-HTTP-005"],
+        "ends the SSE stream's lines with CR LF"
+    ),
+    fault!(
         "status-201",
         ["AGUI-HTTP-002"],
         "answers a run with status 201"

@@ -173,6 +173,9 @@ fn sse_chunks(events: &[Value], config: &super::Config) -> Vec<String> {
             chunk.push_str(&format!("event: {ty}\nid: {i}\n"));
         }
         chunk.push_str(&format!("data: {event}\n\n"));
+        if config.faults.has("crlf-lines") {
+            chunk = chunk.replace('\n', "\r\n");
+        }
         chunks.push(chunk);
     }
     chunks
