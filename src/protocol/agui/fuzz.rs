@@ -5,7 +5,7 @@
 //! Every event of every answer goes through the whole checker.
 
 use super::schema::{schema, Flaw};
-use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Probe};
+use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -124,19 +124,15 @@ static MUTATORS: &[Mutator] = &[
         };
         mutate::set(e, "/messages/0/role", wrong).map(Input::Event)
     }),
-    Mutator {
-        name: "unknown-member",
-        breaks: UNFAMILIAR,
-        answer: Answer::Accept,
-        apply: |e, rng| {
-            let key = rng.pick(&["wireprobeFuture", "extensions", "x_client"]);
-            mutate::set(e, &format!("/{key}"), json!({"enabled": true})).map(Input::Event)
-        },
-    },
+    // Valid input a producer meets rarely: it is served (the oracle waits for the run).
+    crate::sequence_mutator!("unknown-member", "AGUI-IN-002", |e, rng| {
+        let key = rng.pick(&["wireprobeFuture", "extensions", "x_client"]);
+        mutate::set(e, &format!("/{key}"), json!({"enabled": true})).map(Input::Event)
+    }),
     Mutator {
         name: "polluted-state",
         breaks: UNFAMILIAR,
-        answer: Answer::Accept,
+        answer: Answer::Sequence,
         apply: |e, rng| {
             let key = rng.pick(&["__proto__", "constructor", "prototype"]);
             let base = mutate::set(e, "/state", json!({}))?;
@@ -156,6 +152,15 @@ impl FuzzProfile for AguiFuzz {
 
     fn mutators(&self) -> &'static [Mutator] {
         MUTATORS
+    }
+
+    /// An unfamiliar input is served: its run starts (or reports its own failure).
+    fn oracles(&self, _mutator: &Mutator, _input: &Input) -> Vec<Oracle> {
+        vec![Oracle::Reply {
+            patterns: vec![json!({"type": "RUN_STARTED"}), json!({"type": "RUN_ERROR"})],
+            rule: UNFAMILIAR,
+            scenario: false,
+        }]
     }
 
     fn probe(&self) -> Probe {

@@ -153,7 +153,7 @@ pub static RULES: &[Rule] = &[
         "A producer that supports the binding SHOULD answer with it whenever the client's `Accept` admits the media type with a positive quality, and MUST answer SSE otherwise."),
     rule!("AGUI-HTTP-005", Must, "HTTP + Server-Sent Events › Response",
         "The SSE stream's lines end with LF alone (no CR LF, no CR).",
-        "A producer MUST frame the stream with LF (`\n`) line endings. The SSE grammar also admits CR and CRLF, but this binding pins the one form every consumer is known to parse"),
+        "A producer MUST frame the stream with LF (`\\n`) line endings. The SSE grammar also admits CR and CRLF, but this binding pins the one form every consumer is known to parse"),
     rule!("AGUI-HTTP-002", Should, "HTTP + Server-Sent Events › Response",
         "A run that starts is answered with status 200.",
         "A run that starts answers `200` with `Content-Type: text/event-stream`."),

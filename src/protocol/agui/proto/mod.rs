@@ -175,6 +175,16 @@ fn message(
                     .map(|p| patch_op(p, field))
                     .collect::<Result<_, _>>()?,
             )),
+            Kind::Messages => Some(Value::Array(
+                values
+                    .by_ref()
+                    .map(|p| {
+                        let mut m = sub_message(p, field, tables::MESSAGE)?;
+                        unmap_message(&mut m);
+                        Ok::<_, DecodeError>(m)
+                    })
+                    .collect::<Result<_, _>>()?,
+            )),
         };
         match value {
             Some(Value::Array(items)) if items.is_empty() && !field.required => {}
@@ -203,11 +213,7 @@ fn varint(p: &Payload<'_>, field: &Field) -> Result<u64, DecodeError> {
 
 fn sub_message(p: &Payload<'_>, field: &Field, table: &[Field]) -> Result<Value, DecodeError> {
     let fields = wire::fields(bytes_of(p, field.name)?)?;
-    let mut m = Value::Object(message(&fields, table)?);
-    if std::ptr::eq(table, tables::MESSAGE) {
-        unmap_message(&mut m);
-    }
-    Ok(m)
+    Ok(Value::Object(message(&fields, table)?))
 }
 
 /// A oneof message (a content part, a part's source) as `{"type": ARM, ...its fields}`; an arm
@@ -396,7 +402,7 @@ fn put_message(out: &mut Vec<u8>, value: &Value, table: &[Field]) {
             (Kind::Struct, v) => wire::put_bytes(out, n, &wire::struct_to_wire(v)),
             (Kind::Msg(t), v) => {
                 let mut inner = Vec::new();
-                put_message(&mut inner, &wire_message(t, v), t);
+                put_message(&mut inner, v, t);
                 wire::put_bytes(out, n, &inner);
             }
             (Kind::RepStr, Value::Array(items)) => {
@@ -407,7 +413,14 @@ fn put_message(out: &mut Vec<u8>, value: &Value, table: &[Field]) {
             (Kind::RepMsg(t), Value::Array(items)) => {
                 for item in items {
                     let mut inner = Vec::new();
-                    put_message(&mut inner, &wire_message(t, item), t);
+                    put_message(&mut inner, item, t);
+                    wire::put_bytes(out, n, &inner);
+                }
+            }
+            (Kind::Messages, Value::Array(items)) => {
+                for item in items {
+                    let mut inner = Vec::new();
+                    put_message(&mut inner, &wire_message(item), tables::MESSAGE);
                     wire::put_bytes(out, n, &inner);
                 }
             }
@@ -441,10 +454,7 @@ fn put_message(out: &mut Vec<u8>, value: &Value, table: &[Field]) {
 
 /// A JSON message in its wire shape: parts as `contentParts`, an activity's object as
 /// `activityContent` (the inverse of [`unmap_message`]).
-fn wire_message(table: &[Field], value: &Value) -> Value {
-    if !std::ptr::eq(table, tables::MESSAGE) {
-        return value.clone();
-    }
+fn wire_message(value: &Value) -> Value {
     let mut m = value.clone();
     let content = m.get("content").cloned();
     match content {

@@ -24,6 +24,8 @@ pub enum Kind {
     Parts,
     /// An `InputContentSource`: where a media part's bytes are.
     Source,
+    /// Repeated [`MESSAGE`]: conversation messages, their merged wire fields reshaped by role.
+    Messages,
     /// Repeated `JsonPatchOperation`: a JSON Patch.
     Patch,
 }
@@ -134,7 +136,7 @@ pub const RUN_AGENT_INPUT: &[Field] = &[
     f(2, "runId", Str),
     f(3, "parentRunId", OptStr),
     f(4, "state", Value),
-    req(5, "messages", RepMsg(MESSAGE)),
+    req(5, "messages", Messages),
     f(
         6,
         "tools",
@@ -253,12 +255,7 @@ pub const ARMS: &[Arm] = &[
     arm(6, "TOOL_CALL_END", 5, &[f(2, "toolCallId", Str), sub(3)]),
     arm(7, "STATE_SNAPSHOT", 6, &[f(2, "snapshot", Value), sub(3)]),
     arm(8, "STATE_DELTA", 7, &[req(2, "delta", Patch), sub(3)]),
-    arm(
-        9,
-        "MESSAGES_SNAPSHOT",
-        8,
-        &[req(2, "messages", RepMsg(MESSAGE))],
-    ),
+    arm(9, "MESSAGES_SNAPSHOT", 8, &[req(2, "messages", Messages)]),
     arm(
         10,
         "RAW",
