@@ -80,8 +80,8 @@ const EXPECTED: &[Expectation] = &[
             ("agui.input.no-thread@sse", Skip),
             ("agui.input.not-json@proto", Skip),
             ("agui.input.not-json@sse", Skip),
-            ("agui.input.null-forwarded-props@proto", Skip),
-            ("agui.input.null-forwarded-props@sse", Skip),
+            ("agui.input.null-forwarded-props@proto", Fail),
+            ("agui.input.null-forwarded-props@sse", Fail),
             ("agui.input.polluting-keys@proto", Fail),
             ("agui.input.polluting-keys@sse", Fail),
             ("agui.input.unknown-member@proto", Skip),
@@ -343,6 +343,14 @@ const EXPECTED: &[Expectation] = &[
     ),
     (
         "unknown-parent",
+        None,
+        &[
+            ("agui.run.attribution@proto", Fail),
+            ("agui.run.attribution@sse", Fail),
+        ],
+    ),
+    (
+        "subagent-paused",
         None,
         &[
             ("agui.run.attribution@proto", Fail),

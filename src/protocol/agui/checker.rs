@@ -105,6 +105,9 @@ impl AguiChecker {
             }
             Place::Opens => {
                 streams::observe(conv, ty, event, out);
+                // "A new run starts with nothing open" (what a run left open was judged at its
+                // RUN_FINISHED, or ended with its RUN_ERROR).
+                streams::abandon_open(conv);
                 identity::run_started(conv, event, out);
             }
             Place::Ends => {

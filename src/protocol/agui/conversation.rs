@@ -140,7 +140,7 @@ pub enum Standing {
     /// Not JSON, or a described field with a value the schema rejects: refused before a run.
     Malformed,
     /// Its only flaw is a `null` for an optional field, which a producer may tolerate through a
-    /// compatibility shim: either answer stands.
+    /// compatibility shim: a refusal stands, and a run served for it is judged as any run.
     NullsOnly,
 }
 
@@ -205,6 +205,14 @@ impl MessageKind {
     }
 }
 
+/// An activity message as its snapshots and deltas have made it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Activity {
+    pub content: Value,
+    /// The subagent invocation the snapshot that minted it was attributed to.
+    pub owner: Owner,
+}
+
 /// Everything the checker holds across a case's exchanges (one thread).
 #[derive(Debug, Default)]
 pub struct Conversation {
@@ -223,8 +231,8 @@ pub struct Conversation {
     /// Run ids of earlier answers (replays may restate them; a requested run may not).
     pub earlier_runs: HashSet<String>,
     pub messages: HashMap<String, MessageKind>,
-    /// Activity messages' content, by messageId.
-    pub activities: HashMap<String, Value>,
+    /// Activity messages' content and owner, by messageId.
+    pub activities: HashMap<String, Activity>,
     /// The state as the producer's events have made it.
     pub state: Value,
 }
@@ -243,7 +251,7 @@ impl Conversation {
     pub fn answering_broken(&self) -> bool {
         self.answer
             .as_ref()
-            .is_some_and(|a| a.input.standing != Standing::Valid)
+            .is_some_and(|a| a.input.standing == Standing::Malformed)
     }
 
     /// Remembers a message id's kind; the kind it already had when that is another message.

@@ -65,8 +65,9 @@ fn begin(conv: &mut Conversation) -> bool {
     for (id, role) in &next.input.messages {
         conv.message(id, super::conversation::MessageKind::Input(role.clone()));
     }
+    // A new stream starts with nothing open (what the last one left is its truncation).
+    super::streams::abandon_open(conv);
     conv.run = None;
-    conv.chunks.clear();
     conv.stream_events = 0;
     conv.answer = Some(next);
     true

@@ -3,7 +3,7 @@
 //! the content of an activity message its snapshot created. A patch that does not apply is
 //! warned about and skipped, as a consumer does; a malformed one is the schema's finding.
 
-use super::conversation::{Conversation, MessageKind, MAX_IDS};
+use super::conversation::{Activity, Conversation, MessageKind, MAX_IDS};
 use super::events;
 use crate::rules::Violation;
 use serde_json::Value;
@@ -27,53 +27,121 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
                 ));
             }
         }
-        "ACTIVITY_SNAPSHOT" => {
-            let (Some(id), Some(content)) =
-                (events::text(event, "messageId"), event.get("content"))
-            else {
-                return;
-            };
-            super::identity::note_message(conv, id, MessageKind::Activity, out);
-            let keep = event.get("replace") == Some(&Value::Bool(false));
-            let room = conv.activities.len() < MAX_IDS;
-            match conv.activities.get_mut(id) {
-                Some(existing) if !keep => *existing = content.clone(),
-                Some(_) => {}
-                None if room => {
-                    conv.activities.insert(id.to_owned(), content.clone());
-                }
-                None => {}
-            }
-        }
-        "ACTIVITY_DELTA" => {
-            let (Some(id), Some(patch)) = (events::text(event, "messageId"), event.get("patch"))
-            else {
-                return;
-            };
-            let Some(content) = conv.activities.get_mut(id) else {
-                out.push(Violation::new(
-                    "AGUI-ACT-001",
-                    format!("ACTIVITY_DELTA for activity message {id:?}, which no ACTIVITY_SNAPSHOT created"),
-                ));
-                return;
-            };
-            let mut patched = content.clone();
-            match apply(&mut patched, patch) {
-                Err(why) => out.push(Violation::new(
-                    "AGUI-STATE-001",
-                    format!("ACTIVITY_DELTA does not apply to activity {id:?}: {why}"),
-                )),
-                Ok(()) if !patched.is_object() => out.push(Violation::new(
-                    "AGUI-ACT-002",
-                    format!(
-                        "ACTIVITY_DELTA makes activity {id:?}'s content {}, not an object",
-                        crate::show::event(&patched)
-                    ),
-                )),
-                Ok(()) => *content = patched,
-            }
-        }
+        "ACTIVITY_SNAPSHOT" => activity_snapshot(conv, event, out),
+        "ACTIVITY_DELTA" => activity_delta(conv, event, out),
+        "MESSAGES_SNAPSHOT" => messages_snapshot(conv, event, out),
         _ => {}
+    }
+}
+
+/// ACTIVITY_SNAPSHOT creates or replaces an activity message; `replace: false` leaves an
+/// existing one as it stands, and must agree with its owner.
+fn activity_snapshot(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>) {
+    let (Some(id), Some(content)) = (events::text(event, "messageId"), event.get("content")) else {
+        return;
+    };
+    super::identity::note_message(conv, id, MessageKind::Activity, out);
+    let owner = events::owner(event);
+    let keep = event.get("replace") == Some(&Value::Bool(false));
+    let room = conv.activities.len() < MAX_IDS;
+    match conv.activities.get_mut(id) {
+        Some(existing) if keep && owner.is_some() && owner != existing.owner => {
+            out.push(Violation::new(
+                "AGUI-SUB-004",
+                format!(
+                    "ACTIVITY_SNAPSHOT (replace: false) for activity {id:?} is attributed to {}, but {} owns it",
+                    events::owner_name(&owner),
+                    events::owner_name(&existing.owner)
+                ),
+            ));
+        }
+        Some(_) if keep => {}
+        // A replacing snapshot re-mints the activity, its owner included.
+        Some(existing) => {
+            *existing = Activity {
+                content: content.clone(),
+                owner,
+            };
+        }
+        None if room => {
+            let minted = Activity {
+                content: content.clone(),
+                owner,
+            };
+            conv.activities.insert(id.to_owned(), minted);
+        }
+        None => {}
+    }
+}
+
+/// ACTIVITY_DELTA amends an activity a snapshot created, under its owner, leaving an object.
+fn activity_delta(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>) {
+    let (Some(id), Some(patch)) = (events::text(event, "messageId"), event.get("patch")) else {
+        return;
+    };
+    let owner = events::owner(event);
+    let Some(activity) = conv.activities.get_mut(id) else {
+        out.push(Violation::new(
+            "AGUI-ACT-001",
+            format!(
+                "ACTIVITY_DELTA for activity message {id:?}, which no ACTIVITY_SNAPSHOT created"
+            ),
+        ));
+        return;
+    };
+    if owner.is_some() && owner != activity.owner {
+        out.push(Violation::new(
+            "AGUI-SUB-004",
+            format!(
+                "ACTIVITY_DELTA for activity {id:?} is attributed to {}, but {} owns it",
+                events::owner_name(&owner),
+                events::owner_name(&activity.owner)
+            ),
+        ));
+    }
+    let mut patched = activity.content.clone();
+    match apply(&mut patched, patch) {
+        Err(why) => out.push(Violation::new(
+            "AGUI-STATE-001",
+            format!("ACTIVITY_DELTA does not apply to activity {id:?}: {why}"),
+        )),
+        Ok(()) if !patched.is_object() => out.push(Violation::new(
+            "AGUI-ACT-002",
+            format!(
+                "ACTIVITY_DELTA makes activity {id:?}'s content {}, not an object",
+                crate::show::event(&patched)
+            ),
+        )),
+        Ok(()) => activity.content = patched,
+    }
+}
+
+/// MESSAGES_SNAPSHOT restates the conversation: each message keeps its id's kind, an activity
+/// message is a baseline its deltas amend, and a tool message answering a frontend call of
+/// this run is a message the producer fabricated.
+fn messages_snapshot(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>) {
+    let messages = event.get("messages").and_then(Value::as_array);
+    for m in messages.into_iter().flatten() {
+        let (Some(id), Some(role)) = (events::text(m, "id"), events::text(m, "role")) else {
+            continue;
+        };
+        super::identity::note_message(conv, id, MessageKind::Input(role.to_owned()), out);
+        if role == "activity" {
+            if let Some(content) = m.get("content").filter(|c| c.is_object()) {
+                if conv.activities.len() < MAX_IDS || conv.activities.contains_key(id) {
+                    let restated = Activity {
+                        content: content.clone(),
+                        owner: events::owner(m),
+                    };
+                    conv.activities.insert(id.to_owned(), restated);
+                }
+            }
+        }
+        if role == "tool" {
+            if let Some(call) = events::text(m, "toolCallId") {
+                super::tools::answered_in_snapshot(conv, call, out);
+            }
+        }
     }
 }
 

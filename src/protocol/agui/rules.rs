@@ -138,6 +138,9 @@ pub static RULES: &[Rule] = &[
     rule!("AGUI-SUB-004", Must, "Subagents › Ownership",
         "Every event continuing an entity agrees with its opener about the owner (subagentRunId); a tool call agrees with the message that carries it.",
         "Once an entity is opened under an owner, every event continuing it MUST agree about that owner. … A producer MUST NOT attribute a tool call to one owner while the message carrying it is attributed to another."),
+    rule!("AGUI-SUB-005", Must, "Subagents › Lifecycle",
+        "SUBAGENT_FINISHED's outcome is one the schema describes (success without interrupt ids, or suspended).",
+        "A producer MUST NOT send an outcome value the schema does not describe, and MUST NOT attach interrupt ids to a success outcome."),
     // The run input, and the HTTP binding.
     rule!("AGUI-IN-001", Must, "Processing Model › Outgoing material",
         "An input with a malformed known field (or that is not JSON) is refused before any run starts: an HTTP error status, or a stream opening with RUN_ERROR.",

@@ -3,7 +3,7 @@
 //! sorted into what it is — a value the schema rejects, a `null` standing for an absent field,
 //! or a property the schema does not describe.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -45,7 +45,48 @@ pub struct Schema {
     /// Per event type (`RUN_STARTED`): its definition's validator and its required fields.
     events: HashMap<String, (jsonschema::Validator, Vec<String>)>,
     input: (jsonschema::Validator, Vec<String>),
+    /// Each union member's definition (a message of a role, a part, a source, an outcome, a
+    /// patch operation), by name: a union rejects a member as a whole, so what is wrong inside
+    /// one is found by validating it against its own definition.
+    members: HashMap<&'static str, (jsonschema::Validator, Vec<String>)>,
 }
+
+/// The schema's unions: a discriminator, a value of it, and the member definitions that value
+/// names (a `success` outcome is a run's or a subagent's).
+const MEMBERS: &[(&str, &str, &[&str])] = &[
+    ("role", "developer", &["DeveloperMessage"]),
+    ("role", "system", &["SystemMessage"]),
+    ("role", "assistant", &["AssistantMessage"]),
+    ("role", "user", &["UserMessage"]),
+    ("role", "tool", &["ToolMessage"]),
+    ("role", "activity", &["ActivityMessage"]),
+    ("role", "reasoning", &["ReasoningMessage"]),
+    ("type", "text", &["TextPart"]),
+    ("type", "image", &["ImagePart"]),
+    ("type", "audio", &["AudioPart"]),
+    ("type", "video", &["VideoPart"]),
+    ("type", "document", &["DocumentPart"]),
+    ("type", "data", &["DataSource"]),
+    ("type", "url", &["UrlSource"]),
+    ("type", "file", &["FileSource"]),
+    (
+        "type",
+        "success",
+        &[
+            "RunFinishedSuccessOutcome",
+            "SubagentFinishedSuccessOutcome",
+        ],
+    ),
+    ("type", "interrupt", &["RunFinishedInterruptOutcome"]),
+    ("type", "cancelled", &["RunFinishedCancelledOutcome"]),
+    ("type", "suspended", &["SubagentFinishedSuspendedOutcome"]),
+    ("op", "add", &["AddOperation"]),
+    ("op", "remove", &["RemoveOperation"]),
+    ("op", "replace", &["ReplaceOperation"]),
+    ("op", "move", &["MoveOperation"]),
+    ("op", "copy", &["CopyOperation"]),
+    ("op", "test", &["TestOperation"]),
+];
 
 /// The compiled schema (a unit test holds the bundled file to compiling).
 pub fn schema() -> &'static Schema {
@@ -89,9 +130,16 @@ impl Schema {
                 }
             }
         }
+        let mut members = HashMap::new();
+        for (_, _, defs) in MEMBERS {
+            for def in *defs {
+                members.insert(*def, entered(def)?);
+            }
+        }
         Ok(Schema {
             events,
             input: entered("RunAgentInput")?,
+            members,
         })
     }
 
@@ -104,23 +152,118 @@ impl Schema {
     /// is not a described type.
     pub fn event_flaws(&self, ty: &str, event: &Value) -> Option<Vec<Flaw>> {
         let (validator, required) = self.events.get(ty)?;
-        Some(flaws(validator, required, event))
+        Some(self.flaws(validator, required, event))
     }
 
     /// Every way `input` breaks `RunAgentInput`.
     pub fn input_flaws(&self, input: &Value) -> Vec<Flaw> {
-        flaws(&self.input.0, &self.input.1, input)
+        self.flaws(&self.input.0, &self.input.1, input)
+    }
+
+    /// What is wrong inside a union member that its union rejected as a whole: its flaws by
+    /// the definition its discriminator names (the one with the fewest, when it names two),
+    /// their paths under `at`; `None` when the value names no member this version has.
+    fn member_flaws(&self, value: &Value, at: &str) -> Option<Vec<Flaw>> {
+        // A union of a string and a list of members (a tool result's content): the members.
+        if let Value::Array(items) = value {
+            let inner: Vec<Flaw> = items
+                .iter()
+                .enumerate()
+                .filter_map(|(i, item)| self.member_flaws(item, &format!("{at}/{i}")))
+                .flatten()
+                .collect();
+            return Some(inner);
+        }
+        let m = value.as_object()?;
+        let Some((_, _, defs)) = MEMBERS
+            .iter()
+            .find(|(key, said, _)| m.get(*key).and_then(Value::as_str) == Some(*said))
+        else {
+            // A member this version does not name: unrecognised as a whole.
+            let wrapped = json!({ "v": value });
+            return unrecognised(&wrapped, "/v").map(|said| {
+                vec![Flaw::Unrecognised {
+                    path: at.to_owned(),
+                    value: said,
+                }]
+            });
+        };
+        let judged = defs.iter().filter_map(|def| {
+            let (validator, required) = self.members.get(def)?;
+            Some(self.flaws(validator, required, value))
+        });
+        let best = judged.min_by_key(|f| {
+            f.iter()
+                .filter(|f| matches!(f, Flaw::Malformed { .. }))
+                .count()
+        })?;
+        Some(best.into_iter().map(|f| f.under(at)).collect())
+    }
+
+    /// The flaws `validator` finds in `value`, sorted (at most one per path and kind).
+    fn flaws(
+        &self,
+        validator: &jsonschema::Validator,
+        required: &[String],
+        value: &Value,
+    ) -> Vec<Flaw> {
+        flaws(self, validator, required, value)
+    }
+}
+
+impl Flaw {
+    /// The flaw with its path under `at` (a member's flaws, placed in the value holding it).
+    fn under(self, at: &str) -> Flaw {
+        let place = |p: String| format!("{at}{p}");
+        match self {
+            Flaw::Malformed { path, message } => Flaw::Malformed {
+                path: place(path),
+                message,
+            },
+            Flaw::Null { path } => Flaw::Null { path: place(path) },
+            Flaw::Unknown { path, names } => Flaw::Unknown {
+                path: place(path),
+                names,
+            },
+            Flaw::Unrecognised { path, value } => Flaw::Unrecognised {
+                path: place(path),
+                value,
+            },
+        }
     }
 }
 
 /// The flaws `validator` finds in `value`, sorted (at most one per path and kind).
-fn flaws(validator: &jsonschema::Validator, required: &[String], value: &Value) -> Vec<Flaw> {
+fn flaws(
+    schema: &Schema,
+    validator: &jsonschema::Validator,
+    required: &[String],
+    value: &Value,
+) -> Vec<Flaw> {
     if validator.is_valid(value) {
         return Vec::new();
     }
     let mut out: Vec<Flaw> = Vec::new();
+    // Flaws found inside union members, already sorted at the member's own level.
+    let mut inner: Vec<Flaw> = Vec::new();
     for error in validator.iter_errors(value) {
+        use jsonschema::error::ValidationErrorKind as E;
         let path = error.instance_path().as_str().to_owned();
+        // A union rejects a member whole: what is wrong is inside it.
+        if matches!(error.kind(), E::OneOfNotValid { .. } | E::AnyOf { .. }) {
+            let member = value
+                .pointer(&path)
+                .and_then(|m| schema.member_flaws(m, &path))
+                .filter(|f| !f.is_empty());
+            if let Some(found) = member {
+                for flaw in found {
+                    if !inner.contains(&flaw) {
+                        inner.push(flaw);
+                    }
+                }
+                continue;
+            }
+        }
         let flaw = match error.kind() {
             jsonschema::error::ValidationErrorKind::UnevaluatedProperties { unexpected }
             | jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
@@ -134,6 +277,22 @@ fn flaws(validator: &jsonschema::Validator, required: &[String], value: &Value) 
                 value: unrecognised(value, &path).unwrap_or_default(),
                 path,
             },
+            // A string outside a closed set (a role, a subtype, a status) is a value this
+            // version does not name: unrecognised, not malformed (Processing Model › The rule,
+            // and its Note on closed sets).
+            E::Enum { .. } | E::Constant { .. }
+                if !path.is_empty() && value.pointer(&path).is_some_and(Value::is_string) =>
+            {
+                let said = value
+                    .pointer(&path)
+                    .map(Value::to_string)
+                    .unwrap_or_default();
+                let name = path.rsplit('/').next().unwrap_or_default();
+                Flaw::Unrecognised {
+                    value: format!("{name} {said}"),
+                    path,
+                }
+            }
             _ => {
                 let mut message = error.to_string();
                 if message.len() > MAX_MESSAGE {
@@ -149,6 +308,54 @@ fn flaws(validator: &jsonschema::Validator, required: &[String], value: &Value) 
         };
         if !out.contains(&flaw) {
             out.push(flaw);
+        }
+    }
+    // A part of the schema that failed evaluates none of its properties, so
+    // `unevaluatedProperties` names them all (a null `name` makes a message's `id` unknown).
+    // What is unknown is what stays unknown with the failing values taken out.
+    let failing: Vec<String> = out
+        .iter()
+        .chain(&inner)
+        .filter(|f| !matches!(f, Flaw::Unknown { .. }))
+        .map(|f| f.path().to_owned())
+        .collect();
+    if !failing.is_empty() && out.iter().any(|f| matches!(f, Flaw::Unknown { .. })) {
+        let mut pruned = value.clone();
+        for path in &failing {
+            if let Some((parent, key)) = path.rsplit_once('/') {
+                match pruned.pointer_mut(parent) {
+                    Some(Value::Object(m)) => {
+                        m.remove(&key.replace("~1", "/").replace("~0", "~"));
+                    }
+                    Some(Value::Array(items)) => {
+                        if let Ok(i) = key.parse::<usize>() {
+                            if i < items.len() {
+                                items[i] = Value::Object(Default::default());
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let still: Vec<Flaw> = validator
+            .iter_errors(&pruned)
+            .filter_map(|e| match e.kind() {
+                jsonschema::error::ValidationErrorKind::UnevaluatedProperties { unexpected }
+                | jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => {
+                    Some(Flaw::Unknown {
+                        path: e.instance_path().as_str().to_owned(),
+                        names: unexpected.clone(),
+                    })
+                }
+                _ => None,
+            })
+            .collect();
+        out.retain(|f| !matches!(f, Flaw::Unknown { .. }));
+        for flaw in still {
+            if !out.contains(&flaw) {
+                out.push(flaw);
+            }
         }
     }
     // A described property whose value failed is not evaluated either, so
@@ -169,6 +376,11 @@ fn flaws(validator: &jsonschema::Validator, required: &[String], value: &Value) 
         }
     }
     out.retain(|f| !matches!(f, Flaw::Unknown { names, .. } if names.is_empty()));
+    for flaw in inner {
+        if !out.contains(&flaw) {
+            out.push(flaw);
+        }
+    }
     out
 }
 
@@ -328,6 +540,48 @@ mod tests {
             "{:?}",
             s.input_flaws(&wrong)
         );
+    }
+
+    #[test]
+    fn what_is_wrong_inside_a_union_member_is_sorted_like_anything_else() {
+        let s = schema();
+        let kinds = |flaws: Option<Vec<Flaw>>| -> Vec<&'static str> {
+            flaws
+                .unwrap_or_default()
+                .iter()
+                .map(|f| match f {
+                    Flaw::Malformed { .. } => "malformed",
+                    Flaw::Null { .. } => "null",
+                    Flaw::Unknown { .. } => "unknown",
+                    Flaw::Unrecognised { .. } => "unrecognised",
+                })
+                .collect()
+        };
+        let hologram = json!({"type": "TOOL_CALL_RESULT", "messageId": "m", "toolCallId": "c", "content": [{"type": "hologram"}]});
+        assert_eq!(
+            kinds(s.event_flaws("TOOL_CALL_RESULT", &hologram)),
+            ["unrecognised"]
+        );
+        let extra = json!({"type": "MESSAGES_SNAPSHOT", "messages": [{"id": "a", "role": "assistant", "content": "x", "parts": []}]});
+        assert_eq!(
+            kinds(s.event_flaws("MESSAGES_SNAPSHOT", &extra)),
+            ["unknown"]
+        );
+        let no_content =
+            json!({"type": "MESSAGES_SNAPSHOT", "messages": [{"id": "u", "role": "user"}]});
+        assert_eq!(
+            kinds(s.event_flaws("MESSAGES_SNAPSHOT", &no_content)),
+            ["malformed"]
+        );
+        let subtype = json!({"type": "REASONING_ENCRYPTED_VALUE", "subtype": "file", "entityId": "e", "encryptedValue": "v"});
+        assert_eq!(
+            kinds(s.event_flaws("REASONING_ENCRYPTED_VALUE", &subtype)),
+            ["unrecognised"]
+        );
+        let part_extra = json!({"threadId": "t", "runId": "r", "messages": [{"id": "m", "role": "user", "content": [{"type": "text", "text": "x", "extra": 1}]}]});
+        assert_eq!(kinds(Some(s.input_flaws(&part_extra))), ["unknown"]);
+        let null_name = json!({"threadId": "t", "runId": "r", "messages": [{"id": "m", "role": "user", "content": "x", "name": null}]});
+        assert_eq!(kinds(Some(s.input_flaws(&null_name))), ["null"]);
     }
 
     #[test]

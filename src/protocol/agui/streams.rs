@@ -94,7 +94,15 @@ fn end_chunk_streams(
             }
         }
     }
-    close_lane(conv, tag, out);
+    // The event's lane: its tag, or, untagged, the owner of the item it continues ("an
+    // untagged continuation continues whatever the opener owns").
+    let lane = match (tag, triad_step(ty)) {
+        (None, Some((kind, Part::Content | Part::End))) => events::text(event, kind.id_field())
+            .and_then(|id| conv.items(kind).open.get(id))
+            .and_then(|o| o.owner.clone()),
+        _ => tag.clone(),
+    };
+    close_lane(conv, &lane, out);
     named
 }
 
@@ -247,9 +255,24 @@ fn triad(
                 ));
                 return;
             }
+            // A tool call inherits the owner of the message that carries it.
+            let tag = match (&tag, kind) {
+                (None, Kind::Tool) => fields
+                    .get("parentMessageId")
+                    .and_then(Value::as_str)
+                    .and_then(|p| conv.texts.open.get(p).or_else(|| conv.texts.closed.get(p)))
+                    .and_then(|m| m.owner.clone()),
+                _ => tag,
+            };
             let reopened = conv.items(kind).closed.get(id).cloned();
             if let Some(was) = &reopened {
-                if was.owner != tag || was.fields != fields {
+                // What the reopening says against what the item established: an untagged
+                // reopening claims no other owner, and a field it leaves out no other value.
+                let other_owner = tag.is_some() && was.owner != tag;
+                let other_field = fields
+                    .iter()
+                    .any(|(k, v)| was.fields.get(k).is_some_and(|had| had != v));
+                if other_owner || other_field {
                     out.push(Violation::new(
                         "AGUI-STR-003",
                         format!(

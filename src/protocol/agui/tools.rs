@@ -6,7 +6,6 @@ use super::conversation::{Conversation, MessageKind, MAX_IDS};
 use super::events;
 use crate::rules::Violation;
 use serde_json::Value;
-use std::collections::HashSet;
 
 /// TOOL_CALL_RESULT: its message, and the call it answers.
 pub fn result(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>) {
@@ -38,6 +37,28 @@ pub fn result(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>) 
     }
     if run.answered.len() < MAX_IDS {
         run.answered.insert(call.to_owned());
+    }
+}
+
+/// A MESSAGES_SNAPSHOT carries a tool message for `call`: when the call is a frontend tool's
+/// that this run made, the producer fabricated its answer.
+pub fn answered_in_snapshot(conv: &Conversation, call: &str, out: &mut Vec<Violation>) {
+    let Some(run) = conv.run.as_ref() else {
+        return;
+    };
+    let frontend = conv.answer.as_ref().map(|a| &a.input.frontend);
+    let name = run
+        .calls
+        .iter()
+        .find(|(id, _)| id == call)
+        .and_then(|(_, name)| name.as_ref());
+    if let (Some(name), Some(frontend)) = (name, frontend) {
+        if frontend.contains(name) {
+            out.push(Violation::new(
+                "AGUI-TOOL-001",
+                format!("MESSAGES_SNAPSHOT carries a tool message answering call {call:?} of frontend tool {name:?}: the application answers its own tools"),
+            ));
+        }
     }
 }
 
@@ -84,11 +105,12 @@ pub fn finished(conv: &Conversation, event: &Value, out: &mut Vec<Violation>) {
         .and_then(Value::as_array);
     match listed {
         Some(listed) if !listed.is_empty() => {
-            let listed: HashSet<&str> = listed.iter().filter_map(Value::as_str).collect();
-            let left: HashSet<&str> = pending.iter().copied().collect();
-            if listed != left {
-                let mut named: Vec<&&str> = listed.iter().collect();
-                named.sort();
+            // Exactly the calls left: none missing, none extra, none twice.
+            let mut named: Vec<&str> = listed.iter().filter_map(Value::as_str).collect();
+            named.sort();
+            let mut left: Vec<&str> = pending.clone();
+            left.sort();
+            if named != left {
                 out.push(Violation::new(
                     "AGUI-TOOL-004",
                     format!("pendingToolCallIds names {named:?}, but the calls the run started and did not answer are {pending:?}"),

@@ -35,21 +35,45 @@ pub fn shape<'e>(
         }
         return None;
     };
+    // An outcome the schema does not describe is its own must, for a run and for a subagent
+    // invocation — unless the producer speaks a newer version, whose outcomes 1.1 cannot know.
+    let outcome_rule = match ty {
+        "RUN_FINISHED" => Some("AGUI-RUN-006"),
+        "SUBAGENT_FINISHED" => Some("AGUI-SUB-005"),
+        _ => None,
+    };
     for flaw in flaws {
-        match flaw {
-            Flaw::Null { path } => out.push(Violation::new(
+        let in_outcome = flaw.path().starts_with("/outcome");
+        match (flaw, outcome_rule) {
+            (Flaw::Null { path }, _) => out.push(Violation::new(
                 "AGUI-VAL-002",
                 format!("{ty} sends {path} as null: an optional field with no value is omitted"),
             )),
-            Flaw::Unknown { path, names } if !speaks_newer => out.push(Violation::new(
+            (Flaw::Unrecognised { value, .. }, Some(rule)) if in_outcome => {
+                if !speaks_newer {
+                    out.push(Violation::new(
+                        rule,
+                        format!("{ty}'s outcome has {value}, which the schema does not describe"),
+                    ));
+                }
+            }
+            (Flaw::Unknown { names, .. }, Some(rule)) if in_outcome => {
+                if !speaks_newer {
+                    out.push(Violation::new(
+                        rule,
+                        format!(
+                            "{ty}'s outcome carries {}, which its kind does not describe",
+                            quoted(&names)
+                        ),
+                    ));
+                }
+            }
+            (Flaw::Unknown { .. } | Flaw::Unrecognised { .. }, _) if speaks_newer => {}
+            (Flaw::Unknown { path, names }, _) => out.push(Violation::new(
                 "AGUI-VAL-003",
                 format!(
                     "{ty} carries {} the schema does not describe{}",
-                    names
-                        .iter()
-                        .map(|n| format!("{n:?}"))
-                        .collect::<Vec<_>>()
-                        .join(", "),
+                    quoted(&names),
                     if path.is_empty() {
                         String::new()
                     } else {
@@ -57,27 +81,14 @@ pub fn shape<'e>(
                     }
                 ),
             )),
-            Flaw::Unknown { .. } => {}
-            Flaw::Unrecognised { path, value }
-                if ty == "RUN_FINISHED" && path.starts_with("/outcome") =>
-            {
-                out.push(Violation::new(
-                    "AGUI-RUN-006",
-                    format!(
-                        "RUN_FINISHED's outcome has {value}, which the schema does not describe"
-                    ),
-                ));
-            }
-            Flaw::Unrecognised { path, value } if !speaks_newer => out.push(Violation::new(
+            (Flaw::Unrecognised { path, value }, _) => out.push(Violation::new(
                 "AGUI-VAL-003",
                 format!("{ty} has {value} at {path}, which this version does not name"),
             )),
-            Flaw::Unrecognised { .. } => {}
-            Flaw::Malformed { path, message } => {
-                let rule = if ty == "RUN_FINISHED" && path.starts_with("/outcome") {
-                    "AGUI-RUN-006"
-                } else {
-                    "AGUI-VAL-001"
+            (Flaw::Malformed { path, message }, rule) => {
+                let rule = match rule {
+                    Some(rule) if in_outcome => rule,
+                    _ => "AGUI-VAL-001",
                 };
                 let at = if path.is_empty() { "" } else { " at " };
                 out.push(Violation::new(rule, format!("{ty}{at}{path}: {message}")));
@@ -85,6 +96,15 @@ pub fn shape<'e>(
         }
     }
     Some(ty)
+}
+
+/// Names as a list for messages: `"a", "b"`.
+fn quoted(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("{n:?}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ pub static FAULTS: &[Fault] = &[
     fault!(
         "malformed-field",
         ["AGUI-VAL-001"],
-        "opens its text message with role \"reasoning\", which no text message has"
+        "restates the conversation with a user message that has no content"
     ),
     fault!(
         "null-optional",
@@ -194,6 +194,11 @@ pub static FAULTS: &[Fault] = &[
         "names a parent invocation it never announced"
     ),
     fault!(
+        "subagent-paused",
+        ["AGUI-SUB-005"],
+        "finishes a subagent invocation with an outcome of type \"paused\""
+    ),
+    fault!(
         "other-owner",
         ["AGUI-SUB-004"],
         "tags its text message's END with a subagent that did not open it"
@@ -303,8 +308,9 @@ pub fn apply(config: &Config, input: &Value, mut events: Vec<Value>) -> Vec<Valu
     };
 
     if on("malformed-field") {
-        if let Some(i) = text_start {
-            events[i]["role"] = json!("reasoning");
+        if let Some(i) = events.iter().rposition(|e| e["type"] == "RUN_FINISHED") {
+            let restated = json!({"type": "MESSAGES_SNAPSHOT", "messages": [{"id": "msg-without-content", "role": "user"}]});
+            events.insert(i, restated);
         }
     }
     if on("null-optional") {
@@ -557,6 +563,12 @@ fn subagent_faults(config: &Config, events: &mut Vec<Value>) {
         added.push(started("sub-twice"));
         added.push(started("sub-twice"));
         added.push(finished("sub-twice"));
+    }
+    if on("subagent-paused") {
+        added.push(started("sub-paused"));
+        let mut paused = finished("sub-paused");
+        paused["outcome"] = json!({"type": "paused"});
+        added.push(paused);
     }
     if on("unknown-parent") {
         let mut child = started("sub-child");

@@ -291,7 +291,9 @@ fn known_input(input: &Value) -> Value {
         .as_object()
         .into_iter()
         .flatten()
-        .filter(|(k, _)| KNOWN.contains(&k.as_str()))
+        // A whole optional field sent as null is an absent one (the agent's compatibility
+        // shim): the echo leaves it out.
+        .filter(|(k, v)| KNOWN.contains(&k.as_str()) && !v.is_null())
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect();
     // A message of a role this version does not name is unrecognised material: stripped.
