@@ -4,6 +4,8 @@
 //! protobuf frames. wireprobe plays the client and judges the agent.
 
 pub mod checker;
+#[cfg(test)]
+mod checker_tests;
 pub mod conversation;
 pub mod events;
 pub mod fuzz;

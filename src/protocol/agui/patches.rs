@@ -148,7 +148,21 @@ fn messages_snapshot(conv: &mut Conversation, event: &Value, out: &mut Vec<Viola
 /// Applies `patch` to `value` atomically; why not, when it does not apply (a patch the
 /// schema rejects is left to it, and to nobody else).
 fn apply(value: &mut Value, patch: &Value) -> Result<(), String> {
-    let Ok(patch) = serde_json::from_value::<json_patch::Patch>(patch.clone()) else {
+    // An operation whose `op` RFC 6902 does not define is unrecognised: a consumer drops it from
+    // the patch and applies the rest (Snapshots and Deltas › When a patch does not apply).
+    let known = ["add", "remove", "replace", "move", "copy", "test"];
+    let ops: Vec<Value> = patch
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|op| {
+            op.get("op")
+                .and_then(Value::as_str)
+                .is_some_and(|o| known.contains(&o))
+        })
+        .cloned()
+        .collect();
+    let Ok(patch) = serde_json::from_value::<json_patch::Patch>(Value::Array(ops)) else {
         return Ok(());
     };
     json_patch::patch(value, &patch).map_err(|e| e.to_string())
