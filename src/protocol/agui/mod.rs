@@ -89,13 +89,14 @@ impl Protocol for Agui {
         Some(&fuzz::AguiFuzz)
     }
 
-    /// An event with a string type, or any answer to the POST but the two that say the URL is
-    /// no agent endpoint (404, 405): the answer to an exchange is the binding's own, an error
-    /// status included (the path rejected input takes).
+    /// An event with a string type, or an answer to the POST that is the binding's own: a
+    /// success or a refusal of the input (4xx: the path rejected input takes), but not the
+    /// statuses that say the URL is no agent endpoint (404, 405) or that nothing answered there
+    /// (5xx).
     fn recognises(&self, item: Observed<'_>) -> bool {
         match item {
             Observed::Event(e, _) => e.get("type").is_some_and(Value::is_string),
-            Observed::Http(answer) => !matches!(answer.status, 404 | 405),
+            Observed::Http(answer) => answer.status < 500 && !matches!(answer.status, 404 | 405),
             _ => false,
         }
     }
