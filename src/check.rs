@@ -273,20 +273,25 @@ fn check_sse<R: BufRead>(
     });
     if one_answer {
         let error = summary.bad_lines.last().map(|b| b.reason.clone());
-        let end = Observed::AnswerEnded {
-            error: error.as_deref(),
-        };
-        judge.observe(Direction::Server, 0, end, &mut out);
-        let line = summary.lines;
-        record(
-            &mut summary,
-            line,
-            Direction::Server,
-            &mut out,
-            &mut on_finding,
-        );
+        answer_ended(&mut judge, &mut summary, error, &mut on_finding);
     }
     summary
+}
+
+/// The captured answer ended (`error`: broken off): judged as the end of the answer's body.
+fn answer_ended(
+    judge: &mut Judge<'_>,
+    summary: &mut CheckSummary,
+    error: Option<String>,
+    on_finding: &mut impl FnMut(&Finding),
+) {
+    let mut out = Vec::new();
+    let end = Observed::AnswerEnded {
+        error: error.as_deref(),
+    };
+    judge.observe(Direction::Server, 0, end, &mut out);
+    let line = summary.lines;
+    record(summary, line, Direction::Server, &mut out, on_finding);
 }
 
 /// True when captured bytes start like length-prefixed binary frames (a 4-byte big-endian
@@ -365,17 +370,6 @@ fn check_frames<R: BufRead>(
             reason: reason.clone(),
         });
     }
-    let end = Observed::AnswerEnded {
-        error: error.as_deref(),
-    };
-    judge.observe(Direction::Server, 0, end, &mut out);
-    let line = summary.lines;
-    record(
-        &mut summary,
-        line,
-        Direction::Server,
-        &mut out,
-        &mut on_finding,
-    );
+    answer_ended(&mut judge, &mut summary, error, &mut on_finding);
     summary
 }

@@ -352,6 +352,20 @@ pub fn get(id: &str) -> Option<&'static dyn Protocol> {
 /// The string that, in a patch, removes a field (TOML has no `null`).
 pub const OMIT: &str = "$omit";
 
+/// Sets `key` of an event a session fills to `default` unless the event has it; `"$omit"`
+/// leaves it out (a case sending what the session would otherwise complete).
+pub fn fill(m: &mut serde_json::Map<String, Value>, key: &str, default: impl FnOnce() -> Value) {
+    match m.get(key) {
+        None => {
+            m.insert(key.to_owned(), default());
+        }
+        Some(v) if v.as_str() == Some(OMIT) => {
+            m.remove(key);
+        }
+        Some(_) => {}
+    }
+}
+
 /// Deep-merges `patch` into `base`: objects merge key by key, the string `"$omit"` removes a
 /// key, anything else replaces.
 pub fn merge(base: &mut Value, patch: &Value) {

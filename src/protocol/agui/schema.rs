@@ -384,22 +384,22 @@ fn flaws(
     out
 }
 
+/// Every message role this version names (the schema's `Role`).
+pub const ROLES: &[&str] = &[
+    "developer",
+    "system",
+    "assistant",
+    "user",
+    "tool",
+    "activity",
+    "reasoning",
+];
+
 /// The discriminators of the schema's unions and the values this version names for them:
 /// a message's `role`, a patch operation's `op`, and the `type` of content parts, part
 /// sources and outcomes.
 const UNIONS: &[(&str, &[&str])] = &[
-    (
-        "role",
-        &[
-            "developer",
-            "system",
-            "assistant",
-            "user",
-            "tool",
-            "activity",
-            "reasoning",
-        ],
-    ),
+    ("role", ROLES),
     ("op", &["add", "remove", "replace", "move", "copy", "test"]),
     (
         "type",

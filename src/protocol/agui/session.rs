@@ -3,7 +3,7 @@
 //! them (`"$omit"` leaves one out), POSTed to the agent's endpoint with an explicit `Accept`
 //! (a wildcard would admit protobuf). The answer's events are SSE data, or protobuf frames.
 
-use crate::protocol::{Decoded, ProtocolError, Session, OMIT};
+use crate::protocol::{fill, Decoded, ProtocolError, Session};
 use crate::transport::{Body, Frame, Outgoing};
 use serde_json::{json, Value};
 
@@ -28,19 +28,6 @@ impl AguiSession {
                 super::ACCEPT_SSE
             },
         }
-    }
-}
-
-/// Sets `key` to `default` unless `m` has it; `"$omit"` removes it.
-fn fill(m: &mut serde_json::Map<String, Value>, key: &str, default: impl FnOnce() -> Value) {
-    match m.get(key) {
-        None => {
-            m.insert(key.to_owned(), default());
-        }
-        Some(v) if v.as_str() == Some(OMIT) => {
-            m.remove(key);
-        }
-        Some(_) => {}
     }
 }
 

@@ -3,7 +3,7 @@
 //! WebSocket.
 
 use super::{INPUTS_ROUTE, INTERRUPT_ROUTE, RESPONSES_ROUTE};
-use crate::protocol::{Decoded, ProtocolError, Session, TransportKind, OMIT};
+use crate::protocol::{Decoded, ProtocolError, Session, TransportKind};
 use crate::transport::{Body, Frame, Outgoing};
 use serde_json::{json, Value};
 
@@ -91,15 +91,7 @@ impl Session for HpdSession {
     fn encode(&mut self, event: &Value) -> Result<Outgoing, ProtocolError> {
         let mut envelope = event.clone();
         if let Value::Object(m) = &mut envelope {
-            match m.get("version") {
-                None => {
-                    m.insert("version".into(), json!(VERSION));
-                }
-                Some(v) if v.as_str() == Some(OMIT) => {
-                    m.remove("version");
-                }
-                Some(_) => {}
-            }
+            crate::protocol::fill(m, "version", || json!(VERSION));
         }
         Ok(match self.transport {
             TransportKind::Sse if !self.serving => {

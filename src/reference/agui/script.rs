@@ -278,15 +278,6 @@ fn known_input(input: &Value) -> Value {
         "forwardedProps",
         "resume",
     ];
-    const ROLES: &[&str] = &[
-        "developer",
-        "system",
-        "assistant",
-        "user",
-        "tool",
-        "activity",
-        "reasoning",
-    ];
     let mut kept: Map<String, Value> = input
         .as_object()
         .into_iter()
@@ -298,7 +289,11 @@ fn known_input(input: &Value) -> Value {
         .collect();
     // A message of a role this version does not name is unrecognised material: stripped.
     if let Some(Value::Array(messages)) = kept.get_mut("messages") {
-        messages.retain(|m| m["role"].as_str().is_some_and(|r| ROLES.contains(&r)));
+        messages.retain(|m| {
+            m["role"]
+                .as_str()
+                .is_some_and(|r| crate::protocol::agui::schema::ROLES.contains(&r))
+        });
     }
     Value::Object(kept)
 }

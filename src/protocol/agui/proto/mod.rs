@@ -63,6 +63,19 @@ pub fn decode(bytes: &[u8]) -> Result<Value, DecodeError> {
     Ok(event)
 }
 
+/// Field 1 as a varint (an enum: the base event's type, a patch op), the last value winning;
+/// 0 when absent, as protobuf reads an enum it was not sent.
+fn first_varint(fields: &[(u32, Payload<'_>)]) -> u64 {
+    fields
+        .iter()
+        .rev()
+        .find_map(|(n, p)| match (n, p) {
+            (1, Payload::Varint(v)) => Some(*v),
+            _ => None,
+        })
+        .unwrap_or(0)
+}
+
 fn bytes_of<'a>(payload: &Payload<'a>, field: &'static str) -> Result<&'a [u8], DecodeError> {
     match payload {
         Payload::Bytes(b) => Ok(b),
@@ -76,14 +89,7 @@ fn bytes_of<'a>(payload: &Payload<'a>, field: &'static str) -> Result<&'a [u8], 
 /// The base event: its type must be the arm's; timestamp, rawEvent and metadata join the event.
 fn base_event(arm: &Arm, bytes: &[u8], event: &mut Map<String, Value>) -> Result<(), DecodeError> {
     let fields = wire::fields(bytes)?;
-    let declared = fields
-        .iter()
-        .rev()
-        .find_map(|(n, p)| match (n, p) {
-            (1, Payload::Varint(v)) => Some(*v),
-            _ => None,
-        })
-        .unwrap_or(0);
+    let declared = first_varint(&fields);
     if declared != arm.enum_value {
         return Err(DecodeError::TypeMismatch {
             ty: arm.ty,
@@ -250,14 +256,7 @@ fn patch_op(p: &Payload<'_>, field: &Field) -> Result<Value, DecodeError> {
         tables_field(3, "from", Kind::OptStr),
         tables_field(4, "value", Kind::Value),
     ];
-    let op = fields
-        .iter()
-        .rev()
-        .find_map(|(n, p)| match (n, p) {
-            (1, Payload::Varint(v)) => Some(*v),
-            _ => None,
-        })
-        .unwrap_or(0);
+    let op = first_varint(&fields);
     let mut m = Map::new();
     let name = PATCH_OPS
         .get(op as usize)
