@@ -328,3 +328,90 @@ async fn the_agui_suite_runs_against_aimock() {
         "aimock's streams are well formed: {seen:?}"
     );
 }
+
+/// The official encoder (`@ag-ui/encoder` 1.0.0, pinned in tests/node) writes every event of
+/// the AG-UI corpus as protobuf frames, and wireprobe's decoder reads each back as the event it
+/// was — the wire's field numbers, enums and reshapings are the published ones. (The wire
+/// predates 1.1's `encryptedValueType`, which it drops, as the spec says a field a build's wire
+/// predates is skipped.)
+#[test]
+fn the_official_agui_encoder_and_wireprobes_decoder_agree_on_the_corpus() {
+    install_once();
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/agui/valid");
+    let mut events: Vec<serde_json::Value> = std::fs::read_dir(&dir)
+        .expect("corpus")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| serde_json::from_slice(&std::fs::read(&p).expect("seed")).expect("JSON"))
+        .collect();
+    events.sort_by_key(|e| e.to_string());
+    let input: String = events.iter().map(|e| format!("{e}\n")).collect();
+    let mut child = Command::new("node")
+        .arg(node_dir().join("agui_encode.mjs"))
+        .current_dir(node_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("node is needed for the Node interoperability test");
+    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), input.as_bytes())
+        .expect("events written");
+    let out = child.wait_with_output().expect("the encoder ends");
+    assert!(out.status.success(), "the encoder failed");
+    let mut splitter = wireprobe::transport::length_prefixed::Splitter::new(1 << 20);
+    let mut frames = Vec::new();
+    splitter
+        .push(&out.stdout, |f| frames.push(f))
+        .expect("frames");
+    splitter.finish().expect("whole frames");
+    assert_eq!(frames.len(), events.len());
+    for (frame, mut want) in frames.iter().zip(events) {
+        if let Some(m) = want.as_object_mut() {
+            m.remove("encryptedValueType");
+        }
+        let got = wireprobe::protocol::agui::proto::decode(frame).expect("decodes");
+        assert_eq!(got, want);
+    }
+}
+
+/// The other way: wireprobe's encoder (what the reference agent answers in protobuf) writes
+/// every event of the corpus, and the official decoder (`@ag-ui/proto` 1.0.0) reads each back
+/// as the event it was.
+#[test]
+fn wireprobes_agui_encoder_is_read_back_by_the_official_decoder() {
+    install_once();
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/agui/valid");
+    let mut events: Vec<serde_json::Value> = std::fs::read_dir(&dir)
+        .expect("corpus")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .map(|p| serde_json::from_slice(&std::fs::read(&p).expect("seed")).expect("JSON"))
+        .collect();
+    events.sort_by_key(|e| e.to_string());
+    let mut wire = Vec::new();
+    for event in &events {
+        let body = wireprobe::protocol::agui::proto::encode(event).expect("encodes");
+        wire.extend(wireprobe::transport::length_prefixed::encode(&body));
+    }
+    let mut child = Command::new("node")
+        .arg(node_dir().join("agui_decode.mjs"))
+        .current_dir(node_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("node is needed for the Node interoperability test");
+    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), &wire)
+        .expect("frames written");
+    let out = child.wait_with_output().expect("the decoder ends");
+    assert!(out.status.success(), "the decoder failed");
+    let decoded: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    assert_eq!(decoded.len(), events.len());
+    for (got, mut want) in decoded.into_iter().zip(events) {
+        if let Some(m) = want.as_object_mut() {
+            m.remove("encryptedValueType");
+        }
+        assert_eq!(got, want);
+    }
+}

@@ -377,8 +377,9 @@ fn remap(ty: &str, event: &mut Value) {
             }
         }
     }
-    if ty == "TOOL_CALL_RESULT" {
-        if let Some(parts @ Value::Array(_)) = m.remove("content") {
+    // Parts ride `contentParts`; a string stays the `content` it is.
+    if ty == "TOOL_CALL_RESULT" && m.get("content").is_some_and(Value::is_array) {
+        if let Some(parts) = m.remove("content") {
             m.insert("contentParts".into(), parts);
         }
     }
