@@ -196,6 +196,9 @@ pub struct FrameViolation {
     pub message: String,
     /// Index of the entry in the case's transcript (0-based).
     pub frame: usize,
+    /// The side that broke it, when a report judges both (`proxy`); a case judges one side.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub side: Option<Direction>,
 }
 
 /// Every rule the target (the `judged` side) broke anywhere in `transcript`, in wire order.
@@ -226,6 +229,7 @@ pub fn target_violations(
                 level: rules::find(protocol.rules(), v.rule).map_or(Level::Info, |r| r.level),
                 message: v.message,
                 frame,
+                side: None,
             });
         }
     }

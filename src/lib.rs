@@ -13,6 +13,7 @@ pub mod judge;
 pub mod matcher;
 pub mod ndjson;
 pub mod protocol;
+pub mod proxy;
 pub mod reference;
 pub mod report;
 pub mod results;

@@ -117,6 +117,7 @@ fn sample() -> Report {
         level: Level::Should,
         message: "PONG nonce \"b\" does not echo \"a\"".into(),
         frame: 1,
+        side: None,
     });
     let started = SystemTime::UNIX_EPOCH + Duration::from_secs(1_790_000_000);
     Report::new("test", "ws://127.0.0.1:9/", started, 34, RULES, results)
@@ -491,6 +492,7 @@ fn html_report_is_self_contained_and_pins_violations() {
         level: Level::Must,
         message: "seq 0".into(),
         frame: 1,
+        side: None,
     });
     let seen = Report::new(
         "test",

@@ -1,0 +1,201 @@
+//! One proxied connection, sans-IO: every item either side sent, judged as it passes (a
+//! checker over the whole conversation, so memory stays flat however long it runs), kept in a
+//! bounded transcript, and at the end a case `proxy.N` of the report, its violations each
+//! pinned to the side that broke them.
+
+use crate::judge::{observed_of, FrameViolation, Judge, MAX_CASE_VIOLATIONS, MAX_PER_RULE};
+use crate::protocol::Protocol;
+use crate::results::CaseResult;
+use crate::rules::{self, Level};
+use crate::transcript::{stored_record, Direction, Transcript};
+use crate::transport::Received;
+use crate::verdict::Verdict;
+use std::collections::{BTreeMap, HashSet};
+use std::time::Instant;
+
+/// A violation seen for the first time on this connection, for the live report on stderr
+/// (once per rule per connection).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Live {
+    pub connection: usize,
+    pub rule: &'static str,
+    pub level: Level,
+    pub side: Direction,
+    pub message: String,
+}
+
+/// One connection through the proxy.
+pub struct ProxySession<'p> {
+    protocol: &'p dyn Protocol,
+    number: usize,
+    peer: String,
+    started: Instant,
+    judge: Judge<'p>,
+    transcript: Transcript,
+    condense: bool,
+    violations: Vec<FrameViolation>,
+    /// Rules already reported live on this connection.
+    told: HashSet<&'static str>,
+    /// Items judged, stored or not (the transcript keeps a bounded part).
+    items: usize,
+}
+
+impl<'p> ProxySession<'p> {
+    /// Connection `number` (1-based), from `peer`.
+    pub fn new(protocol: &'p dyn Protocol, number: usize, peer: impl Into<String>) -> Self {
+        let condense = protocol.session(protocol.transport()).condenses();
+        ProxySession {
+            protocol,
+            number,
+            peer: peer.into(),
+            started: Instant::now(),
+            judge: Judge::judging(protocol, Direction::Server),
+            transcript: Transcript::judging(Direction::Server).condensing(condense),
+            condense,
+            violations: Vec::new(),
+            told: HashSet::new(),
+            items: 0,
+        }
+    }
+
+    /// Judges what `from` sent (or what was observed of it: a close, a status), then keeps it;
+    /// the violations this connection shows for the first time, for the live report.
+    pub fn pass(&mut self, from: Direction, received: &Received, at: Instant) -> Vec<Live> {
+        let record = stored_record(received, self.condense);
+        let at_ms = at.saturating_duration_since(self.started).as_millis() as u64;
+        let mut out = Vec::new();
+        self.judge
+            .observe(from, at_ms, observed_of(&record), &mut out);
+        let frame = self.transcript.entries().len();
+        self.transcript.push_at(from, at, record, received.len());
+        self.items += 1;
+        let mut live = Vec::new();
+        for v in out {
+            let level = rules::find(self.protocol.rules(), v.rule).map_or(Level::Info, |r| r.level);
+            if self.told.insert(v.rule) {
+                live.push(Live {
+                    connection: self.number,
+                    rule: v.rule,
+                    level,
+                    side: from,
+                    message: v.message.clone(),
+                });
+            }
+            let same_rule = self.violations.iter().filter(|f| f.rule == v.rule);
+            let seen = same_rule.clone().any(|f| f.message == v.message);
+            if seen
+                || same_rule.count() >= MAX_PER_RULE
+                || self.violations.len() >= MAX_CASE_VIOLATIONS
+            {
+                continue;
+            }
+            self.violations.push(FrameViolation {
+                rule: v.rule.into(),
+                level,
+                message: v.message,
+                frame,
+                side: Some(from),
+            });
+        }
+        live
+    }
+
+    /// The connection as a case of the report: `proxy.N`, failing on a must either side
+    /// broke, warning on a should, with its transcript (the first `keep` entries).
+    pub fn finish(self, keep: usize) -> CaseResult {
+        let mut judged: BTreeMap<String, Verdict> = BTreeMap::new();
+        for v in &self.violations {
+            let verdict = Verdict::broken(v.level);
+            let entry = judged.entry(v.rule.to_string()).or_insert(verdict);
+            *entry = entry.worst(verdict);
+        }
+        let verdict = judged.values().copied().fold(Verdict::Pass, Verdict::worst);
+        let level = self
+            .violations
+            .iter()
+            .map(|v| v.level)
+            .max()
+            .unwrap_or(Level::Must);
+        let sides = |side: Direction| {
+            self.violations
+                .iter()
+                .filter(|v| v.side == Some(side))
+                .count()
+        };
+        let message = match self.violations.len() {
+            0 => String::new(),
+            _ => format!(
+                "the server broke {} rule(s), the client {}",
+                sides(Direction::Server),
+                sides(Direction::Client)
+            ),
+        };
+        let mut transcript = self.transcript.into_entries();
+        transcript.truncate(keep);
+        CaseResult {
+            id: format!("proxy.{}", self.number),
+            title: format!(
+                "connection {} from {} ({} items)",
+                self.number, self.peer, self.items
+            ),
+            rules: judged.keys().cloned().collect(),
+            level,
+            verdict,
+            message,
+            duration_ms: self.started.elapsed().as_millis() as u64,
+            judged,
+            violations: self.violations,
+            transcript,
+            steps: Vec::new(),
+            stopped_at: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::Frame;
+
+    fn text(s: &str) -> Received {
+        Received::Frame(Frame::Text(s.to_owned()))
+    }
+
+    #[test]
+    fn both_sides_are_judged_and_each_rule_is_told_once_per_connection() {
+        let haip = crate::protocol::get("haip").expect("haip");
+        let mut s = ProxySession::new(haip, 1, "127.0.0.1:5000");
+        let now = Instant::now();
+        let mut told = Vec::new();
+        // Neither side's first message is JSON: each breaks the envelope rule, once told.
+        told.extend(s.pass(Direction::Client, &text("not json"), now));
+        told.extend(s.pass(Direction::Server, &text("nor this"), now));
+        told.extend(s.pass(Direction::Server, &text("again"), now));
+        assert_eq!(told.len(), 1, "{told:?}");
+        assert_eq!(told[0].side, Direction::Client);
+        let case = s.finish(100);
+        assert_eq!(case.id, "proxy.1");
+        assert_eq!(case.verdict, Verdict::Fail);
+        let sides: Vec<_> = case.violations.iter().map(|v| v.side).collect();
+        assert!(
+            sides.contains(&Some(Direction::Client)) && sides.contains(&Some(Direction::Server))
+        );
+        assert_eq!(case.transcript.len(), 3);
+    }
+
+    #[test]
+    fn a_clean_connection_passes() {
+        let agui = crate::protocol::get("agui").expect("agui");
+        let mut s = ProxySession::new(agui, 2, "peer");
+        let now = Instant::now();
+        let post = Received::Posted {
+            path: String::new(),
+            body: crate::transport::Body::Json(
+                serde_json::json!({"threadId": "t", "runId": "r", "messages": []}),
+            ),
+            status: 200,
+        };
+        assert!(s.pass(Direction::Client, &post, now).is_empty());
+        assert_eq!(s.finish(10).verdict, Verdict::Pass);
+    }
+}
