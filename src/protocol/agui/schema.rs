@@ -272,7 +272,7 @@ fn flaws(
                     names: unexpected.clone(),
                 }
             }
-            _ if is_null_optional(value, &path, required) => Flaw::Null { path },
+            _ if is_null_optional(validator, value, &path, required) => Flaw::Null { path },
             _ if unrecognised(value, &path).is_some() => Flaw::Unrecognised {
                 value: unrecognised(value, &path).unwrap_or_default(),
                 path,
@@ -442,9 +442,15 @@ fn unrecognised(value: &Value, path: &str) -> Option<String> {
 }
 
 /// True when the value at `path` is a `null` standing for an optional field: a property of an
-/// object, and not one of the event's own required fields (a required field sent as `null` is
-/// malformed; a nested object's optional fields are judged optional).
-fn is_null_optional(value: &Value, path: &str, required: &[String]) -> bool {
+/// object that the schema does not require there (a required field sent as `null` is
+/// malformed). The value's own required fields are listed; a nested object's are found by
+/// leaving the property out and asking the schema whether it is then missing.
+fn is_null_optional(
+    validator: &jsonschema::Validator,
+    value: &Value,
+    path: &str,
+    required: &[String],
+) -> bool {
     if value.pointer(path) != Some(&Value::Null) {
         return false;
     }
@@ -454,7 +460,19 @@ fn is_null_optional(value: &Value, path: &str, required: &[String]) -> bool {
     if !value.pointer(parent).is_some_and(Value::is_object) {
         return false;
     }
-    !(parent.is_empty() && required.iter().any(|r| r == name))
+    if parent.is_empty() {
+        return !required.iter().any(|r| r == name);
+    }
+    let mut without = value.clone();
+    if let Some(Value::Object(m)) = without.pointer_mut(parent) {
+        m.remove(&name.replace("~1", "/").replace("~0", "~"));
+    }
+    let missing = validator.iter_errors(&without).any(|e| {
+        e.instance_path().as_str() == parent
+            && matches!(e.kind(), jsonschema::error::ValidationErrorKind::Required { .. })
+            && e.to_string().contains(&format!("{name:?}"))
+    });
+    !missing
 }
 
 #[cfg(test)]
@@ -582,6 +600,9 @@ mod tests {
         assert_eq!(kinds(Some(s.input_flaws(&part_extra))), ["unknown"]);
         let null_name = json!({"threadId": "t", "runId": "r", "messages": [{"id": "m", "role": "user", "content": "x", "name": null}]});
         assert_eq!(kinds(Some(s.input_flaws(&null_name))), ["null"]);
+        // A nested field the schema requires, sent as null, is malformed, not an absent one.
+        let null_tool = json!({"threadId": "t", "runId": "r", "messages": [], "tools": [{"name": null, "description": "d"}]});
+        assert_eq!(kinds(Some(s.input_flaws(&null_tool))), ["malformed"]);
     }
 
     #[test]
