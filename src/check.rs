@@ -85,12 +85,6 @@ pub fn check_stream<R: BufRead>(
     let mut summary = CheckSummary::default();
     let mut buf = Vec::new();
     let mut out = Vec::new();
-    let bad = |summary: &mut CheckSummary, line: u64, reason: String| {
-        summary.bad_line_count += 1;
-        if summary.bad_lines.len() < MAX_KEPT_FINDINGS {
-            summary.bad_lines.push(BadLine { line, reason });
-        }
-    };
     loop {
         let read = ndjson::read_line(&mut reader, &mut buf, ndjson::DEFAULT_MAX_LINE)?;
         let line_no = summary.lines + 1;
@@ -98,7 +92,7 @@ pub fn check_stream<R: BufRead>(
             Line::Eof => break,
             Line::TooLong(len) => {
                 summary.lines += 1;
-                bad(
+                bad_line(
                     &mut summary,
                     line_no,
                     format!(
@@ -126,9 +120,11 @@ pub fn check_stream<R: BufRead>(
                                     let seen = Observed::Event(&event, t.sse.as_ref());
                                     judge.observe(t.from, t.at_ms, seen, &mut out)
                                 }
-                                Err(e) => {
-                                    bad(&mut summary, line_no, format!("event is not JSON: {e}"))
-                                }
+                                Err(e) => bad_line(
+                                    &mut summary,
+                                    line_no,
+                                    format!("event is not JSON: {e}"),
+                                ),
                             }
                         }
                     }
@@ -137,7 +133,7 @@ pub fn check_stream<R: BufRead>(
                         judge.observe(t.from, t.at_ms, observed_of(&seen), &mut out);
                     }
                     (Some(_), Some(_)) => {
-                        bad(
+                        bad_line(
                             &mut summary,
                             line_no,
                             "a line holds either `event` or `observed`, not both".into(),
@@ -145,7 +141,7 @@ pub fn check_stream<R: BufRead>(
                         continue;
                     }
                     (None, None) => {
-                        bad(
+                        bad_line(
                             &mut summary,
                             line_no,
                             "a transcript line needs `event` or `observed`".into(),
@@ -169,7 +165,7 @@ pub fn check_stream<R: BufRead>(
                         }
                     },
                     None => {
-                        bad(&mut summary, line_no, format!("not a transcript line ({e}); use --from client|server for bare events"));
+                        bad_line(&mut summary, line_no, format!("not a transcript line ({e}); use --from client|server for bare events"));
                         continue;
                     }
                 }
@@ -227,7 +223,6 @@ fn check_sse<R: BufRead>(
 ) -> CheckSummary {
     let mut judge = Judge::new(protocol);
     let mut summary = CheckSummary::default();
-    let mut out = Vec::new();
     let condense = protocol.session(protocol.transport()).condenses();
     crate::transport::sse::read_captured(reader, ndjson::DEFAULT_MAX_LINE, |captured| {
         use crate::transport::sse::Captured;
@@ -235,63 +230,58 @@ fn check_sse<R: BufRead>(
         let (data, meta) = match captured {
             Captured::Event { data, meta } => (data, meta),
             Captured::Failed(e) => {
-                summary.bad_line_count += 1;
-                summary.bad_lines.push(BadLine {
-                    line: summary.lines,
-                    reason: e.to_string(),
-                });
+                let line = summary.lines;
+                bad_line(&mut summary, line, e.to_string());
                 return;
             }
             // A notice of the framing (a line end a binding pins) is judged as the transport's
             // observation when the capture is one answer; a line the parser dropped is not.
             Captured::Notice(what) => {
                 if one_answer {
-                    judge.observe(Direction::Server, 0, Observed::Notice(&what), &mut out);
-                    let line = summary.lines;
-                    record(
-                        &mut summary,
-                        line,
-                        Direction::Server,
-                        &mut out,
-                        &mut on_finding,
-                    );
+                    let notice = Observed::Notice(&what);
+                    judge_server(&mut judge, &mut summary, notice, &mut on_finding);
                 }
                 return;
             }
         };
         summary.events += 1;
-        let line = summary.lines;
         let seen = stored_record(&Received::SseEvent { data, meta }, condense);
-        judge.observe(Direction::Server, 0, observed_of(&seen), &mut out);
-        record(
+        judge_server(
+            &mut judge,
             &mut summary,
-            line,
-            Direction::Server,
-            &mut out,
+            observed_of(&seen),
             &mut on_finding,
         );
     });
     if one_answer {
         let error = summary.bad_lines.last().map(|b| b.reason.clone());
-        answer_ended(&mut judge, &mut summary, error, &mut on_finding);
+        let end = Observed::AnswerEnded {
+            error: error.as_deref(),
+        };
+        judge_server(&mut judge, &mut summary, end, &mut on_finding);
     }
     summary
 }
 
-/// The captured answer ended (`error`: broken off): judged as the end of the answer's body.
-fn answer_ended(
+/// Judges one item of a captured answer (the server's) at the current line.
+fn judge_server(
     judge: &mut Judge<'_>,
     summary: &mut CheckSummary,
-    error: Option<String>,
+    item: Observed<'_>,
     on_finding: &mut impl FnMut(&Finding),
 ) {
     let mut out = Vec::new();
-    let end = Observed::AnswerEnded {
-        error: error.as_deref(),
-    };
-    judge.observe(Direction::Server, 0, end, &mut out);
+    judge.observe(Direction::Server, 0, item, &mut out);
     let line = summary.lines;
     record(summary, line, Direction::Server, &mut out, on_finding);
+}
+
+/// Notes an input line that could not be read (the first [`MAX_KEPT_FINDINGS`] kept).
+fn bad_line(summary: &mut CheckSummary, line: u64, reason: String) {
+    summary.bad_line_count += 1;
+    if summary.bad_lines.len() < MAX_KEPT_FINDINGS {
+        summary.bad_lines.push(BadLine { line, reason });
+    }
 }
 
 /// True when captured bytes start like length-prefixed binary frames (a 4-byte big-endian
@@ -315,7 +305,6 @@ fn check_frames<R: BufRead>(
     let mut session = protocol.session(crate::protocol::TransportKind::Protobuf);
     let mut judge = Judge::new(protocol);
     let mut summary = CheckSummary::default();
-    let mut out = Vec::new();
     let mut splitter = Splitter::new(ndjson::DEFAULT_MAX_LINE);
     let mut ended = None;
     loop {
@@ -333,29 +322,20 @@ fn check_frames<R: BufRead>(
         for frame in frames {
             summary.lines += 1;
             summary.events += 1;
+            let len = frame.len();
             match session.decode(&Frame::Binary(frame)) {
-                crate::protocol::Decoded::Event(event) => judge.observe(
-                    Direction::Server,
-                    0,
-                    Observed::Event(&event, None),
-                    &mut out,
-                ),
-                other => {
-                    let len = match other {
-                        crate::protocol::Decoded::Binary(n) => n,
-                        _ => 0,
-                    };
-                    judge.observe(Direction::Server, 0, Observed::Binary(len), &mut out)
+                crate::protocol::Decoded::Event(event) => {
+                    let item = Observed::Event(&event, None);
+                    judge_server(&mut judge, &mut summary, item, &mut on_finding)
                 }
+                // A frame the protocol cannot read: judged by its length.
+                _ => judge_server(
+                    &mut judge,
+                    &mut summary,
+                    Observed::Binary(len),
+                    &mut on_finding,
+                ),
             }
-            let line = summary.lines;
-            record(
-                &mut summary,
-                line,
-                Direction::Server,
-                &mut out,
-                &mut on_finding,
-            );
         }
         if let Err(e) = split {
             ended = Some(e.to_string());
@@ -364,12 +344,12 @@ fn check_frames<R: BufRead>(
     }
     let error = ended.or_else(|| splitter.finish().err().map(|e| e.to_string()));
     if let Some(reason) = &error {
-        summary.bad_line_count += 1;
-        summary.bad_lines.push(BadLine {
-            line: summary.lines + 1,
-            reason: reason.clone(),
-        });
+        let line = summary.lines + 1;
+        bad_line(&mut summary, line, reason.clone());
     }
-    answer_ended(&mut judge, &mut summary, error, &mut on_finding);
+    let end = Observed::AnswerEnded {
+        error: error.as_deref(),
+    };
+    judge_server(&mut judge, &mut summary, end, &mut on_finding);
     summary
 }

@@ -329,14 +329,8 @@ async fn the_agui_suite_runs_against_aimock() {
     );
 }
 
-/// The official encoder (`@ag-ui/encoder` 1.0.0, pinned in tests/node) writes every event of
-/// the AG-UI corpus as protobuf frames, and wireprobe's decoder reads each back as the event it
-/// was — the wire's field numbers, enums and reshapings are the published ones. (The wire
-/// predates 1.1's `encryptedValueType`, which it drops, as the spec says a field a build's wire
-/// predates is skipped.)
-#[test]
-fn the_official_agui_encoder_and_wireprobes_decoder_agree_on_the_corpus() {
-    install_once();
+/// The events of `corpus/agui/valid/`, in a stable order.
+fn agui_corpus() -> Vec<serde_json::Value> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/agui/valid");
     let mut events: Vec<serde_json::Value> = std::fs::read_dir(&dir)
         .expect("corpus")
@@ -345,23 +339,40 @@ fn the_official_agui_encoder_and_wireprobes_decoder_agree_on_the_corpus() {
         .map(|p| serde_json::from_slice(&std::fs::read(&p).expect("seed")).expect("JSON"))
         .collect();
     events.sort_by_key(|e| e.to_string());
-    let input: String = events.iter().map(|e| format!("{e}\n")).collect();
+    events
+}
+
+/// What the Node filter `script` (in tests/node) writes on stdout for `input` on stdin.
+fn node_filter(script: &str, input: &[u8]) -> Vec<u8> {
+    install_once();
     let mut child = Command::new("node")
-        .arg(node_dir().join("agui_encode.mjs"))
+        .arg(node_dir().join(script))
         .current_dir(node_dir())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
         .expect("node is needed for the Node interoperability test");
-    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), input.as_bytes())
-        .expect("events written");
-    let out = child.wait_with_output().expect("the encoder ends");
-    assert!(out.status.success(), "the encoder failed");
+    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), input)
+        .expect("input written");
+    let out = child.wait_with_output().expect("the filter ends");
+    assert!(out.status.success(), "{script} failed");
+    out.stdout
+}
+
+/// The official encoder (`@ag-ui/encoder` 1.0.0, pinned in tests/node) writes every event of
+/// the AG-UI corpus as protobuf frames, and wireprobe's decoder reads each back as the event it
+/// was — the wire's field numbers, enums and reshapings are the published ones. (The wire
+/// predates 1.1's `encryptedValueType`, which it drops, as the spec says a field a build's wire
+/// predates is skipped.)
+#[test]
+fn the_official_agui_encoder_and_wireprobes_decoder_agree_on_the_corpus() {
+    install_once();
+    let events = agui_corpus();
+    let input: String = events.iter().map(|e| format!("{e}\n")).collect();
+    let out = node_filter("agui_encode.mjs", input.as_bytes());
     let mut splitter = wireprobe::transport::length_prefixed::Splitter::new(1 << 20);
     let mut frames = Vec::new();
-    splitter
-        .push(&out.stdout, |f| frames.push(f))
-        .expect("frames");
+    splitter.push(&out, |f| frames.push(f)).expect("frames");
     splitter.finish().expect("whole frames");
     assert_eq!(frames.len(), events.len());
     for (frame, mut want) in frames.iter().zip(events) {
@@ -379,31 +390,14 @@ fn the_official_agui_encoder_and_wireprobes_decoder_agree_on_the_corpus() {
 #[test]
 fn wireprobes_agui_encoder_is_read_back_by_the_official_decoder() {
     install_once();
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("corpus/agui/valid");
-    let mut events: Vec<serde_json::Value> = std::fs::read_dir(&dir)
-        .expect("corpus")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .map(|p| serde_json::from_slice(&std::fs::read(&p).expect("seed")).expect("JSON"))
-        .collect();
-    events.sort_by_key(|e| e.to_string());
+    let events = agui_corpus();
     let mut wire = Vec::new();
     for event in &events {
         let body = wireprobe::protocol::agui::proto::encode(event).expect("encodes");
         wire.extend(wireprobe::transport::length_prefixed::encode(&body));
     }
-    let mut child = Command::new("node")
-        .arg(node_dir().join("agui_decode.mjs"))
-        .current_dir(node_dir())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("node is needed for the Node interoperability test");
-    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), &wire)
-        .expect("frames written");
-    let out = child.wait_with_output().expect("the decoder ends");
-    assert!(out.status.success(), "the decoder failed");
-    let decoded: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+    let out = node_filter("agui_decode.mjs", &wire);
+    let decoded: Vec<serde_json::Value> = String::from_utf8_lossy(&out)
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON"))
         .collect();

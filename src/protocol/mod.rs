@@ -189,15 +189,22 @@ impl Decoded {
 /// Client-side state of one logical session with the target.
 pub trait Session: Send {
     /// Frames that open a connection (the handshake), with `with` deep-merged into the
-    /// protocol's default handshake payload. `resume` is true on a reconnect.
+    /// protocol's default handshake payload. `resume` is true on a reconnect. By default none:
+    /// a protocol without a handshake (HPD, UAE, AG-UI) is ready as soon as it connects.
     fn handshake(
         &mut self,
         with: Option<&Value>,
         resume: bool,
-    ) -> Result<Vec<Frame>, ProtocolError>;
+    ) -> Result<Vec<Frame>, ProtocolError> {
+        let _ = (with, resume);
+        Ok(Vec::new())
+    }
     /// True when `event` answers the handshake (or, for a session that answers the other
-    /// side's handshake, opens it).
-    fn is_handshake_reply(&self, event: &Value) -> bool;
+    /// side's handshake, opens it). By default nothing does (no handshake).
+    fn is_handshake_reply(&self, event: &Value) -> bool {
+        let _ = event;
+        false
+    }
     /// True when the other side opens the handshake and this session answers it (a server
     /// waiting for the client's hello): the handshake frames go out after its opening arrives.
     fn answers_handshake(&self) -> bool {

@@ -74,13 +74,7 @@ impl Directive {
             "reason" => Directive::Reason(args.to_owned()),
             "tool" if !first.is_empty() => Directive::Tool {
                 name: first.to_owned(),
-                args: match more {
-                    "" => Value::Object(Map::new()),
-                    json => match serde_json::from_str(json).ok()? {
-                        object @ Value::Object(_) => object,
-                        _ => return None,
-                    },
-                },
+                args: object_arg(more)?,
             },
             "permission" => Directive::Permission(named()?),
             "clarify" => Directive::Clarify(named()),
@@ -96,13 +90,7 @@ impl Directive {
             "view" => Directive::View,
             "frontend" if !first.is_empty() => Directive::Frontend {
                 name: first.to_owned(),
-                args: match more {
-                    "" => Value::Object(Map::new()),
-                    json => match serde_json::from_str(json).ok()? {
-                        object @ Value::Object(_) => object,
-                        _ => return None,
-                    },
-                },
+                args: object_arg(more)?,
             },
             "state" => match serde_json::from_str(args).ok()? {
                 patch @ Value::Array(_) => Directive::State(patch),
@@ -113,6 +101,18 @@ impl Directive {
             "chunks" => Directive::Chunks(args.to_owned()),
             _ => return None,
         })
+    }
+}
+
+/// A directive's optional JSON object argument: `{}` when none is given, `None` when what is
+/// given is not an object.
+fn object_arg(json: &str) -> Option<Value> {
+    match json {
+        "" => Some(Value::Object(Map::new())),
+        json => match serde_json::from_str(json).ok()? {
+            object @ Value::Object(_) => Some(object),
+            _ => None,
+        },
     }
 }
 

@@ -12,8 +12,9 @@ use serde_json::{json, Value};
 /// The AG-UI [`FuzzProfile`].
 pub struct AguiFuzz;
 
+/// Short text of any characters.
 fn text() -> impl Strategy<Value = String> {
-    proptest::collection::vec(any::<char>(), 0..32).prop_map(String::from_iter)
+    crate::fuzz::keeps::text(32)
 }
 
 /// A run input the session completes (thread, run id, version, message ids).

@@ -469,7 +469,10 @@ fn is_null_optional(
     }
     let missing = validator.iter_errors(&without).any(|e| {
         e.instance_path().as_str() == parent
-            && matches!(e.kind(), jsonschema::error::ValidationErrorKind::Required { .. })
+            && matches!(
+                e.kind(),
+                jsonschema::error::ValidationErrorKind::Required { .. }
+            )
             && e.to_string().contains(&format!("{name:?}"))
     });
     !missing

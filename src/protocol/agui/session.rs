@@ -32,19 +32,7 @@ impl AguiSession {
 }
 
 impl Session for AguiSession {
-    /// AG-UI has no handshake: each exchange is one POST.
-    fn handshake(
-        &mut self,
-        _with: Option<&Value>,
-        _resume: bool,
-    ) -> Result<Vec<Frame>, ProtocolError> {
-        Ok(Vec::new())
-    }
-
-    fn is_handshake_reply(&self, _event: &Value) -> bool {
-        false
-    }
-
+    // AG-UI has no handshake (the trait's default): each exchange is one POST.
     fn encode(&mut self, event: &Value) -> Result<Outgoing, ProtocolError> {
         let mut input = event.clone();
         let Value::Object(m) = &mut input else {

@@ -16,8 +16,9 @@ use std::sync::LazyLock;
 /// The HPD [`FuzzProfile`].
 pub struct HpdFuzz;
 
+/// Short text of any characters.
 fn text() -> impl Strategy<Value = String> {
-    proptest::collection::vec(any::<char>(), 0..32).prop_map(String::from_iter)
+    crate::fuzz::keeps::text(32)
 }
 
 fn input(text: String) -> Value {

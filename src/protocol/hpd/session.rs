@@ -74,19 +74,7 @@ pub fn lenient(mut event: Value) -> Value {
 }
 
 impl Session for HpdSession {
-    /// HPD has no handshake: a client subscribes and posts.
-    fn handshake(
-        &mut self,
-        _with: Option<&Value>,
-        _resume: bool,
-    ) -> Result<Vec<Frame>, ProtocolError> {
-        Ok(Vec::new())
-    }
-
-    fn is_handshake_reply(&self, _event: &Value) -> bool {
-        false
-    }
-
+    // HPD has no handshake (the trait's default): a client subscribes and posts.
     /// Fills `version` unless the event sets it (`"$omit"` leaves it out), and routes it.
     fn encode(&mut self, event: &Value) -> Result<Outgoing, ProtocolError> {
         let mut envelope = event.clone();

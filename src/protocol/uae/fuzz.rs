@@ -16,8 +16,9 @@ pub struct AgentFuzz;
 /// The profile of a target playing the executor: wireprobe sends the agent's tool calls.
 pub struct ExecutorFuzz;
 
+/// Short text of any characters.
 fn text() -> impl Strategy<Value = String> {
-    proptest::collection::vec(any::<char>(), 0..32).prop_map(String::from_iter)
+    crate::fuzz::keeps::text(32)
 }
 
 /// A full envelope, so what is generated is what is sent (the session fills nothing).

@@ -93,18 +93,6 @@ pub fn success_for(call: &Value) -> Value {
 }
 
 impl Session for UaeSession {
-    fn handshake(
-        &mut self,
-        _with: Option<&Value>,
-        _resume: bool,
-    ) -> Result<Vec<Frame>, ProtocolError> {
-        Ok(Vec::new())
-    }
-
-    fn is_handshake_reply(&self, _event: &Value) -> bool {
-        false
-    }
-
     fn encode(&mut self, event: &Value) -> Result<Outgoing, ProtocolError> {
         Ok(Frame::Text(self.fill(event).to_string()).into())
     }

@@ -24,22 +24,13 @@ pub const ROUTE: &str = "/agent";
 /// The largest input read; more is answered 413.
 pub const MAX_BODY: usize = 1 << 20;
 
-/// Answers one request. Never fails: every problem is an HTTP status.
-pub async fn answer(
-    shared: Arc<Shared>,
-    req: Request<Incoming>,
-) -> Result<Response<Body>, Infallible> {
+/// Answers one request: every problem is an HTTP status.
+pub async fn answer(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
     if req.uri().path() != ROUTE {
-        return Ok(json_response(
-            StatusCode::NOT_FOUND,
-            json!({"error": "not found"}),
-        ));
+        return json_response(StatusCode::NOT_FOUND, json!({"error": "not found"}));
     }
     if req.method() != Method::POST {
-        return Ok(json_response(
-            StatusCode::METHOD_NOT_ALLOWED,
-            json!({"error": "use POST"}),
-        ));
+        return json_response(StatusCode::METHOD_NOT_ALLOWED, json!({"error": "use POST"}));
     }
     // HTTP + Protobuf › Negotiation: the binding whenever Accept admits it (`sse-only`: a
     // producer without it, which answers SSE).
@@ -53,22 +44,22 @@ pub async fn answer(
     let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
         Ok(collected) => collected.to_bytes(),
         Err(_) => {
-            return Ok(json_response(
+            return json_response(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 json!({"error": format!("an input is at most {MAX_BODY} bytes")}),
-            ))
+            )
         }
     };
     let config = &shared.config;
     let on = |name: &str| config.faults.has(name);
     let input: Value = match serde_json::from_slice(&body) {
         Ok(v) => v,
-        Err(e) if on("rejects-in-stream") => return Ok(refused_in_stream(&e.to_string())),
+        Err(e) if on("rejects-in-stream") => return refused_in_stream(&e.to_string()),
         Err(e) => {
-            return Ok(json_response(
+            return json_response(
                 StatusCode::BAD_REQUEST,
                 json!({"error": format!("the input is not JSON: {e}")}),
-            ))
+            )
         }
     };
     let flaws = schema().input_flaws(&input);
@@ -78,13 +69,10 @@ pub async fn answer(
     });
     if let Some(why) = malformed {
         if on("rejects-in-stream") {
-            return Ok(refused_in_stream(&why));
+            return refused_in_stream(&why);
         }
         if !on("serves-malformed") {
-            return Ok(json_response(
-                StatusCode::BAD_REQUEST,
-                json!({"error": why}),
-            ));
+            return json_response(StatusCode::BAD_REQUEST, json!({"error": why}));
         }
     }
     let novel = flaws
@@ -96,10 +84,10 @@ pub async fn answer(
         .and_then(crate::protocol::agui::conversation::version)
         .is_some_and(|v| v > (1, 1));
     if on("rejects-novel") && (novel || newer) {
-        return Ok(json_response(
+        return json_response(
             StatusCode::BAD_REQUEST,
             json!({"error": "the input carries what this agent does not know"}),
-        ));
+        );
     }
     let replayed = if config.variants.has("replays") {
         shared.history(&input)
@@ -122,14 +110,14 @@ pub async fn answer(
         } else {
             PROTO_MEDIA_TYPE
         };
-        return Ok(streamed(status, kind, proto_frames(&events, config)));
+        return streamed(status, kind, proto_frames(&events, config));
     }
     let kind = if on("json-content-type") {
         "application/json"
     } else {
         "text/event-stream"
     };
-    Ok(streamed(status, kind, sse_chunks(&events, config)))
+    streamed(status, kind, sse_chunks(&events, config))
 }
 
 /// Each event as a length-prefixed `ag_ui.Event` frame (HTTP + Protobuf › Framing); an event

@@ -93,13 +93,9 @@ pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarge
                 _ = &mut stop => break,
                 accepted = listener.accept() => {
                     let Ok((tcp, _)) = accepted else { continue };
-                    let _ = tcp.set_nodelay(true);
                     let shared = shared.clone();
-                    tokio::spawn(async move {
-                        let svc = hyper::service::service_fn(move |req| http::answer(shared.clone(), req));
-                        let _ = hyper::server::conn::http1::Builder::new()
-                            .serve_connection(hyper_util::rt::TokioIo::new(tcp), svc)
-                            .await;
+                    crate::transport::http_serve::serve_tcp(tcp, move |_, req| {
+                        http::answer(shared.clone(), req)
                     });
                 }
             }
