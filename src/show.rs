@@ -39,6 +39,29 @@ pub fn event(e: &Value) -> String {
     }
 }
 
+/// What kind of item an entry is, in a few words: an event's `type` (and `subtype`), or its
+/// `method` or `event` when it has no type; an observation as [`entry`] says it, cut short.
+pub fn kind(e: &crate::transcript::Entry) -> String {
+    use crate::transcript::Record;
+    let Record::Event { event: ev, .. } = &e.record else {
+        return entry(e).chars().take(60).collect();
+    };
+    let named = |keys: &[&str]| {
+        keys.iter()
+            .filter_map(|k| ev.get(*k).and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    [
+        named(&["type", "subtype"]),
+        named(&["method"]),
+        named(&["event"]),
+    ]
+    .into_iter()
+    .find(|k| !k.is_empty())
+    .unwrap_or_else(|| "an event".into())
+}
+
 /// A transcript entry as one line: an event as [`event`] shows it, an observation in words.
 pub fn entry(e: &crate::transcript::Entry) -> String {
     use crate::transcript::{Observation as O, Record};

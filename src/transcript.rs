@@ -25,6 +25,15 @@ pub enum Direction {
     Server,
 }
 
+impl std::fmt::Display for Direction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Direction::Client => "client",
+            Direction::Server => "server",
+        })
+    }
+}
+
 impl Direction {
     /// The other side of the conversation.
     pub fn other(self) -> Direction {

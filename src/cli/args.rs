@@ -113,6 +113,9 @@ pub enum Command {
     Serve(ServeArgs),
     /// Run a protocol's reference client against a server until the server closes.
     Client(ClientArgs),
+    /// Sit between a real client and a real server: forward every frame unchanged and judge
+    /// both sides (`--listen ADDR --upstream URL`, or `-- CMD ARGS` for a stdio agent).
+    Proxy(ProxyArgs),
     /// Stand in for a host's agent: copy stdin to ADDR and ADDR to stdout, byte for byte
     /// (what `{agent}` starts when `run --client` judges a host of a stdio protocol).
     Relay {
@@ -306,6 +309,55 @@ pub struct ClientArgs {
     /// is none.
     #[arg(long, value_name = "TOKEN")]
     pub token: Option<String>,
+    /// Leave once the server has answered the client's message (HAIP: the run that followed
+    /// it ended) instead of waiting for the server to close.
+    #[arg(long)]
+    pub leave_when_answered: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ProxyArgs {
+    /// The protocol the traffic speaks.
+    pub protocol: String,
+    /// Where clients connect (`127.0.0.1:8080`; port 0 picks one, announced on stderr).
+    #[arg(long, value_name = "ADDR", requires = "upstream")]
+    pub listen: Option<String>,
+    /// The server the traffic goes to: `ws://`, `wss://`, `http://` or `https://` (its path
+    /// is where a client asking for `/` goes).
+    #[arg(long, value_name = "URL", requires = "listen")]
+    pub upstream: Option<String>,
+    /// Write a report when the proxy ends (repeatable): json, junit, markdown, sarif or html;
+    /// `-` is stdout.
+    #[arg(long = "report", value_name = "FORMAT=PATH")]
+    pub reports: Vec<ReportTarget>,
+    /// Which connections' transcripts the reports keep: all, failing, none (default: failing,
+    /// so a long session's memory stays flat).
+    #[arg(long, value_name = "all|failing|none")]
+    pub transcripts: Option<wireprobe::report::Transcripts>,
+    /// Stop after this many seconds.
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
+    pub duration: Option<u64>,
+    /// Stop once the first connection has closed.
+    #[arg(long)]
+    pub once: bool,
+    /// Should-level violations fail too.
+    #[arg(long)]
+    pub strict: bool,
+    /// Rule ids (or connection case ids) expected to fail, one per line.
+    #[arg(long, value_name = "FILE")]
+    pub known_failing: Option<PathBuf>,
+    /// Largest message judged, in bytes; longer ones are forwarded and recorded as too large.
+    #[arg(long, default_value_t = wireprobe::transport::DEFAULT_MAX_FRAME)]
+    pub max_frame_bytes: usize,
+    /// Accept any certificate from a wss:// or https:// upstream.
+    #[arg(long)]
+    pub insecure: bool,
+    /// Budget for reaching the upstream, in milliseconds.
+    #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u64).range(1..=600_000))]
+    pub timeout_ms: u64,
+    /// The stdio agent to start and stand in for (after `--`).
+    #[arg(last = true, value_name = "CMD ARGS")]
+    pub command: Vec<String>,
 }
 
 #[derive(Debug, Args)]

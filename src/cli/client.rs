@@ -7,14 +7,21 @@ use wireprobe::reference::{self, ClientEnd, ClientOptions, ServeError};
 
 pub(super) async fn client(args: ClientArgs) -> Result<u8, Failure> {
     let p = protocol_named(&args.protocol).map_err(usage)?;
-    let dial = reference::of(p)
+    let client = reference::of(p)
         .and_then(|r| r.client.as_ref())
-        .map(|c| c.dial)
         .ok_or_else(|| usage(anyhow!("{} has no reference client yet", p.id())))?;
+    if args.leave_when_answered && !client.leaves_when_answered {
+        return Err(usage(anyhow!(
+            "{}'s reference client cannot tell when it has been answered yet (--leave-when-answered)",
+            p.id()
+        )));
+    }
+    let dial = client.dial;
     let opts = ClientOptions {
         faults: args.faults,
         variants: args.variants,
         token: args.token,
+        leave_when_answered: args.leave_when_answered,
     };
     match dial(&args.target, &opts).await {
         Ok(ClientEnd::Closed) => Ok(EXIT_OK),

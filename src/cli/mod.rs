@@ -23,6 +23,7 @@ mod gen;
 mod list;
 mod preflight;
 mod progress;
+mod proxy;
 mod report;
 mod run;
 mod serve;
@@ -63,6 +64,7 @@ pub async fn dispatch(command: Command) -> u8 {
         } => check::check(&protocol, file, from.as_deref(), &reports, strict),
         Command::Serve(args) => serve::serve(args).await.map_err(usage),
         Command::Client(args) => client::client(args).await,
+        Command::Proxy(args) => proxy::proxy(args).await,
         Command::Relay { addr } => match wireprobe::transport::relay::relay(&addr).await {
             // The relay's stdin is read on a thread of its own: leave without waiting for it.
             Ok(()) => std::process::exit(i32::from(EXIT_OK)),

@@ -2,6 +2,10 @@
 //! and judged on both sides by the protocol's whole checker (issue 23). This layer sits beside
 //! the runner: it knows no protocol detail, only the [`crate::protocol::Protocol`] trait.
 
+pub mod network;
 pub mod session;
+pub mod sessions;
 
+pub use network::{carry, Carried, Plan};
 pub use session::{Live, ProxySession};
+pub use sessions::Sessions;

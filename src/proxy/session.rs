@@ -5,9 +5,11 @@
 
 use crate::judge::{observed_of, FrameViolation, Judge, MAX_CASE_VIOLATIONS, MAX_PER_RULE};
 use crate::protocol::Protocol;
+use crate::report::Transcripts;
 use crate::results::CaseResult;
-use crate::rules::{self, Level};
-use crate::transcript::{stored_record, Direction, Transcript};
+use crate::rules::{self, Binds, Level};
+use crate::show;
+use crate::transcript::{stored_record, Direction, Entry, Observation, Record, Transcript};
 use crate::transport::Received;
 use crate::verdict::Verdict;
 use std::collections::{BTreeMap, HashSet};
@@ -20,7 +22,10 @@ pub struct Live {
     pub connection: usize,
     pub rule: &'static str,
     pub level: Level,
+    /// The side whose behaviour broke it.
     pub side: Direction,
+    /// What the item that showed it was (an event's type, an observation in words).
+    pub kind: String,
     pub message: String,
 }
 
@@ -38,6 +43,8 @@ pub struct ProxySession<'p> {
     told: HashSet<&'static str>,
     /// Items judged, stored or not (the transcript keeps a bounded part).
     items: usize,
+    /// Why the proxy could not carry the connection (the upstream unreachable), if so.
+    error: Option<String>,
 }
 
 impl<'p> ProxySession<'p> {
@@ -55,29 +62,70 @@ impl<'p> ProxySession<'p> {
             violations: Vec::new(),
             told: HashSet::new(),
             items: 0,
+            error: None,
         }
+    }
+
+    /// The client opened the connection asking for `url`.
+    pub fn opened(&mut self, url: &str, at: Instant) {
+        let record = Record::Observed(Observation::Connect {
+            url: url.to_owned(),
+        });
+        self.take(Direction::Client, record, 0, at);
+    }
+
+    /// True when the proxy could not carry the connection (its case is an `error`).
+    pub fn failed(&self) -> bool {
+        self.error.is_some()
     }
 
     /// Judges what `from` sent (or what was observed of it: a close, a status), then keeps it;
     /// the violations this connection shows for the first time, for the live report.
     pub fn pass(&mut self, from: Direction, received: &Received, at: Instant) -> Vec<Live> {
+        if let Received::Failed(e) = received {
+            if e.is_unreachable() {
+                self.error.get_or_insert_with(|| e.to_string());
+            }
+        }
         let record = stored_record(received, self.condense);
+        self.take(from, record, received.len(), at)
+    }
+
+    fn take(&mut self, from: Direction, record: Record, size: usize, at: Instant) -> Vec<Live> {
         let at_ms = at.saturating_duration_since(self.started).as_millis() as u64;
         let mut out = Vec::new();
         self.judge
             .observe(from, at_ms, observed_of(&record), &mut out);
+        let kind = match out.is_empty() {
+            true => String::new(),
+            false => show::kind(&Entry {
+                from,
+                at_ms,
+                record: record.clone(),
+            }),
+        };
         let frame = self.transcript.entries().len();
-        self.transcript.push_at(from, at, record, received.len());
+        self.transcript.push_at(from, at, record, size);
         self.items += 1;
         let mut live = Vec::new();
         for v in out {
-            let level = rules::find(self.protocol.rules(), v.rule).map_or(Level::Info, |r| r.level);
+            let rule = rules::find(self.protocol.rules(), v.rule);
+            let level = rule.map_or(Level::Info, |r| r.level);
+            // A rule that binds one side is that side's, whichever item showed it broken (a
+            // client's close can show a server's run left open); one binding either side is
+            // the sender's.
+            let side = match rule.map(|r| r.binds) {
+                Some(Binds::Server) => Direction::Server,
+                Some(Binds::Client) => Direction::Client,
+                _ => from,
+            };
             if self.told.insert(v.rule) {
                 live.push(Live {
                     connection: self.number,
                     rule: v.rule,
                     level,
-                    side: from,
+                    side,
+                    kind: kind.clone(),
                     message: v.message.clone(),
                 });
             }
@@ -94,22 +142,25 @@ impl<'p> ProxySession<'p> {
                 level,
                 message: v.message,
                 frame,
-                side: Some(from),
+                side: Some(side),
             });
         }
         live
     }
 
     /// The connection as a case of the report: `proxy.N`, failing on a must either side
-    /// broke, warning on a should, with its transcript (the first `keep` entries).
-    pub fn finish(self, keep: usize) -> CaseResult {
+    /// broke, warning on a should, with its transcript when `transcripts` keeps it.
+    pub fn finish(self, transcripts: Transcripts) -> CaseResult {
         let mut judged: BTreeMap<String, Verdict> = BTreeMap::new();
         for v in &self.violations {
             let verdict = Verdict::broken(v.level);
             let entry = judged.entry(v.rule.to_string()).or_insert(verdict);
             *entry = entry.worst(verdict);
         }
-        let verdict = judged.values().copied().fold(Verdict::Pass, Verdict::worst);
+        let mut verdict = judged.values().copied().fold(Verdict::Pass, Verdict::worst);
+        if self.error.is_some() {
+            verdict = verdict.worst(Verdict::Error);
+        }
         let level = self
             .violations
             .iter()
@@ -122,16 +173,19 @@ impl<'p> ProxySession<'p> {
                 .filter(|v| v.side == Some(side))
                 .count()
         };
-        let message = match self.violations.len() {
-            0 => String::new(),
-            _ => format!(
+        let message = match (&self.error, self.violations.len()) {
+            (Some(why), _) => format!("the proxy could not carry the connection: {why}"),
+            (None, 0) => String::new(),
+            (None, _) => format!(
                 "the server broke {} rule(s), the client {}",
                 sides(Direction::Server),
                 sides(Direction::Client)
             ),
         };
-        let mut transcript = self.transcript.into_entries();
-        transcript.truncate(keep);
+        let transcript = match transcripts.keeps(verdict) {
+            true => self.transcript.into_entries(),
+            false => Vec::new(),
+        };
         CaseResult {
             id: format!("proxy.{}", self.number),
             title: format!(
@@ -173,7 +227,7 @@ mod tests {
         told.extend(s.pass(Direction::Server, &text("again"), now));
         assert_eq!(told.len(), 1, "{told:?}");
         assert_eq!(told[0].side, Direction::Client);
-        let case = s.finish(100);
+        let case = s.finish(Transcripts::All);
         assert_eq!(case.id, "proxy.1");
         assert_eq!(case.verdict, Verdict::Fail);
         let sides: Vec<_> = case.violations.iter().map(|v| v.side).collect();
@@ -196,6 +250,6 @@ mod tests {
             status: 200,
         };
         assert!(s.pass(Direction::Client, &post, now).is_empty());
-        assert_eq!(s.finish(10).verdict, Verdict::Pass);
+        assert_eq!(s.finish(Transcripts::All).verdict, Verdict::Pass);
     }
 }

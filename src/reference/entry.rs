@@ -28,6 +28,10 @@ pub struct ClientOptions {
     pub variants: Vec<String>,
     /// The token it was handed, to present as its protocol says (`None`: none).
     pub token: Option<String>,
+    /// Leave (close normally) once the server has answered the client's message, instead of
+    /// waiting for the server to close: what a one-shot client does, and what lets a session
+    /// through `proxy` end on its own. Clients that cannot tell say so at the start.
+    pub leave_when_answered: bool,
 }
 
 /// Why a reference client's session ended.
@@ -50,6 +54,8 @@ pub struct ReferenceClient {
     pub tools: &'static [&'static str],
     /// The tools it runs until cancelled (`--slow-tool`).
     pub slow_tools: &'static [&'static str],
+    /// It can tell when the server has answered its message ([`ClientOptions::leave_when_answered`]).
+    pub leaves_when_answered: bool,
 }
 
 /// The two ends a stdio reference target speaks on (a process's stdin and stdout).

@@ -179,13 +179,20 @@ impl Transcripts {
         }
         let mut trimmed = report.clone();
         for case in &mut trimmed.cases {
-            let keep = self == Transcripts::Failing
-                && !matches!(case.verdict, Verdict::Pass | Verdict::Info);
-            if !keep {
+            if !self.keeps(case.verdict) {
                 case.transcript.clear();
             }
         }
         std::borrow::Cow::Owned(trimmed)
+    }
+
+    /// True when a case with `verdict` keeps its transcript.
+    pub fn keeps(self, verdict: Verdict) -> bool {
+        match self {
+            Transcripts::All => true,
+            Transcripts::Failing => !matches!(verdict, Verdict::Pass | Verdict::Info),
+            Transcripts::None => false,
+        }
     }
 }
 

@@ -8,14 +8,17 @@
 pub mod exchange;
 pub(crate) mod http_serve;
 pub mod length_prefixed;
+pub mod passthrough;
 pub mod process;
 pub mod relay;
 pub mod socketio;
 pub mod sse;
 pub mod sse_server;
 pub mod stdio;
+pub mod tap;
 pub mod tls;
 pub mod websocket;
+pub mod ws_tap;
 
 pub use exchange::{Body, HttpAnswer, Outgoing, SseMeta, StreamFrom};
 use std::sync::Arc;

@@ -381,7 +381,7 @@ async fn pump<S>(
 }
 
 /// How a connection that ended without a close frame is reported.
-const DROPPED: &str = "connection dropped without a close frame";
+pub const DROPPED: &str = "connection dropped without a close frame";
 
 /// True when `received` says the connection dropped (no close frame, or a failed read), as a
 /// network failure ends one; a close frame, with or without a code, is a closure.

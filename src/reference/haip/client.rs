@@ -8,7 +8,8 @@
 //! gap still open after 500 ms, duplicates dropped, a TOOL_DONE for each TOOL_CALL (its params
 //! as the result), and an ERROR for a frame it cannot read. A connection that drops without a
 //! close frame it resumes, naming its session and the highest seq it received. It ends when
-//! the server closes the connection.
+//! the server closes the connection, or (`leave_when_answered`) once a run has ended after
+//! its text went out.
 
 use crate::protocol::haip::model;
 use crate::protocol::haip::session::HaipSession;
@@ -63,6 +64,8 @@ struct Client {
     accepted: Option<Vec<String>>,
     /// The client ended the session (no version in common): it closes the connection.
     aborted: bool,
+    /// Leave once a run ends after the client's text has gone out.
+    leave_when_answered: bool,
     faults: Faults,
     variants: Variants,
 }
@@ -105,6 +108,7 @@ pub async fn run(url: &str, opts: &ClientOptions) -> Result<ClientEnd, ServeErro
         paused: false,
         accepted: None,
         aborted: false,
+        leave_when_answered: opts.leave_when_answered,
         faults,
         variants,
     };
@@ -195,6 +199,19 @@ impl Client {
                 return self.send(json!({"type": "ERROR", "payload": error})).await;
             }
         };
+        let ends_run = matches!(
+            model::event_type(&event),
+            Some("RUN_FINISHED" | "RUN_ERROR")
+        );
+        self.on_event(event).await;
+        // Answered: a run ended (well-formed or not: a broken server's answer is still its
+        // answer) once everything the client had to say went out.
+        if ends_run && self.leave_when_answered && self.outbox.is_empty() {
+            self.aborted = true;
+        }
+    }
+
+    async fn on_event(&mut self, event: Value) {
         // §Versioning and Extensibility: with crit true, an unknown field MUST trigger
         // UNSUPPORTED_TYPE (and the message is not acted on).
         let schema = crate::protocol::haip::schema::schema();

@@ -85,6 +85,7 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
         dial: |url, opts| Box::pin(client::run(url, opts)),
         tools: &[],
         slow_tools: &[],
+        leaves_when_answered: true,
     }),
 };
 

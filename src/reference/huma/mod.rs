@@ -62,6 +62,7 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
         dial: |url, opts| Box::pin(client::run(url, opts)),
         tools: &[client::QUICK_TOOL],
         slow_tools: &[client::SLOW_TOOL],
+        leaves_when_answered: false,
     }),
 };
 

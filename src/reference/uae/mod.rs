@@ -154,6 +154,7 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
         dial: |target, opts| Box::pin(dial(target, opts)),
         tools: &[],
         slow_tools: &[],
+        leaves_when_answered: false,
     }),
 };
 
