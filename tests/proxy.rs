@@ -354,3 +354,84 @@ async fn an_upstream_that_is_gone_makes_the_connection_an_error() {
         carried.cases
     );
 }
+
+/// The Nuum reference host starting `wireprobe proxy nuum -- wireprobe serve nuum --stdio` as
+/// its agent: the rules the proxy's report shows broken, with their sides, and the verdict.
+async fn nuum_session(
+    server_faults: &[&str],
+    client_faults: &[&str],
+) -> (Vec<(String, Direction)>, Verdict) {
+    let bin = env!("CARGO_BIN_EXE_wireprobe");
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let report = dir.path().join("proxy.json");
+    let mut agent = format!("{bin} serve nuum --stdio");
+    for fault in server_faults {
+        agent.push_str(&format!(" --fault {fault}"));
+    }
+    let command = format!(
+        "{bin} proxy nuum --transcripts all --report json={} -- {agent}",
+        report.display()
+    );
+    let host = reference::get("nuum")
+        .and_then(|r| r.client.as_ref())
+        .expect("a reference host");
+    let opts = ClientOptions {
+        faults: client_faults.iter().map(|f| f.to_string()).collect(),
+        leave_when_answered: true,
+        ..ClientOptions::default()
+    };
+    let played = tokio::time::timeout(LIMIT, (host.dial)(&command, &opts)).await;
+    assert!(matches!(played, Ok(Ok(_))), "the host played: {played:?}");
+    let text = std::fs::read_to_string(&report).expect("the proxy wrote its report");
+    let report: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let case = &report["cases"][0];
+    let mut rules: Vec<(String, Direction)> = case["violations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|v| {
+            let side = match v["side"].as_str() {
+                Some("client") => Direction::Client,
+                _ => Direction::Server,
+            };
+            (v["rule"].as_str().unwrap_or_default().to_owned(), side)
+        })
+        .collect();
+    rules.sort_by_key(|(rule, side)| (rule.clone(), *side == Direction::Client));
+    rules.dedup();
+    let verdict = serde_json::from_value(case["verdict"].clone()).expect("a verdict");
+    (rules, verdict)
+}
+
+#[tokio::test]
+async fn the_stdio_form_stands_in_for_a_nuum_agent_and_judges_both_sides() {
+    let (rules, verdict) = nuum_session(&[], &[]).await;
+    assert_eq!(
+        (rules, verdict),
+        (vec![], Verdict::Pass),
+        "a correct host and agent"
+    );
+    for (fault, want) in [
+        ("init-twice", "NUUM-INIT-001"),
+        ("double-result", "NUUM-RES-001"),
+        ("session-id-drift", "NUUM-SID-001"),
+    ] {
+        let (rules, _) = nuum_session(&[fault], &[]).await;
+        assert_eq!(
+            rules,
+            [(want.to_owned(), Direction::Server)],
+            "agent --fault {fault}"
+        );
+    }
+    for (fault, want) in [
+        ("not-json", "NUUM-HOST-002"),
+        ("unknown-action", "NUUM-HOST-001"),
+    ] {
+        let (rules, _) = nuum_session(&[], &[fault]).await;
+        assert_eq!(
+            rules,
+            [(want.to_owned(), Direction::Client)],
+            "host --fault {fault}"
+        );
+    }
+}

@@ -24,10 +24,7 @@ pub(super) async fn proxy(args: ProxyArgs) -> Result<u8, Failure> {
         None => BTreeSet::new(),
     };
     if !args.command.is_empty() {
-        return Err(usage(anyhow!(
-            "the stdio form (`proxy {} -- CMD`) is not built yet",
-            p.id()
-        )));
+        return stand_in(p, &args, &known_failing).await;
     }
     let (Some(listen), Some(upstream)) = (&args.listen, &args.upstream) else {
         return Err(usage(anyhow!(
@@ -72,16 +69,13 @@ pub(super) async fn proxy(args: ProxyArgs) -> Result<u8, Failure> {
         once: args.once,
     };
     let carried = proxy::carry(p, listener, plan, stopped(args.duration), print_live).await;
-    finish(
-        p,
-        &args,
-        upstream.url(),
+    let ran = Ran {
+        target: upstream.url(),
         started_at,
         started,
-        carried.cases,
-        &known_failing,
-    )
-    .and_then(|code| match carried.never_reached {
+        cases: carried.cases,
+    };
+    finish(p, &args, ran, &known_failing, false).and_then(|code| match carried.never_reached {
         true => Err(Failure {
             code: EXIT_UNREACHABLE,
             error: anyhow!(
@@ -127,27 +121,96 @@ fn print_live(v: &Live) {
     );
 }
 
-/// Writes the reports and gives the exit code.
-fn finish(
+/// The stdio form: wireprobe in the agent's place for a host that starts it. The agent's
+/// stdout is the host's protocol stream, so everything of wireprobe's goes to stderr, and
+/// the exit status is the agent's (the host reads it); the reports say how both sides did.
+async fn stand_in(
     p: &dyn wireprobe::protocol::Protocol,
     args: &ProxyArgs,
-    shown_target: &str,
+    known_failing: &BTreeSet<String>,
+) -> Result<u8, Failure> {
+    if args.listen.is_some() {
+        return Err(usage(anyhow!(
+            "--listen/--upstream and -- CMD are two forms of proxy: give one"
+        )));
+    }
+    if args.reports.iter().any(|r| r.path.is_none()) {
+        return Err(usage(anyhow!(
+            "the stdio form's stdout is the agent's: write reports to files"
+        )));
+    }
+    let started_at = SystemTime::now();
+    let started = Instant::now();
+    let host = proxy::Host {
+        input: tokio::io::stdin(),
+        output: tokio::io::stdout(),
+        errors: tokio::io::stderr(),
+    };
+    let transcripts = args.transcripts.unwrap_or(Transcripts::Failing);
+    let stood = proxy::stand_in(
+        p,
+        &args.command,
+        args.max_frame_bytes,
+        transcripts,
+        host,
+        print_live,
+    )
+    .await;
+    let status = stood.status.map_err(|e| Failure {
+        code: EXIT_UNREACHABLE,
+        error: anyhow!("cannot start the agent: {e}"),
+    })?;
+    let ran = Ran {
+        target: &args.command.join(" "),
+        started_at,
+        started,
+        cases: stood.cases,
+    };
+    let written = finish(p, args, ran, known_failing, true);
+    let code = match status.code() {
+        Some(code) => code,
+        None => {
+            #[cfg(unix)]
+            let signalled = std::os::unix::process::ExitStatusExt::signal(&status).unwrap_or(0);
+            #[cfg(not(unix))]
+            let signalled = 0;
+            128 + signalled
+        }
+    };
+    if let Err(Failure { error, .. }) = written {
+        eprintln!("wireprobe: {error:#}");
+    }
+    // The host's stdin is read on a thread of its own: leave without waiting for it.
+    std::process::exit(code)
+}
+
+/// What a proxy carried, for its reports.
+struct Ran<'a> {
+    target: &'a str,
     started_at: SystemTime,
     started: Instant,
     cases: Vec<CaseResult>,
+}
+
+/// Writes the reports and gives the exit code (`summary_to_stderr`: stdout is not ours).
+fn finish(
+    p: &dyn wireprobe::protocol::Protocol,
+    args: &ProxyArgs,
+    ran: Ran<'_>,
     known_failing: &BTreeSet<String>,
+    summary_to_stderr: bool,
 ) -> Result<u8, Failure> {
     let report = Report::new(
         p.id(),
-        shown_target,
-        started_at,
-        started.elapsed().as_millis() as u64,
+        ran.target,
+        ran.started_at,
+        ran.started.elapsed().as_millis() as u64,
         p.rules(),
-        cases,
+        ran.cases,
     );
     let gate = Gate::evaluate(&report, args.strict, known_failing);
     let summary = console::summary(&report, &gate);
-    match args.reports.iter().any(|r| r.path.is_none()) {
+    match summary_to_stderr || args.reports.iter().any(|r| r.path.is_none()) {
         true => eprint!("{summary}"),
         false => say!("{}", summary.trim_end()),
     }

@@ -5,7 +5,9 @@
 pub mod network;
 pub mod session;
 pub mod sessions;
+pub mod stdio;
 
 pub use network::{carry, Carried, Plan};
 pub use session::{Live, ProxySession};
 pub use sessions::Sessions;
+pub use stdio::{stand_in, Host, StoodIn};

@@ -8,9 +8,12 @@
 pub mod exchange;
 pub(crate) mod http_serve;
 pub mod length_prefixed;
+pub mod line_tap;
 pub mod passthrough;
+pub mod pipe_relay;
 pub mod process;
 pub mod relay;
+pub mod relayed;
 pub mod socketio;
 pub mod sse;
 pub mod sse_server;

@@ -4,6 +4,8 @@
 //! byte forwarded as it came, and a copy read by a [`WsTap`] per direction, whose messages
 //! are handed to a [`TapSender`] for judging off the forwarding path. It knows no protocol.
 
+use super::relayed::copy_tapped;
+pub use super::relayed::{Peer, Relayed};
 use super::tap::TapSender;
 use super::ws_tap::WsTap;
 use super::{Received, TransportError};
@@ -18,52 +20,9 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Mutex;
-
-/// Which peer sent what passed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Peer {
-    /// The client that connected to the proxy.
-    Client,
-    /// The upstream server.
-    Upstream,
-}
-
-/// What the relay hands the judge, in the order it saw it.
-#[derive(Debug)]
-pub enum Relayed {
-    /// A client opened a session (connection `conn`, from `peer`, asking for `target`).
-    Opened {
-        conn: usize,
-        peer: Option<SocketAddr>,
-        target: String,
-    },
-    /// What one side sent, or what was observed of it, at `at`.
-    Item {
-        conn: usize,
-        from: Peer,
-        received: Received,
-        at: Instant,
-    },
-    /// Session `conn` is over: both directions ended.
-    Ended { conn: usize },
-}
-
-impl Relayed {
-    /// Bytes it holds, for the tap's budget.
-    pub fn len(&self) -> usize {
-        match self {
-            Relayed::Item { received, .. } => received.len(),
-            _ => 0,
-        }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
 
 /// Where the proxy forwards to: `ws://`, `wss://`, `http://` or `https://` and an authority;
 /// a path of its own is where a client asking for `/` is sent.
@@ -418,51 +377,15 @@ impl ClientConn {
     {
         let (client_rx, client_tx) = tokio::io::split(client);
         let (upstream_rx, upstream_tx) = tokio::io::split(upstream);
-        let up = self.pump(conn, Peer::Client, client_rx, upstream_tx);
-        let down = self.pump(conn, Peer::Upstream, upstream_rx, client_tx);
+        let tap = &self.shared.tap;
+        let frames = || WsTap::new(self.shared.opts.max_frame);
+        let up = copy_tapped(client_rx, upstream_tx, frames(), conn, Peer::Client, tap);
+        let down = copy_tapped(upstream_rx, client_tx, frames(), conn, Peer::Upstream, tap);
         tokio::pin!(up, down);
         let linger = self.shared.opts.linger;
         tokio::select! {
             _ = &mut up => { let _ = tokio::time::timeout(linger, down).await; }
             _ = &mut down => { let _ = tokio::time::timeout(linger, up).await; }
-        }
-    }
-
-    /// Copies what `from` sends to the other side, then reads it for the judge.
-    async fn pump<R, W>(&self, conn: usize, from: Peer, mut rx: R, mut tx: W)
-    where
-        R: AsyncRead + Unpin,
-        W: AsyncWrite + Unpin,
-    {
-        let mut frames = WsTap::new(self.shared.opts.max_frame);
-        let mut buf = vec![0u8; super::websocket::READ_BUFFER];
-        let mut out = Vec::new();
-        loop {
-            let n = match rx.read(&mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => n,
-            };
-            let at = Instant::now();
-            let delivered = tx.write_all(&buf[..n]).await.is_ok();
-            frames.feed(&buf[..n], &mut out);
-            for received in out.drain(..) {
-                let bytes = received.len();
-                let item = Relayed::Item {
-                    conn,
-                    from,
-                    received,
-                    at,
-                };
-                self.shared.tap.send(item, bytes).await;
-            }
-            if !delivered {
-                break;
-            }
-        }
-        let _ = tx.shutdown().await;
-        frames.end(&mut out);
-        for received in out.drain(..) {
-            self.item(conn, from, received).await;
         }
     }
 }

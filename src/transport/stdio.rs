@@ -139,6 +139,9 @@ pub async fn spawn(opts: &StdioOptions) -> Result<Connection, TransportError> {
     Ok(Connection::from_parts(parts, task))
 }
 
+/// How long a process closed politely has to end on its own before it is killed.
+const CLOSE_GRACE: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// One stdout read, as the transport reports it.
 pub(super) enum Read {
     Line(Vec<u8>),
@@ -173,7 +176,7 @@ pub(super) fn line_bytes(out: super::Outgoing) -> Result<Vec<u8>, TransportError
     })
 }
 
-pub(super) fn frame_of(line: Vec<u8>) -> Frame {
+pub(crate) fn frame_of(line: Vec<u8>) -> Frame {
     match String::from_utf8(line) {
         Ok(text) => Frame::Text(text),
         Err(e) => Frame::RawText(e.into_bytes()),
@@ -210,8 +213,21 @@ async fn pump(
                     }));
                 }
                 // The runner is done: close stdin, and the drop below kills what is left.
-                Some(RunnerCommand::Close) | None => {
+                None => {
                     let _ = stdin.shutdown().await;
+                    break;
+                }
+                // Closed politely: an agent ends when its input does, so it is given a moment
+                // to (its output read meanwhile, so it cannot block on a full pipe).
+                Some(RunnerCommand::Close) => {
+                    let _ = stdin.shutdown().await;
+                    // Only closing the pipe ends the agent's input.
+                    drop(stdin);
+                    let ends = async {
+                        while let Ok(Read::Line(_) | Read::Notice(_)) = next_read(&mut stdout, max_line).await {}
+                        let _ = child.wait().await;
+                    };
+                    let _ = tokio::time::timeout(CLOSE_GRACE, ends).await;
                     break;
                 }
             },
@@ -262,7 +278,7 @@ async fn pump(
 }
 
 /// How a process exit is reported: its code, or the signal that ended it.
-fn exit_of(status: std::process::ExitStatus) -> Received {
+pub(crate) fn exit_of(status: std::process::ExitStatus) -> Received {
     #[cfg(unix)]
     {
         use std::os::unix::process::ExitStatusExt;

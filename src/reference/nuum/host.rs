@@ -4,7 +4,8 @@
 //! Given the agent's command line, it starts the agent (its whole process group goes with the
 //! host), waits for system/init, then sends a user message, and another after each result, as
 //! §Input Messages shows them. Output it does not know, lines that are not JSON, system errors
-//! and failed turns are passed over. It ends when the agent's stdout ends.
+//! and failed turns are passed over. It ends when the agent's stdout ends, or
+//! (`leave_when_answered`) once its first message has a result: it closes the agent's stdin.
 
 use crate::reference::{ClientEnd, ClientOptions, Faults, ServeError, Variants};
 use crate::transport::{Connection, Frame, Received};
@@ -27,6 +28,8 @@ pub async fn run(command: &str, opts: &ClientOptions) -> Result<ClientEnd, Serve
         sent: 0,
         started: false,
         stopped: false,
+        leave_when_answered: opts.leave_when_answered,
+        answered: false,
         faults,
         variants,
     };
@@ -43,6 +46,9 @@ struct Host {
     started: bool,
     /// A fault made it stop sending.
     stopped: bool,
+    /// Leave once its first message has a result.
+    leave_when_answered: bool,
+    answered: bool,
     faults: Faults,
     variants: Variants,
 }
@@ -52,7 +58,12 @@ impl Host {
         let give_up = Instant::now() + MAX_SESSION;
         loop {
             match self.conn.recv(give_up).await {
-                Some((Received::Frame(Frame::Text(line)), _)) => self.on_line(&line).await,
+                Some((Received::Frame(Frame::Text(line)), _)) => {
+                    self.on_line(&line).await;
+                    if self.answered {
+                        return ClientEnd::Closed;
+                    }
+                }
                 Some((Received::Frame(_), _)) => self.stop_if("stops-on-garbage"),
                 Some((received, _)) if received.is_terminal() => return ClientEnd::Closed,
                 Some(_) => {}
@@ -97,6 +108,10 @@ impl Host {
 
     /// The next user message, as §Input Messages shows it.
     async fn next_message(&mut self) {
+        if self.leave_when_answered && self.sent > 0 {
+            self.answered = true;
+            return;
+        }
         if self.stopped || self.sent >= MAX_MESSAGES {
             return;
         }

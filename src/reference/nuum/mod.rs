@@ -124,7 +124,7 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
         dial: |agent, opts| Box::pin(host::run(agent, opts)),
         tools: &[],
         slow_tools: &[],
-        leaves_when_answered: false,
+        leaves_when_answered: true,
     }),
 };
 
