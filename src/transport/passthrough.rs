@@ -4,7 +4,7 @@
 //! byte forwarded as it came, and a copy read by a [`WsTap`] per direction, whose messages
 //! are handed to a [`TapSender`] for judging off the forwarding path. It knows no protocol.
 
-use super::relayed::copy_tapped;
+use super::relayed::{copy_tapped, hand_over};
 pub use super::relayed::{Peer, Relayed};
 use super::tap::TapSender;
 use super::ws_tap::WsTap;
@@ -354,15 +354,7 @@ impl ClientConn {
     }
 
     async fn item(&self, conn: usize, from: Peer, received: Received) {
-        let at = Instant::now();
-        let bytes = received.len();
-        let item = Relayed::Item {
-            conn,
-            from,
-            received,
-            at,
-        };
-        self.shared.tap.send(item, bytes).await;
+        hand_over(&self.shared.tap, conn, from, received, Instant::now()).await;
     }
 
     async fn ended(&self, conn: usize) {

@@ -4,10 +4,11 @@
 //! lines of text) for the judge. It knows no protocol.
 
 use super::line_tap::LineTap;
-use super::relayed::{copy_tapped, Peer, Relayed, StreamReader};
+use super::process::{spawn_piped, Piped};
+use super::relayed::{copy_tapped, hand_over, Peer, Relayed, StreamReader};
 use super::tap::TapSender;
 use super::{Frame, Received, TransportError};
-use std::process::{ExitStatus, Stdio};
+use std::process::ExitStatus;
 use tokio::io::{AsyncRead, AsyncWrite};
 
 /// Stderr lines handed to the judge at most (the rest are still passed on).
@@ -90,23 +91,14 @@ where
     O: AsyncWrite + Unpin,
     E: AsyncWrite + Unpin,
 {
-    let (mut command, shown) = super::process::command_of(argv)?;
-    command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    let mut child = command.spawn().map_err(|e| TransportError::Unreachable {
-        target: shown.clone(),
-        reason: format!("cannot start the program: {e}"),
-    })?;
-    let (Some(stdin), Some(stdout), Some(stderr)) =
-        (child.stdin.take(), child.stdout.take(), child.stderr.take())
-    else {
-        return Err(TransportError::Protocol(
-            "the child's standard streams are missing".into(),
-        ));
-    };
+    // The agent stays in the host's process group: a Ctrl-C reaches it as it would have.
+    let Piped {
+        mut child,
+        stdin,
+        stdout,
+        stderr,
+        shown,
+    } = spawn_piped(argv, None, false)?;
     let opened = Relayed::Opened {
         conn: SESSION,
         peer: None,
@@ -134,14 +126,14 @@ where
         .await
         .map_err(|e| TransportError::Protocol(format!("cannot wait for the agent: {e}")))?;
     let ended = super::stdio::exit_of(status);
-    let bytes = ended.len();
-    let item = Relayed::Item {
-        conn: SESSION,
-        from: Peer::Upstream,
-        received: ended,
-        at: std::time::Instant::now(),
-    };
-    tap.send(item, bytes).await;
+    hand_over(
+        &tap,
+        SESSION,
+        Peer::Upstream,
+        ended,
+        std::time::Instant::now(),
+    )
+    .await;
     tap.send(Relayed::Ended { conn: SESSION }, 0).await;
     Ok(status)
 }

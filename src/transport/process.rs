@@ -135,6 +135,55 @@ pub(crate) fn command_of(argv: &[String]) -> Result<(Command, String), Transport
     Ok((command, shown))
 }
 
+/// A program started with its three standard streams piped to wireprobe.
+pub(crate) struct Piped {
+    pub child: Child,
+    pub stdin: tokio::process::ChildStdin,
+    pub stdout: tokio::process::ChildStdout,
+    pub stderr: tokio::process::ChildStderr,
+    /// The command line, as shown in messages.
+    pub shown: String,
+}
+
+/// Starts `argv` (in `cwd` when given, leading a process group of its own when `group`),
+/// its standard streams piped; it is killed when its [`Child`] is dropped.
+pub(crate) fn spawn_piped(
+    argv: &[String],
+    cwd: Option<&Path>,
+    group: bool,
+) -> Result<Piped, TransportError> {
+    let (mut command, shown) = command_of(argv)?;
+    command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    if group {
+        own_group(&mut command);
+    }
+    if let Some(dir) = cwd {
+        command.current_dir(dir);
+    }
+    let mut child = command.spawn().map_err(|e| TransportError::Unreachable {
+        target: shown.clone(),
+        reason: format!("cannot start the process: {e}"),
+    })?;
+    let (Some(stdin), Some(stdout), Some(stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        return Err(TransportError::Protocol(
+            "the child's standard streams are missing".into(),
+        ));
+    };
+    Ok(Piped {
+        child,
+        stdin,
+        stdout,
+        stderr,
+        shown,
+    })
+}
+
 /// Sends each line of `reader` on, up to [`MAX_LINES`]; the rest is read and dropped, so a
 /// chatty program never blocks on a full pipe.
 async fn forward(reader: impl AsyncRead + Unpin, stream: Stream, tx: mpsc::Sender<OutputLine>) {

@@ -53,6 +53,24 @@ impl Relayed {
     }
 }
 
+/// Hands what `from` sent on session `conn` (or what was observed of it) at `at` to `tap`.
+pub async fn hand_over(
+    tap: &TapSender<Relayed>,
+    conn: usize,
+    from: Peer,
+    received: Received,
+    at: Instant,
+) {
+    let bytes = received.len();
+    let item = Relayed::Item {
+        conn,
+        from,
+        received,
+        at,
+    };
+    tap.send(item, bytes).await;
+}
+
 /// Reads a stream's bytes as they pass, sans-IO.
 pub trait StreamReader {
     /// The next bytes; `out` gets what they complete.
@@ -98,18 +116,11 @@ pub async fn copy_tapped<R, W>(
 {
     let mut buf = vec![0u8; CHUNK];
     let mut out = Vec::new();
-    let hand_over = |out: &mut Vec<Received>, at: Instant| {
+    let hand_all = |out: &mut Vec<Received>, at: Instant| {
         let items = std::mem::take(out);
         async move {
             for received in items {
-                let bytes = received.len();
-                let item = Relayed::Item {
-                    conn,
-                    from,
-                    received,
-                    at,
-                };
-                tap.send(item, bytes).await;
+                hand_over(tap, conn, from, received, at).await;
             }
         }
     };
@@ -126,12 +137,12 @@ pub async fn copy_tapped<R, W>(
         .await
         .is_ok();
         reader.feed(&buf[..n], &mut out);
-        hand_over(&mut out, at).await;
+        hand_all(&mut out, at).await;
         if !delivered {
             break;
         }
     }
     let _ = tx.shutdown().await;
     reader.end(&mut out);
-    hand_over(&mut out, Instant::now()).await;
+    hand_all(&mut out, Instant::now()).await;
 }

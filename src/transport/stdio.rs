@@ -9,7 +9,6 @@
 use super::{Command as RunnerCommand, Connection, Frame, Inbox, Received, TransportError};
 use crate::ndjson::{AsyncLines, Line};
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use tokio::io::{AsyncBufRead, AsyncWriteExt, BufReader};
 use tokio::process::Child;
 use tokio::sync::mpsc;
@@ -103,28 +102,14 @@ pub fn expand_tmp(argv: &[String], tmp: &Path) -> Vec<String> {
 
 /// Starts the process and returns its connection.
 pub async fn spawn(opts: &StdioOptions) -> Result<Connection, TransportError> {
-    let (mut command, shown) = super::process::command_of(&opts.argv)?;
-    command
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
     // Whatever the target starts goes with it when the case is done with it.
-    super::process::own_group(&mut command);
-    if let Some(dir) = &opts.cwd {
-        command.current_dir(dir);
-    }
-    let mut child = command.spawn().map_err(|e| TransportError::Unreachable {
-        target: shown.clone(),
-        reason: format!("cannot start the process: {e}"),
-    })?;
-    let (Some(stdin), Some(stdout), Some(stderr)) =
-        (child.stdin.take(), child.stdout.take(), child.stderr.take())
-    else {
-        return Err(TransportError::Protocol(
-            "the child's standard streams are missing".into(),
-        ));
-    };
+    let super::process::Piped {
+        child,
+        stdin,
+        stdout,
+        stderr,
+        ..
+    } = super::process::spawn_piped(&opts.argv, opts.cwd.as_deref(), true)?;
     let group = super::process::GroupKill::of(&child);
     let (inbox, commands, parts) = Connection::channels();
     let task = tokio::spawn(pump(
