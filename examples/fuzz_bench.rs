@@ -4,12 +4,11 @@
 //!
 //! Usage: fuzz_bench [SECONDS] [JOBS]
 
-use futures_util::{SinkExt, StreamExt};
+#[path = "shared/echo.rs"]
+mod echo;
+
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
-use tokio_tungstenite::tungstenite::Message;
 use wireprobe::fuzz::engine::{self, FuzzConfig};
 use wireprobe::protocol;
 use wireprobe::reference::{self, ServeOptions};
@@ -56,51 +55,8 @@ async fn fuzz_rate(span: Duration, jobs: usize) -> Result<f64, Box<dyn std::erro
 }
 
 /// Messages per second echoed by a bare tokio-tungstenite server, `jobs` connections each
-/// sending one message and waiting for it to come back.
+/// sending one message the size of a typical HAIP envelope and waiting for it to come back.
 async fn echo_rate(span: Duration, jobs: usize) -> Result<f64, Box<dyn std::error::Error>> {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    tokio::spawn(async move {
-        while let Ok((tcp, _)) = listener.accept().await {
-            tokio::spawn(async move {
-                let _ = tcp.set_nodelay(true);
-                let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await else {
-                    return;
-                };
-                while let Some(Ok(msg)) = ws.next().await {
-                    if msg.is_text() && ws.send(msg).await.is_err() {
-                        break;
-                    }
-                }
-            });
-        }
-    });
-    let count = Arc::new(AtomicU64::new(0));
-    let deadline = Instant::now() + span;
-    // A message the size of a typical HAIP envelope.
-    let payload = "x".repeat(220);
-    let mut clients = Vec::new();
-    for _ in 0..jobs {
-        let (count, payload) = (count.clone(), payload.clone());
-        clients.push(tokio::spawn(async move {
-            let url = format!("ws://{addr}/");
-            let Ok((mut ws, _)) = tokio_tungstenite::connect_async(url).await else {
-                return;
-            };
-            while Instant::now() < deadline {
-                if ws.send(Message::text(payload.clone())).await.is_err() {
-                    return;
-                }
-                match ws.next().await {
-                    Some(Ok(_)) => count.fetch_add(1, Ordering::Relaxed),
-                    _ => return,
-                };
-            }
-        }));
-    }
-    let started = Instant::now();
-    for c in clients {
-        let _ = c.await;
-    }
-    Ok(count.load(Ordering::Relaxed) as f64 / started.elapsed().as_secs_f64())
+    let addr = echo::server().await?;
+    Ok(echo::rate(addr, span, jobs, &"x".repeat(220)).await)
 }

@@ -1,0 +1,100 @@
+//! What `wireprobe proxy` costs on loopback, measured beside a direct connection in the same
+//! run (`scripts/bench-proxy.sh`): the added round-trip latency (p50, p99) of one connection,
+//! and the echo rate of many connections through the proxy against direct. The proxy judges
+//! every message as HAIP, as the command does.
+//!
+//! Usage: proxy_bench [SECONDS] [JOBS] [ROUND_TRIPS]
+
+#[path = "shared/echo.rs"]
+mod echo;
+
+use std::time::Duration;
+use wireprobe::proxy::{carry, Plan};
+use wireprobe::report::Transcripts;
+use wireprobe::transport::passthrough::{PassOptions, Upstream};
+
+/// A HAIP envelope of the usual size, which the judge parses and checks.
+const ENVELOPE: &str = r#"{"id":"6f1c2a34-5b6d-4e7f-8a9b-0c1d2e3f4a5b","session":"0b9e8d7c-6a5b-4c3d-9e1f-2a3b4c5d6e7f","seq":"1","ts":"1795574070757","channel":"USER","type":"TEXT_MESSAGE_PART","payload":{"message_id":"1a2b3c4d-5e6f-4a1b-8c2d-3e4f5a6b7c8d","text":"hello"}}"#;
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let secs: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(5);
+    let jobs: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(32);
+    let trips: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(5000);
+    let echo = echo::server().await?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let proxy = listener.local_addr()?;
+    let haip = wireprobe::protocol::get("haip").ok_or("no haip")?;
+    let plan = Plan {
+        upstream: Upstream::parse(&format!("ws://{echo}/"))?,
+        pass: PassOptions {
+            max_frame: wireprobe::transport::DEFAULT_MAX_FRAME,
+            insecure: false,
+            connect_timeout: Duration::from_secs(5),
+            linger: Duration::from_secs(5),
+        },
+        transcripts: Transcripts::Failing,
+        once: false,
+    };
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let judged = tokio::spawn(async move {
+        carry(
+            haip,
+            listener,
+            plan,
+            async {
+                let _ = stopped.await;
+            },
+            |_| {},
+        )
+        .await
+    });
+
+    let direct = echo::round_trips(echo, trips, ENVELOPE).await;
+    let proxied = echo::round_trips(proxy, trips, ENVELOPE).await;
+    let (d50, d99) = (percentile(&direct, 50.0), percentile(&direct, 99.0));
+    let (p50, p99) = (percentile(&proxied, 50.0), percentile(&proxied, 99.0));
+    println!("round trip, one connection ({trips} messages):");
+    println!(
+        "  direct        p50 {:>8.1} µs   p99 {:>8.1} µs",
+        micros(d50),
+        micros(d99)
+    );
+    println!(
+        "  through proxy p50 {:>8.1} µs   p99 {:>8.1} µs",
+        micros(p50),
+        micros(p99)
+    );
+    println!(
+        "  added latency p50 {:>8.1} µs   p99 {:>8.1} µs   (targets: < 1000, < 5000)",
+        micros(p50) - micros(d50),
+        micros(p99) - micros(d99)
+    );
+    let span = Duration::from_secs(secs);
+    let direct_rate = echo::rate(echo, span, jobs, ENVELOPE).await;
+    let proxied_rate = echo::rate(proxy, span, jobs, ENVELOPE).await;
+    println!("echo rate, {jobs} connections, {secs} s each:");
+    println!("  direct        {direct_rate:>10.0} messages/s");
+    println!("  through proxy {proxied_rate:>10.0} messages/s");
+    println!(
+        "  ratio proxy/direct {:.3}   (target: >= 0.5)",
+        proxied_rate / direct_rate
+    );
+    let _ = stop.send(());
+    let carried = judged.await?;
+    println!("connections judged: {}", carried.cases.len());
+    Ok(())
+}
+
+/// The `p`th percentile of `times` (0 when there are none).
+fn percentile(times: &[Duration], p: f64) -> Duration {
+    let mut sorted = times.to_vec();
+    sorted.sort();
+    let at = ((p / 100.0) * (sorted.len().saturating_sub(1)) as f64).round() as usize;
+    sorted.get(at).copied().unwrap_or_default()
+}
+
+fn micros(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e6
+}
