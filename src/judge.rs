@@ -201,6 +201,15 @@ pub struct FrameViolation {
     pub side: Option<Direction>,
 }
 
+/// True when `v` is worth keeping beside what a case `found` already: not the same rule
+/// with the same message again, fewer than [`MAX_PER_RULE`] of its rule and
+/// [`MAX_CASE_VIOLATIONS`] in all.
+pub fn has_room(found: &[FrameViolation], v: &Violation) -> bool {
+    let same_rule = found.iter().filter(|f| f.rule == v.rule);
+    let seen = same_rule.clone().any(|f| f.message == v.message);
+    !seen && same_rule.count() < MAX_PER_RULE && found.len() < MAX_CASE_VIOLATIONS
+}
+
 /// Every rule the target (the `judged` side) broke anywhere in `transcript`, in wire order.
 /// The same rule with the same message is kept once (at its first frame), at most
 /// [`MAX_PER_RULE`] of one rule and [`MAX_CASE_VIOLATIONS`] in all.
@@ -219,9 +228,7 @@ pub fn target_violations(
             continue;
         }
         for v in scratch.drain(..) {
-            let same_rule = found.iter().filter(|f| f.rule == v.rule);
-            let seen = same_rule.clone().any(|f| f.message == v.message);
-            if seen || same_rule.count() >= MAX_PER_RULE || found.len() >= MAX_CASE_VIOLATIONS {
+            if !has_room(&found, &v) {
                 continue;
             }
             found.push(FrameViolation {

@@ -22,11 +22,7 @@ pub fn event(e: &Value) -> String {
     if text.len() <= MAX_SHOWN {
         return text;
     }
-    let kind = ["type", "subtype"]
-        .iter()
-        .filter_map(|k| e.get(*k).and_then(Value::as_str))
-        .collect::<Vec<_>>()
-        .join("/");
+    let kind = named(e, &["type", "subtype"]);
     let cut = text
         .char_indices()
         .nth(MAX_SHOWN)
@@ -39,23 +35,25 @@ pub fn event(e: &Value) -> String {
     }
 }
 
-/// What kind of item an entry is, in a few words: an event's `type` (and `subtype`), or its
-/// `method` or `event` when it has no type; an observation as [`entry`] says it, cut short.
-pub fn kind(e: &crate::transcript::Entry) -> String {
+/// The string values `e` has under `keys`, joined by `/` (empty when it has none).
+fn named(e: &Value, keys: &[&str]) -> String {
+    keys.iter()
+        .filter_map(|k| e.get(*k).and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// What kind of item a record is, in a few words: an event's `type` (and `subtype`), or its
+/// `method` or `event` when it has no type; an observation as [`record`] says it, cut short.
+pub fn kind(r: &crate::transcript::Record) -> String {
     use crate::transcript::Record;
-    let Record::Event { event: ev, .. } = &e.record else {
-        return entry(e).chars().take(60).collect();
-    };
-    let named = |keys: &[&str]| {
-        keys.iter()
-            .filter_map(|k| ev.get(*k).and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("/")
+    let Record::Event { event: ev, .. } = r else {
+        return record(r).chars().take(60).collect();
     };
     [
-        named(&["type", "subtype"]),
-        named(&["method"]),
-        named(&["event"]),
+        named(ev, &["type", "subtype"]),
+        named(ev, &["method"]),
+        named(ev, &["event"]),
     ]
     .into_iter()
     .find(|k| !k.is_empty())
@@ -64,8 +62,13 @@ pub fn kind(e: &crate::transcript::Entry) -> String {
 
 /// A transcript entry as one line: an event as [`event`] shows it, an observation in words.
 pub fn entry(e: &crate::transcript::Entry) -> String {
+    record(&e.record)
+}
+
+/// A record as one line: an event as [`event`] shows it, an observation in words.
+pub fn record(r: &crate::transcript::Record) -> String {
     use crate::transcript::{Observation as O, Record};
-    let o = match &e.record {
+    let o = match r {
         Record::Event { event: ev, .. } => return event(ev),
         Record::Observed(o) => o,
     };

@@ -64,11 +64,7 @@ async fn haip_session(server_faults: &[&str], client_faults: &[&str]) -> CaseRes
     let client = reference::get("haip")
         .and_then(|r| r.client.as_ref())
         .expect("a reference client");
-    let client_opts = ClientOptions {
-        faults: client_faults.iter().map(|f| f.to_string()).collect(),
-        leave_when_answered: true,
-        ..ClientOptions::default()
-    };
+    let client_opts = leaving(client_faults);
     let carried = proxied("haip", &server.url, |addr| async move {
         let url = format!("ws://{addr}/");
         let played = tokio::time::timeout(LIMIT, (client.dial)(&url, &client_opts)).await;
@@ -80,6 +76,15 @@ async fn haip_session(server_faults: &[&str], client_faults: &[&str]) -> CaseRes
     .await;
     assert_eq!(carried.cases.len(), 1, "{:#?}", carried.cases);
     carried.cases.into_iter().next().expect("one case")
+}
+
+/// A reference client with `faults` that leaves once answered.
+fn leaving(faults: &[&str]) -> ClientOptions {
+    ClientOptions {
+        faults: faults.iter().map(|f| f.to_string()).collect(),
+        leave_when_answered: true,
+        ..ClientOptions::default()
+    }
 }
 
 /// The rules broken, each with the side that broke it.
@@ -356,11 +361,8 @@ async fn an_upstream_that_is_gone_makes_the_connection_an_error() {
 }
 
 /// The Nuum reference host starting `wireprobe proxy nuum -- wireprobe serve nuum --stdio` as
-/// its agent: the rules the proxy's report shows broken, with their sides, and the verdict.
-async fn nuum_session(
-    server_faults: &[&str],
-    client_faults: &[&str],
-) -> (Vec<(String, Direction)>, Verdict) {
+/// its agent: the session's case in the report the proxy wrote.
+async fn nuum_session(server_faults: &[&str], client_faults: &[&str]) -> CaseResult {
     let bin = env!("CARGO_BIN_EXE_wireprobe");
     let dir = tempfile::tempdir().expect("a temporary directory");
     let report = dir.path().join("proxy.json");
@@ -375,39 +377,19 @@ async fn nuum_session(
     let host = reference::get("nuum")
         .and_then(|r| r.client.as_ref())
         .expect("a reference host");
-    let opts = ClientOptions {
-        faults: client_faults.iter().map(|f| f.to_string()).collect(),
-        leave_when_answered: true,
-        ..ClientOptions::default()
-    };
-    let played = tokio::time::timeout(LIMIT, (host.dial)(&command, &opts)).await;
+    let played = tokio::time::timeout(LIMIT, (host.dial)(&command, &leaving(client_faults))).await;
     assert!(matches!(played, Ok(Ok(_))), "the host played: {played:?}");
     let text = std::fs::read_to_string(&report).expect("the proxy wrote its report");
-    let report: serde_json::Value = serde_json::from_str(&text).expect("JSON");
-    let case = &report["cases"][0];
-    let mut rules: Vec<(String, Direction)> = case["violations"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|v| {
-            let side = match v["side"].as_str() {
-                Some("client") => Direction::Client,
-                _ => Direction::Server,
-            };
-            (v["rule"].as_str().unwrap_or_default().to_owned(), side)
-        })
-        .collect();
-    rules.sort_by_key(|(rule, side)| (rule.clone(), *side == Direction::Client));
-    rules.dedup();
-    let verdict = serde_json::from_value(case["verdict"].clone()).expect("a verdict");
-    (rules, verdict)
+    let report: wireprobe::report::Report = serde_json::from_str(&text).expect("a JSON report");
+    assert_eq!(report.cases.len(), 1, "{:#?}", report.cases);
+    report.cases.into_iter().next().expect("one case")
 }
 
 #[tokio::test]
 async fn the_stdio_form_stands_in_for_a_nuum_agent_and_judges_both_sides() {
-    let (rules, verdict) = nuum_session(&[], &[]).await;
+    let case = nuum_session(&[], &[]).await;
     assert_eq!(
-        (rules, verdict),
+        (broken(&case), case.verdict),
         (vec![], Verdict::Pass),
         "a correct host and agent"
     );
@@ -416,9 +398,9 @@ async fn the_stdio_form_stands_in_for_a_nuum_agent_and_judges_both_sides() {
         ("double-result", "NUUM-RES-001"),
         ("session-id-drift", "NUUM-SID-001"),
     ] {
-        let (rules, _) = nuum_session(&[fault], &[]).await;
+        let case = nuum_session(&[fault], &[]).await;
         assert_eq!(
-            rules,
+            broken(&case),
             [(want.to_owned(), Direction::Server)],
             "agent --fault {fault}"
         );
@@ -427,9 +409,9 @@ async fn the_stdio_form_stands_in_for_a_nuum_agent_and_judges_both_sides() {
         ("not-json", "NUUM-HOST-002"),
         ("unknown-action", "NUUM-HOST-001"),
     ] {
-        let (rules, _) = nuum_session(&[], &[fault]).await;
+        let case = nuum_session(&[], &[fault]).await;
         assert_eq!(
-            rules,
+            broken(&case),
             [(want.to_owned(), Direction::Client)],
             "host --fault {fault}"
         );

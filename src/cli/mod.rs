@@ -110,6 +110,20 @@ pub(crate) fn protocols_where(has: impl Fn(&dyn Protocol) -> bool) -> String {
     ids.join(", ")
 }
 
+/// The case and rule ids listed in the file `flag` names (`--known-failing`), if any.
+pub(crate) fn read_ids(
+    flag: &str,
+    path: Option<&std::path::Path>,
+) -> Result<std::collections::BTreeSet<String>, Failure> {
+    use anyhow::Context as _;
+    match path {
+        Some(path) => wireprobe::suite::filter::read_known_failing(path)
+            .with_context(|| format!("{flag} {}", path.display()))
+            .map_err(usage),
+        None => Ok(std::collections::BTreeSet::new()),
+    }
+}
+
 pub(crate) fn parse_headers(raw: &[String]) -> Result<Vec<(String, String)>> {
     raw.iter()
         .map(|h| {

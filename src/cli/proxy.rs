@@ -2,14 +2,13 @@
 //! prints each violation as it happens and writes the reports when it ends.
 
 use super::args::ProxyArgs;
-use super::{protocol_named, usage, Failure, EXIT_UNREACHABLE};
+use super::{protocol_named, read_ids, usage, Failure, EXIT_UNREACHABLE};
 use anyhow::{anyhow, Context};
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant, SystemTime};
 use wireprobe::proxy::{self, Live, Plan};
 use wireprobe::report::{self, console, Gate, Report, Transcripts};
 use wireprobe::results::CaseResult;
-use wireprobe::suite::filter::read_known_failing;
 use wireprobe::transport::passthrough::{PassOptions, Upstream};
 
 /// How long one direction of a relayed connection may go on after the other ended.
@@ -17,12 +16,7 @@ const LINGER: Duration = Duration::from_secs(5);
 
 pub(super) async fn proxy(args: ProxyArgs) -> Result<u8, Failure> {
     let p = protocol_named(&args.protocol).map_err(usage)?;
-    let known_failing = match &args.known_failing {
-        Some(path) => read_known_failing(path)
-            .with_context(|| format!("--known-failing {}", path.display()))
-            .map_err(usage)?,
-        None => BTreeSet::new(),
-    };
+    let known_failing = read_ids("--known-failing", args.known_failing.as_deref())?;
     if !args.command.is_empty() {
         return stand_in(p, &args, &known_failing).await;
     }

@@ -2,14 +2,15 @@
 
 use super::args::RunArgs;
 use super::target;
-use super::{load_suite, parse_headers, protocol_named, usage, Failure, EXIT_UNREACHABLE};
+use super::{
+    load_suite, parse_headers, protocol_named, read_ids, usage, Failure, EXIT_UNREACHABLE,
+};
 use anyhow::{anyhow, Context, Result};
-use std::collections::BTreeSet;
 use std::time::{Duration, Instant, SystemTime};
 use wireprobe::protocol;
 use wireprobe::report::{self, console, Gate, Report};
 use wireprobe::results::CaseResult;
-use wireprobe::suite::filter::{read_known_failing, CaseFilter};
+use wireprobe::suite::filter::CaseFilter;
 use wireprobe::suite::runner::{self, RunConfig, RunError};
 
 pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
@@ -24,14 +25,8 @@ pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
         }
         (_, path) => load_suite(p, path).map_err(usage)?,
     };
-    let read_ids = |flag: &str, path: &Option<std::path::PathBuf>| match path {
-        Some(path) => read_known_failing(path)
-            .with_context(|| format!("{flag} {}", path.display()))
-            .map_err(usage),
-        None => Ok(BTreeSet::new()),
-    };
-    let known_failing = read_ids("--known-failing", &args.known_failing)?;
-    let known_flaky = read_ids("--known-flaky", &args.known_flaky)?;
+    let known_failing = read_ids("--known-failing", args.known_failing.as_deref())?;
+    let known_flaky = read_ids("--known-flaky", args.known_flaky.as_deref())?;
     let filter = CaseFilter::new(&args.cases, &args.skips)
         .and_then(|f| f.with_rules(&args.rules))
         .map_err(|e| usage(e.into()))?;

@@ -3,13 +3,13 @@
 //! bounded transcript, and at the end a case `proxy.N` of the report, its violations each
 //! pinned to the side that broke them.
 
-use crate::judge::{observed_of, FrameViolation, Judge, MAX_CASE_VIOLATIONS, MAX_PER_RULE};
+use crate::judge::{has_room, observed_of, FrameViolation, Judge};
 use crate::protocol::Protocol;
 use crate::report::Transcripts;
 use crate::results::CaseResult;
 use crate::rules::{self, Binds, Level};
 use crate::show;
-use crate::transcript::{stored_record, Direction, Entry, Observation, Record, Transcript};
+use crate::transcript::{stored_record, Direction, Observation, Record, Transcript};
 use crate::transport::Received;
 use crate::verdict::Verdict;
 use std::collections::{BTreeMap, HashSet};
@@ -98,11 +98,7 @@ impl<'p> ProxySession<'p> {
             .observe(from, at_ms, observed_of(&record), &mut out);
         let kind = match out.is_empty() {
             true => String::new(),
-            false => show::kind(&Entry {
-                from,
-                at_ms,
-                record: record.clone(),
-            }),
+            false => show::kind(&record),
         };
         let frame = self.transcript.entries().len();
         self.transcript.push_at(from, at, record, size);
@@ -129,12 +125,7 @@ impl<'p> ProxySession<'p> {
                     message: v.message.clone(),
                 });
             }
-            let same_rule = self.violations.iter().filter(|f| f.rule == v.rule);
-            let seen = same_rule.clone().any(|f| f.message == v.message);
-            if seen
-                || same_rule.count() >= MAX_PER_RULE
-                || self.violations.len() >= MAX_CASE_VIOLATIONS
-            {
+            if !has_room(&self.violations, &v) {
                 continue;
             }
             self.violations.push(FrameViolation {

@@ -2,6 +2,7 @@
 //! and its agent it also hands here, a chunk at a time, and gets back the lines a stdio
 //! connection's runner would have received (blank and over-long lines as notices).
 
+use super::relayed::StreamReader;
 use super::stdio::frame_of;
 use super::Received;
 use crate::ndjson::{Line, LineSplitter};
@@ -24,8 +25,21 @@ impl LineTap {
         }
     }
 
+    fn received(&mut self, line: Line) -> Received {
+        match line {
+            Line::TooLong(n) => Received::Notice(format!(
+                "a line of {n} bytes, over the {}-byte limit (forwarded, not judged)",
+                self.max
+            )),
+            _ if self.line.is_empty() => Received::Notice("a blank line".into()),
+            _ => Received::Frame(frame_of(std::mem::take(&mut self.line))),
+        }
+    }
+}
+
+impl StreamReader for LineTap {
     /// Reads `bytes` (the next ones on the stream); `out` gets the lines they complete.
-    pub fn feed(&mut self, mut bytes: &[u8], out: &mut Vec<Received>) {
+    fn feed(&mut self, mut bytes: &[u8], out: &mut Vec<Received>) {
         while !bytes.is_empty() {
             let (used, ended) = self.splitter.feed(bytes, &mut self.line);
             bytes = &bytes[used..];
@@ -36,21 +50,10 @@ impl LineTap {
     }
 
     /// The stream ended: a last line without its newline still counts.
-    pub fn end(&mut self, out: &mut Vec<Received>) {
+    fn end(&mut self, out: &mut Vec<Received>) {
         match self.splitter.finish(&mut self.line) {
             Line::Eof => {}
             line => out.push(self.received(line)),
-        }
-    }
-
-    fn received(&mut self, line: Line) -> Received {
-        match line {
-            Line::TooLong(n) => Received::Notice(format!(
-                "a line of {n} bytes, over the {}-byte limit (forwarded, not judged)",
-                self.max
-            )),
-            _ if self.line.is_empty() => Received::Notice("a blank line".into()),
-            _ => Received::Frame(frame_of(std::mem::take(&mut self.line))),
         }
     }
 }

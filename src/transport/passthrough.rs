@@ -7,6 +7,7 @@
 use super::relayed::{copy_tapped, hand_over};
 pub use super::relayed::{Peer, Relayed};
 use super::tap::TapSender;
+use super::tls::Stream;
 use super::ws_tap::WsTap;
 use super::{Received, TransportError};
 use bytes::Bytes;
@@ -29,9 +30,8 @@ use tokio::sync::Mutex;
 #[derive(Clone, Debug)]
 pub struct Upstream {
     url: String,
+    uri: Uri,
     secure: bool,
-    host: String,
-    port: u16,
     authority: String,
     root: Option<String>,
 }
@@ -61,22 +61,14 @@ impl Upstream {
             .next()
             .unwrap_or_default()
             .to_owned();
-        let host = uri
-            .host()
-            .ok_or_else(|| bad("no host".into()))?
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_owned();
-        let port = uri.port_u16().unwrap_or(if secure { 443 } else { 80 });
         let root = uri
             .path_and_query()
             .map(|p| p.as_str().to_owned())
             .filter(|p| p != "/" && !p.is_empty());
         Ok(Upstream {
             url: url.to_owned(),
+            uri,
             secure,
-            host,
-            port,
             authority,
             root,
         })
@@ -103,32 +95,9 @@ impl Upstream {
 
     /// Opens a connection to the upstream (TLS for `wss://` and `https://`).
     pub async fn dial(&self, insecure: bool, timeout: Duration) -> Result<Stream, TransportError> {
-        let unreachable = |reason: String| TransportError::Unreachable {
-            target: self.url.clone(),
-            reason,
-        };
-        let ms = timeout.as_millis();
-        let tcp =
-            tokio::time::timeout(timeout, TcpStream::connect((self.host.as_str(), self.port)))
-                .await
-                .map_err(|_| unreachable(format!("TCP connect timed out after {ms} ms")))?
-                .map_err(|e| unreachable(e.to_string()))?;
-        let _ = tcp.set_nodelay(true);
-        if !self.secure {
-            return Ok(Box::new(tcp));
-        }
-        let tls = tokio::time::timeout(timeout, super::tls::connect(&self.host, tcp, insecure))
-            .await
-            .map_err(|_| unreachable(format!("TLS handshake timed out after {ms} ms")))?
-            .map_err(unreachable)?;
-        Ok(Box::new(tls))
+        super::tls::dial(&self.url, &self.uri, self.secure, insecure, timeout).await
     }
 }
-
-/// A byte stream to the upstream, plain or TLS.
-pub trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
-impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
-pub type Stream = Box<dyn Io>;
 
 /// How the relay behaves.
 #[derive(Clone, Debug)]

@@ -2,9 +2,7 @@
 //! the other side first, then a reader made for the stream (WebSocket frames, NDJSON lines)
 //! turns a copy of them into what a runner would have received.
 
-use super::line_tap::LineTap;
 use super::tap::TapSender;
-use super::ws_tap::WsTap;
 use super::Received;
 use std::net::SocketAddr;
 use std::time::Instant;
@@ -71,30 +69,25 @@ pub async fn hand_over(
     tap.send(item, bytes).await;
 }
 
+/// Hands everything in `out` over, emptying it (one buffer serves every chunk of a stream).
+async fn hand_all(
+    tap: &TapSender<Relayed>,
+    conn: usize,
+    from: Peer,
+    out: &mut Vec<Received>,
+    at: Instant,
+) {
+    for received in out.drain(..) {
+        hand_over(tap, conn, from, received, at).await;
+    }
+}
+
 /// Reads a stream's bytes as they pass, sans-IO.
 pub trait StreamReader {
     /// The next bytes; `out` gets what they complete.
     fn feed(&mut self, bytes: &[u8], out: &mut Vec<Received>);
     /// The stream ended.
     fn end(&mut self, out: &mut Vec<Received>);
-}
-
-impl StreamReader for WsTap {
-    fn feed(&mut self, bytes: &[u8], out: &mut Vec<Received>) {
-        WsTap::feed(self, bytes, out)
-    }
-    fn end(&mut self, out: &mut Vec<Received>) {
-        WsTap::end(self, out)
-    }
-}
-
-impl StreamReader for LineTap {
-    fn feed(&mut self, bytes: &[u8], out: &mut Vec<Received>) {
-        LineTap::feed(self, bytes, out)
-    }
-    fn end(&mut self, out: &mut Vec<Received>) {
-        LineTap::end(self, out)
-    }
 }
 
 /// Bytes read per copy.
@@ -116,14 +109,6 @@ pub async fn copy_tapped<R, W>(
 {
     let mut buf = vec![0u8; CHUNK];
     let mut out = Vec::new();
-    let hand_all = |out: &mut Vec<Received>, at: Instant| {
-        let items = std::mem::take(out);
-        async move {
-            for received in items {
-                hand_over(tap, conn, from, received, at).await;
-            }
-        }
-    };
     loop {
         let n = match rx.read(&mut buf).await {
             Ok(0) | Err(_) => break,
@@ -137,12 +122,12 @@ pub async fn copy_tapped<R, W>(
         .await
         .is_ok();
         reader.feed(&buf[..n], &mut out);
-        hand_all(&mut out, at).await;
+        hand_all(tap, conn, from, &mut out, at).await;
         if !delivered {
             break;
         }
     }
     let _ = tx.shutdown().await;
     reader.end(&mut out);
-    hand_all(&mut out, Instant::now()).await;
+    hand_all(tap, conn, from, &mut out, Instant::now()).await;
 }

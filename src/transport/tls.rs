@@ -11,6 +11,8 @@ use std::sync::{Arc, OnceLock};
 use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
 
+use super::TransportError;
+
 /// What `--insecure` adds to a certificate error, so the reader knows the way out.
 pub const INSECURE_HINT: &str = "a self-signed test deployment? --insecure accepts its certificate";
 
@@ -60,6 +62,53 @@ pub async fn connect(
         .connect(name, tcp)
         .await
         .map_err(|e| describe(&e.to_string()))
+}
+
+/// A byte stream to a target, plain TCP or TLS over it.
+pub trait Io: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send {}
+impl<T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send> Io for T {}
+pub type Stream = Box<dyn Io>;
+
+/// Opens a stream to the host and port of `uri` (the scheme's default port when it names
+/// none), with TLS when `secure`, within `timeout` for each step. `target` is what errors
+/// name. TCP that cannot be opened (or not in time) and a TLS handshake that fails are
+/// [`TransportError::Unreachable`]; a handshake that does not finish in time is
+/// [`TransportError::Timeout`].
+pub async fn dial(
+    target: &str,
+    uri: &hyper::Uri,
+    secure: bool,
+    insecure: bool,
+    timeout: std::time::Duration,
+) -> Result<Stream, TransportError> {
+    // An IPv6 literal comes bracketed in the URI; TCP and TLS want the bare address.
+    let host = uri
+        .host()
+        .ok_or_else(|| TransportError::BadTarget {
+            target: target.to_owned(),
+            reason: "no host".into(),
+        })?
+        .trim_start_matches('[')
+        .trim_end_matches(']');
+    let port = uri.port_u16().unwrap_or(if secure { 443 } else { 80 });
+    let unreachable = |reason: String| TransportError::Unreachable {
+        target: target.to_owned(),
+        reason,
+    };
+    let ms = timeout.as_millis() as u64;
+    let tcp = tokio::time::timeout(timeout, TcpStream::connect((host, port)))
+        .await
+        .map_err(|_| unreachable(format!("TCP connect timed out after {ms} ms")))?
+        .map_err(|e| unreachable(e.to_string()))?;
+    let _ = tcp.set_nodelay(true);
+    if !secure {
+        return Ok(Box::new(tcp));
+    }
+    let tls = tokio::time::timeout(timeout, connect(host, tcp, insecure))
+        .await
+        .map_err(|_| TransportError::Timeout(ms))?
+        .map_err(unreachable)?;
+    Ok(Box::new(tls))
 }
 
 /// A TLS failure in words, with a hint at the likely cause: a certificate refused (the way out

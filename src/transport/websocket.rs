@@ -90,14 +90,6 @@ pub async fn connect(opts: &WsOptions) -> Result<Connection, TransportError> {
             )))
         }
     };
-    // An IPv6 literal comes bracketed in the URI; TCP and TLS want the bare address.
-    let host = uri
-        .host()
-        .ok_or_else(|| bad("no host".into()))?
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .to_string();
-    let port = uri.port_u16().unwrap_or(if secure { 443 } else { 80 });
     for (name, value) in &opts.headers {
         let name = HeaderName::from_bytes(name.as_bytes())
             .map_err(|e| bad(format!("header name {name:?}: {e}")))?;
@@ -114,35 +106,9 @@ pub async fn connect(opts: &WsOptions) -> Result<Connection, TransportError> {
             .insert("sec-websocket-protocol", value);
     }
 
-    let budget_ms = opts.connect_timeout.as_millis() as u64;
-    let tcp = tokio::time::timeout(
-        opts.connect_timeout,
-        TcpStream::connect((host.as_str(), port)),
-    )
-    .await
-    .map_err(|_| TransportError::Unreachable {
-        target: opts.url.clone(),
-        reason: format!("TCP connect timed out after {budget_ms} ms"),
-    })?
-    .map_err(|e| TransportError::Unreachable {
-        target: opts.url.clone(),
-        reason: e.to_string(),
-    })?;
-    let _ = tcp.set_nodelay(true);
-    if secure {
-        let tls = tokio::time::timeout(
-            opts.connect_timeout,
-            super::tls::connect(&host, tcp, opts.insecure),
-        )
-        .await
-        .map_err(|_| TransportError::Timeout(budget_ms))?
-        .map_err(|reason| TransportError::Unreachable {
-            target: opts.url.clone(),
-            reason,
-        })?;
-        return upgrade(request, tls, opts).await;
-    }
-    upgrade(request, tcp, opts).await
+    let stream =
+        super::tls::dial(&opts.url, &uri, secure, opts.insecure, opts.connect_timeout).await?;
+    upgrade(request, stream, opts).await
 }
 
 /// The opening handshake over an open stream (TCP, or TLS over it); then the pump runs.

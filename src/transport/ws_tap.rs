@@ -3,11 +3,12 @@
 //! oddities a connection's runner would have received (RFC 6455 §5). It never writes, never
 //! blocks and keeps at most one message (up to its limit) and one frame head.
 
+use super::relayed::StreamReader;
 use super::{Frame, Received, TransportError};
 
 /// How a stream that ended without a close frame is reported (as the WebSocket transport
 /// reports it, so [`super::websocket::dropped`] reads it the same).
-pub use super::websocket::DROPPED;
+use super::websocket::DROPPED;
 
 /// Where the reader is in the byte stream.
 #[derive(Debug)]
@@ -65,45 +66,6 @@ impl WsTap {
             control: Vec::new(),
             closed: false,
         }
-    }
-
-    /// Reads `bytes` (the next ones on the wire); `out` gets what they complete.
-    pub fn feed(&mut self, mut bytes: &[u8], out: &mut Vec<Received>) {
-        while !bytes.is_empty() {
-            match self.state {
-                State::Lost => return,
-                State::Head => {
-                    let need = head_len(&self.head).saturating_sub(self.head.len()).max(1);
-                    let take = need.min(bytes.len());
-                    self.head.extend_from_slice(&bytes[..take]);
-                    bytes = &bytes[take..];
-                    if self.head.len() >= 2 && self.head.len() == head_len(&self.head) {
-                        self.start_frame(out);
-                    }
-                }
-                State::Payload { left } => {
-                    let take = (left.min(bytes.len() as u64)) as usize;
-                    self.payload(&bytes[..take]);
-                    bytes = &bytes[take..];
-                    let left = left - take as u64;
-                    self.state = State::Payload { left };
-                    if left == 0 {
-                        self.end_frame(out);
-                    }
-                }
-            }
-        }
-    }
-
-    /// The stream ended: a connection that sent no close frame dropped.
-    pub fn end(&mut self, out: &mut Vec<Received>) {
-        if !self.closed && !matches!(self.state, State::Lost) {
-            out.push(Received::Closed {
-                code: None,
-                reason: DROPPED.into(),
-            });
-        }
-        self.closed = true;
     }
 
     fn lose(&mut self, why: impl Into<String>, out: &mut Vec<Received>) {
@@ -240,6 +202,47 @@ impl WsTap {
                 ));
             }
         }
+    }
+}
+
+impl StreamReader for WsTap {
+    /// Reads `bytes` (the next ones on the wire); `out` gets what they complete.
+    fn feed(&mut self, mut bytes: &[u8], out: &mut Vec<Received>) {
+        while !bytes.is_empty() {
+            match self.state {
+                State::Lost => return,
+                State::Head => {
+                    let need = head_len(&self.head).saturating_sub(self.head.len()).max(1);
+                    let take = need.min(bytes.len());
+                    self.head.extend_from_slice(&bytes[..take]);
+                    bytes = &bytes[take..];
+                    if self.head.len() >= 2 && self.head.len() == head_len(&self.head) {
+                        self.start_frame(out);
+                    }
+                }
+                State::Payload { left } => {
+                    let take = (left.min(bytes.len() as u64)) as usize;
+                    self.payload(&bytes[..take]);
+                    bytes = &bytes[take..];
+                    let left = left - take as u64;
+                    self.state = State::Payload { left };
+                    if left == 0 {
+                        self.end_frame(out);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The stream ended: a connection that sent no close frame dropped.
+    fn end(&mut self, out: &mut Vec<Received>) {
+        if !self.closed && !matches!(self.state, State::Lost) {
+            out.push(Received::Closed {
+                code: None,
+                reason: DROPPED.into(),
+            });
+        }
+        self.closed = true;
     }
 }
 
