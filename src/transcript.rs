@@ -353,7 +353,12 @@ impl Transcript {
         let record = stored_record(received, self.condense);
         self.push_at(self.judged, at, record, received.len());
         // A client's POST was answered by wireprobe's transport: the answer is ours.
-        if let Received::Posted { path, status, .. } = received {
+        if let Received::Posted {
+            path,
+            status: Some(status),
+            ..
+        } = received
+        {
             let answer = HttpAnswer {
                 method: "POST".into(),
                 path: path.clone(),
@@ -442,10 +447,15 @@ pub fn received_record(received: &Received) -> Record {
         Received::StreamOpened(from) | Received::Subscribed(from) => {
             Record::Observed(Observation::StreamOpened { from: from.clone() })
         }
-        Received::Posted { path, body, .. } => Record::Observed(Observation::Post {
+        Received::Posted {
+            path,
+            body,
+            headers,
+            ..
+        } => Record::Observed(Observation::Post {
             path: path.clone(),
             body: body.clone(),
-            headers: Vec::new(),
+            headers: headers.clone(),
         }),
         Received::AnswerEnded { path, error } => Record::Observed(Observation::AnswerEnded {
             path: path.clone(),

@@ -4,9 +4,10 @@
 use super::session::Live;
 use super::sessions::Sessions;
 use crate::protocol::Protocol;
+use crate::protocol::TransportKind;
 use crate::report::Transcripts;
 use crate::results::CaseResult;
-use crate::transport::passthrough::{self, PassOptions, Upstream};
+use crate::transport::passthrough::{self, Grouping, PassOptions, Upstream};
 use crate::transport::tap::tap;
 use std::future::Future;
 use tokio::net::TcpListener;
@@ -43,7 +44,14 @@ pub async fn carry(
     mut live: impl FnMut(&Live),
 ) -> Carried {
     let (tx, mut rx) = tap();
-    let relay = tokio::spawn(passthrough::serve(listener, plan.upstream, plan.pass, tx));
+    let grouping = grouping_of(protocol);
+    let relay = tokio::spawn(passthrough::serve(
+        listener,
+        plan.upstream,
+        plan.pass,
+        grouping,
+        tx,
+    ));
     let mut sessions = Sessions::new(protocol, plan.transcripts);
     tokio::pin!(stop);
     loop {
@@ -67,5 +75,27 @@ pub async fn carry(
     Carried {
         cases: sessions.finish(),
         never_reached,
+    }
+}
+
+/// How a protocol's binding spreads a session over HTTP requests: Socket.IO's polling by its
+/// sid, a standing event stream and its POST routes by their prefix, each POST alone when
+/// the answer is the stream.
+fn grouping_of(protocol: &dyn Protocol) -> Grouping {
+    if protocol.transports().contains(&TransportKind::SocketIo) {
+        return Grouping::EngineIo;
+    }
+    let Some(routes) = protocol.descriptor().http_routes else {
+        return Grouping::Untapped;
+    };
+    let posts = routes.posts.iter().map(|p| p.to_string()).collect();
+    match routes.stream {
+        Some(stream) => Grouping::Routes {
+            stream: stream.to_owned(),
+            posts,
+        },
+        None => Grouping::EachPost {
+            framed: routes.framed.iter().map(|m| m.to_string()).collect(),
+        },
     }
 }

@@ -4,13 +4,13 @@
 //! pinned to the side that broke them.
 
 use crate::judge::{has_room, observed_of, FrameViolation, Judge};
-use crate::protocol::Protocol;
+use crate::protocol::{Decoded, Protocol, Session};
 use crate::report::Transcripts;
 use crate::results::CaseResult;
 use crate::rules::{self, Binds, Level};
 use crate::show;
 use crate::transcript::{stored_record, Direction, Observation, Record, Transcript};
-use crate::transport::Received;
+use crate::transport::{Frame, Received};
 use crate::verdict::Verdict;
 use std::collections::{BTreeMap, HashSet};
 use std::time::Instant;
@@ -36,6 +36,8 @@ pub struct ProxySession<'p> {
     peer: String,
     started: Instant,
     judge: Judge<'p>,
+    /// Reads binary frames the protocol decodes to events (AG-UI's protobuf), as a run does.
+    decoder: Box<dyn Session>,
     transcript: Transcript,
     condense: bool,
     violations: Vec<FrameViolation>,
@@ -50,8 +52,10 @@ pub struct ProxySession<'p> {
 impl<'p> ProxySession<'p> {
     /// Connection `number` (1-based), from `peer`.
     pub fn new(protocol: &'p dyn Protocol, number: usize, peer: impl Into<String>) -> Self {
-        let condense = protocol.session(protocol.transport()).condenses();
+        let decoder = protocol.session(protocol.transport());
+        let condense = decoder.condenses();
         ProxySession {
+            decoder,
             protocol,
             number,
             peer: peer.into(),
@@ -87,7 +91,13 @@ impl<'p> ProxySession<'p> {
                 self.error.get_or_insert_with(|| e.to_string());
             }
         }
-        let record = stored_record(received, self.condense);
+        let record = match received {
+            Received::Frame(frame @ Frame::Binary(_)) => match self.decoder.decode(frame) {
+                Decoded::Event(event) => Record::Event { event, sse: None },
+                _ => stored_record(received, self.condense),
+            },
+            _ => stored_record(received, self.condense),
+        };
         self.take(from, record, received.len(), at)
     }
 
@@ -200,7 +210,6 @@ impl<'p> ProxySession<'p> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::Frame;
 
     fn text(s: &str) -> Received {
         Received::Frame(Frame::Text(s.to_owned()))
@@ -238,7 +247,8 @@ mod tests {
             body: crate::transport::Body::Json(
                 serde_json::json!({"threadId": "t", "runId": "r", "messages": []}),
             ),
-            status: 200,
+            status: None,
+            headers: Vec::new(),
         };
         assert!(s.pass(Direction::Client, &post, now).is_empty());
         assert_eq!(s.finish(Transcripts::All).verdict, Verdict::Pass);

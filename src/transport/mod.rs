@@ -5,7 +5,9 @@
 //! which transport is underneath, and protocol-level keep-alives (Engine.IO pings, say) can be
 //! answered by the transport task at any moment.
 
+pub mod body_tap;
 pub mod exchange;
+pub mod exchanges;
 pub(crate) mod http_serve;
 pub mod length_prefixed;
 pub mod line_tap;
@@ -17,6 +19,7 @@ pub mod relayed;
 pub mod socketio;
 pub mod sse;
 pub mod sse_server;
+pub mod sse_tap;
 pub mod stdio;
 pub mod tap;
 pub mod tls;
@@ -116,12 +119,15 @@ pub enum Received {
         path: String,
         error: Option<String>,
     },
-    /// A client under test POSTed `body` to the route `path` (wireprobe serving SSE + HTTP),
-    /// and was answered `status`.
+    /// A client POSTed `body` to the route `path`: a client under test, answered `status` by
+    /// wireprobe serving SSE + HTTP; or a client the proxy carries (`status` is `None`: the
+    /// upstream answers, and its answer is an item of its own).
     Posted {
         path: String,
         body: Body,
-        status: u16,
+        status: Option<u16>,
+        /// The request headers the binding reads (an `Accept`), when they were kept.
+        headers: Vec<(String, String)>,
     },
     /// A client under test opened the event stream, from here (wireprobe serving SSE + HTTP).
     Subscribed(StreamFrom),

@@ -2,8 +2,14 @@
 //! upstream unchanged, each client TCP connection over an upstream connection of its own.
 //! A WebSocket upgrade the upstream accepts turns both connections into a byte relay: every
 //! byte forwarded as it came, and a copy read by a [`WsTap`] per direction, whose messages
-//! are handed to a [`TapSender`] for judging off the forwarding path. It knows no protocol.
+//! are handed to a [`TapSender`] for judging off the forwarding path. The requests a binding
+//! judges ([`Grouping`]) are forwarded with their answers streamed back, a copy of each read
+//! for the judge ([`body_tap`](super::body_tap)). It knows no protocol.
 
+use super::body_tap::{pump, take_request, AnswerTap, ProxyBody};
+use super::exchange::{Body, HttpAnswer};
+pub use super::exchanges::Grouping;
+use super::exchanges::{client_items, judged_headers, AnswerShape, Book, Exchange, Held};
 use super::relayed::{copy_tapped, hand_over};
 pub use super::relayed::{Peer, Relayed};
 use super::tap::TapSender;
@@ -11,14 +17,13 @@ use super::tls::Stream;
 use super::ws_tap::WsTap;
 use super::{Received, TransportError};
 use bytes::Bytes;
-use http_body_util::{Either, Full};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::client::conn::http1::SendRequest;
 use hyper::header::{HeaderValue, HOST};
 use hyper::{Request, Response, StatusCode, Uri};
 use hyper_util::rt::TokioIo;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -108,7 +113,8 @@ pub struct PassOptions {
     pub insecure: bool,
     /// Budget for reaching the upstream.
     pub connect_timeout: Duration,
-    /// How long one direction may go on after the other ended before both are closed.
+    /// How long one direction may go on after the other ended before both are closed, and
+    /// how long a session spread over HTTP requests stays open with none in flight.
     pub linger: Duration,
 }
 
@@ -116,23 +122,25 @@ pub struct PassOptions {
 struct Shared {
     upstream: Upstream,
     opts: PassOptions,
-    tap: TapSender<Relayed>,
-    sessions: AtomicUsize,
+    grouping: Grouping,
+    book: Arc<Book>,
 }
 
 /// Accepts clients on `listener` and forwards each to the upstream until the task running
-/// it is dropped.
+/// it is dropped; the requests that are not upgrades are judged as `grouping` says.
 pub async fn serve(
     listener: TcpListener,
     upstream: Upstream,
     opts: PassOptions,
+    grouping: Grouping,
     tap: TapSender<Relayed>,
 ) {
+    let book = Book::new(tap, opts.linger);
     let shared = Arc::new(Shared {
         upstream,
         opts,
-        tap,
-        sessions: AtomicUsize::new(0),
+        grouping,
+        book,
     });
     // Every connection's task lives in this set: dropping the proxy drops them all.
     let mut tasks = tokio::task::JoinSet::new();
@@ -165,12 +173,12 @@ struct ClientConn {
     shared: Arc<Shared>,
     peer: Option<SocketAddr>,
     /// The upstream connection, dialled at the first request.
-    sender: Mutex<Option<SendRequest<Incoming>>>,
+    sender: Mutex<Option<SendRequest<ProxyBody>>>,
     /// The byte relay an upgrade starts.
     relay: std::sync::Mutex<Option<RelayTask>>,
 }
 
-type Answer = Response<Either<Incoming, Full<Bytes>>>;
+type Answer = Response<ProxyBody>;
 
 impl ClientConn {
     async fn serve(self: Arc<Self>, tcp: TcpStream) {
@@ -190,63 +198,75 @@ impl ClientConn {
         }
     }
 
+    fn tap(&self) -> &TapSender<Relayed> {
+        self.shared.book.tap()
+    }
+
     /// Forwards one request and hands back the upstream's answer.
     async fn forward(self: &Arc<Self>, mut req: Request<Incoming>) -> Answer {
         let asked = req
             .uri()
             .path_and_query()
             .map_or_else(|| "/".to_owned(), |p| p.as_str().to_owned());
-        let upgrade = req.headers().contains_key(hyper::header::UPGRADE);
-        let session = upgrade.then(|| self.shared.sessions.fetch_add(1, Ordering::Relaxed) + 1);
-        if let Some(conn) = session {
-            self.shared
-                .tap
-                .send(
-                    Relayed::Opened {
-                        conn,
-                        peer: self.peer,
-                        target: asked.clone(),
-                    },
-                    0,
-                )
-                .await;
-        }
         let target = self.shared.upstream.target_for(&asked);
         match target.parse::<Uri>() {
             Ok(uri) => *req.uri_mut() = uri,
             Err(e) => {
-                return self
-                    .refuse(session, StatusCode::BAD_REQUEST, e.to_string())
-                    .await
+                let why = format!("the path {asked:?} cannot be forwarded: {e}");
+                return own_answer(StatusCode::BAD_REQUEST, &why);
             }
         }
         if let Ok(host) = HeaderValue::from_str(&self.shared.upstream.authority) {
             req.headers_mut().insert(HOST, host);
         }
+        if req.headers().contains_key(hyper::header::UPGRADE) {
+            return self.forward_upgrade(req, &target).await;
+        }
+        let from = || super::sse_server::stream_from(&req);
+        let root = self.shared.upstream.uri.path();
+        match self
+            .shared
+            .grouping
+            .exchange(req.method(), &target, root, from)
+        {
+            Some(exchange) => self.forward_exchange(req, &target, exchange).await,
+            None => match self.send(req.map(BodyExt::boxed)).await {
+                Ok(answer) => answer.map(BodyExt::boxed),
+                Err(e) => own_answer(StatusCode::BAD_GATEWAY, &e.to_string()),
+            },
+        }
+    }
+
+    /// The URL a session opened by a request for `target` is known by.
+    fn url(&self, websocket: bool, target: &str) -> String {
+        let scheme = match (websocket, self.shared.upstream.secure) {
+            (true, false) => "ws",
+            (true, true) => "wss",
+            (false, false) => "http",
+            (false, true) => "https",
+        };
+        format!("{scheme}://{}{target}", self.shared.upstream.authority)
+    }
+
+    /// Forwards a WebSocket upgrade; accepted, both connections become a byte relay.
+    async fn forward_upgrade(self: &Arc<Self>, mut req: Request<Incoming>, target: &str) -> Answer {
+        let key = self.shared.grouping.upgrade_key(target);
+        let url = self.url(true, target);
+        let held = self.shared.book.join(&key, self.peer, &url).await;
+        let conn = held.conn;
         // Compressed frames could not be read: no extension is offered upstream.
         req.headers_mut().remove("sec-websocket-extensions");
-        let client_upgrade = upgrade.then(|| hyper::upgrade::on(&mut req));
-        let mut answer = match self.send(req).await {
+        let client_upgrade = hyper::upgrade::on(&mut req);
+        let mut answer = match self.send(req.map(BodyExt::boxed)).await {
             Ok(answer) => answer,
-            Err(e) => {
-                return self
-                    .refuse(session, StatusCode::BAD_GATEWAY, e.to_string())
-                    .await
-            }
-        };
-        let (Some(conn), Some(client_upgrade)) = (session, client_upgrade) else {
-            return answer.map(Either::Left);
+            Err(e) => return self.refuse(held, e).await,
         };
         if answer.status() != StatusCode::SWITCHING_PROTOCOLS {
             let status = answer.status().as_u16();
-            self.item(
-                conn,
-                Peer::Upstream,
-                Received::Failed(TransportError::Rejected { status }),
-            )
-            .await;
-            self.ended(conn).await;
-            return answer.map(Either::Left);
+            let refused = Received::Failed(TransportError::Rejected { status });
+            self.item(conn, Peer::Upstream, refused).await;
+            self.shared.book.leave(held).await;
+            return answer.map(BodyExt::boxed);
         }
         let upstream_upgrade = hyper::upgrade::on(&mut answer);
         let me = self.clone();
@@ -266,16 +286,85 @@ impl ClientConn {
                     .await;
                 }
             }
-            me.ended(conn).await;
+            me.shared.book.leave(held).await;
         });
         if let Ok(mut slot) = self.relay.lock() {
             *slot = Some(relay);
         }
-        answer.map(Either::Left)
+        answer.map(BodyExt::boxed)
+    }
+
+    /// Forwards a request the binding judges: the client's item handed over before it goes,
+    /// the answer streamed back with a copy read for the judge.
+    async fn forward_exchange(
+        self: &Arc<Self>,
+        req: Request<Incoming>,
+        target: &str,
+        exchange: Exchange,
+    ) -> Answer {
+        let url = self.url(false, target);
+        let mut held = self.shared.book.join(&exchange.key, self.peer, &url).await;
+        let conn = held.conn;
+        let max = self.shared.opts.max_frame;
+        let method = req.method().to_string();
+        let (parts, body) = req.into_parts();
+        let taken = match take_request(body, max).await {
+            Ok(taken) => taken,
+            Err(e) => {
+                let why = format!("the request body failed: {e}");
+                self.item(conn, Peer::Client, Received::Notice(why.clone()))
+                    .await;
+                self.shared.book.leave(held).await;
+                return own_answer(StatusCode::BAD_REQUEST, &why);
+            }
+        };
+        let headers = judged_headers(&parts.headers);
+        for item in client_items(&exchange, &taken.bytes, taken.whole, max, headers) {
+            self.item(conn, Peer::Client, item).await;
+        }
+        let answer = match self.send(Request::from_parts(parts, taken.body)).await {
+            Ok(answer) => answer,
+            Err(e) => return self.refuse(held, e).await,
+        };
+        let status = answer.status().as_u16();
+        let content_type = answer
+            .headers()
+            .get(hyper::header::CONTENT_TYPE)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+            .unwrap_or_default();
+        let head = HttpAnswer {
+            method,
+            path: exchange.route.clone(),
+            status,
+            content_type,
+            body: Body::Empty,
+        };
+        let shape = AnswerShape::of(&exchange.kind, &head, self.shared.grouping.framed());
+        if let Some(item) = shape.at_head(&head) {
+            self.item(conn, Peer::Upstream, item).await;
+        }
+        let (parts, body) = answer.into_parts();
+        let to = AnswerTap {
+            tap: self.tap().clone(),
+            conn,
+        };
+        let (body, pumping) = pump(body, shape.reading(max), to);
+        let me = self.clone();
+        tokio::spawn(async move {
+            let pumped = pumping.await;
+            if let Some(sid) = shape.opened_sid(&exchange.key, &pumped) {
+                me.shared.book.name(&mut held, &sid).await;
+            }
+            for (from, item) in shape.at_end(head, pumped) {
+                me.item(conn, from, item).await;
+            }
+            me.shared.book.leave(held).await;
+        });
+        Response::from_parts(parts, body)
     }
 
     /// Sends `req` over this connection's upstream connection, dialling it first if needed.
-    async fn send(&self, req: Request<Incoming>) -> Result<Response<Incoming>, TransportError> {
+    async fn send(&self, req: Request<ProxyBody>) -> Result<Response<Incoming>, TransportError> {
         let mut sender = self.sender.lock().await;
         if sender.as_ref().is_none_or(|s| s.is_closed()) {
             let opts = &self.shared.opts;
@@ -303,31 +392,18 @@ impl ClientConn {
             .map_err(|e| TransportError::Protocol(format!("upstream HTTP: {e}")))
     }
 
-    /// The proxy's own answer when the upstream could not give one: the session, if any, is
-    /// told why and ends.
-    async fn refuse(&self, session: Option<usize>, status: StatusCode, why: String) -> Answer {
-        if let Some(conn) = session {
-            let error = TransportError::Unreachable {
-                target: self.shared.upstream.url.clone(),
-                reason: why.clone(),
-            };
-            self.item(conn, Peer::Upstream, Received::Failed(error))
-                .await;
-            self.ended(conn).await;
-        }
-        let mut answer = Response::new(Either::Right(Full::new(Bytes::from(format!(
-            "wireprobe proxy: {why}\n"
-        )))));
-        *answer.status_mut() = status;
-        answer
+    /// The proxy's own answer when the upstream gave none: the session is told why, and let
+    /// go. Only an upstream that could not be reached makes the session an `error`.
+    async fn refuse(&self, held: Held, error: TransportError) -> Answer {
+        let why = error.to_string();
+        self.item(held.conn, Peer::Upstream, Received::Failed(error))
+            .await;
+        self.shared.book.leave(held).await;
+        own_answer(StatusCode::BAD_GATEWAY, &why)
     }
 
     async fn item(&self, conn: usize, from: Peer, received: Received) {
-        hand_over(&self.shared.tap, conn, from, received, Instant::now()).await;
-    }
-
-    async fn ended(&self, conn: usize) {
-        self.shared.tap.send(Relayed::Ended { conn }, 0).await;
+        hand_over(self.tap(), conn, from, received, Instant::now()).await;
     }
 
     /// Relays bytes both ways until both directions end (or one ended `linger` ago).
@@ -338,7 +414,7 @@ impl ClientConn {
     {
         let (client_rx, client_tx) = tokio::io::split(client);
         let (upstream_rx, upstream_tx) = tokio::io::split(upstream);
-        let tap = &self.shared.tap;
+        let tap = self.tap();
         let frames = || WsTap::new(self.shared.opts.max_frame);
         let up = copy_tapped(client_rx, upstream_tx, frames(), conn, Peer::Client, tap);
         let down = copy_tapped(upstream_rx, client_tx, frames(), conn, Peer::Upstream, tap);
@@ -349,6 +425,14 @@ impl ClientConn {
             _ = &mut down => { let _ = tokio::time::timeout(linger, up).await; }
         }
     }
+}
+
+/// An answer of the proxy's own (the upstream gave none).
+fn own_answer(status: StatusCode, why: &str) -> Answer {
+    let body = Full::new(Bytes::from(format!("wireprobe proxy: {why}\n")));
+    let mut answer = Response::new(body.map_err(|never| match never {}).boxed());
+    *answer.status_mut() = status;
+    answer
 }
 
 #[cfg(test)]

@@ -521,7 +521,7 @@ impl From<Captured> for Received {
 
 /// What one item of the parsed stream is; `None` for an event with no data, which the SSE
 /// spec does not dispatch.
-fn captured_of(item: Result<sse_stream::Sse, sse_stream::Error>) -> Option<Captured> {
+pub(super) fn captured_of(item: Result<sse_stream::Sse, sse_stream::Error>) -> Option<Captured> {
     Some(match item {
         Ok(event) => {
             let meta = SseMeta {
@@ -585,14 +585,14 @@ pub const CR_LINE_ENDS: &str = "the stream ends its lines with CR (CR LF or CR),
 
 /// Whether a CR has passed in a byte stream, and whether that was said yet.
 #[derive(Clone, Default)]
-struct CrWatch {
+pub(super) struct CrWatch {
     seen: std::sync::Arc<std::sync::atomic::AtomicBool>,
     said: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl CrWatch {
     /// `body`, noting every CR that passes.
-    fn watching<S, E>(&self, body: S) -> impl Stream<Item = Result<Bytes, E>>
+    pub(super) fn watching<S, E>(&self, body: S) -> impl Stream<Item = Result<Bytes, E>>
     where
         S: Stream<Item = Result<Bytes, E>>,
     {
@@ -605,7 +605,7 @@ impl CrWatch {
     }
 
     /// True the first time it is asked after a CR passed.
-    fn first_time(&self) -> bool {
+    pub(super) fn first_time(&self) -> bool {
         use std::sync::atomic::Ordering::Relaxed;
         self.seen.load(Relaxed) && !self.said.swap(true, Relaxed)
     }
@@ -618,7 +618,7 @@ struct CapturedError(String);
 
 /// Why the byte stream under the SSE parser failed.
 #[derive(Debug, thiserror::Error)]
-enum ChunkError {
+pub(super) enum ChunkError {
     #[error("{0}")]
     Body(Box<dyn std::error::Error + Send + Sync>),
     #[error("an SSE line longer than {limit} bytes")]
@@ -628,7 +628,7 @@ enum ChunkError {
 /// Re-cuts a byte stream so every chunk ends at a line end (or is the unfinished rest of a
 /// line): a line the parser rejects then costs only that line, and a line that never ends is
 /// an error once it passes `max_line` instead of a buffer that grows without bound.
-fn line_chunks<E: std::error::Error + Send + Sync + 'static>(
+pub(super) fn line_chunks<E: std::error::Error + Send + Sync + 'static>(
     body: impl Stream<Item = Result<Bytes, E>>,
     max_line: usize,
 ) -> impl Stream<Item = Result<Bytes, ChunkError>> {

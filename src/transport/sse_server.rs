@@ -136,7 +136,10 @@ fn answer(status: StatusCode, body: &str) -> Response<ResponseBody> {
 }
 
 /// Which of the site's routes `path` names (any prefix before it is the deployment's).
-fn route_of<'a>(path: &str, routes: impl IntoIterator<Item = &'a String>) -> Option<&'a str> {
+pub(super) fn route_of<'a>(
+    path: &str,
+    routes: impl IntoIterator<Item = &'a String>,
+) -> Option<&'a str> {
     routes
         .into_iter()
         .find(|r| path.ends_with(r.as_str()))
@@ -144,7 +147,7 @@ fn route_of<'a>(path: &str, routes: impl IntoIterator<Item = &'a String>) -> Opt
 }
 
 /// Where a stream request resumes: `?after=N` first, then `Last-Event-ID`.
-fn stream_from<B>(req: &Request<B>) -> StreamFrom {
+pub(super) fn stream_from<B>(req: &Request<B>) -> StreamFrom {
     let after = req.uri().query().and_then(|q| {
         q.split('&')
             .find_map(|pair| pair.strip_prefix("after="))
@@ -252,7 +255,8 @@ async fn posted(
         .push(Received::Posted {
             path: route,
             body,
-            status,
+            status: Some(status),
+            headers: Vec::new(),
         })
         .await;
     let status = StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);

@@ -303,7 +303,7 @@ fn polling_form(frame: Frame) -> Vec<u8> {
 }
 
 /// The packets of a polling body (`b`-prefixed ones decoded to binary).
-fn packets_of(body: &[u8]) -> Vec<Frame> {
+pub(in crate::transport) fn packets_of(body: &[u8]) -> Vec<Frame> {
     let text = String::from_utf8_lossy(body);
     text.split(RECORD_SEPARATOR)
         .map(|packet| match packet.strip_prefix('b') {
