@@ -18,6 +18,9 @@ use wireprobe::transcript::{Direction, Observation, Record};
 use wireprobe::transport::passthrough::{PassOptions, Upstream};
 use wireprobe::verdict::Verdict;
 
+#[path = "proxy/http.rs"]
+mod http;
+
 const LIMIT: Duration = Duration::from_secs(20);
 
 fn pass_options() -> PassOptions {

@@ -140,7 +140,16 @@ async fn forward(
     let mut pumped = Pumped::default();
     let mut items = Vec::new();
     loop {
-        let frame = match answer.frame().await {
+        // A client that leaves is noticed at once, not at the upstream's next chunk (a
+        // stream's next heartbeat may be long in coming).
+        let next = tokio::select! {
+            next = answer.frame() => next,
+            () = tx.closed() => {
+                pumped.abandoned = true;
+                break;
+            }
+        };
+        let frame = match next {
             None => break,
             Some(Ok(frame)) => frame,
             Some(Err(e)) => {
