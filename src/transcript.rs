@@ -310,7 +310,7 @@ impl Transcript {
     /// the wire, for the byte budget.
     pub fn push_at(&mut self, from: Direction, at: Instant, record: Record, size: usize) {
         let size = size.min(MAX_STORED_FRAME);
-        if self.entries.len() >= MAX_ENTRIES || self.stored_bytes + size > MAX_STORED_BYTES {
+        if !self.has_room(size) {
             self.dropped += 1;
             return;
         }
@@ -321,6 +321,18 @@ impl Transcript {
             at_ms,
             record,
         });
+    }
+
+    /// True when an entry of `size` bytes on the wire would be stored; one that would not
+    /// need not be made at all ([`Transcript::pass_over`]).
+    pub fn has_room(&self, size: usize) -> bool {
+        let size = size.min(MAX_STORED_FRAME);
+        self.entries.len() < MAX_ENTRIES && self.stored_bytes + size <= MAX_STORED_BYTES
+    }
+
+    /// Counts an entry that was not stored because the transcript was full.
+    pub fn pass_over(&mut self) {
+        self.dropped += 1;
     }
 
     /// Milliseconds from the case's start to `at`.
@@ -523,7 +535,7 @@ pub fn condensed(event: &Value) -> Option<Value> {
     (out.to_string().len() <= MAX_STORED_FRAME).then_some(out)
 }
 
-fn text_record(text: &str) -> Record {
+pub fn text_record(text: &str) -> Record {
     match serde_json::from_str::<Value>(text) {
         Ok(event) if text.len() <= MAX_STORED_FRAME => Record::Event { event, sse: None },
         Ok(_) | Err(_) => {

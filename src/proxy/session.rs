@@ -86,10 +86,18 @@ impl<'p> ProxySession<'p> {
     /// Judges what `from` sent (or what was observed of it: a close, a status), then keeps it;
     /// the violations this connection shows for the first time, for the live report.
     pub fn pass(&mut self, from: Direction, received: &Received, at: Instant) -> Vec<Live> {
-        if let Received::Failed(e) = received {
-            if e.is_unreachable() {
+        match received {
+            Received::Failed(e) if e.is_unreachable() => {
                 self.error.get_or_insert_with(|| e.to_string());
             }
+            // Once the transcript is full, a message is only judged: a checker that can judge
+            // its text as it is spares building the JSON tree a transcript entry would hold.
+            Received::Frame(Frame::Text(text)) if !self.transcript.has_room(text.len()) => {
+                if let Some(live) = self.take_raw(from, text, at) {
+                    return live;
+                }
+            }
+            _ => {}
         }
         let record = match received {
             Received::Frame(frame @ Frame::Binary(_)) => match self.decoder.decode(frame) {
@@ -102,7 +110,7 @@ impl<'p> ProxySession<'p> {
     }
 
     fn take(&mut self, from: Direction, record: Record, size: usize, at: Instant) -> Vec<Live> {
-        let at_ms = at.saturating_duration_since(self.started).as_millis() as u64;
+        let at_ms = self.ms_at(at);
         let mut out = Vec::new();
         self.judge
             .observe(from, at_ms, observed_of(&record), &mut out);
@@ -113,6 +121,40 @@ impl<'p> ProxySession<'p> {
         let frame = self.transcript.entries().len();
         self.transcript.push_at(from, at, record, size);
         self.items += 1;
+        self.found(from, out, frame, kind)
+    }
+
+    /// Judges a text message that will not be stored without parsing it, when the checker
+    /// can; `None`: it cannot, the message is to be taken as any other.
+    fn take_raw(&mut self, from: Direction, text: &str, at: Instant) -> Option<Vec<Live>> {
+        let at_ms = self.ms_at(at);
+        let mut out = Vec::new();
+        if !self.judge.observe_raw(from, at_ms, text, &mut out) {
+            return None;
+        }
+        let kind = match out.is_empty() {
+            true => String::new(),
+            false => show::kind(&crate::transcript::text_record(text)),
+        };
+        let frame = self.transcript.entries().len();
+        self.transcript.pass_over();
+        self.items += 1;
+        Some(self.found(from, out, frame, kind))
+    }
+
+    fn ms_at(&self, at: Instant) -> u64 {
+        at.saturating_duration_since(self.started).as_millis() as u64
+    }
+
+    /// Keeps what one item showed broken (`out`, at transcript entry `frame`, an item of
+    /// `kind`); the rules told for the first time on this connection, for the live report.
+    fn found(
+        &mut self,
+        from: Direction,
+        out: Vec<crate::rules::Violation>,
+        frame: usize,
+        kind: String,
+    ) -> Vec<Live> {
         let mut live = Vec::new();
         for v in out {
             let rule = rules::find(self.protocol.rules(), v.rule);
@@ -252,5 +294,39 @@ mod tests {
         };
         assert!(s.pass(Direction::Client, &post, now).is_empty());
         assert_eq!(s.finish(Transcripts::All).verdict, Verdict::Pass);
+    }
+    #[test]
+    fn messages_past_a_full_transcript_are_still_judged() {
+        let haip = crate::protocol::get("haip").expect("haip");
+        let mut s = ProxySession::new(haip, 3, "peer");
+        let now = Instant::now();
+        let envelope = |seq: usize, ty: &str, payload: &str| {
+            text(&format!(
+                r#"{{"id":"m-{seq}","session":"s","seq":"{seq}","ts":"1700000000000","channel":"SYSTEM","type":"{ty}","payload":{payload}}}"#
+            ))
+        };
+        let hai =
+            r#"{"haip_version":"1.1.2","accept_major":[1],"accept_events":["HAI","PING","PONG"]}"#;
+        s.pass(Direction::Client, &envelope(1, "HAI", hai), now);
+        s.pass(Direction::Server, &envelope(1, "HAI", hai), now);
+        let mut seq = 1;
+        while s.transcript.has_room(0) {
+            seq += 1;
+            s.pass(Direction::Client, &envelope(seq, "PING", "{}"), now);
+        }
+        // Past the cap, a sequence that skips is still seen.
+        let told = s.pass(Direction::Client, &envelope(seq + 5, "PING", "{}"), now);
+        assert!(told.iter().any(|l| l.rule == "HAIP-SEQ-001"), "{told:?}");
+        let case = s.finish(Transcripts::All);
+        assert!(
+            case.rules.contains(&"HAIP-SEQ-001".to_owned()),
+            "{:?}",
+            case.rules
+        );
+        assert!(
+            case.title.contains(&format!("({} items)", seq + 2)),
+            "{}",
+            case.title
+        );
     }
 }
