@@ -110,7 +110,7 @@ impl<'p> ProxySession<'p> {
     }
 
     fn take(&mut self, from: Direction, record: Record, size: usize, at: Instant) -> Vec<Live> {
-        let at_ms = self.ms_at(at);
+        let at_ms = self.transcript.ms_at(at);
         let mut out = Vec::new();
         self.judge
             .observe(from, at_ms, observed_of(&record), &mut out);
@@ -127,7 +127,7 @@ impl<'p> ProxySession<'p> {
     /// Judges a text message that will not be stored without parsing it, when the checker
     /// can; `None`: it cannot, the message is to be taken as any other.
     fn take_raw(&mut self, from: Direction, text: &str, at: Instant) -> Option<Vec<Live>> {
-        let at_ms = self.ms_at(at);
+        let at_ms = self.transcript.ms_at(at);
         let mut out = Vec::new();
         if !self.judge.observe_raw(from, at_ms, text, &mut out) {
             return None;
@@ -140,10 +140,6 @@ impl<'p> ProxySession<'p> {
         self.transcript.pass_over();
         self.items += 1;
         Some(self.found(from, out, frame, kind))
-    }
-
-    fn ms_at(&self, at: Instant) -> u64 {
-        at.saturating_duration_since(self.started).as_millis() as u64
     }
 
     /// Keeps what one item showed broken (`out`, at transcript entry `frame`, an item of

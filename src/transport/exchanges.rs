@@ -14,9 +14,10 @@ use super::length_prefixed::Splitter;
 use super::relayed::{Peer, Relayed};
 use super::socketio::packet::{parse_eio, EioPacket};
 use super::socketio::server::packets_of;
+use super::sse_server::route_of;
 use super::sse_tap::SseTap;
 use super::tap::TapSender;
-use super::{Frame, Received};
+use super::{query_param, Frame, Received};
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -75,14 +76,6 @@ pub struct Exchange {
     pub kind: Kind,
 }
 
-/// The value of `name` in a query string, if present.
-fn query_param<'q>(query: &'q str, name: &str) -> Option<&'q str> {
-    query.split('&').find_map(|pair| {
-        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-        (k == name).then_some(v)
-    })
-}
-
 impl Grouping {
     /// What a request of `method` for `target` (the path and query it goes upstream with,
     /// `root` the upstream URL's own path) is, when it is judged at all; `from` is where a
@@ -111,15 +104,16 @@ impl Grouping {
             Grouping::EachPost { .. } => None,
             Grouping::Routes { stream, posts } => {
                 let (route, kind) = if method == hyper::Method::GET && path.ends_with(stream) {
-                    (stream, Kind::Stream(from()))
+                    (stream.as_str(), Kind::Stream(from()))
+                } else if post {
+                    (route_of(path, posts)?, Kind::Post)
                 } else {
-                    let route = posts.iter().find(|r| post && path.ends_with(r.as_str()))?;
-                    (route, Kind::Post)
+                    return None;
                 };
                 let prefix = &path[..path.len() - route.len()];
                 Some(Exchange {
                     key: Key::Shared(prefix.to_owned()),
-                    route: route.clone(),
+                    route: route.to_owned(),
                     kind,
                 })
             }

@@ -77,6 +77,14 @@ pub fn query_escape(s: &str) -> String {
         .collect()
 }
 
+/// The value of `name` in a query string (empty for a bare `name`), as it stands (escaped).
+pub fn query_param<'q>(query: &'q str, name: &str) -> Option<&'q str> {
+    query.split('&').find_map(|pair| {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        (k == name).then_some(v)
+    })
+}
+
 /// `s` with its `%XX` escapes decoded (and `+` as a space, as a form-encoded query has it);
 /// an escape that is not two hex digits stays as it is.
 pub fn query_unescape(s: &str) -> String {

@@ -148,11 +148,11 @@ pub(super) fn route_of<'a>(
 
 /// Where a stream request resumes: `?after=N` first, then `Last-Event-ID`.
 pub(super) fn stream_from<B>(req: &Request<B>) -> StreamFrom {
-    let after = req.uri().query().and_then(|q| {
-        q.split('&')
-            .find_map(|pair| pair.strip_prefix("after="))
-            .map(str::to_owned)
-    });
+    let after = req
+        .uri()
+        .query()
+        .and_then(|q| super::query_param(q, "after"))
+        .map(str::to_owned);
     let last = req
         .headers()
         .get("last-event-id")

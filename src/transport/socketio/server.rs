@@ -11,7 +11,7 @@
 
 use super::super::http_serve::{self, Arrivals};
 use super::super::websocket::{self, Opened};
-use super::super::{Command, Connection, Frame, Inbox, Received, TransportError};
+use super::super::{query_param, Command, Connection, Frame, Inbox, Received, TransportError};
 use base64::Engine as _;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
@@ -122,14 +122,6 @@ fn text_answer(body: impl Into<Bytes>) -> Response<Body> {
         hyper::header::HeaderValue::from_static("text/plain; charset=UTF-8"),
     );
     resp
-}
-
-fn query_param<'a>(query: &'a str, name: &str) -> Option<&'a str> {
-    query
-        .split('&')
-        .filter_map(|pair| pair.split_once('=').or(Some((pair, ""))))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v)
 }
 
 async fn route(
