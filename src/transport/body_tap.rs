@@ -1,7 +1,8 @@
 //! HTTP bodies through the proxy: a request's read first (bounded), so the judge has the
 //! client's item before the upstream's answer to it; an answer's forwarded chunk by chunk as
 //! it comes (an event stream is never held back), a copy read for the judge after each chunk
-//! went on.
+//! went on — except an answer that names its session (Engine.IO's handshake), read first so
+//! the name is known before the client can use it.
 
 use super::length_prefixed::Splitter;
 use super::relayed::{hand_over, Peer, Relayed, StreamReader};
@@ -23,7 +24,7 @@ pub type ProxyBody = BoxBody<Bytes, hyper::Error>;
 /// answer waits, as it would on a direct connection.
 const IN_FLIGHT_CHUNKS: usize = 4;
 
-/// A request body, read up to a limit.
+/// A body, read up to a limit.
 pub struct TakenBody {
     /// The bytes read (all of them when `whole`).
     pub bytes: Vec<u8>,
@@ -34,7 +35,7 @@ pub struct TakenBody {
 }
 
 /// Reads `body` up to `max` bytes (more than that streams on unread).
-pub async fn take_request(mut body: Incoming, max: usize) -> Result<TakenBody, hyper::Error> {
+pub async fn take_body(mut body: Incoming, max: usize) -> Result<TakenBody, hyper::Error> {
     let mut frames = Vec::new();
     let mut bytes = Vec::new();
     let whole = loop {
@@ -107,6 +108,17 @@ impl AnswerTap {
                     .await
                 }
             }
+        }
+    }
+}
+
+impl Pumped {
+    /// An answer read whole before it went on ([`take_body`]).
+    pub fn taken(taken: &TakenBody) -> Pumped {
+        Pumped {
+            copy: taken.bytes.clone(),
+            cut: !taken.whole,
+            ..Pumped::default()
         }
     }
 }

@@ -406,9 +406,9 @@ impl AnswerShape {
         }
     }
 
-    /// The sid an Engine.IO handshake's answer opened its session with.
-    pub fn opened_sid(&self, key: &Key, pumped: &Pumped) -> Option<String> {
-        if *self != AnswerShape::Polled || *key != Key::Opening || pumped.cut {
+    /// The sid an Engine.IO handshake's answer (`pumped`) opened its session with.
+    pub fn opened_sid(&self, pumped: &Pumped) -> Option<String> {
+        if *self != AnswerShape::Polled || pumped.cut {
             return None;
         }
         let first = packets_of(&pumped.copy).into_iter().next()?;

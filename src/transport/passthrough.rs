@@ -6,10 +6,10 @@
 //! judges ([`Grouping`]) are forwarded with their answers streamed back, a copy of each read
 //! for the judge ([`body_tap`](super::body_tap)). It knows no protocol.
 
-use super::body_tap::{pump, take_request, AnswerTap, ProxyBody};
+use super::body_tap::{pump, take_body, AnswerTap, ProxyBody, Pumped};
 use super::exchange::{Body, HttpAnswer};
 pub use super::exchanges::Grouping;
-use super::exchanges::{client_items, judged_headers, AnswerShape, Book, Exchange, Held};
+use super::exchanges::{client_items, judged_headers, AnswerShape, Book, Exchange, Held, Key};
 use super::relayed::{copy_tapped, hand_over};
 pub use super::relayed::{Peer, Relayed};
 use super::tap::TapSender;
@@ -308,7 +308,7 @@ impl ClientConn {
         let max = self.shared.opts.max_frame;
         let method = req.method().to_string();
         let (parts, body) = req.into_parts();
-        let taken = match take_request(body, max).await {
+        let taken = match take_body(body, max).await {
             Ok(taken) => taken,
             Err(e) => {
                 let why = format!("the request body failed: {e}");
@@ -344,6 +344,23 @@ impl ClientConn {
             self.item(conn, Peer::Upstream, item).await;
         }
         let (parts, body) = answer.into_parts();
+        if exchange.key == Key::Opening {
+            // The client learns the session's name from this answer and names it in its next
+            // request at once: the name is known before the answer goes on.
+            let taken = match take_body(body, max).await {
+                Ok(taken) => taken,
+                Err(e) => {
+                    let e = TransportError::Protocol(format!("the answer's body failed: {e}"));
+                    return self.refuse(held, e).await;
+                }
+            };
+            let pumped = Pumped::taken(&taken);
+            if let Some(sid) = shape.opened_sid(&pumped) {
+                self.shared.book.name(&mut held, &sid).await;
+            }
+            self.answered(held, shape, head, pumped).await;
+            return Response::from_parts(parts, taken.body);
+        }
         let to = AnswerTap {
             tap: self.tap().clone(),
             conn,
@@ -352,15 +369,18 @@ impl ClientConn {
         let me = self.clone();
         tokio::spawn(async move {
             let pumped = pumping.await;
-            if let Some(sid) = shape.opened_sid(&exchange.key, &pumped) {
-                me.shared.book.name(&mut held, &sid).await;
-            }
-            for (from, item) in shape.at_end(head, pumped) {
-                me.item(conn, from, item).await;
-            }
-            me.shared.book.leave(held).await;
+            me.answered(held, shape, head, pumped).await;
         });
         Response::from_parts(parts, body)
+    }
+
+    /// The answer `head` of `shape` has ended as `pumped` says: the judge gets its end, and
+    /// the session is let go.
+    async fn answered(&self, held: Held, shape: AnswerShape, head: HttpAnswer, pumped: Pumped) {
+        for (from, item) in shape.at_end(head, pumped) {
+            self.item(held.conn, from, item).await;
+        }
+        self.shared.book.leave(held).await;
     }
 
     /// Sends `req` over this connection's upstream connection, dialling it first if needed.
