@@ -3,7 +3,7 @@
 # (corpus/P/valid/gen-sequence.ndjson) and one input per mutator
 # (corpus/P/invalid/gen-MUTATOR--RULE.json, or .bin for raw bytes), all from seed 1. Out-of-order
 # mutators are left out: their events are valid alone.
-# tests/corpus.rs holds every file to the rule its name gives.
+# tests/it/corpus.rs holds every file to the rule its name gives.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${WIREPROBE:-target/release/wireprobe}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs Debian's chromium (headless, for tests/html_report.rs) when it is missing. Needs
+# Installs Debian's chromium (headless, for tests/it/html_report.rs) when it is missing. Needs
 # root or sudo; quiet unless it fails.
 set -euo pipefail
 command -v chromium >/dev/null 2>&1 && exit 0

@@ -1,6 +1,6 @@
 //! The bodies of the cargo-fuzz targets in `fuzz/` (each target there is one line calling one
 //! of these). They live in the library so `cargo test` runs every one over the corpus
-//! (`tests/fuzz_targets.rs`), while coverage-guided fuzzing stays in `scripts/fuzz-smoke.sh`.
+//! (`tests/it/fuzz_targets.rs`), while coverage-guided fuzzing stays in `scripts/fuzz-smoke.sh`.
 //! Each panics only when it finds a bug.
 
 use crate::ndjson::{read_line, Line};

@@ -4,7 +4,7 @@
 //!
 //! It only ever *accepts*. Anything it is not sure of — an unknown or duplicate field, a
 //! `null`, an escaped string it needs, a number in an unusual form, a HAI — returns `None`, and
-//! the caller validates the message with the full schema instead. `tests/fast_path.rs` checks
+//! the caller validates the message with the full schema instead. `tests/it/fast_path.rs` checks
 //! that everything accepted here is valid under `envelope.schema.json` with the same facts.
 
 use super::facts::{Data, Facts};

@@ -1,0 +1,361 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+pub mod bounded;
+pub mod hostile;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+use wireprobe::protocol;
+use wireprobe::reference::{self, ServeOptions};
+use wireprobe::results::CaseResult;
+use wireprobe::suite::filter::CaseFilter;
+use wireprobe::suite::runner::{run_suite, Credentials, RunConfig};
+use wireprobe::suite::{self};
+use wireprobe::verdict::Verdict;
+
+/// `(case id, verdict)` of every case the filter selected.
+pub type Verdicts = Vec<(String, Verdict)>;
+
+pub const TEST_SECRET: &str = "wireprobe-test-secret";
+
+/// Runs the bundled HAIP suite against an in-process reference target with `faults`.
+pub async fn run_builtin(faults: &[&str], filter: Option<&str>) -> Verdicts {
+    run_protocol("haip", faults, filter).await
+}
+
+/// Runs a protocol's bundled suite against its in-process reference target with `faults`.
+pub async fn run_protocol(protocol: &str, faults: &[&str], filter: Option<&str>) -> Verdicts {
+    run_protocol_results(protocol, faults, filter)
+        .await
+        .into_iter()
+        .map(|r| (r.id, r.verdict))
+        .collect()
+}
+
+pub async fn run_builtin_results(faults: &[&str], filter: Option<&str>) -> Vec<CaseResult> {
+    run_protocol_results("haip", faults, filter).await
+}
+
+pub async fn run_protocol_results(
+    id: &str,
+    faults: &[&str],
+    filter: Option<&str>,
+) -> Vec<CaseResult> {
+    run_reference(id, faults, &[], filter).await
+}
+
+/// Runs a protocol's bundled suite against its reference target started with `faults` and
+/// `variants`.
+pub async fn run_reference(
+    id: &str,
+    faults: &[&str],
+    variants: &[&str],
+    filter: Option<&str>,
+) -> Vec<CaseResult> {
+    run_reference_as(Target::default_of(id), faults, variants, filter).await
+}
+
+/// Which reference target a test runs against: a protocol, the part it plays, and over which
+/// transport (`None`: the protocol's default).
+#[derive(Debug, Clone, Copy)]
+pub struct Target<'a> {
+    pub id: &'a str,
+    pub role: Option<&'a str>,
+    pub transport: Option<protocol::TransportKind>,
+}
+
+impl<'a> Target<'a> {
+    pub fn default_of(id: &'a str) -> Self {
+        Target {
+            id,
+            role: None,
+            transport: None,
+        }
+    }
+}
+
+/// [`run_reference`] against `target`.
+pub async fn run_reference_as(
+    target: Target<'_>,
+    faults: &[&str],
+    variants: &[&str],
+    filter: Option<&str>,
+) -> Vec<CaseResult> {
+    let id = target.id;
+    let protocol = protocol::get(id).expect("protocol is registered");
+    // A protocol with a process form and a network form runs over the one chosen, else its
+    // network form (the command line picks it from the target's form).
+    let transport = target
+        .transport
+        .or_else(|| protocol::transport_of_form(protocol, false));
+    let stdio = transport.unwrap_or(protocol.transport()) == protocol::TransportKind::Stdio;
+    // A stdio protocol's reference target is this package's binary, one process per case.
+    let (_target, mut cfg) = if stdio {
+        let mut cfg = RunConfig::new(format!("builtin {id}"));
+        cfg.exec = builtin_stdio_command(id, faults);
+        for variant in variants {
+            cfg.exec
+                .extend(["--variant".to_owned(), variant.to_string()]);
+        }
+        if let Some(role) = target.role {
+            cfg.exec.extend(["--role".to_owned(), role.to_owned()]);
+        }
+        (None, cfg)
+    } else {
+        let opts = ServeOptions {
+            faults: faults.iter().map(|f| f.to_string()).collect(),
+            variants: variants.iter().map(|v| v.to_string()).collect(),
+            jwt_secret: Some(TEST_SECRET.into()),
+            // HUMA's confirmation timeout, scaled from the spec's 30 s.
+            confirm_timeout: Some(Duration::from_millis(1500)),
+            role: target.role.map(str::to_owned),
+            ..ServeOptions::default()
+        };
+        let target = reference::start(id, SocketAddr::from(([127, 0, 0, 1], 0)), &opts)
+            .await
+            .expect("reference target starts");
+        let url = RunConfig::scoped_per_case(protocol, &target.url);
+        (Some(target), RunConfig::new(url))
+    };
+    cfg = test_config(cfg, filter);
+    cfg.transport = transport;
+    cfg.role = target.role.map(str::to_owned);
+    // A process per case starts slowly when dozens start at once on two cores: its first
+    // line (the handshake) gets more time than a network target's reply.
+    if stdio {
+        cfg.step_timeout = Duration::from_millis(2000);
+    }
+    let mut bundled = suite::load_bundled(protocol).expect("bundled suite loads");
+    scale_spec_timers(&mut bundled);
+    run_suite(protocol, &bundled, &cfg, &|_| {})
+        .await
+        .expect("target reachable")
+}
+
+/// The reference targets run the specs' timers scaled down (HUMA's 30 s confirmation timeout
+/// is 1.5 s here): a wait a case sizes to such a timer (over 30 s) is scaled alike, to 5 s, so
+/// a target that never acts on the timer fails in seconds, not in half a minute.
+fn scale_spec_timers(bundled: &mut suite::model::Suite) {
+    use suite::model::Action;
+    for case in &mut bundled.cases {
+        for step in case.steps.iter_mut().chain(case.fallback.iter_mut()) {
+            if let Action::Expect(expect) = &mut step.action {
+                if expect.within_ms.is_some_and(|ms| ms > 30_000) {
+                    expect.within_ms = Some(5_000);
+                }
+            }
+        }
+    }
+}
+
+/// How the tests run a suite: 1 s steps, 8 cases at once, tokens minted with
+/// [`TEST_SECRET`], and only the cases `glob` selects (all without one).
+pub fn test_config(mut cfg: RunConfig, glob: Option<&str>) -> RunConfig {
+    cfg.step_timeout = Duration::from_millis(1000);
+    cfg.jobs = 8;
+    cfg.credentials = Credentials {
+        token: None,
+        jwt_secret: Some(TEST_SECRET.into()),
+        claims: None,
+    };
+    if let Some(glob) = glob {
+        cfg.filter = CaseFilter::new(&[glob.to_string()], &[]).expect("glob parses");
+    }
+    cfg
+}
+
+/// `wireprobe serve ID --stdio` with `faults` (and, for a protocol that is only a process, a
+/// database in the case's `{tmp}`).
+pub fn builtin_stdio_command(id: &str, faults: &[&str]) -> Vec<String> {
+    let mut argv: Vec<String> = [env!("CARGO_BIN_EXE_wireprobe"), "serve", id, "--stdio"]
+        .map(str::to_owned)
+        .to_vec();
+    let p = protocol::get(id).expect("protocol is registered");
+    if p.transports() == [protocol::TransportKind::Stdio] {
+        argv.extend(["--db".to_owned(), "{tmp}/agent.db".to_owned()]);
+    }
+    for fault in faults {
+        argv.extend(["--fault".to_owned(), fault.to_string()]);
+    }
+    argv
+}
+
+/// A deadline five seconds from now.
+pub fn soon() -> tokio::time::Instant {
+    tokio::time::Instant::now() + Duration::from_secs(5)
+}
+
+/// The next Socket.IO packet on `conn`, skipping Engine.IO control packets (open, ping).
+pub async fn next_sio(
+    conn: &mut wireprobe::transport::Connection,
+) -> wireprobe::transport::socketio::packet::SioPacket {
+    use wireprobe::transport::socketio::packet::{parse_eio, parse_sio, EioPacket};
+    use wireprobe::transport::{Frame, Received};
+    loop {
+        match conn.recv(soon()).await {
+            Some((Received::Frame(Frame::Text(t)), _)) => match parse_eio(&t).expect("Engine.IO") {
+                EioPacket::Message(m) => return parse_sio(&m).expect("Socket.IO"),
+                _ => continue,
+            },
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}
+
+/// A fault, an optional case filter, and the verdict of every case that does not pass.
+pub type Expectation = (
+    &'static str,
+    Option<&'static str>,
+    &'static [(&'static str, Verdict)],
+);
+
+/// Runs the suite once per fault (six at a time) and checks each fails exactly its cases.
+pub async fn assert_fault_matrix(protocol: &'static str, expected: &'static [Expectation]) {
+    assert_fault_matrix_as(Target::default_of(protocol), expected).await
+}
+
+/// [`assert_fault_matrix`] against `target`.
+pub async fn assert_fault_matrix_as(target: Target<'static>, expected: &'static [Expectation]) {
+    use futures_util::StreamExt;
+    use std::collections::BTreeSet;
+    type Observed = (
+        &'static str,
+        Vec<CaseResult>,
+        &'static [(&'static str, Verdict)],
+    );
+    let results: Vec<Observed> = futures_util::stream::iter(expected)
+        .map(|(fault, filter, want)| async move {
+            (
+                *fault,
+                run_reference_as(target, &[fault], &[], *filter).await,
+                *want,
+            )
+        })
+        .buffer_unordered(6)
+        .collect()
+        .await;
+    let mut problems = Vec::new();
+    for (fault, results, want) in results {
+        let judged: Vec<&CaseResult> = results
+            .iter()
+            .filter(|r| !matches!(r.verdict, Verdict::Pass | Verdict::Info))
+            .collect();
+        let got: BTreeSet<(String, Verdict)> =
+            judged.iter().map(|r| (r.id.clone(), r.verdict)).collect();
+        let want: BTreeSet<(String, Verdict)> =
+            want.iter().map(|(id, v)| (id.to_string(), *v)).collect();
+        if got != want {
+            // The messages of the surprises say why, for a flake seen once.
+            let why: Vec<String> = judged
+                .iter()
+                .filter(|r| !want.contains(&(r.id.clone(), r.verdict)))
+                .map(|r| format!("    {} {}: {}", r.verdict, r.id, r.message))
+                .collect();
+            problems.push(format!(
+                "fault {fault}:\n  expected {want:?}\n  got      {got:?}\n{}",
+                why.join("\n")
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Every fault has an expectation that fails or warns at least one case listing a rule the
+/// fault breaks; every rule has a case; every must rule has a fault.
+pub fn assert_fault_coverage(protocol: &str, expected: &[Expectation]) {
+    assert_fault_coverage_except(protocol, expected, &[]);
+}
+
+/// [`assert_fault_coverage`], but the rules in `offline` need no case and no fault: they judge
+/// the party wireprobe plays live, and recorded transcripts show they can fail.
+pub fn assert_fault_coverage_except(protocol: &str, expected: &[Expectation], offline: &[&str]) {
+    let p = protocol::get(protocol).expect("protocol is registered");
+    let bundled = suite::load_bundled(p).expect("bundled suite loads");
+    let faults = reference::get(protocol)
+        .expect("protocol has a reference")
+        .faults;
+    for (name, _, _) in expected {
+        assert!(
+            faults.iter().any(|f| f.name == *name),
+            "expectation for unknown fault {name}"
+        );
+    }
+    // A fault may be expected against several targets (one per role): each run must judge.
+    let runs = faults.iter().flat_map(|fault| {
+        let mut of_fault = expected
+            .iter()
+            .filter(|(n, _, _)| *n == fault.name)
+            .peekable();
+        assert!(
+            of_fault.peek().is_some(),
+            "fault {} has no expectation",
+            fault.name
+        );
+        of_fault.map(move |(_, _, cases)| (fault, cases))
+    });
+    for (fault, cases) in runs {
+        let judged: Vec<_> = cases
+            .iter()
+            .filter(|(_, v)| matches!(v, Verdict::Fail | Verdict::Warn))
+            .collect();
+        // A fault of rules that only record (`info`) can fail nothing; `check` shows it seen.
+        let records_only = fault.breaks.iter().all(|id| {
+            wireprobe::rules::find(p.rules(), id)
+                .is_some_and(|r| r.level == wireprobe::rules::Level::Info)
+        });
+        assert!(
+            !judged.is_empty() || records_only,
+            "fault {} fails no case",
+            fault.name
+        );
+        for (case_id, _) in judged {
+            let case = bundled
+                .cases
+                .iter()
+                // A run over several transports names the case `ID@transport`.
+                .find(|c| case_id.split('@').next() == Some(c.id.as_str()))
+                .expect("case exists");
+            assert!(
+                case.rules
+                    .iter()
+                    .any(|r| fault.breaks.contains(&r.as_str())),
+                "fault {} fails {case_id}, which lists none of the rules it breaks ({:?})",
+                fault.name,
+                fault.breaks
+            );
+        }
+    }
+    // Rules that bind only clients are the client suite's (tests/client_runs.rs).
+    let served = p.rules().iter().filter(|r| r.binds.applies(true));
+    for rule in served.filter(|r| !offline.contains(&r.id)) {
+        assert!(
+            bundled
+                .cases
+                .iter()
+                .any(|c| c.rules.iter().any(|r| r == rule.id)),
+            "rule {} has no case",
+            rule.id
+        );
+        if rule.level == wireprobe::rules::Level::Must {
+            assert!(
+                faults.iter().any(|f| f.breaks.contains(&rule.id)),
+                "must rule {} has no fault",
+                rule.id
+            );
+        }
+    }
+}
+
+/// The correct reference target passes every case (`info` cases record, they do not judge).
+pub async fn assert_reference_passes(protocol: &str) {
+    let verdicts = run_protocol(protocol, &[], None).await;
+    let not_passing: Vec<_> = verdicts
+        .iter()
+        .filter(|(_, v)| !matches!(v, Verdict::Pass | Verdict::Info))
+        .collect();
+    assert!(
+        not_passing.is_empty(),
+        "the correct reference target must pass: {not_passing:?}"
+    );
+}

@@ -1,0 +1,384 @@
+//! `wireprobe fuzz` against the reference targets: with a fixed seed it finds every fault it
+//! can reach and names one of the fault's rules; it finds nothing against the correct targets;
+//! a finding it writes replays to the same failure with `wireprobe run --suite`. The few faults
+//! out of the fuzzer's reach are listed with the reason (the suite's cases judge them).
+
+use std::path::Path;
+use std::process::Command;
+use wireprobe::reference;
+
+use crate::common::bounded;
+mod clients;
+
+const SEED: &str = "1";
+
+/// Fuzz processes run at once by a fault-reach test.
+const PARALLEL_FUZZERS: usize = 12;
+
+/// Runs `wireprobe fuzz`; the rule of the finding, if any.
+fn fuzz(protocol: &str, fault: Option<&str>, runs: u32, out: &Path) -> Option<String> {
+    fuzz_as(protocol, None, fault, runs, out)
+}
+
+/// [`fuzz`] against a target playing `role`.
+fn fuzz_as(
+    protocol: &str,
+    role: Option<&str>,
+    fault: Option<&str>,
+    runs: u32,
+    out: &Path,
+) -> Option<String> {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_wireprobe"));
+    cmd.args(["fuzz", protocol, "--target", "builtin", "--seed", SEED]);
+    if let Some(role) = role {
+        cmd.args(["--role", role]);
+    }
+    cmd.args([
+        "--runs",
+        &runs.to_string(),
+        "--jobs",
+        "4",
+        "--timeout-ms",
+        "2000",
+        // The finding's rule is what these tests judge; a short shrink keeps them quick.
+        "--shrink-secs",
+        "3",
+    ])
+    .arg("--out")
+    .arg(out);
+    if let Some(f) = fault {
+        cmd.args(["--fault", f]);
+    }
+    let output = cmd.output().expect("wireprobe runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let rule = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("finding: "))
+        .and_then(|l| l.split_whitespace().next())
+        .map(str::to_owned);
+    let expected = if rule.is_some() { 1 } else { 0 };
+    assert_eq!(
+        output.status.code(),
+        Some(expected),
+        "{protocol} {fault:?}: {stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    if rule.is_some() && fault.is_none() {
+        // A finding against a correct reference is a false alarm to chase: keep its words and
+        // its replay file, which the test's temporary directory would take with it.
+        eprintln!("{protocol} {role:?} without a fault: {stdout}");
+        let kept = std::env::temp_dir().join(format!("wireprobe-false-alarm-{protocol}"));
+        let _ = std::fs::create_dir_all(&kept);
+        for file in std::fs::read_dir(out).into_iter().flatten().flatten() {
+            let _ = std::fs::copy(file.path(), kept.join(file.file_name()));
+        }
+        eprintln!("replay files kept in {}", kept.display());
+    }
+    rule
+}
+
+/// Every fault of `protocol`'s reference target but those in `out_of_reach` (each with the
+/// reason) is found within `runs`, named by one of its rules.
+fn assert_faults_found(protocol: &str, out_of_reach: &[(&str, &str)], runs: u32) {
+    assert_faults_found_as(protocol, None, out_of_reach, runs)
+}
+
+/// [`assert_faults_found`] against a target playing `role`.
+fn assert_faults_found_as(
+    protocol: &str,
+    role: Option<&str>,
+    out_of_reach: &[(&str, &str)],
+    runs: u32,
+) {
+    let catalogue = reference::get(protocol)
+        .expect("protocol has a reference")
+        .faults;
+    for (name, _) in out_of_reach {
+        assert!(
+            catalogue.iter().any(|f| f.name == *name),
+            "{protocol} has no fault {name}"
+        );
+    }
+    let reachable: Vec<_> = catalogue
+        .iter()
+        .filter(|f| !out_of_reach.iter().any(|(n, _)| *n == f.name))
+        .collect();
+    // A few fuzzers at once: much of a run is waiting on the target (oracles, timeouts).
+    let missed: Vec<String> = std::thread::scope(|scope| {
+        reachable
+            .chunks(reachable.len().div_ceil(PARALLEL_FUZZERS))
+            .map(|share| {
+                scope.spawn(move || {
+                    // Each fuzzer writes its findings apart from the others'.
+                    let dir = tempfile::tempdir().expect("temp dir");
+                    share
+                        .iter()
+                        .filter_map(|fault| {
+                            match fuzz_as(protocol, role, Some(fault.name), runs, dir.path()) {
+                                Some(rule) if fault.breaks.contains(&rule.as_str()) => None,
+                                other => Some(format!(
+                                    "{} (breaks {:?}): found {other:?}",
+                                    fault.name, fault.breaks
+                                )),
+                            }
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
+            .flat_map(|h| h.join().expect("a fuzzing thread"))
+            .collect()
+    });
+    assert!(missed.is_empty(), "{protocol} {role:?}: {missed:#?}");
+}
+
+fn correct_references_give_no_finding() {
+    std::thread::scope(|scope| {
+        let runs =
+            [("haip", 400), ("nuum", 150), ("huma", 40), ("hpd", 150)].map(|(protocol, runs)| {
+                scope.spawn(move || {
+                    let dir = tempfile::tempdir().expect("temp dir");
+                    (protocol, fuzz(protocol, None, runs, dir.path()))
+                })
+            });
+        let uae = ["agent", "executor"].map(|role| {
+            scope.spawn(move || {
+                let dir = tempfile::tempdir().expect("temp dir");
+                (role, fuzz_as("uae", Some(role), None, 150, dir.path()))
+            })
+        });
+        for run in runs {
+            let (protocol, finding) = run.join().expect("a fuzzing thread");
+            assert_eq!(finding, None, "{protocol}");
+        }
+        for run in uae {
+            let (role, finding) = run.join().expect("a fuzzing thread");
+            assert_eq!(finding, None, "uae as {role}");
+        }
+    });
+}
+
+fn a_written_finding_replays_with_run() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rule = fuzz("haip", Some("no-pong"), 20, dir.path()).expect("a finding");
+    let case = std::fs::read_dir(dir.path())
+        .expect("out dir")
+        .map(|e| e.expect("entry").path())
+        .find(|p| p.extension().is_some_and(|x| x == "toml"))
+        .expect("a written case");
+    assert!(
+        case.with_extension("ndjson").exists(),
+        "the transcript is written too"
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+        .args([
+            "run", "haip", "--target", "builtin", "--fault", "no-pong", "--suite",
+        ])
+        .arg(&case)
+        .output()
+        .expect("wireprobe runs");
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(output.status.code(), Some(1), "{shown}");
+    assert!(shown.contains(&rule), "{rule} not in:\n{shown}");
+    // Against the correct target the same case passes.
+    let output = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+        .args(["run", "haip", "--target", "builtin", "--suite"])
+        .arg(&case)
+        .output()
+        .expect("wireprobe runs");
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
+
+const REPLAY_WINDOW: &str =
+    "the replay window is 1000 messages: a run would need over a thousand (sequencing cases)";
+
+fn fuzzing_finds_haip_faults() {
+    assert_faults_found(
+        "haip",
+        &[
+            ("small-replay-window", REPLAY_WINDOW),
+            ("silent-replay-too-old", REPLAY_WINDOW),
+            (
+                "no-run-limit",
+                "needs more runs held open at once than the target allows (run cases)",
+            ),
+            (
+                "no-tool-done",
+                "TOOL-002 binds only advertised tools, and the fuzzer does not keep the TOOL_LIST (tool cases)",
+            ),
+            (
+                "no-flow-enforcement",
+                "needs more messages than the target's credit in one burst (flow cases)",
+            ),
+            (
+                "zero-credit-grant",
+                "the target grants credit after half of its 64 is used; runs send 12 messages (flow cases)",
+            ),
+            (
+                "auth-query-ignored",
+                "every connection of the fuzzer is refused, so no run completes (auth cases)",
+            ),
+        ],
+        400,
+    );
+}
+
+fn fuzzing_finds_nuum_faults() {
+    assert_faults_found(
+        "nuum",
+        &[
+            (
+                "exits-when-idle",
+                "needs 800 ms of idleness after a turn (transport cases)",
+            ),
+            (
+                "status-always-idle",
+                "needs a status asked while a turn is known to run, a should the suite judges (control cases)",
+            ),
+        ],
+        100,
+    );
+}
+
+fn fuzzing_finds_huma_faults() {
+    assert_faults_found(
+        "huma",
+        &[(
+            "never-proceeds",
+            "needs the spec's 30-second confirmation timeout to pass (messaging cases)",
+        )],
+        100,
+    );
+}
+
+/// Why a fault whose rules are all `info` is not found: they only record.
+const RECORDED: &str = "its rule only records (info): nothing fails, so nothing is found";
+
+fn fuzzing_finds_hpd_faults() {
+    const WEBSOCKET: &str =
+        "the fuzzer speaks SSE + HTTP, and this is a WebSocket frame's answer (ws cases)";
+    assert_faults_found(
+        "hpd",
+        &[
+            ("no-1007", WEBSOCKET),
+            ("accepts-binary", WEBSOCKET),
+            ("string-iterations", RECORDED),
+            ("bad-args-json", RECORDED),
+        ],
+        100,
+    );
+}
+
+/// The faults of the party a role does not play are out of that role's reach.
+const UAE_AGENT_ONLY: &[&str] = &[
+    "session-drift",
+    "echoes-ui",
+    "call-without-trace",
+    "message-without-text",
+    "view-without-view-id",
+    "view-kind-other",
+    "call-without-tool",
+    "args-not-object",
+];
+
+fn fuzzing_finds_uae_faults() {
+    let executor_only: Vec<&str> = reference::get("uae")
+        .expect("uae has a reference")
+        .faults
+        .iter()
+        .map(|f| f.name)
+        .filter(|n| {
+            n.starts_with("result-")
+                || n.starts_with("ok-")
+                || [
+                    "two-results",
+                    "no-result-for-failures",
+                    "error-without-code",
+                    "unknown-tool-ok",
+                    "no-validation",
+                ]
+                .contains(n)
+        })
+        .collect();
+    let recorded = [("ts-without-millis", RECORDED)];
+    let not_agent: Vec<(&str, &str)> = executor_only
+        .iter()
+        .map(|n| {
+            (
+                *n,
+                "an executor's fault: an agent target never sends a result",
+            )
+        })
+        .chain(recorded)
+        .collect();
+    let not_executor: Vec<(&str, &str)> = UAE_AGENT_ONLY
+        .iter()
+        .map(|n| {
+            (
+                *n,
+                "an agent's fault: an executor target never sends what it breaks",
+            )
+        })
+        .chain(recorded)
+        .collect();
+    assert_faults_found_as("uae", Some("agent"), &not_agent, 100);
+    assert_faults_found_as("uae", Some("executor"), &not_executor, 100);
+}
+
+/// The checks run side by side (most of a fuzz run waits on its target, and a test binary
+/// runs only as many tests at once as there are cores): the file takes about the longest
+/// check's time. Each check's own panic message says what it found.
+#[test]
+fn fuzzing_against_the_reference_targets() {
+    let checks: [(&str, fn()); 10] = [
+        (
+            "correct_references_give_no_finding",
+            correct_references_give_no_finding,
+        ),
+        (
+            "a_written_finding_replays_with_run",
+            a_written_finding_replays_with_run,
+        ),
+        ("fuzzing_finds_haip_faults", fuzzing_finds_haip_faults),
+        ("fuzzing_finds_nuum_faults", fuzzing_finds_nuum_faults),
+        ("fuzzing_finds_huma_faults", fuzzing_finds_huma_faults),
+        ("fuzzing_finds_hpd_faults", fuzzing_finds_hpd_faults),
+        ("fuzzing_finds_uae_faults", fuzzing_finds_uae_faults),
+        (
+            "the_reference_clients_keep_working_through_every_fuzzed_run",
+            clients::the_reference_clients_keep_working_through_every_fuzzed_run,
+        ),
+        (
+            "each_fault_that_stops_a_client_is_found_under_its_rule",
+            clients::each_fault_that_stops_a_client_is_found_under_its_rule,
+        ),
+        (
+            "a_client_never_judged_is_not_reported_clean",
+            clients::a_client_never_judged_is_not_reported_clean,
+        ),
+    ];
+    let failed: Vec<&str> = std::thread::scope(|scope| {
+        let running: Vec<_> = checks
+            .iter()
+            .map(|(name, check)| (*name, scope.spawn(check)))
+            .collect();
+        running
+            .into_iter()
+            .filter_map(|(name, handle)| handle.join().is_err().then_some(name))
+            .collect()
+    });
+    assert!(
+        failed.is_empty(),
+        "failed: {failed:?} (their messages are above)"
+    );
+}
