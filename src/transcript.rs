@@ -241,6 +241,9 @@ pub struct Transcript {
     /// rather than as cut text: a protocol whose rules never read long strings (AG-UI's ids and
     /// structure) is then still judged on it.
     condense: bool,
+    /// Entries stored as their text by [`Transcript::push_text_at`], read into events only by
+    /// [`Transcript::into_entries`].
+    unread: Vec<usize>,
 }
 
 impl Default for Transcript {
@@ -264,6 +267,7 @@ impl Transcript {
             stored_bytes: 0,
             dropped: 0,
             condense: false,
+            unread: Vec::new(),
         }
     }
 
@@ -323,16 +327,29 @@ impl Transcript {
         });
     }
 
-    /// True when an entry of `size` bytes on the wire would be stored; one that would not
-    /// need not be made at all ([`Transcript::pass_over`]).
+    /// Records a text message at `at` without reading its JSON: it is read into an event when
+    /// the entries are taken, so a transcript that is let go (a passing proxied connection's)
+    /// never pays for building the tree. Until then [`Transcript::entries`] shows it as text.
+    pub fn push_text_at(&mut self, from: Direction, at: Instant, text: &str) {
+        if text.len() > MAX_STORED_FRAME {
+            // Stored cut, as text_record cuts it; reading it later would keep it whole.
+            return self.push_at(from, at, text_record(text), text.len());
+        }
+        let at_entry = self.entries.len();
+        let record = Record::Observed(Observation::Text {
+            text: text.to_owned(),
+            len: text.len(),
+        });
+        self.push_at(from, at, record, text.len());
+        if self.entries.len() > at_entry {
+            self.unread.push(at_entry);
+        }
+    }
+
+    /// True when an entry of `size` bytes on the wire would be stored.
     pub fn has_room(&self, size: usize) -> bool {
         let size = size.min(MAX_STORED_FRAME);
         self.entries.len() < MAX_ENTRIES && self.stored_bytes + size <= MAX_STORED_BYTES
-    }
-
-    /// Counts an entry that was not stored because the transcript was full.
-    pub fn pass_over(&mut self) {
-        self.dropped += 1;
     }
 
     /// Milliseconds from the case's start to `at`.
@@ -412,6 +429,13 @@ impl Transcript {
 
     /// The entries, ending with a `truncated` observation when some were not stored.
     pub fn into_entries(mut self) -> Vec<Entry> {
+        for &at in &self.unread {
+            if let Some(Record::Observed(Observation::Text { text, .. })) =
+                self.entries.get(at).map(|e| &e.record)
+            {
+                self.entries[at].record = text_record(text);
+            }
+        }
         if self.dropped > 0 {
             let at_ms = self.elapsed_ms();
             self.entries.push(Entry {
@@ -563,6 +587,32 @@ mod tests {
 
     fn line(text: &str) -> Entry {
         serde_json::from_str(text).expect("a transcript line")
+    }
+
+    /// A text kept unread is read when the entries are taken: JSON an event, anything else
+    /// text, one too long cut at once; past the bound only counted.
+    #[test]
+    fn texts_kept_unread_are_read_when_taken() {
+        let mut t = Transcript::new();
+        let now = Instant::now();
+        t.push_text_at(Direction::Client, now, r#"{"type":"PING"}"#);
+        t.push_text_at(Direction::Server, now, "not json");
+        t.push_text_at(Direction::Server, now, &"x".repeat(MAX_STORED_FRAME + 1));
+        let entries = t.into_entries();
+        assert_eq!(entries[0].event(), Some(&json!({"type": "PING"})));
+        assert!(matches!(
+            entries[1].observation(),
+            Some(Observation::Text { text, len: 8 }) if text == "not json"
+        ));
+        assert!(matches!(
+            entries[2].observation(),
+            Some(Observation::Text { text, .. }) if text.ends_with(TRUNCATED_MARK)
+        ));
+        let mut full = Transcript::new();
+        for _ in 0..=MAX_ENTRIES {
+            full.push_text_at(Direction::Client, now, "{}");
+        }
+        assert_eq!(full.dropped(), 1);
     }
 
     #[test]

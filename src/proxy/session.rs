@@ -90,9 +90,9 @@ impl<'p> ProxySession<'p> {
             Received::Failed(e) if e.is_unreachable() => {
                 self.error.get_or_insert_with(|| e.to_string());
             }
-            // Once the transcript is full, a message is only judged: a checker that can judge
-            // its text as it is spares building the JSON tree a transcript entry would hold.
-            Received::Frame(Frame::Text(text)) if !self.transcript.has_room(text.len()) => {
+            // A checker that can judge a message's text as it is spares building its JSON
+            // tree: the transcript keeps the text, read only if the case's transcript is kept.
+            Received::Frame(Frame::Text(text)) => {
                 if let Some(live) = self.take_raw(from, text, at) {
                     return live;
                 }
@@ -114,43 +114,42 @@ impl<'p> ProxySession<'p> {
         let mut out = Vec::new();
         self.judge
             .observe(from, at_ms, observed_of(&record), &mut out);
-        let kind = match out.is_empty() {
-            true => String::new(),
-            false => show::kind(&record),
-        };
         let frame = self.transcript.entries().len();
+        let live = self.found(from, out, frame, || show::kind(&record));
         self.transcript.push_at(from, at, record, size);
         self.items += 1;
-        self.found(from, out, frame, kind)
+        live
     }
 
-    /// Judges a text message that will not be stored without parsing it, when the checker
-    /// can; `None`: it cannot, the message is to be taken as any other.
+    /// Judges a text message without parsing it, when the checker can, and keeps its text;
+    /// `None`: it cannot, the message is to be taken as any other.
     fn take_raw(&mut self, from: Direction, text: &str, at: Instant) -> Option<Vec<Live>> {
         let at_ms = self.transcript.ms_at(at);
         let mut out = Vec::new();
         if !self.judge.observe_raw(from, at_ms, text, &mut out) {
             return None;
         }
-        let kind = match out.is_empty() {
-            true => String::new(),
-            false => show::kind(&crate::transcript::text_record(text)),
-        };
         let frame = self.transcript.entries().len();
-        self.transcript.pass_over();
+        let live = self.found(from, out, frame, || {
+            show::kind(&crate::transcript::text_record(text))
+        });
+        self.transcript.push_text_at(from, at, text);
         self.items += 1;
-        Some(self.found(from, out, frame, kind))
+        Some(live)
     }
 
-    /// Keeps what one item showed broken (`out`, at transcript entry `frame`, an item of
-    /// `kind`); the rules told for the first time on this connection, for the live report.
+    /// Keeps what one item showed broken (`out`, at transcript entry `frame`, an item `kind`
+    /// names, asked only for a rule told live); the rules told for the first time on this
+    /// connection, for the live report.
     fn found(
         &mut self,
         from: Direction,
         out: Vec<crate::rules::Violation>,
         frame: usize,
-        kind: String,
+        kind: impl FnOnce() -> String,
     ) -> Vec<Live> {
+        let mut kind = Some(kind);
+        let mut named = String::new();
         let mut live = Vec::new();
         for v in out {
             let rule = rules::find(self.protocol.rules(), v.rule);
@@ -164,12 +163,15 @@ impl<'p> ProxySession<'p> {
                 _ => from,
             };
             if self.told.insert(v.rule) {
+                if let Some(kind) = kind.take() {
+                    named = kind();
+                }
                 live.push(Live {
                     connection: self.number,
                     rule: v.rule,
                     level,
                     side,
-                    kind: kind.clone(),
+                    kind: named.clone(),
                     message: v.message.clone(),
                 });
             }
@@ -187,9 +189,24 @@ impl<'p> ProxySession<'p> {
         live
     }
 
+    /// The connection over: a connection that passed and whose transcript is let go only as
+    /// what its case is made from ([`Passed`]), any other as its case ([`ProxySession::case`]).
+    pub fn finish(self, transcripts: Transcripts) -> Finished {
+        let passed = self.violations.is_empty() && self.error.is_none();
+        if passed && !transcripts.keeps(Verdict::Pass) {
+            return Finished::Passed(Passed {
+                number: self.number,
+                peer: self.peer.into_boxed_str(),
+                items: self.items,
+                duration_ms: self.started.elapsed().as_millis() as u64,
+            });
+        }
+        Finished::Case(Box::new(self.case(transcripts)))
+    }
+
     /// The connection as a case of the report: `proxy.N`, failing on a must either side
     /// broke, warning on a should, with its transcript when `transcripts` keeps it.
-    pub fn finish(self, transcripts: Transcripts) -> CaseResult {
+    pub fn case(self, transcripts: Transcripts) -> CaseResult {
         let mut judged: BTreeMap<String, Verdict> = BTreeMap::new();
         for v in &self.violations {
             let verdict = Verdict::broken(v.level);
@@ -226,11 +243,8 @@ impl<'p> ProxySession<'p> {
             false => Vec::new(),
         };
         CaseResult {
-            id: format!("proxy.{}", self.number),
-            title: format!(
-                "connection {} from {} ({} items)",
-                self.number, self.peer, self.items
-            ),
+            id: case_id(self.number),
+            title: case_title(self.number, &self.peer, self.items),
             rules: judged.keys().cloned().collect(),
             level,
             verdict,
@@ -243,6 +257,62 @@ impl<'p> ProxySession<'p> {
             stopped_at: None,
         }
     }
+}
+
+/// A connection that passed, kept as what its case is made from (about 60 bytes instead of
+/// the 350 of a case), so a proxy carrying connections for hours keeps a flat memory: every
+/// connection is still a case of the report, made when the report is.
+#[derive(Debug)]
+pub struct Passed {
+    number: usize,
+    peer: Box<str>,
+    items: usize,
+    duration_ms: u64,
+}
+
+impl Passed {
+    /// Its case: what [`ProxySession::case`] makes of a connection that passed.
+    pub fn into_case(self) -> CaseResult {
+        CaseResult {
+            id: case_id(self.number),
+            title: case_title(self.number, &self.peer, self.items),
+            rules: Vec::new(),
+            level: Level::Must,
+            verdict: Verdict::Pass,
+            message: String::new(),
+            duration_ms: self.duration_ms,
+            judged: BTreeMap::new(),
+            violations: Vec::new(),
+            transcript: Vec::new(),
+            steps: Vec::new(),
+            stopped_at: None,
+        }
+    }
+}
+
+/// A connection over, as [`ProxySession::finish`] keeps it (the case boxed, so one that
+/// passed takes only its own few bytes in a list of them).
+#[derive(Debug)]
+pub enum Finished {
+    Case(Box<CaseResult>),
+    Passed(Passed),
+}
+
+impl Finished {
+    pub fn into_case(self) -> CaseResult {
+        match self {
+            Finished::Case(case) => *case,
+            Finished::Passed(passed) => passed.into_case(),
+        }
+    }
+}
+
+fn case_id(number: usize) -> String {
+    format!("proxy.{number}")
+}
+
+fn case_title(number: usize, peer: &str, items: usize) -> String {
+    format!("connection {number} from {peer} ({items} items)")
 }
 
 #[cfg(test)]
@@ -265,7 +335,7 @@ mod tests {
         told.extend(s.pass(Direction::Server, &text("again"), now));
         assert_eq!(told.len(), 1, "{told:?}");
         assert_eq!(told[0].side, Direction::Client);
-        let case = s.finish(Transcripts::All);
+        let case = s.case(Transcripts::All);
         assert_eq!(case.id, "proxy.1");
         assert_eq!(case.verdict, Verdict::Fail);
         let sides: Vec<_> = case.violations.iter().map(|v| v.side).collect();
@@ -289,7 +359,31 @@ mod tests {
             headers: Vec::new(),
         };
         assert!(s.pass(Direction::Client, &post, now).is_empty());
-        assert_eq!(s.finish(Transcripts::All).verdict, Verdict::Pass);
+        assert_eq!(s.case(Transcripts::All).verdict, Verdict::Pass);
+    }
+
+    /// A passing connection whose transcript is let go is kept small, and made into the same
+    /// case as one kept whole (its duration aside, which is the time it ended).
+    #[test]
+    fn a_passing_connection_kept_small_is_the_same_case() {
+        let haip = crate::protocol::get("haip").expect("haip");
+        let open = || {
+            let mut s = ProxySession::new(haip, 4, "127.0.0.1:6000");
+            s.opened("ws://up/", Instant::now());
+            s
+        };
+        let Finished::Passed(small) = open().finish(Transcripts::Failing) else {
+            panic!("a passing connection is kept small");
+        };
+        let mut small = small.into_case();
+        let mut whole = open().case(Transcripts::Failing);
+        small.duration_ms = 0;
+        whole.duration_ms = 0;
+        assert_eq!(
+            serde_json::to_value(&small).expect("json"),
+            serde_json::to_value(&whole).expect("json")
+        );
+        assert!(matches!(open().finish(Transcripts::All), Finished::Case(_)));
     }
     #[test]
     fn messages_past_a_full_transcript_are_still_judged() {
@@ -313,7 +407,13 @@ mod tests {
         // Past the cap, a sequence that skips is still seen.
         let told = s.pass(Direction::Client, &envelope(seq + 5, "PING", "{}"), now);
         assert!(told.iter().any(|l| l.rule == "HAIP-SEQ-001"), "{told:?}");
-        let case = s.finish(Transcripts::All);
+        let case = s.case(Transcripts::All);
+        // The texts kept unread are events in the case's transcript.
+        assert!(
+            case.transcript[0].event().is_some(),
+            "{:?}",
+            case.transcript[0]
+        );
         assert!(
             case.rules.contains(&"HAIP-SEQ-001".to_owned()),
             "{:?}",

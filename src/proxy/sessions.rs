@@ -2,7 +2,7 @@
 //! an item either side sent, a session over) goes to that connection's [`ProxySession`], and
 //! a session over becomes its case at once, so only open connections hold transcripts.
 
-use super::session::{Live, ProxySession};
+use super::session::{Finished, Live, ProxySession};
 use crate::protocol::Protocol;
 use crate::report::Transcripts;
 use crate::results::CaseResult;
@@ -16,7 +16,7 @@ pub struct Sessions<'p> {
     /// Which connections' cases keep their transcripts.
     transcripts: Transcripts,
     open: BTreeMap<usize, ProxySession<'p>>,
-    done: Vec<CaseResult>,
+    done: Vec<Finished>,
     /// Connections the upstream was reached for, and those it could not be.
     reached: usize,
     unreachable: usize,
@@ -99,7 +99,7 @@ impl<'p> Sessions<'p> {
         for session in open.into_values() {
             self.close(session);
         }
-        let mut done = self.done;
+        let mut done: Vec<CaseResult> = self.done.into_iter().map(Finished::into_case).collect();
         done.sort_by_key(|c| {
             c.id.strip_prefix("proxy.")
                 .and_then(|n| n.parse::<usize>().ok())
