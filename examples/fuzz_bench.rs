@@ -58,5 +58,5 @@ async fn fuzz_rate(span: Duration, jobs: usize) -> Result<f64, Box<dyn std::erro
 /// sending one message the size of a typical HAIP envelope and waiting for it to come back.
 async fn echo_rate(span: Duration, jobs: usize) -> Result<f64, Box<dyn std::error::Error>> {
     let addr = echo::server().await?;
-    Ok(echo::rate(addr, span, jobs, &"x".repeat(220)).await)
+    Ok(echo::rate(addr, span, jobs, |_| "x".repeat(220)).await)
 }

@@ -13,8 +13,31 @@ use wireprobe::proxy::{carry, Plan};
 use wireprobe::report::Transcripts;
 use wireprobe::transport::passthrough::{PassOptions, Upstream};
 
-/// A HAIP envelope of the usual size, which the judge parses and checks.
-const ENVELOPE: &str = r#"{"id":"6f1c2a34-5b6d-4e7f-8a9b-0c1d2e3f4a5b","session":"0b9e8d7c-6a5b-4c3d-9e1f-2a3b4c5d6e7f","seq":"1","ts":"1795574070757","channel":"USER","type":"TEXT_MESSAGE_PART","payload":{"message_id":"1a2b3c4d-5e6f-4a1b-8c2d-3e4f5a6b7c8d","text":"hello"}}"#;
+/// The `n`th message of a connection's HAIP conversation, as a client streaming a message
+/// sends it: HAI, a message's start, then its parts, each envelope numbered in turn, so the
+/// judge sees traffic that follows the spec (the echo plays the server by sending it back).
+fn conversation(n: u64) -> String {
+    let seq = n + 1;
+    let (channel, kind, payload) = match n {
+        0 => ("SYSTEM", "HAI", HAI.to_owned()),
+        1 => (
+            "USER",
+            "TEXT_MESSAGE_START",
+            format!(r#"{{"message_id":"{MESSAGE}","author":"user","text":"hello"}}"#),
+        ),
+        _ => (
+            "USER",
+            "TEXT_MESSAGE_PART",
+            format!(r#"{{"message_id":"{MESSAGE}","text":"hello"}}"#),
+        ),
+    };
+    format!(
+        r#"{{"id":"6f1c2a34-5b6d-4e7f-8a9b-{seq:012x}","session":"0b9e8d7c-6a5b-4c3d-9e1f-2a3b4c5d6e7f","seq":"{seq}","ts":"1795574070757","channel":"{channel}","type":"{kind}","payload":{payload}}}"#
+    )
+}
+
+const MESSAGE: &str = "1a2b3c4d-5e6f-4a1b-8c2d-3e4f5a6b7c8d";
+const HAI: &str = r#"{"haip_version":"1.1.2","accept_major":[1],"accept_events":["HAI","PING","PONG","ERROR","TEXT_MESSAGE_START","TEXT_MESSAGE_PART","TEXT_MESSAGE_END"]}"#;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -46,13 +69,18 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             async {
                 let _ = stopped.await;
             },
-            |_| {},
+            |live| {
+                eprintln!(
+                    "bench traffic broke {} ({} side, connection {}): {}",
+                    live.rule, live.side, live.connection, live.message
+                )
+            },
         )
         .await
     });
 
-    let direct = echo::round_trips(echo, trips, ENVELOPE).await;
-    let proxied = echo::round_trips(proxy, trips, ENVELOPE).await;
+    let direct = echo::round_trips(echo, trips, conversation).await;
+    let proxied = echo::round_trips(proxy, trips, conversation).await;
     let (d50, d99) = (percentile(&direct, 50.0), percentile(&direct, 99.0));
     let (p50, p99) = (percentile(&proxied, 50.0), percentile(&proxied, 99.0));
     println!("round trip, one connection ({trips} messages):");
@@ -72,14 +100,24 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         micros(p99) - micros(d99)
     );
     let span = Duration::from_secs(secs);
-    let direct_rate = echo::rate(echo, span, jobs, ENVELOPE).await;
-    let proxied_rate = echo::rate(proxy, span, jobs, ENVELOPE).await;
+    let direct_rate = echo::rate(echo, span, jobs, conversation).await;
+    let proxied_rate = echo::rate(proxy, span, jobs, conversation).await;
     println!("echo rate, {jobs} connections, {secs} s each:");
     println!("  direct        {direct_rate:>10.0} messages/s");
     println!("  through proxy {proxied_rate:>10.0} messages/s");
     println!(
         "  ratio proxy/direct {:.3}   (target: >= 0.5)",
         proxied_rate / direct_rate
+    );
+    let window = 16;
+    let direct_stream = echo::windowed_rate(echo, span, jobs, window, conversation).await;
+    let proxied_stream = echo::windowed_rate(proxy, span, jobs, window, conversation).await;
+    println!("stream rate, {jobs} connections, {window} messages in flight each, {secs} s each:");
+    println!("  direct        {direct_stream:>10.0} messages/s");
+    println!("  through proxy {proxied_stream:>10.0} messages/s");
+    println!(
+        "  ratio proxy/direct {:.3}   (target: >= 0.5)",
+        proxied_stream / direct_stream
     );
     let _ = stop.send(());
     let carried = judged.await?;

@@ -86,7 +86,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let (url, opts, sessions) = (format!("ws://{addr}/"), opts.clone(), sessions.clone());
         players.push(tokio::spawn(async move {
             let mut next = Instant::now();
-            while next < deadline {
+            // Unpaced (`pace` zero), `next` stays put: the clock ends the loop, not `next`.
+            while next < deadline && Instant::now() < deadline {
                 tokio::time::sleep_until(next.into()).await;
                 next += pace;
                 if (client.dial)(&url, &opts).await.is_ok() {

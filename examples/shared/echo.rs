@@ -32,21 +32,26 @@ pub async fn server() -> std::io::Result<SocketAddr> {
     Ok(addr)
 }
 
+/// The `n`th message (from 0) a benchmark's connection sends.
+pub type Messages = fn(u64) -> String;
+
 /// Messages per second echoed through `addr` for `span`, `jobs` connections each sending
-/// `payload` and waiting for it to come back.
-pub async fn rate(addr: SocketAddr, span: Duration, jobs: usize, payload: &str) -> f64 {
+/// `message(0)`, `message(1)`, … and waiting for each to come back.
+pub async fn rate(addr: SocketAddr, span: Duration, jobs: usize, message: Messages) -> f64 {
     let count = Arc::new(AtomicU64::new(0));
     let deadline = Instant::now() + span;
     let mut clients = Vec::new();
     for _ in 0..jobs {
-        let (count, payload) = (count.clone(), payload.to_owned());
+        let count = count.clone();
         clients.push(tokio::spawn(async move {
             let url = format!("ws://{addr}/");
             let Ok((mut ws, _)) = tokio_tungstenite::connect_async(url).await else {
                 return;
             };
+            let mut n = 0;
             while Instant::now() < deadline {
-                if ws.send(Message::text(payload.clone())).await.is_err() {
+                n += 1;
+                if ws.send(Message::text(message(n - 1))).await.is_err() {
                     return;
                 }
                 match ws.next().await {
@@ -63,16 +68,68 @@ pub async fn rate(addr: SocketAddr, span: Duration, jobs: usize, payload: &str) 
     count.load(Ordering::Relaxed) as f64 / started.elapsed().as_secs_f64()
 }
 
+/// Messages per second echoed through `addr` for `span`, `jobs` connections each keeping
+/// `window` of its messages in flight (a stream of events, as an agent streams its answer,
+/// rather than one message waiting for the last).
+pub async fn windowed_rate(
+    addr: SocketAddr,
+    span: Duration,
+    jobs: usize,
+    window: usize,
+    message: Messages,
+) -> f64 {
+    let count = Arc::new(AtomicU64::new(0));
+    let deadline = tokio::time::Instant::now() + span;
+    let mut clients = Vec::new();
+    for _ in 0..jobs {
+        let count = count.clone();
+        clients.push(tokio::spawn(async move {
+            let url = format!("ws://{addr}/");
+            let Ok((ws, _)) = tokio_tungstenite::connect_async(url).await else {
+                return;
+            };
+            let (mut tx, mut rx) = ws.split();
+            let room = Arc::new(tokio::sync::Semaphore::new(window));
+            let sending = room.clone();
+            let sender = async move {
+                let mut n = 0;
+                while let Ok(Ok(permit)) =
+                    tokio::time::timeout_at(deadline, sending.acquire()).await
+                {
+                    permit.forget();
+                    n += 1;
+                    if tx.send(Message::text(message(n - 1))).await.is_err() {
+                        return;
+                    }
+                }
+            };
+            let receiver = async move {
+                while let Ok(Some(Ok(_))) = tokio::time::timeout_at(deadline, rx.next()).await {
+                    count.fetch_add(1, Ordering::Relaxed);
+                    room.add_permits(1);
+                }
+            };
+            tokio::join!(sender, receiver);
+        }));
+    }
+    let started = Instant::now();
+    for c in clients {
+        let _ = c.await;
+    }
+    count.load(Ordering::Relaxed) as f64 / started.elapsed().as_secs_f64()
+}
+
 /// Round-trip times of `count` messages, one at a time on one connection through `addr`.
-pub async fn round_trips(addr: SocketAddr, count: usize, payload: &str) -> Vec<Duration> {
+pub async fn round_trips(addr: SocketAddr, count: usize, message: Messages) -> Vec<Duration> {
     let url = format!("ws://{addr}/");
     let Ok((mut ws, _)) = tokio_tungstenite::connect_async(url).await else {
         return Vec::new();
     };
     let mut times = Vec::with_capacity(count);
-    for _ in 0..count {
+    for n in 0..count {
+        let text = message(n as u64);
         let sent = Instant::now();
-        if ws.send(Message::text(payload.to_owned())).await.is_err() {
+        if ws.send(Message::text(text)).await.is_err() {
             break;
         }
         match ws.next().await {
