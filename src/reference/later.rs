@@ -36,6 +36,11 @@ impl<T> Later<T> {
         self.items.drain(..due).map(|(_, item)| item).collect()
     }
 
+    /// Nothing is held.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
     /// Takes out the first item `matches` picks, whenever it is due.
     pub fn take_first(&mut self, matches: impl Fn(&T) -> bool) -> Option<T> {
         let at = self.items.iter().position(|(_, item)| matches(item))?;

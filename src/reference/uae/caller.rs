@@ -5,7 +5,8 @@
 //! Its test mode calls a tool once the executor has started (the spec's example,
 //! `weight_entry_save_batch` with one row), and again after each result, ok or not. Every call
 //! is a full common envelope with a trace of its own, in its session. Events it does not know,
-//! and lines that are not JSON, are passed over. It ends when the executor's stdout ends.
+//! and lines that are not JSON, are passed over. It ends when the executor's stdout ends, or
+//! (`leave_when_answered`) once every call it made has its result.
 
 use crate::protocol::json::timestamp;
 use crate::reference::later::Later;
@@ -37,6 +38,8 @@ pub async fn run(command: &str, opts: &ClientOptions) -> Result<ClientEnd, Serve
         stopped: false,
         faults,
         variants,
+        leave_when_answered: opts.leave_when_answered,
+        answered: false,
     };
     let end = agent.play().await;
     agent.conn.close().await;
@@ -55,6 +58,10 @@ struct Caller {
     stopped: bool,
     faults: Faults,
     variants: Variants,
+    /// Leave once answered ([`ClientOptions::leave_when_answered`]).
+    leave_when_answered: bool,
+    /// Every call made has its result.
+    answered: bool,
 }
 
 impl Caller {
@@ -66,7 +73,12 @@ impl Caller {
         let give_up = Instant::now() + MAX_SESSION;
         loop {
             match self.conn.recv(self.due.wake(give_up)).await {
-                Some((Received::Frame(Frame::Text(line)), _)) => self.on_line(&line).await,
+                Some((Received::Frame(Frame::Text(line)), _)) => {
+                    self.on_line(&line).await;
+                    if self.answered {
+                        return ClientEnd::Closed;
+                    }
+                }
                 Some((Received::Frame(_), _)) => self.stop_if("stops-on-garbage"),
                 Some((received, _)) if received.is_terminal() => return ClientEnd::Closed,
                 Some(_) => {}
@@ -100,6 +112,10 @@ impl Caller {
         }
         if event.pointer("/payload/ok") == Some(&Value::Bool(false)) {
             self.stop_if("stops-after-failure");
+        }
+        if self.leave_when_answered && self.open.is_empty() {
+            self.answered = true;
+            return;
         }
         match self.variants.has("acts-later") {
             true => self.due.push(Instant::now() + LATER, ()),

@@ -154,7 +154,8 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
         dial: |target, opts| Box::pin(dial(target, opts)),
         tools: &[],
         slow_tools: &[],
-        leaves_when_answered: false,
+        // The UI leaves at the agent's message, the caller once its calls are answered.
+        leaves_when_answered: true,
     }),
 };
 

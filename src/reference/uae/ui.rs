@@ -5,7 +5,8 @@
 //! 187.6 today"), and it submits every A2UI view it is shown with a `ui.action` naming the
 //! view's `view_id` (`form.submit` of the weight form, as the spec's example). Every event
 //! is a full common envelope in its own session. Events it does not know, and text that is
-//! not JSON, are passed over. It ends when the agent closes.
+//! not JSON, are passed over. It ends when the agent closes, or (`leave_when_answered`) at an
+//! `assistant.message` while it holds no action back: the agent has answered what it sent.
 
 use crate::protocol::json::timestamp;
 use crate::reference::later::Later;
@@ -36,6 +37,8 @@ pub async fn run(url: &str, opts: &ClientOptions) -> Result<ClientEnd, ServeErro
         stopped: false,
         faults,
         variants,
+        leave_when_answered: opts.leave_when_answered,
+        answered: false,
     };
     let end = ui.play().await;
     ui.conn.close().await;
@@ -52,6 +55,10 @@ struct Ui {
     stopped: bool,
     faults: Faults,
     variants: Variants,
+    /// Leave once the agent has answered the action ([`ClientOptions::leave_when_answered`]).
+    leave_when_answered: bool,
+    /// An `assistant.message` came while no action was held back.
+    answered: bool,
 }
 
 impl Ui {
@@ -64,7 +71,12 @@ impl Ui {
         let give_up = Instant::now() + MAX_SESSION;
         loop {
             match self.conn.recv(self.due.wake(give_up)).await {
-                Some((Received::Frame(Frame::Text(text)), _)) => self.on_text(&text).await,
+                Some((Received::Frame(Frame::Text(text)), _)) => {
+                    self.on_text(&text).await;
+                    if self.answered && self.leave_when_answered {
+                        return ClientEnd::Closed;
+                    }
+                }
                 Some((received, _)) if received.is_terminal() => return ClientEnd::Closed,
                 Some(_) => {}
                 None if Instant::now() >= give_up => return ClientEnd::TimedOut,
@@ -83,7 +95,10 @@ impl Ui {
         };
         match event.get("type").and_then(Value::as_str) {
             Some("assistant.view") => {}
-            Some("assistant.message") => return,
+            Some("assistant.message") => {
+                self.answered = self.due.is_empty();
+                return;
+            }
             _ => {
                 self.stopped = self.faults.has("stops-on-unknown-type");
                 return;
