@@ -115,7 +115,7 @@ impl<'p> ProxySession<'p> {
         self.judge
             .observe(from, at_ms, observed_of(&record), &mut out);
         let frame = self.transcript.entries().len();
-        let live = self.found(from, out, frame, || show::kind(&record));
+        let live = self.found(from, record.was_sent(), out, frame, || show::kind(&record));
         self.transcript.push_at(from, at, record, size);
         self.items += 1;
         live
@@ -130,7 +130,7 @@ impl<'p> ProxySession<'p> {
             return None;
         }
         let frame = self.transcript.entries().len();
-        let live = self.found(from, out, frame, || {
+        let live = self.found(from, true, out, frame, || {
             show::kind(&crate::transcript::text_record(text))
         });
         self.transcript.push_text_at(from, at, text);
@@ -139,11 +139,12 @@ impl<'p> ProxySession<'p> {
     }
 
     /// Keeps what one item showed broken (`out`, at transcript entry `frame`, an item `kind`
-    /// names, asked only for a rule told live); the rules told for the first time on this
-    /// connection, for the live report.
+    /// names, asked only for a rule told live; `sent`: the item is what `from` put on the
+    /// wire); the rules told for the first time on this connection, for the live report.
     fn found(
         &mut self,
         from: Direction,
+        sent: bool,
         out: Vec<crate::rules::Violation>,
         frame: usize,
         kind: impl FnOnce() -> String,
@@ -154,10 +155,13 @@ impl<'p> ProxySession<'p> {
         for v in out {
             let rule = rules::find(self.protocol.rules(), v.rule);
             let level = rule.map_or(Level::Info, |r| r.level);
-            // A rule that binds one side is that side's, whichever item showed it broken (a
-            // client's close can show a server's run left open); one binding either side is
-            // the sender's.
+            // What a side put on the wire broke its own rule. An observation (a close, a
+            // stream's end) can show the other side's: a client's close shows a server's run
+            // left open, so a rule binding one side is that side's. Binding is not read for
+            // what was sent: UAE's agent rules bind the agent, a Web UI's server but an
+            // executor's client.
             let side = match rule.map(|r| r.binds) {
+                _ if sent => from,
                 Some(Binds::Server) => Direction::Server,
                 Some(Binds::Client) => Direction::Client,
                 _ => from,

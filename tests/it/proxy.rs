@@ -18,7 +18,9 @@ use wireprobe::transcript::{Direction, Observation, Record};
 use wireprobe::transport::passthrough::{PassOptions, Upstream};
 use wireprobe::verdict::Verdict;
 
+mod hostile;
 mod http;
+mod variants;
 
 const LIMIT: Duration = Duration::from_secs(20);
 
@@ -56,24 +58,39 @@ where
 /// The HAIP reference client (with `client_faults`) through the proxy to the reference
 /// server (with `server_faults`): the connection's case.
 async fn haip_session(server_faults: &[&str], client_faults: &[&str]) -> CaseResult {
-    let opts = ServeOptions {
-        faults: server_faults.iter().map(|f| f.to_string()).collect(),
+    client_session("haip", serving(server_faults, &[]), leaving(client_faults)).await
+}
+
+/// A reference server's options: `faults` and `variants`.
+fn serving(faults: &[&str], variants: &[&str]) -> ServeOptions {
+    ServeOptions {
+        faults: faults.iter().map(|f| f.to_string()).collect(),
+        variants: variants.iter().map(|v| v.to_string()).collect(),
         ..ServeOptions::default()
-    };
-    let server = reference::registry::start("haip", "127.0.0.1:0".parse().expect("addr"), &opts)
-        .await
-        .expect("the reference server starts");
-    let client = reference::get("haip")
+    }
+}
+
+/// `protocol`'s reference client (`client`) through the proxy to its reference server
+/// (`server`), over a WebSocket: the connection's case.
+async fn client_session(protocol: &str, server: ServeOptions, client: ClientOptions) -> CaseResult {
+    let running =
+        reference::registry::start(protocol, "127.0.0.1:0".parse().expect("addr"), &server)
+            .await
+            .expect("the reference server starts");
+    let dial = reference::get(protocol)
         .and_then(|r| r.client.as_ref())
-        .expect("a reference client");
-    let client_opts = leaving(client_faults);
-    let carried = proxied("haip", &server.url, |addr| async move {
-        let url = format!("ws://{addr}/");
-        let played = tokio::time::timeout(LIMIT, (client.dial)(&url, &client_opts)).await;
-        assert!(
-            matches!(played, Ok(Ok(_))),
-            "the client played ({server_faults:?}, {client_faults:?}): {played:?}"
-        );
+        .expect("a reference client")
+        .dial;
+    let carried = proxied(protocol, &running.url, |addr| {
+        let (server, client) = (&server, &client);
+        async move {
+            let url = format!("ws://{addr}/");
+            let played = tokio::time::timeout(LIMIT, dial(&url, client)).await;
+            assert!(
+                matches!(played, Ok(Ok(_))),
+                "the {protocol} client played ({server:?}, {client:?}): {played:?}"
+            );
+        }
     })
     .await;
     assert_eq!(carried.cases.len(), 1, "{:#?}", carried.cases);
@@ -365,20 +382,32 @@ async fn an_upstream_that_is_gone_makes_the_connection_an_error() {
 /// The Nuum reference host starting `wireprobe proxy nuum -- wireprobe serve nuum --stdio` as
 /// its agent: the session's case in the report the proxy wrote.
 async fn nuum_session(server_faults: &[&str], client_faults: &[&str]) -> CaseResult {
+    stdio_session("nuum", "", server_faults, client_faults).await
+}
+
+/// `protocol`'s reference client starting `wireprobe proxy PROTOCOL -- wireprobe serve
+/// PROTOCOL --stdio SERVE_ARGS` (with `server_faults`) as the program it talks to: the
+/// session's case in the report the proxy wrote.
+async fn stdio_session(
+    protocol: &str,
+    serve_args: &str,
+    server_faults: &[&str],
+    client_faults: &[&str],
+) -> CaseResult {
     let bin = env!("CARGO_BIN_EXE_wireprobe");
     let dir = tempfile::tempdir().expect("a temporary directory");
     let report = dir.path().join("proxy.json");
-    let mut agent = format!("{bin} serve nuum --stdio");
+    let mut agent = format!("{bin} serve {protocol} --stdio {serve_args}");
     for fault in server_faults {
         agent.push_str(&format!(" --fault {fault}"));
     }
     let command = format!(
-        "{bin} proxy nuum --transcripts all --report json={} -- {agent}",
+        "{bin} proxy {protocol} --transcripts all --report json={} -- {agent}",
         report.display()
     );
-    let host = reference::get("nuum")
+    let host = reference::get(protocol)
         .and_then(|r| r.client.as_ref())
-        .expect("a reference host");
+        .expect("a reference client");
     let played = tokio::time::timeout(LIMIT, (host.dial)(&command, &leaving(client_faults))).await;
     assert!(matches!(played, Ok(Ok(_))), "the host played: {played:?}");
     let text = std::fs::read_to_string(&report).expect("the proxy wrote its report");

@@ -4,7 +4,7 @@
 //! structure (a turn's end, an answer's end, an Engine.IO packet), the servers the reference
 //! targets.
 
-use super::{broken, proxied, LIMIT};
+use super::{broken, proxied, serving, LIMIT};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use wireprobe::reference::{self, ServeOptions};
@@ -20,12 +20,8 @@ fn http() -> reqwest::Client {
         .expect("an HTTP client")
 }
 
-async fn reference_server(protocol: &str, faults: &[&str]) -> reference::RunningTarget {
-    let opts = ServeOptions {
-        faults: faults.iter().map(|f| f.to_string()).collect(),
-        ..ServeOptions::default()
-    };
-    reference::registry::start(protocol, "127.0.0.1:0".parse().expect("addr"), &opts)
+async fn reference_server(protocol: &str, opts: &ServeOptions) -> reference::RunningTarget {
+    reference::registry::start(protocol, "127.0.0.1:0".parse().expect("addr"), opts)
         .await
         .expect("the reference server starts")
 }
@@ -82,8 +78,8 @@ async fn hpd_ui(base: String, bodies: Vec<String>) -> Vec<Value> {
     read
 }
 
-async fn hpd_session(server_faults: &[&str], bodies: &[&str]) -> CaseResult {
-    let server = reference_server("hpd", server_faults).await;
+pub(super) async fn hpd_session(server: ServeOptions, bodies: &[&str]) -> CaseResult {
+    let server = reference_server("hpd", &server).await;
     let bodies: Vec<String> = bodies.iter().map(|b| b.to_string()).collect();
     let mut seen = Vec::new();
     let carried = proxied("hpd", &server.url, |addr| {
@@ -101,11 +97,11 @@ async fn hpd_session(server_faults: &[&str], bodies: &[&str]) -> CaseResult {
     case
 }
 
-const HELLO: &str = r#"{"version":"1.0","type":"USER_TEXT_INPUT","text":"hello"}"#;
+pub(super) const HELLO: &str = r#"{"version":"1.0","type":"USER_TEXT_INPUT","text":"hello"}"#;
 
 #[tokio::test]
 async fn an_hpd_stream_and_its_posts_are_one_session_judged_on_both_sides() {
-    let case = hpd_session(&[], &[HELLO]).await;
+    let case = hpd_session(serving(&[], &[]), &[HELLO]).await;
     assert_eq!(
         (broken(&case), case.verdict),
         (vec![], Verdict::Pass),
@@ -121,7 +117,7 @@ async fn an_hpd_stream_and_its_posts_are_one_session_judged_on_both_sides() {
         ("turn-id-drift", "HPD-TURN-002"),
         ("delta-before-start", "HPD-STREAM-001"),
     ] {
-        let case = hpd_session(&[fault], &[HELLO]).await;
+        let case = hpd_session(serving(&[fault], &[]), &[HELLO]).await;
         assert_eq!(
             broken(&case),
             [(want.to_owned(), Direction::Server)],
@@ -130,7 +126,7 @@ async fn an_hpd_stream_and_its_posts_are_one_session_judged_on_both_sides() {
     }
     // A UI posting a body that is not JSON breaks the envelope rule itself; the agent's 400
     // is what the spec asks.
-    let case = hpd_session(&[], &["{\"type\": ", HELLO]).await;
+    let case = hpd_session(serving(&[], &[]), &["{\"type\": ", HELLO]).await;
     assert_eq!(
         broken(&case),
         [("HPD-ENV-001".to_owned(), Direction::Client)],
@@ -139,8 +135,8 @@ async fn an_hpd_stream_and_its_posts_are_one_session_judged_on_both_sides() {
 }
 
 /// An AG-UI client: one run POSTed with `accept`, its answer read to the end.
-async fn agui_session(server_faults: &[&str], accept: &str) -> CaseResult {
-    let server = reference_server("agui", server_faults).await;
+pub(super) async fn agui_session(server: ServeOptions, accept: &str) -> CaseResult {
+    let server = reference_server("agui", &server).await;
     let accept = accept.to_owned();
     let carried = proxied("agui", &server.url, |addr| async move {
         let input = json!({
@@ -173,7 +169,7 @@ async fn agui_session(server_faults: &[&str], accept: &str) -> CaseResult {
 #[tokio::test]
 async fn each_agui_run_is_a_session_its_answer_judged_as_sse_or_protobuf() {
     for accept in ["text/event-stream", "application/vnd.ag-ui.event+proto"] {
-        let case = agui_session(&[], accept).await;
+        let case = agui_session(serving(&[], &[]), accept).await;
         assert_eq!(
             (broken(&case), case.verdict),
             (vec![], Verdict::Pass),
@@ -195,7 +191,7 @@ async fn each_agui_run_is_a_session_its_answer_judged_as_sse_or_protobuf() {
         ("double-start", "AGUI-STR-001"),
         ("truncates", "AGUI-RUN-005"),
     ] {
-        let case = agui_session(&[fault], "text/event-stream").await;
+        let case = agui_session(serving(&[fault], &[]), "text/event-stream").await;
         assert_eq!(
             broken(&case),
             [(want.to_owned(), Direction::Server)],
@@ -211,7 +207,7 @@ fn packets(body: &str) -> Vec<String> {
 
 #[tokio::test]
 async fn socket_io_polling_and_its_upgrade_are_one_session_by_sid() {
-    let server = reference_server("huma", &[]).await;
+    let server = reference_server("huma", &ServeOptions::default()).await;
     let carried = proxied("huma", &server.url, |addr| async move {
         let http = http();
         let base = format!("http://{addr}/socket.io/?EIO=4&transport=polling");
