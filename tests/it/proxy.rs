@@ -20,6 +20,7 @@ use wireprobe::verdict::Verdict;
 
 mod hostile;
 mod http;
+mod runner;
 mod variants;
 
 const LIMIT: Duration = Duration::from_secs(20);

@@ -270,3 +270,54 @@ async fn socket_io_polling_and_its_upgrade_are_one_session_by_sid() {
     assert!(server.iter().any(|t| t.starts_with("0{")), "{server:?}");
     assert!(server.iter().any(|t| t == "3probe"), "{server:?}");
 }
+
+/// An HPD UI over the hosted WebSocket: sends `frames`, reads until a turn ends, closes.
+async fn hpd_ws_session(server: ServeOptions, frames: &[&str]) -> CaseResult {
+    let server = reference_server("hpd", &server).await;
+    let frames: Vec<String> = frames.iter().map(|f| f.to_string()).collect();
+    let carried = proxied("hpd", &server.url, |addr| async move {
+        let url = format!("ws://{addr}/ws");
+        let (mut ws, _) = tokio_tungstenite::connect_async(url)
+            .await
+            .expect("the upgrade");
+        for frame in frames {
+            ws.send(frame.into()).await.expect("sends");
+        }
+        let turn_ended = async {
+            while let Some(Ok(msg)) = ws.next().await {
+                let Ok(event) = serde_json::from_str::<Value>(msg.to_text().unwrap_or("")) else {
+                    continue;
+                };
+                if matches!(
+                    event["type"].as_str(),
+                    Some("MESSAGE_TURN_FINISHED" | "MESSAGE_TURN_ERROR")
+                ) {
+                    break;
+                }
+            }
+        };
+        tokio::time::timeout(LIMIT, turn_ended)
+            .await
+            .expect("a turn ends");
+        ws.close(None).await.expect("closes");
+        while ws.next().await.is_some() {}
+    })
+    .await;
+    the_case(carried)
+}
+
+#[tokio::test]
+async fn hpds_hosted_websocket_is_judged_through_the_proxy() {
+    let case = hpd_ws_session(serving(&[], &[]), &[HELLO]).await;
+    assert_eq!(
+        (broken(&case), case.verdict),
+        (vec![], Verdict::Pass),
+        "{case:#?}"
+    );
+    let case = hpd_ws_session(serving(&["missing-end"], &[]), &[HELLO]).await;
+    assert_eq!(
+        broken(&case),
+        [("HPD-STREAM-002".to_owned(), Direction::Server)],
+        "{case:#?}"
+    );
+}
