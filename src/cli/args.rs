@@ -310,7 +310,8 @@ pub struct ClientArgs {
     #[arg(long, value_name = "TOKEN")]
     pub token: Option<String>,
     /// Leave once the server has answered the client's message (HAIP: the run that followed
-    /// it ended) instead of waiting for the server to close.
+    /// it ended; Nuum: its result came; UAE: the agent's message came, or every tool call has
+    /// its result) instead of waiting for the server to close.
     #[arg(long)]
     pub leave_when_answered: bool,
 }
