@@ -18,6 +18,7 @@ pub mod reference;
 pub mod report;
 pub mod results;
 pub mod rules;
+pub mod shard;
 pub mod show;
 pub mod suite;
 pub mod transcript;

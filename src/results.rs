@@ -101,6 +101,10 @@ pub struct Report {
     /// leaves it out, as every report before client runs did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub side: Option<crate::transcript::Direction>,
+    /// The shard of a run split with `--shard I/N` this report is; a whole run leaves it out
+    /// (as does `report merge`, joining a run's shards).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::shard::ShardOf>,
     pub target: String,
     pub started_at: String,
     pub duration_ms: u64,

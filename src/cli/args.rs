@@ -157,6 +157,10 @@ pub struct RunArgs {
     /// Run only cases written for a rule whose id matches (repeatable): `--rule 'HAIP-SEQ-*'`.
     #[arg(long = "rule", value_name = "GLOB")]
     pub rules: Vec<String>,
+    /// Run shard I of N: the cases the other options select, split by id the same way on
+    /// every machine, so N jobs cover the run once; `report merge` joins their JSON reports.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<wireprobe::shard::Shard>,
     /// Start no new case once this many have failed or errored (the rest are skipped).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub max_failures: Option<u64>,
@@ -244,6 +248,17 @@ pub enum ReportCommand {
         #[arg(long, default_value = "markdown", value_name = "html|markdown")]
         format: MatrixFormat,
         /// Where to write it (default: standard output).
+        #[arg(short = 'o', long = "output", value_name = "PATH")]
+        output: Option<PathBuf>,
+    },
+    /// The JSON reports of one run's shards (`run --shard I/N`) joined into the run's report:
+    /// every case once, the summary summed, each rule the worst any shard saw. Reports that
+    /// are not every shard of one run, each once, are refused with the reason.
+    Merge {
+        /// The shards' JSON reports, in any order.
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        /// Where to write the merged JSON report (default: standard output).
         #[arg(short = 'o', long = "output", value_name = "PATH")]
         output: Option<PathBuf>,
     },

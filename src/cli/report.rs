@@ -6,7 +6,7 @@ use super::{usage, Failure, EXIT_OK};
 use anyhow::{anyhow, Context};
 use std::path::Path;
 use std::path::PathBuf;
-use wireprobe::report::{self, diff::Diff, matrix, Report};
+use wireprobe::report::{self, diff::Diff, matrix, merge, Report};
 
 pub fn report(args: ReportArgs) -> Result<u8, Failure> {
     match args.command {
@@ -36,12 +36,18 @@ pub fn report(args: ReportArgs) -> Result<u8, Failure> {
                 MatrixFormat::Html => matrix::html(&columns),
                 MatrixFormat::Markdown => matrix::markdown(&columns),
             };
-            report::emit(output.as_deref(), &text)
-                .with_context(|| {
-                    let to = output.as_deref().unwrap_or(Path::new("-"));
-                    format!("cannot write {}", to.display())
-                })
+            write_out(output.as_deref(), &text).map_err(usage)?;
+            Ok(EXIT_OK)
+        }
+        Some(ReportCommand::Merge { shards, output }) => {
+            let read_all = shards
+                .iter()
+                .map(|path| Ok((path.display().to_string(), read(path)?)))
+                .collect::<anyhow::Result<Vec<_>>>()
                 .map_err(usage)?;
+            let merged = merge::merge(read_all).map_err(|e| usage(e.into()))?;
+            let text = report::render(&merged, report::Format::Json, false);
+            write_out(output.as_deref(), &text).map_err(usage)?;
             Ok(EXIT_OK)
         }
         None => {
@@ -65,6 +71,14 @@ pub fn report(args: ReportArgs) -> Result<u8, Failure> {
             Ok(EXIT_OK)
         }
     }
+}
+
+/// Writes `text` to `output` (standard output when `None`).
+fn write_out(output: Option<&Path>, text: &str) -> anyhow::Result<()> {
+    report::emit(output, text).with_context(|| {
+        let to = output.unwrap_or(Path::new("-"));
+        format!("cannot write {}", to.display())
+    })
 }
 
 /// A run's column name: its file's stem, or its whole path when another run has the same stem.

@@ -29,7 +29,8 @@ pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
     let known_flaky = read_ids("--known-flaky", args.known_flaky.as_deref())?;
     let filter = CaseFilter::new(&args.cases, &args.skips)
         .and_then(|f| f.with_rules(&args.rules))
-        .map_err(|e| usage(e.into()))?;
+        .map_err(|e| usage(e.into()))?
+        .with_shard(args.shard);
     let role = target::chosen_role(p, args.target.role.as_deref()).map_err(usage)?;
     super::preflight::check(
         p,
@@ -176,6 +177,13 @@ pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
     );
     if args.client {
         report.side = Some(wireprobe::transcript::Direction::Client);
+    }
+    if let Some(shard) = args.shard {
+        let whole_run = suite
+            .cases
+            .iter()
+            .filter(|c| config.filter.selects_for_run(c));
+        report.shard = Some(shard.of_run(p.id(), whole_run.map(|c| c.id.as_str())));
     }
     let mut gate = Gate::evaluate(&report, args.strict, &known_failing);
     gate.excuse(&known_flaky);

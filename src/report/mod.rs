@@ -8,6 +8,7 @@ pub mod json;
 pub mod junit;
 pub mod markdown;
 pub mod matrix;
+pub mod merge;
 pub mod sarif;
 
 pub use crate::results::{CaseReport, CaseResult, Report, RuleReport, Summary};
@@ -36,6 +37,7 @@ impl Report {
             protocol: protocol.to_owned(),
             spec: crate::protocol::get(protocol).map(|p| crate::citation::cite(p.spec_file()).text),
             side: None,
+            shard: None,
             target: target.to_owned(),
             started_at: humantime::format_rfc3339_seconds(started_at).to_string(),
             duration_ms,
@@ -50,26 +52,7 @@ impl Report {
 /// and of every violation of it seen in any case's transcript. Its `cases` are the cases
 /// written for it, then those that merely saw it broken.
 fn rule_report(rule: &Rule, cases: &[CaseReport]) -> RuleReport {
-    let mut verdict: Option<Verdict> = None;
-    let mut judged_by = Vec::new();
-    let mut seen_in = Vec::new();
-    for case in cases {
-        let listed = case.rules.iter().any(|r| r == rule.id);
-        if listed {
-            judged_by.push(case.id.clone());
-        }
-        if let Some(v) = case.judged.get(rule.id) {
-            verdict = Some(verdict.map_or(*v, |w| w.worst(*v)));
-        }
-        if case.violations.iter().any(|v| v.rule == rule.id) {
-            let broken = Verdict::broken(rule.level);
-            verdict = Some(verdict.map_or(broken, |w| w.worst(broken)));
-            if !listed {
-                seen_in.push(case.id.clone());
-            }
-        }
-    }
-    judged_by.extend(seen_in);
+    let (judged_by, verdict) = judged_over(rule.id, rule.level, cases);
     let citation = crate::citation::cite(rule.source);
     RuleReport {
         id: rule.id.to_owned(),
@@ -78,8 +61,38 @@ fn rule_report(rule: &Rule, cases: &[CaseReport]) -> RuleReport {
         source: citation.text,
         url: citation.url.map(str::to_owned),
         cases: judged_by,
-        verdict: verdict.unwrap_or(Verdict::Skip),
+        verdict,
     }
+}
+
+/// The cases that judged rule `id` (of `level`) or saw it broken, and its verdict over them
+/// ([`rule_report`]; `report merge` reads a joined run's rules the same way).
+fn judged_over(
+    id: &str,
+    level: crate::rules::Level,
+    cases: &[CaseReport],
+) -> (Vec<String>, Verdict) {
+    let mut verdict: Option<Verdict> = None;
+    let mut judged_by = Vec::new();
+    let mut seen_in = Vec::new();
+    for case in cases {
+        let listed = case.rules.iter().any(|r| r == id);
+        if listed {
+            judged_by.push(case.id.clone());
+        }
+        if let Some(v) = case.judged.get(id) {
+            verdict = Some(verdict.map_or(*v, |w| w.worst(*v)));
+        }
+        if case.violations.iter().any(|v| v.rule == id) {
+            let broken = Verdict::broken(level);
+            verdict = Some(verdict.map_or(broken, |w| w.worst(broken)));
+            if !listed {
+                seen_in.push(case.id.clone());
+            }
+        }
+    }
+    judged_by.extend(seen_in);
+    (judged_by, verdict.unwrap_or(Verdict::Skip))
 }
 
 /// A report format.
@@ -288,7 +301,11 @@ impl Gate {
                         .map_or(String::new(), |c| format!(" (seen in {})", c.id));
                     gate.new_failures.push(format!("{}{seen_in}", rule.id));
                 }
-                (false, true) if rule.verdict != Verdict::Skip => gate.stale.push(rule.id.clone()),
+                // A shard sees a rule over its own cases only: the case still breaking it may
+                // be another shard's, so a shard never calls a rule's entry stale.
+                (false, true) if rule.verdict != Verdict::Skip && report.shard.is_none() => {
+                    gate.stale.push(rule.id.clone())
+                }
                 _ => {}
             }
         }

@@ -14,6 +14,8 @@ pub struct CaseFilter {
     /// `--rule` globs: a case runs only when it lists a rule one of them matches.
     rules: Option<GlobSet>,
     rule_patterns: Vec<String>,
+    /// `--shard I/N`: of the cases the rest selects, only those this shard holds run.
+    shard: Option<crate::shard::Shard>,
 }
 
 /// A glob that does not parse.
@@ -49,7 +51,19 @@ impl CaseFilter {
             patterns: include.iter().chain(exclude).cloned().collect(),
             rules: None,
             rule_patterns: Vec::new(),
+            shard: None,
         })
+    }
+
+    /// Also requires a case to be held by `shard` (all cases are without one).
+    pub fn with_shard(mut self, shard: Option<crate::shard::Shard>) -> Self {
+        self.shard = shard;
+        self
+    }
+
+    /// The shard this filter runs, if the run is split.
+    pub fn shard(&self) -> Option<crate::shard::Shard> {
+        self.shard
     }
 
     /// Also requires a case to list a rule one of `rules` (globs over rule ids) matches.
@@ -59,8 +73,14 @@ impl CaseFilter {
         Ok(self)
     }
 
-    /// True when `case` runs: its id is selected, and it lists a selected rule.
+    /// True when `case` runs: its id is selected, it lists a selected rule, and this shard
+    /// holds it.
     pub fn selects_case(&self, case: &super::model::Case) -> bool {
+        self.selects_for_run(case) && self.shard.is_none_or(|s| s.holds_case(&case.id))
+    }
+
+    /// True when `case` runs in some shard of the run: selected by id and rule.
+    pub fn selects_for_run(&self, case: &super::model::Case) -> bool {
         self.selects(&case.id)
             && self
                 .rules
