@@ -57,6 +57,12 @@ impl Shard {
         number % u64::from(self.count) == u64::from(self.index - 1)
     }
 
+    /// How many of runs `0..total` this shard holds.
+    pub fn runs_of(&self, total: u64) -> u64 {
+        let (n, i) = (u64::from(self.count), u64::from(self.index - 1));
+        total / n + u64::from(i < total % n)
+    }
+
     /// What a report of this shard says of it: `cases` is every case id the whole run selects
     /// (all shards together), and names the run so shards of different runs are not merged.
     pub fn of_run<'a>(&self, protocol: &str, cases: impl IntoIterator<Item = &'a str>) -> ShardOf {
@@ -124,6 +130,12 @@ mod tests {
         assert!(sizes.iter().all(|n| (70..=130).contains(n)), "{sizes:?}");
         for run in 0..100u64 {
             assert_eq!(shards.iter().filter(|s| s.holds_run(run)).count(), 1);
+        }
+        for total in [0u64, 1, 3, 4, 5, 99] {
+            for s in &shards {
+                let held = (0..total).filter(|&r| s.holds_run(r)).count() as u64;
+                assert_eq!(s.runs_of(total), held, "{s} of {total}");
+            }
         }
         // The published FNV-1a test vectors: the split is fixed for good, so CI jobs built
         // by different releases agree.

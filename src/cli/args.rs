@@ -396,6 +396,11 @@ pub struct FuzzArgs {
     /// Stop after this many seconds (and after --runs, when both are given).
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..))]
     pub duration: Option<u64>,
+    /// Make only shard I of N of the campaign's runs (run K goes to shard K mod N + 1), so N
+    /// jobs with the same --seed share one campaign; each run is the sequence it would be
+    /// unsharded, and its finding replays the same way.
+    #[arg(long, value_name = "I/N", requires = "seed")]
+    pub shard: Option<wireprobe::shard::Shard>,
     /// Sequences run at once, each on its own connection or process.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub jobs: u64,

@@ -74,10 +74,12 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
         duration: args.duration.map(Duration::from_secs),
         max_len: args.max_len as usize,
         shrink_time: Duration::from_secs(args.shrink_secs),
+        shard: args.shard,
         ..FuzzConfig::default()
     };
     // A spinner when only a duration bounds the runs.
-    let bar = super::progress::bar((cfg.runs != u64::MAX).then_some(cfg.runs), "runs");
+    let share = cfg.shard.map_or(cfg.runs, |s| s.runs_of(cfg.runs));
+    let bar = super::progress::bar((cfg.runs != u64::MAX).then_some(share), "runs");
     let started = std::time::Instant::now();
     let mut events = 0u64;
     let mut show = |progress: Progress| match progress {

@@ -124,6 +124,9 @@ pub struct FuzzConfig {
     pub shrink_time: std::time::Duration,
     /// How often a shrunk failure is re-run to confirm it.
     pub confirm: u32,
+    /// `--shard I/N`: only the runs this shard holds are made (every run's sequence is still
+    /// drawn, in order, so run K is the same sequence in a shard as in the whole campaign).
+    pub shard: Option<crate::shard::Shard>,
 }
 
 impl Default for FuzzConfig {
@@ -136,6 +139,7 @@ impl Default for FuzzConfig {
             shrink_budget: 64,
             shrink_time: std::time::Duration::from_secs(30),
             confirm: 3,
+            shard: None,
         }
     }
 }
@@ -226,6 +230,9 @@ pub async fn fuzz(
                 .map_err(|e| FuzzError::Strategy(e.to_string()))?;
             let run = next_run;
             next_run += 1;
+            if cfg.shard.is_some_and(|s| !s.holds_run(run)) {
+                continue;
+            }
             let id = format!("fuzz.{}.{}.s{}", protocol.id(), run, cfg.seed);
             let case = case_for(
                 protocol,

@@ -115,3 +115,36 @@ fn three_shards_merged_give_the_whole_runs_verdicts() {
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("shards of different runs"), "{said}");
 }
+
+/// `fuzz --seed S --fault F`: the run a finding names, and its rule.
+fn fuzz_finding(shard: Option<&str>, out: &Path) -> Option<(String, String)> {
+    let mut cmd = wireprobe();
+    cmd.args(["fuzz", "haip", "--target", "builtin", "--seed", "1"])
+        .args(["--fault", "seq-skips", "--runs", "40", "--jobs", "4"])
+        .args(["--shrink-secs", "0", "--timeout-ms", "2000"])
+        .arg("--out")
+        .arg(out);
+    if let Some(shard) = shard {
+        cmd.args(["--shard", shard]);
+    }
+    let output = cmd.output().expect("wireprobe runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout.lines().find_map(|l| l.strip_prefix("finding: "))?;
+    let rule = line.split_whitespace().next()?.to_owned();
+    let run = line.split(" in run ").nth(1)?.split(':').next()?.to_owned();
+    Some((run, rule))
+}
+
+#[test]
+fn a_fuzz_shard_makes_the_campaigns_runs_it_holds_and_finds_what_they_find() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let (run, rule) = fuzz_finding(None, dir.path()).expect("the campaign finds the fault");
+    let number: u64 = run.parse().expect("a run number");
+    let holder = format!("{}/2", number % 2 + 1);
+    let sharded = fuzz_finding(Some(&holder), dir.path());
+    assert_eq!(
+        sharded,
+        Some((run, rule)),
+        "shard {holder} holds run {number}"
+    );
+}
