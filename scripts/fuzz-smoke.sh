@@ -15,17 +15,7 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(cargo fuzz list)
 
 seeds_for() {
-  case "$1" in
-    check_haip | haip_frames) echo ../corpus/haip/valid ../corpus/haip/invalid ;;
-    check_huma) echo ../corpus/huma/valid ../corpus/huma/invalid ;;
-    check_nuum | nuum_input) echo ../corpus/nuum/valid ../corpus/nuum/invalid ;;
-    check_hpd | hpd_sse) echo ../corpus/hpd/valid ../corpus/hpd/invalid ;;
-    check_uae) echo ../corpus/uae/valid ../corpus/uae/invalid ;;
-    check_agui | agui_frames) echo ../corpus/agui/valid ../corpus/agui/invalid ;;
-    socketio_packet) echo seeds/socketio_packet ../corpus/huma/valid ;;
-    ndjson_framer) echo ../corpus/nuum/valid ../corpus/haip/valid ;;
-    *) echo ;;
-  esac
+  ../scripts/fuzz-seeds.sh "$1" | sed 's|^|../|'
 }
 
 for target in "${targets[@]}"; do
