@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Measures `wireprobe check haip` on generated transcripts: events per second on one core
-# with schema, rules and lifecycle on, and peak memory at two lengths (it must not grow).
+# with schema, rules and lifecycle on, and peak memory at two lengths (it must not grow);
+# beside it, on the same core and the same events, ajv validating each event against HAIP's
+# envelope schema (scripts/bench-check/, installed with npm on first use), and the ratio.
 # Usage: scripts/bench-check.sh [EVENTS]   (default 1000000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +32,20 @@ measure() { # file -> "seconds peak_kib"
 read -r t_small rss_small < <(measure "$dir/small.ndjson")
 read -r t_big rss_big < <(measure "$dir/big.ndjson")
 grep -q "0 findings" "$dir/err" || { echo "unexpected findings:"; cat "$dir/err"; exit 1; }
-rate=$(echo "$n / $t_big" | bc)
-echo "check haip: $n events in ${t_big}s on one core = ${rate} events/s"
+# Counted as the peer counts them: every line of the transcript is one event.
+events=$(grep -c . "$dir/big.ndjson")
+rate=$(echo "$events / $t_big" | bc)
+echo "check haip: $events events in ${t_big}s on one core = ${rate} events/s"
 echo "peak memory: ${rss_small} KiB at $small events, ${rss_big} KiB at $n events"
+
+# The peer: ajv over the same transcript, on the same core.
+(cd scripts/bench-check && [ -d node_modules/ajv ] || npm ci --silent --no-audit --no-fund)
+start=$(date +%s.%N)
+read -r peer_events peer_invalid < <(pin node scripts/bench-check/ajv-check.mjs \
+  src/protocol/haip/envelope.schema.json "$dir/big.ndjson")
+end=$(date +%s.%N)
+t_peer=$(echo "$end - $start" | bc -l)
+[ "$peer_invalid" = 0 ] || { echo "ajv found $peer_invalid invalid events"; exit 1; }
+peer_rate=$(echo "$peer_events / $t_peer" | bc)
+echo "ajv (schema only): $peer_events events in ${t_peer}s on one core = ${peer_rate} events/s"
+echo "ratio wireprobe/ajv: $(echo "scale=2; $rate / $peer_rate" | bc)   (target: >= 5)"
