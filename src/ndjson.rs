@@ -150,7 +150,7 @@ impl<R: tokio::io::AsyncBufRead + Unpin> AsyncLines<R> {
 }
 
 fn memchr(haystack: &[u8]) -> Option<usize> {
-    haystack.iter().position(|&b| b == b'\n')
+    memchr::memchr(b'\n', haystack)
 }
 
 fn trim_cr(buf: &mut Vec<u8>) {
