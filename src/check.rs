@@ -107,6 +107,16 @@ pub fn check_stream<R: BufRead>(
         if buf.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
+        // The shape wireprobe writes, judged from the event's text by a checker that can: the
+        // line's JSON is not read twice. Anything else, or an event the checker is unsure of,
+        // takes the full path below.
+        if let Some((from, at_ms, raw)) = plain_event_line(&buf) {
+            if judge.observe_raw(from, at_ms, raw, &mut out) {
+                summary.events += 1;
+                record(&mut summary, line_no, from, &mut out, &mut on_finding);
+                continue;
+            }
+        }
         let (from, at_ms, frame) = match serde_json::from_slice::<TranscriptLine>(&buf) {
             Ok(t) => {
                 match (t.event, t.observed) {
@@ -176,6 +186,31 @@ pub fn check_stream<R: BufRead>(
         record(&mut summary, line_no, from, &mut out, &mut on_finding);
     }
     Ok(summary)
+}
+
+/// `{"from":"client"|"server","at_ms":N,"event":EVENT}` exactly as wireprobe writes it (no
+/// spaces, those keys in that order, nothing else): the side, the time and EVENT's text. EVENT
+/// is whatever lies between `"event":` and the line's last `}`; a checker that accepts it has
+/// read it as one whole JSON value, so the line was this shape. `None` for any other line.
+fn plain_event_line(line: &[u8]) -> Option<(Direction, u64, &str)> {
+    let (from, rest) = if let Some(rest) = line.strip_prefix(br#"{"from":"client","at_ms":"#) {
+        (Direction::Client, rest)
+    } else {
+        (
+            Direction::Server,
+            line.strip_prefix(br#"{"from":"server","at_ms":"#)?,
+        )
+    };
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    // JSON has no leading zeros; u64 has no more than 20 digits.
+    if digits == 0 || digits > 20 || (digits > 1 && rest[0] == b'0') {
+        return None;
+    }
+    let at_ms: u64 = std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()?;
+    let event = rest[digits..]
+        .strip_prefix(br#","event":"#)?
+        .strip_suffix(b"}")?;
+    Some((from, at_ms, std::str::from_utf8(event).ok()?))
 }
 
 fn record(
@@ -352,4 +387,41 @@ fn check_frames<R: BufRead>(
     };
     judge_server(&mut judge, &mut summary, end, &mut on_finding);
     summary
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_shape_wireprobe_writes_is_read_plainly() {
+        let plain = |s: &str| plain_event_line(s.as_bytes()).map(|(f, t, e)| (f, t, e.to_owned()));
+        assert_eq!(
+            plain(r#"{"from":"server","at_ms":42,"event":{"type":"PING"}}"#),
+            Some((Direction::Server, 42, r#"{"type":"PING"}"#.into()))
+        );
+        assert_eq!(
+            plain(r#"{"from":"client","at_ms":0,"event":{}}"#),
+            Some((Direction::Client, 0, "{}".into()))
+        );
+        for other in [
+            r#"{"from": "server","at_ms":1,"event":{}}"#,
+            r#"{"from":"server","event":{},"at_ms":1}"#,
+            r#"{"from":"server","at_ms":01,"event":{}}"#,
+            r#"{"from":"server","at_ms":-1,"event":{}}"#,
+            r#"{"from":"server","at_ms":123456789012345678901,"event":{}}"#,
+            r#"{"from":"server","at_ms":99999999999999999999,"event":{}}"#,
+            r#"{"from":"server","at_ms":1,"frame":{}}"#,
+            r#"{"from":"server","at_ms":1,"event":{}} "#,
+            r#"{"from":"robot","at_ms":1,"event":{}}"#,
+        ] {
+            assert_eq!(plain(other), None, "{other}");
+        }
+        // What the checker must still refuse to read as one value comes out as text it will
+        // not accept (the line has more than the event).
+        let (_, _, rest) =
+            plain_event_line(br#"{"from":"server","at_ms":1,"event":{},"sse":{"id":"1"}}"#)
+                .expect("the prefix matches");
+        assert!(serde_json::from_str::<Value>(rest).is_err(), "{rest}");
+    }
 }
