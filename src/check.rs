@@ -86,6 +86,26 @@ pub fn check_stream<R: BufRead>(
     let mut buf = Vec::new();
     let mut out = Vec::new();
     loop {
+        // A whole line already in the reader's buffer, in the shape wireprobe writes and
+        // judged from its text, is judged where it lies: not copied out first.
+        let chunk = match reader.fill_buf() {
+            Ok(chunk) => chunk,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        let end = memchr::memchr(b'\n', chunk).filter(|end| *end <= ndjson::DEFAULT_MAX_LINE);
+        if let Some(end) = end {
+            if let Some((from, at_ms, raw)) = plain_event_line(&chunk[..end]) {
+                if judge.observe_raw(from, at_ms, raw, &mut out) {
+                    summary.lines += 1;
+                    summary.events += 1;
+                    let line_no = summary.lines;
+                    record(&mut summary, line_no, from, &mut out, &mut on_finding);
+                    reader.consume(end + 1);
+                    continue;
+                }
+            }
+        }
         let read = ndjson::read_line(&mut reader, &mut buf, ndjson::DEFAULT_MAX_LINE)?;
         let line_no = summary.lines + 1;
         match read {
@@ -108,8 +128,9 @@ pub fn check_stream<R: BufRead>(
             continue;
         }
         // The shape wireprobe writes, judged from the event's text by a checker that can: the
-        // line's JSON is not read twice. Anything else, or an event the checker is unsure of,
-        // takes the full path below.
+        // line's JSON is not read twice (a line that came in pieces, or the last one without
+        // its newline). Anything else, or an event the checker is unsure of, takes the full
+        // path below.
         if let Some((from, at_ms, raw)) = plain_event_line(&buf) {
             if judge.observe_raw(from, at_ms, raw, &mut out) {
                 summary.events += 1;
@@ -423,5 +444,36 @@ mod tests {
             plain_event_line(br#"{"from":"server","at_ms":1,"event":{},"sse":{"id":"1"}}"#)
                 .expect("the prefix matches");
         assert!(serde_json::from_str::<Value>(rest).is_err(), "{rest}");
+    }
+
+    /// Lines judged where they lie in the reader's buffer and lines copied out of it (a
+    /// buffer too small to hold one) give the same findings.
+    #[test]
+    fn lines_in_the_buffer_and_lines_in_pieces_are_judged_alike() {
+        let haip = crate::protocol::get("haip").expect("haip");
+        let events = include_str!("../corpus/haip/valid/gen-sequence.ndjson");
+        let mut text = String::new();
+        for (n, event) in events.lines().enumerate() {
+            let from = if n % 2 == 0 { "client" } else { "server" };
+            text.push_str(&format!(
+                "{{\"from\":\"{from}\",\"at_ms\":{n},\"event\":{event}}}\n"
+            ));
+        }
+        // A repeated line breaks the sequence: something to find.
+        let first = text.lines().next().expect("a line").to_owned();
+        text.push_str(&first);
+        let summary = |capacity: usize| {
+            let reader = std::io::BufReader::with_capacity(capacity, text.as_bytes());
+            let s = check_stream(haip, reader, None, |_| {}).expect("reads");
+            let rules: Vec<_> = s
+                .findings
+                .iter()
+                .map(|f| (f.line, f.violation.rule))
+                .collect();
+            (s.lines, s.events, rules)
+        };
+        let whole = summary(1 << 16);
+        assert!(!whole.2.is_empty(), "{whole:?}");
+        assert_eq!(summary(7), whole);
     }
 }
