@@ -42,7 +42,39 @@ impl<T> Opt<T> {
 }
 
 /// A string whose value is not needed (escapes allowed).
-type AnyStr<'a> = Cow<'a, str>;
+/// A JSON string, borrowed from the input when it holds no escape. (serde's own `Cow` is
+/// always copied, so every message's text was copied just to be checked for presence.)
+#[derive(Debug)]
+struct AnyStr<'a>(Cow<'a, str>);
+
+impl std::ops::Deref for AnyStr<'_> {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for AnyStr<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Text;
+        impl<'de> serde::de::Visitor<'de> for Text {
+            type Value = Cow<'de, str>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, s: &'de str) -> Result<Self::Value, E> {
+                Ok(Cow::Borrowed(s))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(s.to_owned()))
+            }
+            fn visit_string<E>(self, s: String) -> Result<Self::Value, E> {
+                Ok(Cow::Owned(s))
+            }
+        }
+        d.deserialize_str(Text).map(AnyStr)
+    }
+}
 
 // Some fields are only ever validated (by deserialising them), never read afterwards.
 #[derive(Deserialize)]
