@@ -12,6 +12,12 @@ use crate::transcript::Direction;
 /// the peer's `ack` does not prove it had seen the pause.
 const PAUSE_GRACE_MS: u64 = 250;
 
+/// Channels whose credit and pauses are followed per sender, at most. HAIP lets a channel be
+/// any identifier; an implementation uses a handful. A target naming ever new channels must
+/// not grow the checker without bound: a channel past this many is not followed (its credit
+/// and pauses go unjudged), which no real session comes near.
+pub(super) const MAX_CHANNELS: usize = 1024;
+
 /// Credit one side still has on one channel (signed: a violation drives it below zero).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Credit {
@@ -31,7 +37,9 @@ impl HaipChecker {
         let ty = f.ty;
         match (ty, f.payload_channel) {
             ("FLOW_UPDATE", Some(ch)) => {
-                let credit = self.credit_entry(peer, ch);
+                let Some(credit) = self.credit_entry(peer, ch) else {
+                    return;
+                };
                 if let (Some(m), Some(add)) = (credit.messages.as_mut(), f.add_messages) {
                     *m = m.saturating_add(add);
                 }
@@ -43,9 +51,10 @@ impl HaipChecker {
             ("PAUSE_CHANNEL" | "RESUME_CHANNEL", _) if !self.well_formed => return,
             ("PAUSE_CHANNEL", Some(ch)) => {
                 let at = self.now_ms;
-                self.senders[peer]
-                    .paused
-                    .insert(ch.to_owned(), (f.seq.unwrap_or(u64::MAX), at));
+                let paused = &mut self.senders[peer].paused;
+                if paused.len() < MAX_CHANNELS || paused.contains_key(ch) {
+                    paused.insert(ch.to_owned(), (f.seq.unwrap_or(u64::MAX), at));
+                }
                 return;
             }
             ("RESUME_CHANNEL", Some(ch)) => {
@@ -77,7 +86,9 @@ impl HaipChecker {
         } else {
             0
         };
-        let credit = self.credit_entry(me, channel);
+        let Some(credit) = self.credit_entry(me, channel) else {
+            return;
+        };
         if let Some(m) = credit.messages.as_mut() {
             *m -= 1;
             if *m == -1 {
@@ -117,8 +128,9 @@ impl HaipChecker {
         }
     }
 
-    /// The credit `sender` has on `channel`, starting from what its peer announced.
-    fn credit_entry(&mut self, sender: usize, channel: &str) -> &mut Credit {
+    /// The credit `sender` has on `channel`, starting from what its peer announced; `None`
+    /// for a new channel past [`MAX_CHANNELS`].
+    fn credit_entry(&mut self, sender: usize, channel: &str) -> Option<&mut Credit> {
         let peer = 1 - sender;
         let (m, b) = self.senders[peer]
             .announced
@@ -128,13 +140,16 @@ impl HaipChecker {
         // Looked up before inserting: most messages find their channel, and `entry` would
         // allocate its name for every one.
         if !credits.contains_key(channel) {
+            if credits.len() >= MAX_CHANNELS {
+                return None;
+            }
             let fresh = Credit {
                 messages: as_credit(m),
                 bytes: as_credit(b),
             };
             credits.insert(channel.to_owned(), fresh);
         }
-        credits.get_mut(channel).expect("inserted above")
+        credits.get_mut(channel)
     }
 }
 
@@ -162,6 +177,32 @@ mod tests {
         let grant = json!({"channel": "AGENT", "add_messages": 2});
         assert_eq!(talk.send(Client, "FLOW_UPDATE", grant), NONE);
         assert_eq!(talk.send(Server, "TEXT_MESSAGE_START", text()), NONE);
+    }
+
+    /// A target naming a new channel in every message grows nothing past the bound.
+    #[test]
+    fn channels_followed_are_bounded() {
+        let mut talk = Talk::open_with(credit(1_000_000), credit(1_000_000));
+        for n in 0..super::MAX_CHANNELS + 50 {
+            let channel = format!("C{n}");
+            talk.send(Client, "PAUSE_CHANNEL", json!({"channel": channel}));
+            talk.send(
+                Client,
+                "FLOW_UPDATE",
+                json!({"channel": channel, "add_messages": 1}),
+            );
+            talk.send_with(
+                Server,
+                "TEXT_MESSAGE_START",
+                text(),
+                json!({"channel": channel}),
+            );
+        }
+        let senders = &talk.checker().senders;
+        // The server's maps reached the bound and stopped there.
+        let most = |len: fn(&super::super::Sender) -> usize| senders.iter().map(len).max();
+        assert_eq!(most(|s| s.credit.len()), Some(super::MAX_CHANNELS));
+        assert_eq!(most(|s| s.paused.len()), Some(super::MAX_CHANNELS));
     }
 
     #[test]
