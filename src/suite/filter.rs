@@ -61,11 +61,6 @@ impl CaseFilter {
         self
     }
 
-    /// The shard this filter runs, if the run is split.
-    pub fn shard(&self) -> Option<crate::shard::Shard> {
-        self.shard
-    }
-
     /// Also requires a case to list a rule one of `rules` (globs over rule ids) matches.
     pub fn with_rules(mut self, rules: &[String]) -> Result<Self, BadGlob> {
         self.rules = build(rules)?;

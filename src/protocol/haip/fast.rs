@@ -41,9 +41,9 @@ impl<T> Opt<T> {
     }
 }
 
-/// A string whose value is not needed (escapes allowed).
-/// A JSON string, borrowed from the input when it holds no escape. (serde's own `Cow` is
-/// always copied, so every message's text was copied just to be checked for presence.)
+/// A string whose value is seldom needed (escapes allowed), borrowed from the input when it
+/// holds no escape. (serde's own `Cow` is always copied, so every message's text was copied
+/// just to be checked for presence.)
 #[derive(Debug)]
 struct AnyStr<'a>(Cow<'a, str>);
 

@@ -27,12 +27,12 @@ pub(super) fn uuid() -> String {
 }
 
 impl Talk {
-    /// A connection opened, nothing sent on it yet.
     /// The checker, for a test that looks at what it keeps.
     pub(super) fn checker(&self) -> &HaipChecker {
         &self.checker
     }
 
+    /// A connection opened, nothing sent on it yet.
     pub(super) fn connected() -> Talk {
         let mut talk = Talk {
             checker: HaipChecker::new(),
