@@ -94,9 +94,11 @@ pub fn check_stream<R: BufRead>(
             Err(e) => return Err(e),
         };
         let end = memchr::memchr(b'\n', chunk).filter(|end| *end <= ndjson::DEFAULT_MAX_LINE);
+        // The line's event text was offered to the checker and refused: it is not offered again.
+        let mut refused = false;
         if let Some(end) = end {
-            if let Some((from, at_ms, raw)) = plain_event_line(&chunk[..end]) {
-                if judge.observe_raw(from, at_ms, raw, &mut out) {
+            match judge_plainly(&mut judge, &chunk[..end], &mut out) {
+                Plain::Judged(from) => {
                     summary.lines += 1;
                     summary.events += 1;
                     let line_no = summary.lines;
@@ -104,6 +106,8 @@ pub fn check_stream<R: BufRead>(
                     reader.consume(end + 1);
                     continue;
                 }
+                Plain::Refused => refused = true,
+                Plain::Other => {}
             }
         }
         let read = ndjson::read_line(&mut reader, &mut buf, ndjson::DEFAULT_MAX_LINE)?;
@@ -131,11 +135,15 @@ pub fn check_stream<R: BufRead>(
         // line's JSON is not read twice (a line that came in pieces, or the last one without
         // its newline). Anything else, or an event the checker is unsure of, takes the full
         // path below.
-        if let Some((from, at_ms, raw)) = plain_event_line(&buf) {
-            if judge.observe_raw(from, at_ms, raw, &mut out) {
-                summary.events += 1;
-                record(&mut summary, line_no, from, &mut out, &mut on_finding);
-                continue;
+        if !refused {
+            match judge_plainly(&mut judge, &buf, &mut out) {
+                Plain::Judged(from) => {
+                    summary.events += 1;
+                    record(&mut summary, line_no, from, &mut out, &mut on_finding);
+                    continue;
+                }
+                Plain::Refused => refused = true,
+                Plain::Other => {}
             }
         }
         let (from, at_ms, frame) = match serde_json::from_slice::<TranscriptLine>(&buf) {
@@ -143,7 +151,8 @@ pub fn check_stream<R: BufRead>(
                 match (t.event, t.observed) {
                     (Some(raw), None) => {
                         summary.events += 1;
-                        let fast = t.sse.is_none()
+                        let fast = !refused
+                            && t.sse.is_none()
                             && judge.observe_raw(t.from, t.at_ms, raw.get(), &mut out);
                         if !fast {
                             match serde_json::from_str::<Value>(raw.get()) {
@@ -207,6 +216,26 @@ pub fn check_stream<R: BufRead>(
         record(&mut summary, line_no, from, &mut out, &mut on_finding);
     }
     Ok(summary)
+}
+
+/// What offering a line to the checker as a plain event line ([`plain_event_line`]) came to.
+enum Plain {
+    /// The line is not in that shape.
+    Other,
+    /// The checker judged its event from the text; the side that sent it.
+    Judged(Direction),
+    /// The checker cannot judge this event from its text: it is to be read in full.
+    Refused,
+}
+
+fn judge_plainly(judge: &mut Judge, line: &[u8], out: &mut Vec<Violation>) -> Plain {
+    let Some((from, at_ms, raw)) = plain_event_line(line) else {
+        return Plain::Other;
+    };
+    match judge.observe_raw(from, at_ms, raw, out) {
+        true => Plain::Judged(from),
+        false => Plain::Refused,
+    }
 }
 
 /// `{"from":"client"|"server","at_ms":N,"event":EVENT}` exactly as wireprobe writes it (no
