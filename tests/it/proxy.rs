@@ -41,19 +41,30 @@ where
     F: FnOnce(SocketAddr) -> Fut,
     Fut: std::future::Future<Output = ()>,
 {
+    let (addr, proxy) = proxy_until(protocol, upstream, true, tokio::time::sleep(LIMIT)).await;
+    let (carried, ()) = tokio::join!(proxy, client(addr));
+    carried
+}
+
+/// The proxy for `protocol` in front of `upstream`, keeping every transcript, until `stop`
+/// resolves (or, when `once`, its first connection ends): where it listens, and what it
+/// judged once it ends.
+async fn proxy_until(
+    protocol: &str,
+    upstream: &str,
+    once: bool,
+    stop: impl std::future::Future<Output = ()>,
+) -> (SocketAddr, impl std::future::Future<Output = Carried>) {
     let p = wireprobe::protocol::get(protocol).expect("a protocol");
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("binds");
     let addr = listener.local_addr().expect("an address");
-    let upstream = Upstream::parse(upstream).expect("an upstream URL");
     let plan = Plan {
-        upstream,
+        upstream: Upstream::parse(upstream).expect("an upstream URL"),
         pass: pass_options(),
         transcripts: wireprobe::report::Transcripts::All,
-        once: true,
+        once,
     };
-    let proxy = carry(p, listener, plan, tokio::time::sleep(LIMIT), |_| {});
-    let (carried, ()) = tokio::join!(proxy, client(addr));
-    carried
+    (addr, carry(p, listener, plan, stop, |_| {}))
 }
 
 /// The HAIP reference client (with `client_faults`) through the proxy to the reference

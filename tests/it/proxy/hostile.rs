@@ -3,13 +3,11 @@
 //! took), lets the upstream go when the client leaves, and a proxy stopped mid-answer still
 //! reports the connection with what passed.
 
-use super::{pass_options, LIMIT};
+use super::{proxy_until, LIMIT};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
-use wireprobe::proxy::{carry, Carried, Plan};
 use wireprobe::transcript::Direction;
-use wireprobe::transport::passthrough::Upstream;
 
 /// One AG-UI event as an SSE event.
 const EVENT: &[u8] = b"data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n";
@@ -45,27 +43,6 @@ async fn streaming_upstream(
     (format!("http://{addr}/"), gone)
 }
 
-/// The proxy for AG-UI in front of `upstream` until `stop` resolves (or the first connection
-/// ends).
-async fn proxy_until(
-    upstream: &str,
-    stop: impl std::future::Future<Output = ()>,
-) -> (
-    std::net::SocketAddr,
-    impl std::future::Future<Output = Carried>,
-) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("binds");
-    let addr = listener.local_addr().expect("an address");
-    let plan = Plan {
-        upstream: Upstream::parse(upstream).expect("an upstream URL"),
-        pass: pass_options(),
-        transcripts: wireprobe::report::Transcripts::All,
-        once: true,
-    };
-    let agui = wireprobe::protocol::get("agui").expect("agui");
-    (addr, carry(agui, listener, plan, stop, |_| {}))
-}
-
 fn post(addr: std::net::SocketAddr) -> reqwest::RequestBuilder {
     let input = r#"{"threadId":"t","runId":"r","messages":[]}"#;
     reqwest::Client::builder()
@@ -81,7 +58,7 @@ fn post(addr: std::net::SocketAddr) -> reqwest::RequestBuilder {
 #[tokio::test]
 async fn a_flooding_answer_goes_at_the_clients_pace_and_ends_when_the_client_leaves() {
     let (upstream, gone) = streaming_upstream(EVENT, EVENT).await;
-    let (addr, proxy) = proxy_until(&upstream, tokio::time::sleep(LIMIT)).await;
+    let (addr, proxy) = proxy_until("agui", &upstream, true, tokio::time::sleep(LIMIT)).await;
     let client = async {
         let mut answer = post(addr).send().await.expect("answered");
         let mut read = 0;
@@ -112,7 +89,7 @@ async fn a_flooding_answer_goes_at_the_clients_pace_and_ends_when_the_client_lea
 async fn a_proxy_stopped_during_an_answer_that_never_ends_reports_what_passed() {
     let (upstream, _gone) = streaming_upstream(EVENT, b"").await;
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
-    let (addr, proxy) = proxy_until(&upstream, async {
+    let (addr, proxy) = proxy_until("agui", &upstream, true, async {
         let _ = stop_rx.await;
     })
     .await;

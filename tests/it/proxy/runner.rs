@@ -3,16 +3,13 @@
 //! the proxy, against the reference server with a fault, shows that fault's rule on the
 //! server's side in the proxy's report, and a correct server none.
 
-use super::pass_options;
+use super::proxy_until;
 use crate::common::test_config;
 use std::collections::BTreeSet;
 use std::time::Duration;
-use tokio::net::TcpListener;
-use wireprobe::proxy::{carry, Plan};
 use wireprobe::reference::{self, ServeOptions};
 use wireprobe::suite::runner::{run_suite, RunConfig};
 use wireprobe::transcript::Direction;
-use wireprobe::transport::passthrough::Upstream;
 
 /// Runs the cases `glob` picks against `protocol`'s reference server with `faults`, through
 /// the proxy: the rules the proxy saw the server break.
@@ -30,24 +27,11 @@ async fn server_rules_through_proxy(
         .await
         .expect("the reference server starts");
     let p = wireprobe::protocol::get(protocol).expect("a protocol");
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("binds");
-    let addr = listener.local_addr().expect("an address");
-    let plan = Plan {
-        upstream: Upstream::parse(&server.url).expect("an upstream URL"),
-        pass: pass_options(),
-        transcripts: wireprobe::report::Transcripts::Failing,
-        once: false,
-    };
     let (done_tx, done_rx) = tokio::sync::oneshot::channel::<()>();
-    let proxy = carry(
-        p,
-        listener,
-        plan,
-        async {
-            let _ = done_rx.await;
-        },
-        |_| {},
-    );
+    let (addr, proxy) = proxy_until(protocol, &server.url, false, async {
+        let _ = done_rx.await;
+    })
+    .await;
     let run = async {
         let cfg = test_config(RunConfig::new(format!("http://{addr}/")), Some(glob));
         let bundled = wireprobe::suite::load_bundled(p).expect("the bundled suite");
