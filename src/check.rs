@@ -194,6 +194,15 @@ pub fn check_stream<R: BufRead>(
             }
             Err(e) => {
                 match bare_from {
+                    // A bare event judged from its text where the checker can, as a
+                    // transcript line's event is.
+                    Some(side)
+                        if !refused && judge_bare_plainly(&mut judge, side, &buf, &mut out) =>
+                    {
+                        summary.events += 1;
+                        record(&mut summary, line_no, side, &mut out, &mut on_finding);
+                        continue;
+                    }
                     Some(side) => match serde_json::from_slice::<Value>(&buf) {
                         Ok(v) => (side, 0, v),
                         Err(_) => {
@@ -236,6 +245,17 @@ fn judge_plainly(judge: &mut Judge, line: &[u8], out: &mut Vec<Violation>) -> Pl
         true => Plain::Judged(from),
         false => Plain::Refused,
     }
+}
+
+/// A bare event line judged from its text by a checker that can ([`Judge::observe_raw`]);
+/// `false`: it is to be read in full.
+fn judge_bare_plainly(
+    judge: &mut Judge,
+    side: Direction,
+    line: &[u8],
+    out: &mut Vec<Violation>,
+) -> bool {
+    std::str::from_utf8(line).is_ok_and(|text| judge.observe_raw(side, 0, text, out))
 }
 
 /// `{"from":"client"|"server","at_ms":N,"event":EVENT}` exactly as wireprobe writes it (no
@@ -504,5 +524,48 @@ mod tests {
         let whole = summary(1 << 16);
         assert!(!whole.2.is_empty(), "{whole:?}");
         assert_eq!(summary(7), whole);
+    }
+
+    /// Bare events judged from their text find what reading each one in full finds.
+    #[test]
+    fn bare_lines_read_plainly_are_judged_as_in_full() {
+        let haip = crate::protocol::get("haip").expect("haip");
+        let mut text = include_str!("../corpus/haip/valid/gen-sequence.ndjson").to_owned();
+        for bad in [
+            "gen-bad-uuid--HAIP-ENV-002",
+            "gen-unknown-type--HAIP-ENV-006",
+        ] {
+            let path = format!(
+                "{}/corpus/haip/invalid/{bad}.json",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let event = std::fs::read_to_string(&path).expect("corpus file");
+            let value: Value = serde_json::from_str(&event).expect("JSON");
+            text.push_str(&format!("{value}\n"));
+        }
+        let first = text.lines().next().expect("a line").to_owned();
+        text.push_str(&first);
+        let plainly =
+            check_stream(haip, text.as_bytes(), Some(Direction::Server), |_| {}).expect("reads");
+        let plainly: Vec<_> = plainly
+            .findings
+            .iter()
+            .map(|f| (f.line, f.violation.rule))
+            .collect();
+        let mut judge = Judge::new(haip);
+        let mut in_full = Vec::new();
+        for (n, line) in text.lines().enumerate() {
+            let event: Value = serde_json::from_str(line).expect("JSON");
+            let mut out = Vec::new();
+            judge.observe(
+                Direction::Server,
+                0,
+                Observed::Event(&event, None),
+                &mut out,
+            );
+            in_full.extend(out.iter().map(|v| (n as u64 + 1, v.rule)));
+        }
+        assert!(in_full.len() >= 2, "{in_full:?}");
+        assert_eq!(plainly, in_full);
     }
 }
