@@ -15,7 +15,8 @@ use crate::rules::Violation;
 use crate::transcript::Direction;
 use sequencing::Numbered;
 use serde_json::Value;
-use std::collections::{BTreeSet, HashMap, HashSet, VecDeque};
+use foldhash::{HashMap, HashSet};
+use std::collections::{BTreeSet, VecDeque};
 
 mod answers;
 mod flow;
