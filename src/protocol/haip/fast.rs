@@ -9,6 +9,7 @@
 
 use super::facts::{Data, Facts};
 use super::model::{self, is_channel, is_uint64_str, is_uuid};
+use serde::de::Visitor;
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -73,6 +74,31 @@ impl<'de: 'a, 'a> Deserialize<'de> for AnyStr<'a> {
             }
         }
         d.deserialize_str(Text).map(AnyStr)
+    }
+}
+
+/// Reads `T` from a JSON object only: serde's derived structs also take an array of their
+/// fields' values in order, which the schema refuses (`["<id>", …, {}]` is no message).
+struct Object<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        T::deserialize(MapOnly(d)).map(Object)
+    }
+}
+
+/// A deserializer that reads a map whatever it is asked for.
+struct MapOnly<D>(D);
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for MapOnly<D> {
+    type Error = D::Error;
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        self.0.deserialize_map(visitor)
+    }
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum
+        identifier ignored_any
     }
 }
 
@@ -141,7 +167,7 @@ payload!(RunCancelP { run_id: Opt<&'a str> });
 #[allow(dead_code)]
 struct ToolListP<'a> {
     #[serde(borrow)]
-    tools: Vec<ToolEntry<'a>>,
+    tools: Vec<Object<ToolEntry<'a>>>,
 }
 
 #[derive(Deserialize)]
@@ -154,6 +180,7 @@ struct ToolEntry<'a> {
     description: Opt<AnyStr<'a>>,
 }
 
+/// The payload as `T`; the caller has seen that it is an object.
 fn parse<'a, T: Deserialize<'a>>(raw: &'a RawValue) -> Option<T> {
     serde_json::from_str(raw.get()).ok()
 }
@@ -181,7 +208,7 @@ fn req<T: Copy>(v: &Opt<T>, ok: impl Fn(T) -> bool) -> Option<T> {
 /// The facts of `raw` and the session it names, when it is certainly a valid HAIP message;
 /// `None` when unsure.
 pub fn accept(raw: &str) -> Option<(Facts<'_>, &str)> {
-    let env: Envelope<'_> = serde_json::from_str(raw).ok()?;
+    let Object::<Envelope<'_>>(env) = serde_json::from_str(raw).ok()?;
     if !(is_uuid(env.id)
         && is_uuid(env.session)
         && is_uint64_str(env.seq)
