@@ -90,10 +90,14 @@ pub fn parse_seq(value: &Value) -> Option<u64> {
 
 /// [`parse_seq`] on a string.
 pub fn parse_seq_str(s: &str) -> Option<u64> {
-    if !is_uint64_str(s) {
+    // One pass: the pattern's digits read as they are checked (`check` reads every seq).
+    if !(1..=20).contains(&s.len()) {
         return None;
     }
-    s.parse().ok()
+    s.bytes().try_fold(0u64, |n, b| {
+        let digit = b.checked_sub(b'0').filter(|d| *d <= 9)?;
+        n.checked_mul(10)?.checked_add(u64::from(digit))
+    })
 }
 
 /// The schema's `uint64str`: `^[0-9]{1,20}$`.
@@ -103,14 +107,23 @@ pub fn is_uint64_str(s: &str) -> bool {
 
 /// The schema's `uuid` pattern: 8-4-4-4-12 hex digits, version 1 to 5, variant 8, 9, A or B.
 pub fn is_uuid(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 36
-        && b.iter().enumerate().all(|(i, &c)| match i {
-            8 | 13 | 18 | 23 => c == b'-',
-            14 => (b'1'..=b'5').contains(&c),
-            19 => matches!(c, b'8' | b'9' | b'a' | b'b' | b'A' | b'B'),
-            _ => c.is_ascii_hexdigit(),
-        })
+    let Ok(b) = <&[u8; 36]>::try_from(s.as_bytes()) else {
+        return false;
+    };
+    // The fixed positions first, then each group of digits: no branch per byte on its index
+    // (`check` reads two or three UUIDs in every message).
+    let hex = |range: std::ops::Range<usize>| b[range].iter().all(u8::is_ascii_hexdigit);
+    b[8] == b'-'
+        && b[13] == b'-'
+        && b[18] == b'-'
+        && b[23] == b'-'
+        && (b'1'..=b'5').contains(&b[14])
+        && matches!(b[19], b'8' | b'9' | b'a' | b'b' | b'A' | b'B')
+        && hex(0..8)
+        && hex(9..13)
+        && hex(15..18)
+        && hex(20..23)
+        && hex(24..36)
 }
 
 /// The schema's `channel` pattern: `^[A-Za-z0-9_\-]{1,128}$`.
@@ -184,4 +197,55 @@ pub fn base64_len(data: &str) -> Option<u64> {
         .decode(data)
         .ok()
         .map(|b| b.len() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The schema's patterns written the plain way, beside the quick ones.
+    fn plain_uuid(s: &str) -> bool {
+        let b = s.as_bytes();
+        b.len() == 36
+            && b.iter().enumerate().all(|(i, &c)| match i {
+                8 | 13 | 18 | 23 => c == b'-',
+                14 => (b'1'..=b'5').contains(&c),
+                19 => matches!(c, b'8' | b'9' | b'a' | b'b' | b'A' | b'B'),
+                _ => c.is_ascii_hexdigit(),
+            })
+    }
+
+    #[test]
+    fn quick_patterns_agree_with_the_plain_ones() {
+        let uuid = "123e4567-e89b-42d3-a456-426614174000";
+        let mut uuids = vec![uuid.to_owned(), uuid.to_uppercase(), String::new()];
+        for i in 0..uuid.len() {
+            for c in ['-', '0', '1', '5', '6', '8', 'a', 'B', 'c', 'g', 'é'] {
+                let mut s: Vec<char> = uuid.chars().collect();
+                s[i] = c;
+                uuids.push(s.into_iter().collect());
+            }
+            uuids.push(format!("{}{}", &uuid[..i], &uuid[i + 1..]));
+        }
+        for s in &uuids {
+            assert_eq!(is_uuid(s), plain_uuid(s), "{s}");
+        }
+        for s in [
+            "0",
+            "7",
+            "01",
+            "",
+            "-1",
+            "1a",
+            " 1",
+            "18446744073709551615",
+            "18446744073709551616",
+            "99999999999999999999",
+            "000000000000000000001",
+            "00000000000000000001",
+        ] {
+            let plain = is_uint64_str(s).then(|| s.parse::<u64>().ok()).flatten();
+            assert_eq!(parse_seq_str(s), plain, "{s}");
+        }
+    }
 }
