@@ -3,6 +3,8 @@
 # with schema, rules and lifecycle on, and peak memory at two lengths (it must not grow);
 # beside it, on the same core and the same events, ajv validating each event against HAIP's
 # envelope schema (scripts/bench-check/, installed with npm on first use), and the ratio.
+# Then every other protocol's `check` on EVENTS/10 events from `wireprobe gen` (one consistent
+# sequence, judged as sent by the side wireprobe plays), in events per second.
 # Usage: scripts/bench-check.sh [EVENTS]   (default 1000000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,3 +51,19 @@ t_peer=$(echo "$end - $start" | bc -l)
 peer_rate=$(echo "$peer_events / $t_peer" | bc)
 echo "ajv (schema only): $peer_events events in ${t_peer}s on one core = ${peer_rate} events/s"
 echo "ratio wireprobe/ajv: $(echo "scale=2; $rate / $peer_rate" | bc)   (target: >= 5)"
+
+# Every other protocol: the events wireprobe sends in one consistent sequence (`gen`), judged
+# as from the side wireprobe plays (HUMA's agent is the Socket.IO client, so wireprobe is the
+# server there; elsewhere wireprobe is the client).
+for entry in huma:server nuum:client hpd:client uae:client agui:client; do
+  protocol="${entry%%:*}" side="${entry##*:}"
+  ./target/release/wireprobe gen "$protocol" --count "$small" --seed 1 2>/dev/null > "$dir/$protocol.ndjson"
+  start=$(date +%s.%N)
+  pin ./target/release/wireprobe check "$protocol" --from "$side" "$dir/$protocol.ndjson" > /dev/null 2> "$dir/err"
+  end=$(date +%s.%N)
+  grep -q " 0 findings" "$dir/err" || { echo "unexpected findings in $protocol:"; tail -3 "$dir/err"; exit 1; }
+  took=$(echo "$end - $start" | bc -l)
+  bytes=$(wc -c < "$dir/$protocol.ndjson")
+  printf 'check %s: %s events (%s MB) in %.3fs on one core = %s events/s\n' "$protocol" "$small" \
+    "$((bytes / 1000000))" "$took" "$(echo "$small / $took" | bc)"
+done
