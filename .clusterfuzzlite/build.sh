@@ -14,6 +14,10 @@ triple=$(rustc -vV | sed -n 's/^host: //p')
 built="fuzz/target/$triple/release"
 for target in $(cd fuzz && cargo fuzz list); do
   cp "$built/$target" "$OUT/"
+  # Its libFuzzer options (fuzz/options/README.md), where ClusterFuzzLite looks for them.
+  if [ -f "fuzz/options/$target.options" ]; then
+    cp "fuzz/options/$target.options" "$OUT/"
+  fi
   # One flat directory, each file named after the directory it came from, so two seeds with
   # one name in different directories both go in.
   flat=$(mktemp -d)

@@ -16,6 +16,9 @@ bash .clusterfuzzlite/build.sh
 for target in $(cd fuzz && cargo fuzz list); do
   [ -x "$OUT/$target" ] || { echo "clusterfuzzlite-build: $target missing from $OUT" >&2; exit 1; }
   "$OUT/$target" -runs=64 >/dev/null 2>&1 || { echo "clusterfuzzlite-build: $target does not run" >&2; exit 1; }
+  if [ -f "fuzz/options/$target.options" ] && ! cmp -s "fuzz/options/$target.options" "$OUT/$target.options"; then
+    echo "clusterfuzzlite-build: $target.options missing from $OUT" >&2; exit 1
+  fi
   seeds=$(scripts/fuzz-seeds.sh "$target" | wc -l)
   if [ "$seeds" -gt 0 ]; then
     n=$(unzip -Z1 "$OUT/${target}_seed_corpus.zip" | wc -l)
