@@ -94,8 +94,9 @@ impl HaipChecker {
     }
 
     /// Whether the message is well formed: schema-clean (unknown fields are tolerated,
-    /// suites/haip/ERRATA.md item 2), in our session and without `crit`. A client HAI names
-    /// the session.
+    /// suites/haip/ERRATA.md item 2), in our session and without `crit`. A client HAI its
+    /// receiver can take names the session; one it must reject (malformed, or `crit`)
+    /// changes nothing, so the session goes on under the name it had.
     pub(super) fn judge_form(
         &mut self,
         from: Direction,
@@ -104,12 +105,13 @@ impl HaipChecker {
         schema_clean: bool,
         crit: Option<&Value>,
     ) {
-        if from == Direction::Client && ty == Some("HAI") {
+        let critical = crit == Some(&Value::Bool(true));
+        if from == Direction::Client && ty == Some("HAI") && schema_clean && !critical {
             self.session_id = session.map(str::to_owned);
         }
         let foreign =
             session.is_some() && self.session_id.is_some() && session != self.session_id.as_deref();
-        self.well_formed = !foreign && schema_clean && crit != Some(&Value::Bool(true));
+        self.well_formed = !foreign && schema_clean && !critical;
         if from == Direction::Client {
             self.client_broken = !self.well_formed;
         }
@@ -139,6 +141,24 @@ mod tests {
 
     fn error(code: &str) -> serde_json::Value {
         json!({"code": code, "message": "m"})
+    }
+
+    /// A HAI its receiver must reject (here `pv` out of range) leaves the session as it was:
+    /// the client's later messages in it are its own, and the calls they make are answered.
+    #[test]
+    fn a_rejected_hai_names_no_session() {
+        let mut talk = Talk::open();
+        let hai = json!({"haip_version": "1.1.2", "accept_major": [1], "accept_events": ["HAI"]});
+        let other = json!({"session": uuid(), "pv": 18446744073709551615u64, "seq": "2"});
+        assert!(!talk.send_with(Client, "HAI", hai, other).is_empty());
+        let call = uuid();
+        let called = json!({"call_id": call, "tool": "echo"});
+        assert_eq!(
+            talk.send_with(Client, "TOOL_CALL", called, json!({"seq": "2"})),
+            NONE
+        );
+        let done = json!({"call_id": call, "status": "OK"});
+        assert_eq!(talk.send(Server, "TOOL_DONE", done), NONE);
     }
 
     #[test]

@@ -13,9 +13,9 @@ use crate::protocol::recent::RecentSet;
 use crate::protocol::{Checker, Observed};
 use crate::rules::Violation;
 use crate::transcript::Direction;
+use foldhash::{HashMap, HashSet};
 use sequencing::Numbered;
 use serde_json::Value;
-use foldhash::{HashMap, HashSet};
 use std::collections::{BTreeSet, VecDeque};
 
 mod answers;
