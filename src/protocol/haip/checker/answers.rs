@@ -70,8 +70,15 @@ impl HaipChecker {
     /// client's latest message when that was valid, the ERROR acknowledges it, and no broken
     /// message of the client's is still unanswered.
     fn error_answers_valid(&mut self, f: &Facts<'_>, out: &mut Vec<Violation>) {
-        let answers_broken = self.broken_unanswered > 0;
-        self.broken_unanswered = self.broken_unanswered.saturating_sub(1);
+        // An ERROR naming a valid message of the client's (a refused run: RUN_LIMIT_EXCEEDED)
+        // answers that one, not a broken message still owed its ERROR.
+        let names_valid = f
+            .related_id
+            .is_some_and(|id| self.valid_client_ids.contains(id));
+        let answers_broken = !names_valid && self.broken_unanswered > 0;
+        if !names_valid {
+            self.broken_unanswered = self.broken_unanswered.saturating_sub(1);
+        }
         let Some(code) = f.code.filter(|c| VIOLATION_CODES.contains(c)) else {
             return;
         };
@@ -159,6 +166,27 @@ mod tests {
         );
         let done = json!({"call_id": call, "status": "OK"});
         assert_eq!(talk.send(Server, "TOOL_DONE", done), NONE);
+    }
+
+    /// An ERROR answering a valid message by name leaves a broken one still owed its own, which
+    /// may come without a `related_id` after the client's next valid message.
+    #[test]
+    fn an_error_naming_a_valid_message_answers_no_broken_one() {
+        let mut talk = Talk::open();
+        let started = uuid();
+        let run = json!({"run_id": started, "id": started});
+        assert_eq!(talk.send_with(Client, "RUN_STARTED", json!({}), run), NONE);
+        talk.garbage(Client, "{not json");
+        let limit = json!({"code": "RUN_LIMIT_EXCEEDED", "message": "m", "related_id": started});
+        assert_eq!(talk.send(Server, "ERROR", limit), NONE);
+        assert_eq!(talk.send(Client, "PING", json!({"nonce": "a"})), NONE);
+        let late = talk.send_with(
+            Server,
+            "ERROR",
+            error("PROTOCOL_VIOLATION"),
+            json!({"ack": "3"}),
+        );
+        assert_eq!(late, NONE);
     }
 
     #[test]
