@@ -7,6 +7,10 @@
 #[path = "shared/echo.rs"]
 mod echo;
 
+/// The allocator the `wireprobe` binary uses, for the echo and the fuzzer alike.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 use wireprobe::fuzz::engine::{self, FuzzConfig};

@@ -4,6 +4,10 @@ mod cli;
 
 use std::process::ExitCode;
 
+/// mimalloc, not the system's malloc: see Cargo.toml.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let argv = match cli::config::expand(std::env::args_os().collect()) {
         Ok(argv) => argv,
