@@ -1,13 +1,16 @@
-//! Live fuzzing throughput against the in-process HAIP reference target, beside the raw
-//! WebSocket echo rate of this machine measured in the same run (`scripts/bench-fuzz.sh`).
-//! Both use the same number of concurrent connections; the ratio is the figure we track.
+//! Live fuzzing throughput against an in-process reference target, beside the raw rate of the
+//! same transport on this machine measured in the same run (`scripts/bench-fuzz.sh`): for
+//! HAIP a WebSocket echo, for HPD a POST-and-stream loop over HTTP + SSE. Both use the same
+//! number of concurrent connections; the ratio is the figure we track.
 //!
-//! Usage: fuzz_bench [SECONDS] [JOBS]
+//! Usage: fuzz_bench [SECONDS] [JOBS] [haip|hpd]
 
 #[path = "shared/echo.rs"]
 mod echo;
+#[path = "shared/sse_echo.rs"]
+mod sse_echo;
 
-/// The allocator the `wireprobe` binary uses, for the echo and the fuzzer alike.
+/// The allocator the `wireprobe` binary uses, for the peer and the fuzzer alike.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -23,24 +26,36 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
     let secs: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(10);
     let jobs: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(32);
-    let echo = echo_rate(Duration::from_secs(secs), jobs).await?;
-    let fuzz = fuzz_rate(Duration::from_secs(secs), jobs).await?;
-    println!("raw WebSocket echo: {echo:.0} messages/s ({jobs} connections)");
-    println!("live fuzzing (serve haip): {fuzz:.0} events/s ({jobs} jobs)");
-    println!("ratio fuzz/echo: {:.3}", fuzz / echo);
+    let id = args.next().unwrap_or_else(|| "haip".into());
+    let span = Duration::from_secs(secs);
+    let (raw, what) = match id.as_str() {
+        "haip" => (echo_rate(span, jobs).await?, "raw WebSocket echo"),
+        "hpd" => (
+            sse_rate(span, jobs).await?,
+            "raw POST-and-stream (HTTP + SSE)",
+        ),
+        other => return Err(format!("no bench for {other}: haip or hpd").into()),
+    };
+    let fuzz = fuzz_rate(&id, span, jobs).await?;
+    println!("{what}: {raw:.0} messages/s ({jobs} connections)");
+    println!("live fuzzing (serve {id}): {fuzz:.0} events/s ({jobs} jobs)");
+    println!("ratio fuzz/raw: {:.3}", fuzz / raw);
     Ok(())
 }
 
-/// Events per second the fuzz engine sends to the reference HAIP target.
-async fn fuzz_rate(span: Duration, jobs: usize) -> Result<f64, Box<dyn std::error::Error>> {
-    let target = reference::start(
-        "haip",
-        SocketAddr::from(([127, 0, 0, 1], 0)),
-        &ServeOptions::default(),
-    )
-    .await?;
-    let p = protocol::get("haip").ok_or("haip is not registered")?;
-    let mut run_cfg = RunConfig::new(target.url.clone());
+/// Events per second the fuzz engine sends to the reference target of `id`.
+async fn fuzz_rate(
+    id: &str,
+    span: Duration,
+    jobs: usize,
+) -> Result<f64, Box<dyn std::error::Error>> {
+    let any = SocketAddr::from(([127, 0, 0, 1], 0));
+    let target = reference::start(id, any, &ServeOptions::default()).await?;
+    let p = protocol::get(id).ok_or("not registered")?;
+    // A hosted HPD agent is one conversation: each run gets its own route prefix, so the runs
+    // go side by side as the echo's connections do.
+    let url = RunConfig::scoped_per_case(p, &target.url);
+    let mut run_cfg = RunConfig::new(url);
     run_cfg.jobs = jobs;
     run_cfg.step_timeout = Duration::from_millis(2000);
     let cfg = FuzzConfig {
@@ -63,4 +78,13 @@ async fn fuzz_rate(span: Duration, jobs: usize) -> Result<f64, Box<dyn std::erro
 async fn echo_rate(span: Duration, jobs: usize) -> Result<f64, Box<dyn std::error::Error>> {
     let addr = echo::server().await?;
     Ok(echo::rate(addr, span, jobs, |_| "x".repeat(220)).await)
+}
+
+/// Events per second through a bare hyper server, `jobs` clients each posting one message the
+/// size of a typical HPD input and reading it back from its SSE stream.
+async fn sse_rate(span: Duration, jobs: usize) -> Result<f64, Box<dyn std::error::Error>> {
+    let addr = sse_echo::server().await?;
+    let message =
+        r#"{"version":"1.0","type":"USER_TEXT_INPUT","text":"wireprobe: say hello there"}"#;
+    Ok(sse_echo::rate(addr, span, jobs, message).await)
 }

@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
-# Live fuzzing throughput against the HAIP reference target over loopback, beside the raw
-# WebSocket echo rate measured in the same run (the ratio is the figure we track).
-# Usage: scripts/bench-fuzz.sh [SECONDS] [JOBS]   (default 10 s, 32 concurrent connections)
+# Live fuzzing throughput against the reference targets over loopback, each beside the raw rate
+# of its transport measured in the same run (the ratio is the figure we track): HAIP beside a
+# bare WebSocket echo, HPD beside a bare POST-and-stream loop over HTTP + SSE.
+# Usage: scripts/bench-fuzz.sh [SECONDS] [JOBS] [PROTOCOL...]   (default 10 s, 32, haip hpd)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+secs="${1:-10}" jobs="${2:-32}"
+shift 2 || shift $#
+protocols=("$@")
+[ ${#protocols[@]} -gt 0 ] || protocols=(haip hpd)
 cargo build --release --quiet --example fuzz_bench
-./target/release/examples/fuzz_bench "${1:-10}" "${2:-32}"
+for protocol in "${protocols[@]}"; do
+  ./target/release/examples/fuzz_bench "$secs" "$jobs" "$protocol"
+done
