@@ -1,5 +1,6 @@
 //! Small JSON facts every profile's validator asks: a value's JSON type, and whether a string
-//! is an RFC 3339 timestamp (and writing one).
+//! is an RFC 3339 timestamp (and writing one); and a message quoting a target's JSON, kept
+//! short.
 
 use serde_json::Value;
 
@@ -59,6 +60,44 @@ pub fn json_kind(v: &Value) -> &'static str {
     }
 }
 
+/// `args` formatted up to `max` bytes (cut on a character boundary, `…` after the cut). The
+/// formatting stops at the cut: a schema error quoting a megabyte of a target's JSON costs
+/// `max` bytes, not the megabyte.
+pub fn bounded(args: std::fmt::Arguments<'_>, max: usize) -> String {
+    struct UpTo {
+        out: String,
+        max: usize,
+        cut: bool,
+    }
+    impl std::fmt::Write for UpTo {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            let room = self.max.saturating_sub(self.out.len());
+            if s.len() <= room {
+                self.out.push_str(s);
+                return Ok(());
+            }
+            let mut end = room;
+            while !s.is_char_boundary(end) {
+                end -= 1;
+            }
+            self.out.push_str(&s[..end]);
+            self.cut = true;
+            Err(std::fmt::Error)
+        }
+    }
+    let mut up_to = UpTo {
+        out: String::new(),
+        max,
+        cut: false,
+    };
+    // An error here is the cut (or a Display that failed): what was written stands.
+    let _ = std::fmt::write(&mut up_to, args);
+    if up_to.cut {
+        up_to.out.push('…');
+    }
+    up_to.out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,5 +110,21 @@ mod tests {
         assert!(!is_rfc3339("2026-02-05 15:30"));
         assert!(!is_rfc3339("2026-02-05T15:30:00."));
         assert!(!is_rfc3339("yesterday"));
+    }
+
+    #[test]
+    fn bounded_messages_stop_at_their_limit() {
+        assert_eq!(
+            bounded(format_args!("{}: {}", "/", "short"), 10),
+            "/: short"
+        );
+        assert_eq!(bounded(format_args!("{}", "abcdef"), 6), "abcdef");
+        assert_eq!(bounded(format_args!("{}", "abcdefg"), 6), "abcdef…");
+        // Never inside a character: é is two bytes.
+        assert_eq!(bounded(format_args!("{}", "aé"), 2), "a…");
+        // A huge value is not written past the cut.
+        let big = Value::Array(vec![Value::from("x".repeat(100)); 100_000]);
+        let said = bounded(format_args!("{big} is not of type \"object\""), 300);
+        assert_eq!(said.chars().count(), 301);
     }
 }

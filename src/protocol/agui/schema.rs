@@ -294,15 +294,7 @@ fn flaws(
                 }
             }
             _ => {
-                let mut message = error.to_string();
-                if message.len() > MAX_MESSAGE {
-                    let cut = (0..=MAX_MESSAGE)
-                        .rev()
-                        .find(|i| message.is_char_boundary(*i))
-                        .unwrap_or(0);
-                    message.truncate(cut);
-                    message.push('…');
-                }
+                let message = crate::protocol::json::bounded(format_args!("{error}"), MAX_MESSAGE);
                 Flaw::Malformed { path, message }
             }
         };

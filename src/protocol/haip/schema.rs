@@ -1,6 +1,7 @@
 //! The spec's draft-07 envelope schema, compiled once, and the mapping from a schema error to
 //! the rule it breaks.
 
+use crate::protocol::json;
 use crate::rules::Violation;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -83,8 +84,8 @@ impl Schema {
             } else {
                 rule_for_path(&path, keyword, ty)
             };
-            let mut message = format!("{}: {}", if path.is_empty() { "/" } else { &path }, error);
-            truncate(&mut message, MAX_MESSAGE);
+            let shown = if path.is_empty() { "/" } else { &path };
+            let message = json::bounded(format_args!("{shown}: {error}"), MAX_MESSAGE);
             out.push(Violation::new(rule, message));
         }
         // The envelope's type check and an allOf branch can report the same fault twice.
@@ -181,17 +182,6 @@ pub fn payload_rule(ty: &str) -> &'static str {
         }
         "FLOW_UPDATE" | "PAUSE_CHANNEL" | "RESUME_CHANNEL" => "HAIP-FLOW-005",
         _ => "HAIP-ENV-009",
-    }
-}
-
-fn truncate(s: &mut String, max: usize) {
-    if s.len() > max {
-        let mut cut = max;
-        while !s.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        s.truncate(cut);
-        s.push('…');
     }
 }
 
