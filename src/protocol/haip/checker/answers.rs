@@ -101,9 +101,9 @@ impl HaipChecker {
     }
 
     /// Whether the message is well formed: schema-clean (unknown fields are tolerated,
-    /// suites/haip/ERRATA.md item 2), in our session and without `crit`. A client HAI its
-    /// receiver can take names the session; one it must reject (malformed, or `crit`)
-    /// changes nothing, so the session goes on under the name it had.
+    /// suites/haip/ERRATA.md item 2), in our session and without `crit`. A schema-clean client
+    /// HAI that opens its connection names the session; a malformed one is rejected and a later
+    /// one starts nothing (see `handshake.rs`), so with either the session keeps its name.
     pub(super) fn judge_form(
         &mut self,
         from: Direction,
@@ -113,7 +113,8 @@ impl HaipChecker {
         crit: Option<&Value>,
     ) {
         let critical = crit == Some(&Value::Bool(true));
-        if from == Direction::Client && ty == Some("HAI") && schema_clean && !critical {
+        let opens = self.senders[0].sent_on_connection == 0;
+        if from == Direction::Client && ty == Some("HAI") && schema_clean && opens {
             self.session_id = session.map(str::to_owned);
         }
         let foreign =
@@ -150,14 +151,18 @@ mod tests {
         json!({"code": code, "message": "m"})
     }
 
-    /// A HAI its receiver must reject (here `pv` out of range) leaves the session as it was:
-    /// the client's later messages in it are its own, and the calls they make are answered.
+    /// A HAI its receiver must reject (here `pv` out of range), or one that does not open its
+    /// connection, leaves the session as it was: the client's later messages in it are its
+    /// own, and the calls they make are answered.
     #[test]
     fn a_rejected_hai_names_no_session() {
         let mut talk = Talk::open();
         let hai = json!({"haip_version": "1.1.2", "accept_major": [1], "accept_events": ["HAI"]});
         let other = json!({"session": uuid(), "pv": 18446744073709551615u64, "seq": "2"});
-        assert!(!talk.send_with(Client, "HAI", hai, other).is_empty());
+        assert!(!talk.send_with(Client, "HAI", hai.clone(), other).is_empty());
+        // Nor does a valid one sent after the connection's first message: it starts nothing.
+        let later = json!({"session": uuid(), "seq": "2"});
+        talk.send_with(Client, "HAI", hai, later);
         let call = uuid();
         let called = json!({"call_id": call, "tool": "echo"});
         assert_eq!(

@@ -118,6 +118,8 @@ impl HaipChecker {
             s.sent_on_connection = 0;
             s.owed_binary = None;
         }
+        // An ERROR on this connection answers nothing sent on the last.
+        self.broken_unanswered = 0;
     }
 
     /// Judges one event the schema already checked (or the fast path accepted).
@@ -239,6 +241,11 @@ impl Checker for HaipChecker {
             Some((facts, session)) => {
                 self.now_ms = at_ms;
                 self.judge_form(from, Some(facts.ty), Some(session), true, None);
+                // As `on_value` does: a message of another session is broken, and its id (a
+                // UUID here) is not one an ERROR may echo unchecked.
+                if from == Direction::Client && !self.well_formed {
+                    self.broken_id = None;
+                }
                 let before = out.len();
                 self.on_facts(from, &facts, out);
                 if from == Direction::Client {
