@@ -163,8 +163,17 @@ impl Conn {
             }
             // A run already over (its end may have crossed the cancel) or never started: the
             // spec names no answer and the cancel breaks no rule, so an ERROR claiming a
-            // violation would break HAIP-ERR-004. Nothing is left to cancel.
-            None => {}
+            // violation would break HAIP-ERR-004. Nothing is left to cancel, unless the cancel
+            // itself is broken: it names its run in the envelope and the payload (HAIP-RUN-003).
+            None if envelope_run(event).is_some() && payload_string(event, "run_id").is_some() => {}
+            None => {
+                self.error(
+                    "PROTOCOL_VIOLATION",
+                    "RUN_CANCEL lacks run_id in the envelope or the payload",
+                    Some(event),
+                )
+                .await
+            }
         }
     }
 
