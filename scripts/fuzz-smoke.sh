@@ -28,8 +28,12 @@ options_for() {
 
 # The run's corpus is thrown away: kept in memory where a tmpfs exists, since creating a file
 # for each new unit on a disk took up to a quarter of a checker target's time on this machine.
+# (A tmpfs with less than 1 GiB free, as a container's default 64 MB is, could fill: /tmp then.)
 scratch=/tmp
-[ -d /dev/shm ] && [ -w /dev/shm ] && scratch=/dev/shm
+if [ -d /dev/shm ] && [ -w /dev/shm ] \
+    && [ "$(df -Pk /dev/shm | awk 'NR == 2 { print $4 }')" -ge 1048576 ]; then
+  scratch=/dev/shm
+fi
 
 for target in "${targets[@]}"; do
   work=$(mktemp -d -p "$scratch")
