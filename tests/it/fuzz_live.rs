@@ -51,11 +51,7 @@ fn fuzz_as(
     }
     let output = cmd.output().expect("wireprobe runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    let rule = stdout
-        .lines()
-        .find_map(|l| l.strip_prefix("finding: "))
-        .and_then(|l| l.split_whitespace().next())
-        .map(str::to_owned);
+    let rule = crate::common::fuzz_finding(&stdout).map(|(rule, _)| rule);
     let expected = if rule.is_some() { 1 } else { 0 };
     assert_eq!(
         output.status.code(),

@@ -129,10 +129,8 @@ fn fuzz_finding(shard: Option<&str>, out: &Path) -> Option<(String, String)> {
     }
     let output = cmd.output().expect("wireprobe runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    let line = stdout.lines().find_map(|l| l.strip_prefix("finding: "))?;
-    let rule = line.split_whitespace().next()?.to_owned();
-    let run = line.split(" in run ").nth(1)?.split(':').next()?.to_owned();
-    Some((run, rule))
+    let (rule, run) = crate::common::fuzz_finding(&stdout)?;
+    Some((run?, rule))
 }
 
 #[test]
