@@ -4,7 +4,7 @@
 
 use super::HaipChecker;
 use crate::protocol::haip::facts::Facts;
-use crate::protocol::haip::model::KNOWN_ERROR_CODES;
+use crate::protocol::haip::model::{self, KNOWN_ERROR_CODES};
 use crate::rules::{self, Violation};
 use crate::transcript::Direction;
 use serde_json::Value;
@@ -104,10 +104,12 @@ impl HaipChecker {
     /// suites/haip/ERRATA.md item 2), in our session and without `crit`. A schema-clean client
     /// HAI that opens its connection names the session; a malformed one is rejected and a later
     /// one starts nothing (see `handshake.rs`), so with either the session keeps its name.
+    /// A broken client message's `id` is kept when it is no UUID, for an ERROR to echo.
     pub(super) fn judge_form(
         &mut self,
         from: Direction,
         ty: Option<&str>,
+        id: Option<&str>,
         session: Option<&str>,
         schema_clean: bool,
         crit: Option<&Value>,
@@ -122,6 +124,9 @@ impl HaipChecker {
         self.well_formed = !foreign && schema_clean && !critical;
         if from == Direction::Client {
             self.client_broken = !self.well_formed;
+            if !self.well_formed {
+                self.broken_id = id.filter(|id| !model::is_uuid(id)).map(str::to_owned);
+            }
         }
     }
 

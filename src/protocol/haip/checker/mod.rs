@@ -7,8 +7,8 @@
 //! file holds the state the concerns share and the order they judge a message in.
 
 use super::facts::{Facts, HaiFacts};
+use super::fast;
 use super::schema::schema;
-use super::{fast, model};
 use crate::protocol::recent::RecentSet;
 use crate::protocol::{Checker, Observed};
 use crate::rules::Violation;
@@ -157,14 +157,8 @@ impl HaipChecker {
         let ty = event.get("type").and_then(Value::as_str);
         let session = event.get("session").and_then(Value::as_str);
         let schema_clean = out[before..].iter().all(|v| v.rule == "HAIP-ENV-005");
-        self.judge_form(from, ty, session, schema_clean, event.get("crit"));
-        if from == Direction::Client && !self.well_formed {
-            self.broken_id = event
-                .get("id")
-                .and_then(Value::as_str)
-                .filter(|id| !model::is_uuid(id))
-                .map(str::to_owned);
-        }
+        let id = event.get("id").and_then(Value::as_str);
+        self.judge_form(from, ty, id, session, schema_clean, event.get("crit"));
         let facts = Facts::from_value(event);
         if let Some(facts) = &facts {
             self.on_facts(from, facts, out);
@@ -240,12 +234,7 @@ impl Checker for HaipChecker {
         match fast::accept(raw) {
             Some((facts, session)) => {
                 self.now_ms = at_ms;
-                self.judge_form(from, Some(facts.ty), Some(session), true, None);
-                // As `on_value` does: a message of another session is broken, and its id (a
-                // UUID here) is not one an ERROR may echo unchecked.
-                if from == Direction::Client && !self.well_formed {
-                    self.broken_id = None;
-                }
+                self.judge_form(from, Some(facts.ty), facts.id, Some(session), true, None);
                 let before = out.len();
                 self.on_facts(from, &facts, out);
                 if from == Direction::Client {
