@@ -18,6 +18,10 @@ use serde_json::Value;
 /// How long an answer the spec leaves open may take to arrive before it is forgotten.
 const SETTLE_MS: u64 = 200;
 
+/// How long the answer to an input the spec leaves open (its fate and the connection's) is
+/// watched for before the run goes on from a fresh connection.
+const OPEN_ANSWER_MS: u64 = 100;
+
 /// How long a probe answered by silence (no error, no disconnect) is watched.
 const PROBE_SILENCE_MS: u64 = 300;
 
@@ -204,8 +208,8 @@ pub fn case_for(
             )),
             Answer::Accept | Answer::Survive => {}
             Answer::Unspecified => {
-                // Whatever the target did, go on from a fresh connection.
-                out.push(step(Wait::ms(100).into(), None));
+                // Whatever the target did, go on from a fresh connection, once it has shown it.
+                out.extend(aftermath(profile, out.len() as u64));
                 out.push(step(restart(protocol), None));
                 continue;
             }
@@ -275,6 +279,20 @@ fn sync_steps(profile: &dyn FuzzProfile, tag: u64) -> Vec<Step> {
             reply_step(vec![sync.answer], sync.rule, false),
         ],
         None => vec![Step::new(Wait::ms(SETTLE_MS))],
+    }
+}
+
+/// Steps that let the target show what it makes of an input whose answer the spec leaves open,
+/// judging nothing of it: the profile's sync message sent behind it, and a wait that ends with
+/// the sync's answer (the input came first, so its answer, if any, has come) or the
+/// connection's end; at most [`OPEN_ANSWER_MS`], as long as a protocol without a sync waits.
+fn aftermath(profile: &dyn FuzzProfile, tag: u64) -> Vec<Step> {
+    match profile.sync(tag) {
+        Some(sync) => vec![
+            send_step(sync.send),
+            Step::new(Wait::until(OPEN_ANSWER_MS, vec![sync.answer])),
+        ],
+        None => vec![Step::new(Wait::ms(OPEN_ANSWER_MS))],
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::config::RunConfig;
 use super::connect::CaseDir;
-use super::link::Link;
+use super::link::{Item, Link, Watch};
 use super::model::*;
 use super::outcome::{unmet, Outcome};
 use super::tokens::token_for;
@@ -285,9 +285,24 @@ impl<'a> CaseRun<'a> {
                 wanted: RefusalWanted { within_ms },
             }) => self.expect_refused(*within_ms).await,
             Action::Wait(Wait {
-                pause: Pause { ms },
+                pause: Pause { ms, until },
             }) => {
-                tokio::time::sleep(Duration::from_millis(*ms)).await;
+                let deadline = Instant::now() + Duration::from_millis(*ms);
+                if until.is_empty() {
+                    tokio::time::sleep_until(deadline).await;
+                    return Ok(());
+                }
+                let until = self.substitute_all(until)?;
+                // What arrives stays for the steps after: this only decides when to go on.
+                self.link
+                    .watch(deadline, |a, _| match a {
+                        Item::Ended(_) => Watch::Stop(()),
+                        a if until.iter().any(|p| a.matches(p, &mut Vars::new())) => {
+                            Watch::Stop(())
+                        }
+                        _ => Watch::Keep,
+                    })
+                    .await;
                 Ok(())
             }
             Action::Check(check) => {

@@ -39,3 +39,4 @@ mod transport_ws;
 mod uae_faults;
 mod variants;
 mod verdicts_hold;
+mod waits;

@@ -219,7 +219,8 @@ fn within(ms: &Option<u64>) -> String {
     ms.map(|ms| format!(" within {ms} ms")).unwrap_or_default()
 }
 
-fn patterns(values: &[Value]) -> String {
+/// Patterns as a report line shows them.
+pub(super) fn patterns(values: &[Value]) -> String {
     values
         .iter()
         .map(show::event)

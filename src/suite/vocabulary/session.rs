@@ -1,7 +1,7 @@
 //! Steps that act on the case itself: waiting, forgetting arrivals, choosing a tool,
 //! reconnecting and restarting the target.
 
-use super::values::{is_false, object, some_object, HandshakeMode};
+use super::values::{is_false, object, some_object, HandshakeMode, Patterns};
 use super::StepKind;
 use crate::auth::TokenKind;
 use schemars::JsonSchema;
@@ -13,7 +13,8 @@ use serde_json::{Map, Value};
 #[serde(deny_unknown_fields)]
 pub struct Nothing {}
 
-/// `wait = { ms = 100 }`: lets time pass.
+/// `wait = { ms = 100 }`: lets time pass; with `until`, ends as soon as an event matching it
+/// arrives or the connection ends (nothing is judged either way).
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Wait {
@@ -27,12 +28,30 @@ pub struct Wait {
 pub struct Pause {
     /// Milliseconds.
     pub ms: u64,
+    /// Events (a table, or a list of tables) whose arrival ends the wait early: the answer to
+    /// a message sent just before, by which the target shows it has taken in what came first.
+    #[serde(default, skip_serializing_if = "Patterns::is_empty")]
+    pub until: Patterns,
 }
 
 impl Wait {
     pub fn ms(ms: u64) -> Wait {
         Wait {
-            pause: Pause { ms },
+            pause: Pause {
+                ms,
+                until: Patterns::default(),
+            },
+        }
+    }
+
+    /// At most `ms`, ending when an event matching one of `patterns` arrives or the
+    /// connection ends.
+    pub fn until(ms: u64, patterns: Vec<Value>) -> Wait {
+        Wait {
+            pause: Pause {
+                ms,
+                until: Patterns(patterns),
+            },
         }
     }
 }
@@ -128,7 +147,14 @@ fn empty_object() -> Value {
 
 impl StepKind for Wait {
     fn describe(&self) -> String {
-        format!("wait {} ms", self.pause.ms)
+        match self.pause.until.is_empty() {
+            true => format!("wait {} ms", self.pause.ms),
+            false => format!(
+                "wait {} ms or until {}",
+                self.pause.ms,
+                super::expecting::patterns(&self.pause.until)
+            ),
+        }
     }
 
     fn budget_ms(&self, _: u64) -> u64 {

@@ -1,0 +1,74 @@
+//! Waits keyed on the target's answers: a `wait` with `until` goes on as soon as the event it
+//! names arrives (or the connection ends), so a fuzz run pays a round trip, not the whole
+//! pause, to see what a target made of an input whose answer the spec leaves open.
+
+use crate::common;
+
+use std::net::SocketAddr;
+use wireprobe::protocol;
+use wireprobe::reference::{self, ServeOptions};
+use wireprobe::suite::{loader, runner};
+use wireprobe::verdict::Verdict;
+
+const SUITE: &str = r#"
+[[case]]
+id = "wait.answered"
+title = "A wait ends with the answer it names, which later steps still see"
+rules = ["HAIP-PING-002"]
+steps = [
+  { send = { type = "PING", payload = { nonce = "w1" } } },
+  { wait = { ms = 5000, until = { type = "PONG", payload = { nonce = "w1" } } } },
+  { expect = { type = "PONG", payload = { nonce = "w1" } }, within_ms = 1 },
+]
+
+[[case]]
+id = "wait.unanswered"
+title = "A wait whose event never comes lasts its time and judges nothing"
+rules = ["HAIP-PING-002"]
+steps = [{ wait = { ms = 300, until = [{ type = "WIREPROBE_NEVER" }] } }]
+"#;
+
+#[tokio::test]
+async fn a_wait_until_an_answer_ends_with_it_and_judges_nothing() {
+    let p = protocol::get("haip").expect("haip");
+    let target = reference::start(
+        "haip",
+        SocketAddr::from(([127, 0, 0, 1], 0)),
+        &ServeOptions::default(),
+    )
+    .await
+    .expect("reference starts");
+    let suite = loader::load_texts(p, &[("w.toml".into(), SUITE.into())]).expect("loads");
+    let cfg = common::test_config(runner::RunConfig::new(target.url.clone()), None);
+    let results = runner::run_suite(p, &suite, &cfg, &|_| {})
+        .await
+        .expect("runs");
+    let by_id = |id: &str| {
+        results
+            .iter()
+            .find(|r| r.id == id)
+            .unwrap_or_else(|| panic!("{id} ran"))
+    };
+    let answered = by_id("wait.answered");
+    assert_eq!(answered.verdict, Verdict::Pass, "{}", answered.message);
+    assert!(
+        answered.duration_ms < 2000,
+        "the wait ended with the PONG, not after 5 s: {} ms",
+        answered.duration_ms
+    );
+    assert!(
+        answered
+            .steps
+            .iter()
+            .any(|s| s.contains("wait 5000 ms or until")),
+        "{:?}",
+        answered.steps
+    );
+    let unanswered = by_id("wait.unanswered");
+    assert_eq!(unanswered.verdict, Verdict::Pass, "{}", unanswered.message);
+    assert!(
+        unanswered.duration_ms >= 300,
+        "{} ms",
+        unanswered.duration_ms
+    );
+}
