@@ -9,7 +9,7 @@ use crate::protocol::{Protocol, TransportKind};
 use crate::suite::model::{
     Action, Case, CloseWanted, ConnectSpec, Discard, ErrorWanted, Expect, ExpectClose, ExpectError,
     ExpectRefused, ExpectSilence, HandshakeMode, Patterns, RawFrame, Reconnect, Reconnection,
-    Restart, Send, SendRaw, Silence, Step, Times, Wait,
+    Restart, Send, SendRaw, Silence, Step, Times, Unblock, Wait,
 };
 use crate::suite::runner::Credentials;
 use proptest::prelude::*;
@@ -330,6 +330,7 @@ fn oracle_steps(
         } => vec![reply_step(patterns, rule, scenario)],
         Oracle::Sync => sync_steps(profile, tag),
         Oracle::Restart => plain(restart(protocol)),
+        Oracle::Unblock => plain(Unblock::default().into()),
         Oracle::Resume(with) => plain(
             Reconnect {
                 how: Reconnection {

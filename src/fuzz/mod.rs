@@ -66,6 +66,9 @@ pub enum Oracle {
     Sync,
     /// The session cannot go on as it is: go on from a new connection (or process).
     Restart,
+    /// Free what flow control holds back of the target's output (credit the run opened with
+    /// little of, a channel the sequence paused), so a scenario's answer is not held up.
+    Unblock,
     /// Reconnect and resume the same session, with these fields over the session's own
     /// handshake (`"${NAME}"` is a value an earlier reply captured).
     Resume(Value),

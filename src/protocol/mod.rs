@@ -242,6 +242,14 @@ pub trait Session: Send {
     }
     /// A capability the target declared in its handshake reply.
     fn capability(&self, reply: &Value, name: &str) -> Option<Value>;
+
+    /// Events that release what this session's own messages may be holding back of the other
+    /// side's output, by what the traffic so far shows (HAIP: credit on every channel the
+    /// target has sent on, each channel we paused resumed). An `unblock` step sends them before
+    /// a scenario waits for the target to act. By default none (no flow control).
+    fn unblocking(&self) -> Vec<Value> {
+        Vec::new()
+    }
 }
 
 /// One thing a checker observes in a transcript.

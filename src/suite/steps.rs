@@ -332,6 +332,18 @@ impl<'a> CaseRun<'a> {
                 self.link.pending.clear();
                 Ok(())
             }
+            Action::Unblock(_) => {
+                // What has arrived so far is what the session knows to free.
+                self.link.drain();
+                for event in self.link.session.unblocking() {
+                    let out = (self.link.session.encode(&event))
+                        .map_err(|e| Outcome::Error(e.to_string()))?;
+                    self.link
+                        .send(out, Instant::now() + self.timeout(None))
+                        .await?;
+                }
+                Ok(())
+            }
             Action::PickTool(PickTool {
                 choice:
                     ToolChoice {

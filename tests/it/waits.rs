@@ -1,9 +1,12 @@
-//! Waits keyed on the target's answers: a `wait` with `until` goes on as soon as the event it
-//! names arrives (or the connection ends), so a fuzz run pays a round trip, not the whole
-//! pause, to see what a target made of an input whose answer the spec leaves open.
+//! Steps that let a run go on at the target's pace, keyed on what it sends: a `wait` with
+//! `until` goes on as soon as the event it names arrives (or the connection ends), so a fuzz run
+//! pays a round trip, not the whole pause, to see what a target made of an input whose answer
+//! the spec leaves open; `unblock` frees what flow control holds back, so a scenario's answer
+//! is not waited for until the step times out.
 
 use crate::common;
 
+use serde_json::Value;
 use std::net::SocketAddr;
 use wireprobe::protocol;
 use wireprobe::reference::{self, ServeOptions};
@@ -26,6 +29,21 @@ id = "wait.unanswered"
 title = "A wait whose event never comes lasts its time and judges nothing"
 rules = ["HAIP-PING-002"]
 steps = [{ wait = { ms = 300, until = [{ type = "WIREPROBE_NEVER" }] } }]
+
+[[case]]
+id = "unblock.credit"
+title = "A run held back by the one message of credit we gave goes on after unblock"
+rules = ["HAIP-RUN-001"]
+handshake_with = { payload = { capabilities = { flow_control = { initial_credit_messages = 1 } } } }
+steps = [
+  { send = { type = "PAUSE_CHANNEL", payload = { channel = "wireprobe-paused" } } },
+  { send = { type = "TEXT_MESSAGE_START", payload = { message_id = "${uuid:m}", text = "wireprobe: say held back" } } },
+  { send = { type = "TEXT_MESSAGE_END", payload = { message_id = "${uuid:m}" } } },
+  { expect = { type = "RUN_STARTED" } },
+  { expect_silence = { ms = 200, matching = { type = "RUN_FINISHED" } } },
+  { unblock = {} },
+  { expect = { type = "RUN_FINISHED" } },
+]
 "#;
 
 #[tokio::test]
@@ -64,6 +82,36 @@ async fn a_wait_until_an_answer_ends_with_it_and_judges_nothing() {
         "{:?}",
         answered.steps
     );
+    let unblocked = by_id("unblock.credit");
+    assert_eq!(unblocked.verdict, Verdict::Pass, "{}", unblocked.message);
+    let sent: Vec<_> = (unblocked.transcript.iter())
+        .filter(|e| e.from == wireprobe::transcript::Direction::Client)
+        .filter_map(|e| e.event())
+        .map(|e| (e["type"].clone(), e.pointer("/payload/channel").cloned()))
+        .collect();
+    // The channel the run came on gets credit, the one we paused is resumed; only channels the
+    // target sent on get credit.
+    let target_channels: Vec<Value> = (unblocked.transcript.iter())
+        .filter(|e| e.from == wireprobe::transcript::Direction::Server)
+        .filter_map(|e| e.event())
+        .map(|e| e["channel"].clone())
+        .collect();
+    let run_channel = (unblocked.transcript.iter())
+        .filter_map(|e| e.event())
+        .find(|e| e["type"] == "RUN_STARTED")
+        .map(|e| e["channel"].clone());
+    assert!(
+        sent.contains(&("FLOW_UPDATE".into(), run_channel)),
+        "{sent:?}"
+    );
+    assert!(
+        sent.contains(&("RESUME_CHANNEL".into(), Some("wireprobe-paused".into()))),
+        "{sent:?}"
+    );
+    for (_, channel) in sent.iter().filter(|(t, _)| t == "FLOW_UPDATE") {
+        let channel = channel.clone().unwrap_or_default();
+        assert!(target_channels.contains(&channel), "{sent:?}");
+    }
     let unanswered = by_id("wait.unanswered");
     assert_eq!(unanswered.verdict, Verdict::Pass, "{}", unanswered.message);
     assert!(

@@ -72,18 +72,6 @@ pub static MUTATORS: &[Mutator] = &[
     }),
 ];
 
-/// Credit for the channel the scenario's first reply came on: a run may have opened with
-/// little credit, and the answer owed must not wait for a grant that never comes.
-fn unblock() -> Oracle {
-    Oracle::Send(json!({"type": "FLOW_UPDATE",
-        "payload": {"channel": "${fuzz_channel}", "add_messages": 1000}}))
-}
-
-/// The same channel resumed, in case the sequence paused it.
-fn resume() -> Oracle {
-    Oracle::Send(json!({"type": "RESUME_CHANNEL", "payload": {"channel": "${fuzz_channel}"}}))
-}
-
 /// What the target owes after the input of `name`.
 pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
     let sent = input_json(input)
@@ -153,14 +141,16 @@ pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
                 Oracle::Send(
                     json!({"type": "TEXT_MESSAGE_END", "payload": {"message_id": message_id}}),
                 ),
+                // A run may have opened with little credit, or paused a channel and not resumed
+                // it: the answer owed must not wait for a grant that never comes.
+                Oracle::Unblock,
                 Oracle::Reply {
-                    patterns: vec![json!({"type": "RUN_STARTED", "run_id": "$capture:fuzz_run",
-                        "channel": "$capture:fuzz_channel"})],
+                    patterns: vec![json!({"type": "RUN_STARTED", "run_id": "$capture:fuzz_run"})],
                     rule: "HAIP-RUN-004",
                     scenario: true,
                 },
-                unblock(),
-                resume(),
+                // Now for the channel the run came on too, whose credit its own messages spend.
+                Oracle::Unblock,
                 Oracle::Send(json!({"type": "RUN_CANCEL", "run_id": "${fuzz_run}",
                     "payload": {"run_id": "${fuzz_run}"}})),
                 // The run started may be an earlier one whose RUN_STARTED was held back (by
@@ -180,16 +170,13 @@ pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
         "cancel-tool" => {
             let call_id = sent.pointer("/payload/call_id").cloned();
             vec![
+                Oracle::Unblock,
                 Oracle::Reply {
-                    patterns: vec![
-                        json!({"type": "TOOL_UPDATE", "channel": "$capture:fuzz_channel",
-                        "payload": {"call_id": call_id}}),
-                    ],
+                    patterns: vec![json!({"type": "TOOL_UPDATE", "payload": {"call_id": call_id}})],
                     rule: "HAIP-TOOL-003",
                     scenario: true,
                 },
-                unblock(),
-                resume(),
+                Oracle::Unblock,
                 Oracle::Send(json!({"type": "TOOL_CANCEL",
                     "payload": {"call_id": call_id, "reason": "wireprobe cancels"}})),
                 Oracle::Reply {

@@ -32,6 +32,29 @@ pub struct HaipSession {
     next_seq: u64,
     /// Highest seq received from the target with no gap before it (our cumulative ack).
     delivered: Option<u64>,
+    /// The channels the target has sent on, and those we paused: what `unblocking` frees.
+    channels: Channels,
+}
+
+/// At most this many channels are remembered (a target may name a new one in every message).
+const MAX_CHANNELS: usize = 32;
+
+/// Channel names in the order first seen, bounded by [`MAX_CHANNELS`].
+#[derive(Debug, Default)]
+struct Channels {
+    used_by_target: Vec<String>,
+    paused_by_us: Vec<String>,
+}
+
+impl Channels {
+    /// Remembers `channel` when it is one a message of ours may name (§Envelope's pattern).
+    fn note(list: &mut Vec<String>, channel: Option<&str>) {
+        if let Some(ch) = channel.filter(|c| model::is_channel(c)) {
+            if list.len() < MAX_CHANNELS && !list.iter().any(|c| c == ch) {
+                list.push(ch.to_owned());
+            }
+        }
+    }
 }
 
 impl Default for HaipSession {
@@ -57,6 +80,7 @@ impl HaipSession {
             session_id: uuid::Uuid::new_v4().to_string(),
             next_seq: 1,
             delivered: None,
+            channels: Channels::default(),
         }
     }
 
@@ -97,6 +121,10 @@ impl HaipSession {
         match envelope.get("seq").and_then(model::parse_seq) {
             Some(seq) if seq >= auto_seq => self.next_seq = seq + 1,
             _ => {}
+        }
+        if ty == "PAUSE_CHANNEL" {
+            let channel = envelope.pointer("/payload/channel").and_then(Value::as_str);
+            Channels::note(&mut self.channels.paused_by_us, channel);
         }
         Ok(envelope)
     }
@@ -194,6 +222,11 @@ impl Session for HaipSession {
                 {
                     self.session_id = id.to_owned();
                 }
+                // Only a message that used up credit can have run out of it.
+                if model::event_type(&event).is_some_and(model::consumes_credit) {
+                    let channel = event.get("channel").and_then(Value::as_str);
+                    Channels::note(&mut self.channels.used_by_target, channel);
+                }
                 if let Some(seq) = event.get("seq").and_then(model::parse_seq) {
                     if seq == self.delivered.map_or(1, |d| d + 1) {
                         self.delivered = Some(seq);
@@ -214,7 +247,25 @@ impl Session for HaipSession {
     fn capability(&self, reply: &Value, name: &str) -> Option<Value> {
         model::hai_capability(reply, name).cloned()
     }
+
+    /// §Flow Control and Back-Pressure: "Send `FLOW_UPDATE` to grant more credit", "`PAUSE_CHANNEL`/
+    /// `RESUME_CHANNEL` for immediate throttle": credit on every channel the target has spent
+    /// some on, and every channel we paused resumed (a run may have opened with little credit,
+    /// or paused a channel and never resumed it).
+    fn unblocking(&self) -> Vec<Value> {
+        let grants = self.channels.used_by_target.iter().map(|ch| {
+            json!({"type": "FLOW_UPDATE", "payload": {"channel": ch,
+                "add_messages": UNBLOCK_MESSAGES, "add_bytes": UNBLOCK_BYTES}})
+        });
+        let resumes = (self.channels.paused_by_us.iter())
+            .map(|ch| json!({"type": "RESUME_CHANNEL", "payload": {"channel": ch}}));
+        grants.chain(resumes).collect()
+    }
 }
+
+/// What one `unblock` grants a channel: room for any scenario's answer.
+const UNBLOCK_MESSAGES: u64 = 1000;
+const UNBLOCK_BYTES: u64 = 1 << 24;
 
 #[cfg(test)]
 mod tests {
@@ -264,5 +315,44 @@ mod tests {
         let run = sent(&mut server, json!({"type": "RUN_STARTED"}));
         assert_eq!(run["channel"], "AGENT");
         assert_eq!(run["session"], theirs);
+    }
+
+    #[test]
+    fn unblocking_frees_the_channels_the_target_spent_credit_on_and_those_we_paused() {
+        let mut client = HaipSession::new();
+        assert!(
+            client.unblocking().is_empty(),
+            "nothing seen, nothing to free"
+        );
+        let from_target = |channel: &str, ty: &str| {
+            Frame::Text(json!({"channel": channel, "type": ty, "payload": {}}).to_string())
+        };
+        for (channel, ty) in [
+            ("talk", "TEXT_MESSAGE_PART"),
+            ("talk", "TEXT_MESSAGE_END"),
+            // Control messages spend no credit; a name no message of ours may carry is kept out.
+            ("SYSTEM", "PONG"),
+            ("not a channel!", "TEXT_MESSAGE_PART"),
+        ] {
+            client.decode(&from_target(channel, ty));
+        }
+        for i in 0..2 * MAX_CHANNELS {
+            client.decode(&from_target(&format!("c{i}"), "TOOL_UPDATE"));
+        }
+        sent(
+            &mut client,
+            json!({"type": "PAUSE_CHANNEL", "payload": {"channel": "mic"}}),
+        );
+        let out = client.unblocking();
+        let named = |ty: &str| -> Vec<&str> {
+            (out.iter().filter(|e| e["type"] == ty))
+                .filter_map(|e| e.pointer("/payload/channel")?.as_str())
+                .collect()
+        };
+        let granted = named("FLOW_UPDATE");
+        assert_eq!(granted.len(), MAX_CHANNELS, "bounded");
+        assert_eq!(granted[0], "talk");
+        assert!(!granted.contains(&"SYSTEM") && !granted.contains(&"not a channel!"));
+        assert_eq!(named("RESUME_CHANNEL"), ["mic"]);
     }
 }

@@ -161,6 +161,8 @@ actions! {
     Wait = "wait",
     /// Forgets every arrival no step consumed (they stay in the transcript).
     Discard = "discard",
+    /// Frees the target's output held back by flow control.
+    Unblock = "unblock",
     /// Matches a captured value against a pattern.
     Check = "check",
     /// Reconnects (resuming the session unless told otherwise).

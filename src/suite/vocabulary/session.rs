@@ -64,6 +64,16 @@ pub struct Discard {
     pub settings: Nothing,
 }
 
+/// `unblock = {}`: sends what frees the target to go on sending, as far as the traffic so far
+/// shows what holds it back (HAIP: credit on the channels it has used, the channels we paused
+/// resumed); nothing for a protocol without flow control.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Unblock {
+    #[serde(rename = "unblock")]
+    pub settings: Nothing,
+}
+
 /// `restart = {}`: restarts the target process (stdio protocols).
 #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -159,6 +169,16 @@ impl StepKind for Wait {
 
     fn budget_ms(&self, _: u64) -> u64 {
         self.pause.ms
+    }
+}
+
+impl StepKind for Unblock {
+    fn describe(&self) -> String {
+        "unblock the target's output".into()
+    }
+
+    fn budget_ms(&self, step_ms: u64) -> u64 {
+        step_ms
     }
 }
 
