@@ -15,7 +15,8 @@ use crate::suite::runner::Credentials;
 use proptest::prelude::*;
 use serde_json::Value;
 
-/// How long an answer the spec leaves open may take to arrive before it is forgotten.
+/// How long an answer the spec leaves open may take to arrive before it is forgotten, when the
+/// protocol has no sync message and its session cannot tell that the target has settled.
 const SETTLE_MS: u64 = 200;
 
 /// How long the answer to an input the spec leaves open (its fate and the connection's) is
@@ -271,14 +272,15 @@ fn settle(profile: &dyn FuzzProfile, tag: u64) -> Vec<Step> {
 }
 
 /// Steps after which every answer owed to earlier input has arrived (and is still there to
-/// judge): the profile's sync message and its own answer, or a short wait.
+/// judge): the profile's sync message and its own answer, or a short wait that ends once the
+/// target has settled, when its session can tell.
 fn sync_steps(profile: &dyn FuzzProfile, tag: u64) -> Vec<Step> {
     match profile.sync(tag) {
         Some(sync) => vec![
             send_step(sync.send),
             reply_step(vec![sync.answer], sync.rule, false),
         ],
-        None => vec![Step::new(Wait::ms(SETTLE_MS))],
+        None => vec![Step::new(Wait::settled(SETTLE_MS))],
     }
 }
 

@@ -250,6 +250,19 @@ pub trait Session: Send {
     fn unblocking(&self) -> Vec<Value> {
         Vec::new()
     }
+
+    /// The target's answer to a POST this side made (SSE + HTTP), for a session that keeps
+    /// count of what the target took in.
+    fn answered(&mut self, answer: &HttpAnswer) {
+        let _ = answer;
+    }
+
+    /// True when the target owes nothing more for what it took in, as far as the protocol's
+    /// structure shows (HPD: every input it accepted has had its turn, and every turn has
+    /// ended); `None` when the protocol cannot tell. A `wait` with `settled` ends on it.
+    fn settled(&self) -> Option<bool> {
+        None
+    }
 }
 
 /// One thing a checker observes in a transcript.

@@ -213,7 +213,10 @@ impl Link {
                 let decoded = self.session.decode(&Frame::Text(data));
                 return self.decoded(decoded, Some(meta));
             }
-            Received::Http(answer) => Item::Http(answer),
+            Received::Http(answer) => {
+                self.session.answered(&answer);
+                Item::Http(answer)
+            }
             Received::AnswerEnded { path, error } => Item::AnswerEnded { path, error },
             Received::Subscribed(from) => Item::Stream(from),
             // A client's POST carries one of its events (or what it sent instead of one).

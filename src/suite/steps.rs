@@ -285,18 +285,24 @@ impl<'a> CaseRun<'a> {
                 wanted: RefusalWanted { within_ms },
             }) => self.expect_refused(*within_ms).await,
             Action::Wait(Wait {
-                pause: Pause { ms, until },
+                pause: Pause { ms, until, settled },
             }) => {
                 let deadline = Instant::now() + Duration::from_millis(*ms);
-                if until.is_empty() {
+                if until.is_empty() && !settled {
                     tokio::time::sleep_until(deadline).await;
                     return Ok(());
                 }
                 let until = self.substitute_all(until)?;
+                // Settled on what has already arrived: nothing more need come.
+                self.link.drain();
+                if *settled && self.link.session.settled() == Some(true) {
+                    return Ok(());
+                }
                 // What arrives stays for the steps after: this only decides when to go on.
                 self.link
-                    .watch(deadline, |a, _| match a {
+                    .watch(deadline, |a, session| match a {
                         Item::Ended(_) => Watch::Stop(()),
+                        _ if *settled && session.settled() == Some(true) => Watch::Stop(()),
                         a if until.iter().any(|p| a.matches(p, &mut Vars::new())) => {
                             Watch::Stop(())
                         }

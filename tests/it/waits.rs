@@ -1,8 +1,10 @@
 //! Steps that let a run go on at the target's pace, keyed on what it sends: a `wait` with
 //! `until` goes on as soon as the event it names arrives (or the connection ends), so a fuzz run
 //! pays a round trip, not the whole pause, to see what a target made of an input whose answer
-//! the spec leaves open; `unblock` frees what flow control holds back, so a scenario's answer
-//! is not waited for until the step times out.
+//! the spec leaves open; with `settled`, as soon as the target owes nothing more by the
+//! protocol's structure (HPD: each accepted input has had its turn, each turn has ended);
+//! `unblock` frees what flow control holds back, so a scenario's answer is not waited for until
+//! the step times out.
 
 use crate::common;
 
@@ -118,5 +120,45 @@ async fn a_wait_until_an_answer_ends_with_it_and_judges_nothing() {
         unanswered.duration_ms >= 300,
         "{} ms",
         unanswered.duration_ms
+    );
+}
+
+const HPD_SUITE: &str = r#"
+[[case]]
+id = "wait.settled"
+title = "A settled wait lasts until the agent's turns are over, and no longer"
+rules = ["HPD-TURN-001"]
+steps = [
+  { send = { type = "USER_TEXT_INPUT", text = "wireprobe: slow 400" } },
+  { send = { type = "USER_TEXT_INPUT", text = "wireprobe: say after it" } },
+  { wait = { ms = 5000, settled = true } },
+  { expect = [{ type = "MESSAGE_TURN_FINISHED" }, { type = "MESSAGE_TURN_ERROR" }], times = 2, within_ms = 1 },
+]
+"#;
+
+#[tokio::test]
+async fn a_settled_wait_ends_when_every_accepted_input_has_had_its_turn() {
+    let p = protocol::get("hpd").expect("hpd");
+    let target = reference::start(
+        "hpd",
+        SocketAddr::from(([127, 0, 0, 1], 0)),
+        &ServeOptions::default(),
+    )
+    .await
+    .expect("reference starts");
+    let suite = loader::load_texts(p, &[("w.toml".into(), HPD_SUITE.into())]).expect("loads");
+    let url = runner::RunConfig::scoped_per_case(p, &target.url);
+    let cfg = common::test_config(runner::RunConfig::new(url), None);
+    let results = runner::run_suite(p, &suite, &cfg, &|_| {})
+        .await
+        .expect("runs");
+    let settled = &results[0];
+    assert_eq!(settled.verdict, Verdict::Pass, "{}", settled.message);
+    // Both turns ended within the wait (the expectation allowed them 1 ms more), which took
+    // the slow turn's time, not the wait's 5 s.
+    assert!(
+        (400..3000).contains(&settled.duration_ms),
+        "{} ms",
+        settled.duration_ms
     );
 }

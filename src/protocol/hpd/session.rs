@@ -4,7 +4,7 @@
 
 use super::{INPUTS_ROUTE, INTERRUPT_ROUTE, RESPONSES_ROUTE};
 use crate::protocol::{Decoded, ProtocolError, Session, TransportKind};
-use crate::transport::{Body, Frame, Outgoing};
+use crate::transport::{Body, Frame, HttpAnswer, Outgoing};
 use serde_json::{json, Value};
 
 /// The envelope version wireprobe sends.
@@ -17,6 +17,8 @@ pub struct HpdSession {
     /// wireprobe plays the agent: every envelope is a live event on the stream (or a frame
     /// on the WebSocket), never a POST.
     serving: bool,
+    /// What the agent owes for the inputs it took.
+    turns: Turns,
 }
 
 impl HpdSession {
@@ -24,6 +26,7 @@ impl HpdSession {
         HpdSession {
             transport,
             serving: false,
+            turns: Turns::default(),
         }
     }
 
@@ -32,7 +35,65 @@ impl HpdSession {
         HpdSession {
             transport,
             serving: true,
+            turns: Turns::default(),
         }
+    }
+}
+
+/// The inputs the agent accepted, and the message turns it started and ended, each turn told
+/// apart by its `messageTurnId` (else by the whole event), so a stream resumed from an earlier
+/// point, which delivers the same events again, counts nothing twice.
+#[derive(Debug, Default)]
+struct Turns {
+    accepted: usize,
+    started: Distinct,
+    ended: Distinct,
+}
+
+/// At most this many turns are told apart; past it the session no longer says it has settled.
+const MAX_TURNS: usize = 4096;
+
+/// Turns told apart by a hash of their key (a turn's event may be large), randomly seeded per
+/// session so a target cannot choose keys that collide.
+#[derive(Debug, Default)]
+struct Distinct {
+    hasher: foldhash::quality::RandomState,
+    seen: foldhash::HashSet<u64>,
+    overflowed: bool,
+}
+
+impl Distinct {
+    fn note(&mut self, event: &Value) {
+        use std::hash::BuildHasher;
+        let key = match event.get("messageTurnId") {
+            Some(Value::String(id)) => self.hasher.hash_one(id),
+            _ => self.hasher.hash_one(event.to_string()),
+        };
+        match self.seen.len() < MAX_TURNS {
+            true => _ = self.seen.insert(key),
+            false => self.overflowed = true,
+        }
+    }
+}
+
+impl Turns {
+    /// A received event, as the lenient reader names it.
+    fn received(&mut self, event: &Value) {
+        match event.get("type").and_then(Value::as_str) {
+            Some("MESSAGE_TURN_STARTED") => self.started.note(event),
+            Some("MESSAGE_TURN_FINISHED" | "MESSAGE_TURN_ERROR") => self.ended.note(event),
+            _ => {}
+        }
+    }
+
+    /// Every input accepted has had its turn, and every turn has ended. (An agent that runs
+    /// queued inputs in one turn never looks settled: the wait then lasts its whole time.)
+    fn settled(&self) -> Option<bool> {
+        if self.started.overflowed || self.ended.overflowed {
+            return None;
+        }
+        let (started, ended) = (self.started.seen.len(), self.ended.seen.len());
+        Some(ended >= started && started >= self.accepted)
     }
 }
 
@@ -90,14 +151,39 @@ impl Session for HpdSession {
                     headers: Vec::new(),
                 }
             }
-            _ => Frame::Text(envelope.to_string()).into(),
+            _ => {
+                // Over the WebSocket an input is taken unless the agent closes on it.
+                let kind = envelope.get("type").and_then(Value::as_str).unwrap_or("");
+                if !self.serving && route_of(kind) == INPUTS_ROUTE {
+                    self.turns.accepted += 1;
+                }
+                Frame::Text(envelope.to_string()).into()
+            }
         })
     }
 
     fn decode(&mut self, frame: &Frame) -> Decoded {
         match Decoded::json_frame(frame) {
-            Decoded::Event(v) => Decoded::Event(lenient(v)),
+            Decoded::Event(v) => {
+                let event = lenient(v);
+                self.turns.received(&event);
+                Decoded::Event(event)
+            }
             other => other,
+        }
+    }
+
+    /// An input POST answered 2xx was accepted (HPD-IN-006: the agent answers it with a turn).
+    fn answered(&mut self, answer: &HttpAnswer) {
+        if (200..300).contains(&answer.status) && answer.path.ends_with(INPUTS_ROUTE) {
+            self.turns.accepted += 1;
+        }
+    }
+
+    fn settled(&self) -> Option<bool> {
+        match self.serving {
+            true => None,
+            false => self.turns.settled(),
         }
     }
 
@@ -108,5 +194,76 @@ impl Session for HpdSession {
 
     fn capability(&self, _reply: &Value, _name: &str) -> Option<Value> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(path: &str, status: u16) -> HttpAnswer {
+        HttpAnswer {
+            method: "POST".into(),
+            path: path.into(),
+            status,
+            content_type: String::new(),
+            body: Body::Empty,
+        }
+    }
+
+    fn receive(session: &mut HpdSession, event: Value) {
+        session.decode(&Frame::Text(event.to_string()));
+    }
+
+    #[test]
+    fn settled_once_every_accepted_input_has_had_its_turn_and_every_turn_ended() {
+        let mut s = HpdSession::new(TransportKind::Sse);
+        assert_eq!(s.settled(), Some(true), "nothing taken in, nothing owed");
+        s.answered(&answer("/wp-1/inputs", 202));
+        assert_eq!(s.settled(), Some(false), "an accepted input is owed a turn");
+        let started = json!({"type": "MESSAGE_TURN_STARTED", "messageTurnId": "t1"});
+        receive(&mut s, started.clone());
+        assert_eq!(s.settled(), Some(false), "the turn runs");
+        // Refusals and other routes start nothing; a resumed stream repeats, counting nothing.
+        s.answered(&answer("/wp-1/inputs", 400));
+        s.answered(&answer("/wp-1/inputs", 409));
+        s.answered(&answer("/wp-1/interrupt", 202));
+        receive(&mut s, started);
+        receive(
+            &mut s,
+            json!({"type": "message_turn_finished", "messageTurnId": "t1"}),
+        );
+        assert_eq!(s.settled(), Some(true));
+        // A turn's error carries no id: told apart by the whole event.
+        s.answered(&answer("/wp-1/inputs", 200));
+        receive(
+            &mut s,
+            json!({"type": "MESSAGE_TURN_STARTED", "messageTurnId": "t2"}),
+        );
+        receive(
+            &mut s,
+            json!({"type": "MESSAGE_TURN_ERROR", "message": "boom"}),
+        );
+        assert_eq!(s.settled(), Some(true));
+        assert_eq!(HpdSession::serving(TransportKind::Sse).settled(), None);
+    }
+
+    #[test]
+    fn over_the_websocket_an_input_sent_is_an_input_taken() {
+        let mut s = HpdSession::new(TransportKind::WebSocket);
+        s.encode(&json!({"type": "USER_TEXT_INPUT", "text": "hi"}))
+            .expect("encodes");
+        s.encode(&json!({"type": "INTERRUPTION_REQUEST"}))
+            .expect("encodes");
+        assert_eq!(s.settled(), Some(false));
+        receive(
+            &mut s,
+            json!({"type": "MESSAGE_TURN_STARTED", "messageTurnId": "t"}),
+        );
+        receive(
+            &mut s,
+            json!({"type": "MESSAGE_TURN_FINISHED", "messageTurnId": "t"}),
+        );
+        assert_eq!(s.settled(), Some(true));
     }
 }

@@ -14,7 +14,8 @@ use serde_json::{Map, Value};
 pub struct Nothing {}
 
 /// `wait = { ms = 100 }`: lets time pass; with `until`, ends as soon as an event matching it
-/// arrives or the connection ends (nothing is judged either way).
+/// arrives, with `settled`, as soon as the target owes nothing more by the protocol's structure,
+/// and with either, when the connection ends (nothing is judged either way).
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Wait {
@@ -32,6 +33,11 @@ pub struct Pause {
     /// a message sent just before, by which the target shows it has taken in what came first.
     #[serde(default, skip_serializing_if = "Patterns::is_empty")]
     pub until: Patterns,
+    /// End as soon as the target owes nothing more for what it took in, as far as the
+    /// protocol's structure shows (HPD: each input it accepted has had its turn, and each turn
+    /// has ended). A protocol that cannot tell waits the whole time.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub settled: bool,
 }
 
 impl Wait {
@@ -40,6 +46,19 @@ impl Wait {
             pause: Pause {
                 ms,
                 until: Patterns::default(),
+                settled: false,
+            },
+        }
+    }
+
+    /// At most `ms`, ending when the target has settled (see [`Pause::settled`]) or the
+    /// connection ends.
+    pub fn settled(ms: u64) -> Wait {
+        Wait {
+            pause: Pause {
+                ms,
+                until: Patterns::default(),
+                settled: true,
             },
         }
     }
@@ -51,6 +70,7 @@ impl Wait {
             pause: Pause {
                 ms,
                 until: Patterns(patterns),
+                settled: false,
             },
         }
     }
@@ -157,13 +177,17 @@ fn empty_object() -> Value {
 
 impl StepKind for Wait {
     fn describe(&self) -> String {
-        match self.pause.until.is_empty() {
-            true => format!("wait {} ms", self.pause.ms),
-            false => format!(
-                "wait {} ms or until {}",
-                self.pause.ms,
-                super::expecting::patterns(&self.pause.until)
-            ),
+        let Pause { ms, until, settled } = &self.pause;
+        let mut ends = Vec::new();
+        if !until.is_empty() {
+            ends.push(super::expecting::patterns(until));
+        }
+        if *settled {
+            ends.push("the target settles".to_owned());
+        }
+        match ends.is_empty() {
+            true => format!("wait {ms} ms"),
+            false => format!("wait {ms} ms or until {}", ends.join(" or ")),
         }
     }
 
