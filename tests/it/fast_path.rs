@@ -189,12 +189,32 @@ fn payload_first(v: &Value) -> Option<Value> {
     Some(Value::Object(first))
 }
 
-fn check_one(text: &str, accepted: &mut usize) {
+/// What the fast path made of one message's text, and of the tree it parses to.
+#[derive(Default)]
+struct Accepted {
+    text: usize,
+    tree: usize,
+}
+
+fn check_one(text: &str, accepted: &mut Accepted) {
+    // A live run judges the tree it parsed the message into: the same rules hold.
+    if let Ok(value) = serde_json::from_str::<Value>(text) {
+        if let Some((facts, session)) = fast::accept_value(&value) {
+            accepted.tree += 1;
+            assert_valid_with_facts(text, &value, facts, session);
+        }
+    }
     let Some((fast_facts, session)) = fast::accept(text) else {
         return;
     };
-    *accepted += 1;
+    accepted.text += 1;
     let value: Value = serde_json::from_str(text).expect("the fast path accepted invalid JSON");
+    assert_valid_with_facts(text, &value, fast_facts, session);
+}
+
+/// `value` (parsed from `text`) is valid under the schema, with these facts and session.
+fn assert_valid_with_facts(text: &str, value: &Value, fast_facts: Facts<'_>, session: &str) {
+    let value = value.clone();
     let mut violations = Vec::new();
     schema().check(&value, &mut violations);
     assert!(
@@ -215,9 +235,13 @@ fn valid_messages_take_the_fast_path_with_the_same_facts() {
     for msg in valid_messages() {
         let reordered = payload_first(&msg).expect("a payload");
         for text in [msg.to_string(), reordered.to_string()] {
-            let mut accepted = 0;
+            let mut accepted = Accepted::default();
             check_one(&text, &mut accepted);
-            assert_eq!(accepted, 1, "the fast path should accept {text}");
+            assert_eq!(accepted.text, 1, "the fast path should accept {text}");
+            assert_eq!(
+                accepted.tree, 1,
+                "the fast path should accept the tree of {text}"
+            );
         }
     }
 }
@@ -225,7 +249,7 @@ fn valid_messages_take_the_fast_path_with_the_same_facts() {
 #[test]
 fn mutations_are_never_wrongly_accepted() {
     let mut tried = 0;
-    let mut accepted = 0;
+    let mut accepted = Accepted::default();
     for msg in valid_messages() {
         for m in mutations(&msg) {
             for text in text_variants(&m) {
@@ -235,8 +259,9 @@ fn mutations_are_never_wrongly_accepted() {
         }
     }
     // Enough of them must stay on the fast path for this test to mean something.
+    let Accepted { text, tree } = accepted;
     assert!(
-        tried > 20_000 && accepted > 1_000,
-        "tried {tried}, accepted {accepted}"
+        tried > 20_000 && text > 1_000 && tree > 1_000,
+        "tried {tried}, accepted {text} texts and {tree} trees"
     );
 }

@@ -1,6 +1,7 @@
-//! The fast path of `check`: accepts the common shapes of valid HAIP messages straight from
-//! their JSON text, with typed borrowed deserialisation and the schema's patterns checked by
-//! hand, and yields their [`Facts`].
+//! The fast path of the checker: accepts the common shapes of valid HAIP messages straight
+//! from their JSON text (`check`), or from the tree a live run already parsed them into, with
+//! typed borrowed deserialisation and the schema's patterns checked by hand, and yields their
+//! [`Facts`].
 //!
 //! It only ever *accepts*. Anything it is not sure of — an unknown or duplicate field, a
 //! `null`, an escaped string it needs, a number in an unusual form, a HAI — returns `None`, and
@@ -9,9 +10,10 @@
 
 use super::facts::{Data, Facts};
 use super::model::{self, is_channel, is_uint64_str, is_uuid};
-use serde::de::Visitor;
+use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
+use serde_json::Value;
 use std::borrow::Cow;
 
 /// A field that may be absent; when present it must deserialise as `T` (`null` is refused,
@@ -102,11 +104,84 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for MapOnly<D> {
     }
 }
 
+/// Whether a JSON value is an object, its contents skipped (a field only the schema's `type`
+/// constrains, whatever the source).
+#[derive(Clone, Copy)]
+struct Shape {
+    object: bool,
+}
+
+impl<'de> Deserialize<'de> for Shape {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Kind;
+        impl<'de> Visitor<'de> for Kind {
+            type Value = bool;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(true)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> Result<bool, A::Error> {
+                while s.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(false)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<bool, E> {
+                Ok(false)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<bool, E> {
+                Ok(false)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<bool, E> {
+                Ok(false)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<bool, E> {
+                Ok(false)
+            }
+            fn visit_str<E>(self, _: &str) -> Result<bool, E> {
+                Ok(false)
+            }
+            fn visit_unit<E>(self) -> Result<bool, E> {
+                Ok(false)
+            }
+        }
+        d.deserialize_any(Kind).map(|object| Shape { object })
+    }
+}
+
+/// Where a message's payload is read from once its type is known.
+trait Payload<'a>: Copy {
+    fn is_object(self) -> bool;
+    /// The payload as `T`; the caller has seen that it is an object.
+    fn parse<T: Deserialize<'a>>(self) -> Option<T>;
+}
+
+/// Its JSON text, kept while the envelope was read.
+impl<'a> Payload<'a> for &'a RawValue {
+    fn is_object(self) -> bool {
+        self.get().starts_with('{')
+    }
+    fn parse<T: Deserialize<'a>>(self) -> Option<T> {
+        serde_json::from_str(self.get()).ok()
+    }
+}
+
+/// The tree a live run parsed the message into.
+impl<'a> Payload<'a> for &'a Value {
+    fn is_object(self) -> bool {
+        Value::is_object(self)
+    }
+    fn parse<T: Deserialize<'a>>(self) -> Option<T> {
+        T::deserialize(self).ok()
+    }
+}
+
 // Some fields are only ever validated (by deserialising them), never read afterwards.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 #[allow(dead_code)]
-struct Envelope<'a> {
+struct Envelope<'a, P> {
     id: &'a str,
     session: &'a str,
     seq: &'a str,
@@ -116,8 +191,8 @@ struct Envelope<'a> {
     channel: &'a str,
     #[serde(rename = "type")]
     ty: &'a str,
-    #[serde(borrow)]
-    payload: &'a RawValue,
+    /// The payload's text (`&RawValue`), or from a tree only its shape (the tree has it).
+    payload: P,
     #[serde(default)]
     pv: Opt<u64>,
     #[serde(default)]
@@ -151,12 +226,12 @@ payload!(TextStartP { message_id: Opt<&'a str>, author: Opt<AnyStr<'a>>, text: O
 payload!(TextPartP { message_id: Opt<&'a str>, text: Opt<AnyStr<'a>> });
 payload!(TextEndP { message_id: Opt<&'a str>, tokens: Opt<&'a str> });
 payload!(AudioP { message_id: Opt<&'a str>, mime: Opt<AnyStr<'a>>, data: Opt<&'a str>, duration_ms: Opt<&'a str> });
-payload!(ToolCallP { call_id: Opt<&'a str>, tool: Opt<AnyStr<'a>>, params: Opt<&'a RawValue> });
-payload!(ToolUpdateP { call_id: Opt<&'a str>, status: Opt<&'a str>, progress: Opt<f64>, partial: Opt<&'a RawValue> });
-payload!(ToolDoneP { call_id: Opt<&'a str>, status: Opt<&'a str>, result: Opt<&'a RawValue> });
+payload!(ToolCallP { call_id: Opt<&'a str>, tool: Opt<AnyStr<'a>>, params: Opt<Shape> });
+payload!(ToolUpdateP { call_id: Opt<&'a str>, status: Opt<&'a str>, progress: Opt<f64>, partial: Opt<Shape> });
+payload!(ToolDoneP { call_id: Opt<&'a str>, status: Opt<&'a str>, result: Opt<Shape> });
 payload!(ToolCancelP { call_id: Opt<&'a str>, reason: Opt<AnyStr<'a>> });
-payload!(ToolSchemaP { tool: Opt<AnyStr<'a>>, schema: Opt<&'a RawValue> });
-payload!(ErrorP { code: Opt<&'a str>, message: Opt<AnyStr<'a>>, related_id: Opt<&'a str>, detail: Opt<&'a RawValue> });
+payload!(ToolSchemaP { tool: Opt<AnyStr<'a>>, schema: Opt<Shape> });
+payload!(ErrorP { code: Opt<&'a str>, message: Opt<AnyStr<'a>>, related_id: Opt<&'a str>, detail: Opt<Shape> });
 payload!(FlowP { channel: Opt<&'a str>, add_messages: Opt<u64>, add_bytes: Opt<u64> });
 payload!(ChannelP { channel: Opt<&'a str> });
 payload!(RunFinishedP { status: Opt<&'a str>, summary: Opt<AnyStr<'a>> });
@@ -180,13 +255,8 @@ struct ToolEntry<'a> {
     description: Opt<AnyStr<'a>>,
 }
 
-/// The payload as `T`; the caller has seen that it is an object.
-fn parse<'a, T: Deserialize<'a>>(raw: &'a RawValue) -> Option<T> {
-    serde_json::from_str(raw.get()).ok()
-}
-
-fn is_object(raw: &RawValue) -> bool {
-    raw.get().starts_with('{')
+fn is_object(shape: Shape) -> bool {
+    shape.object
 }
 
 /// `Some(())` when the optional value satisfies `ok`.
@@ -208,13 +278,27 @@ fn req<T: Copy>(v: &Opt<T>, ok: impl Fn(T) -> bool) -> Option<T> {
 /// The facts of `raw` and the session it names, when it is certainly a valid HAIP message;
 /// `None` when unsure.
 pub fn accept(raw: &str) -> Option<(Facts<'_>, &str)> {
-    let Object::<Envelope<'_>>(env) = serde_json::from_str(raw).ok()?;
+    let Object::<Envelope<'_, &RawValue>>(env) = serde_json::from_str(raw).ok()?;
+    let payload = env.payload;
+    accept_envelope(env, payload)
+}
+
+/// [`accept`] for a message a live run has already parsed: the same checks, read off the tree.
+pub fn accept_value(event: &Value) -> Option<(Facts<'_>, &str)> {
+    let Object::<Envelope<'_, Shape>>(env) = Object::deserialize(event).ok()?;
+    accept_envelope(env, event.get("payload")?)
+}
+
+fn accept_envelope<'a, P>(env: Envelope<'a, impl Sized>, p: P) -> Option<(Facts<'a>, &'a str)>
+where
+    P: Payload<'a>,
+{
     if !(is_uuid(env.id)
         && is_uuid(env.session)
         && is_uint64_str(env.seq)
         && is_uint64_str(env.ts)
         && is_channel(env.channel)
-        && is_object(env.payload))
+        && p.is_object())
     {
         return None;
     }
@@ -234,30 +318,29 @@ pub fn accept(raw: &str) -> Option<(Facts<'_>, &str)> {
     f.run_id = env.run_id.get();
     f.bin_len = env.bin_len.get();
     f.has_bin_mime = env.bin_mime.is_present();
-    let p = env.payload;
     match env.ty {
-        "PING" | "PONG" => f.nonce = parse::<PingP>(p)?.nonce.get(),
+        "PING" | "PONG" => f.nonce = p.parse::<PingP>()?.nonce.get(),
         "REPLAY_REQUEST" => {
-            let r: ReplayP = parse(p)?;
+            let r: ReplayP = p.parse()?;
             req(&r.from_seq, is_uint64_str)?;
             opt_ok(&r.to_seq, |s| is_uint64_str(s))?;
         }
         "TEXT_MESSAGE_START" => {
-            let t: TextStartP = parse(p)?;
+            let t: TextStartP = p.parse()?;
             f.message_id = Some(req(&t.message_id, is_uuid)?);
         }
         "TEXT_MESSAGE_PART" => {
-            let t: TextPartP = parse(p)?;
+            let t: TextPartP = p.parse()?;
             f.message_id = Some(req(&t.message_id, is_uuid)?);
             t.text.is_present().then_some(())?;
         }
         "TEXT_MESSAGE_END" => {
-            let t: TextEndP = parse(p)?;
+            let t: TextEndP = p.parse()?;
             f.message_id = Some(req(&t.message_id, is_uuid)?);
             opt_ok(&t.tokens, |s| is_uint64_str(s))?;
         }
         "AUDIO_CHUNK" => {
-            let a: AudioP = parse(p)?;
+            let a: AudioP = p.parse()?;
             f.message_id = Some(req(&a.message_id, is_uuid)?);
             a.mime.is_present().then_some(())?;
             opt_ok(&a.duration_ms, |s| is_uint64_str(s))?;
@@ -266,13 +349,13 @@ pub fn accept(raw: &str) -> Option<(Facts<'_>, &str)> {
             f.data = a.data.get().map_or(Data::Absent, Data::Text);
         }
         "TOOL_CALL" => {
-            let t: ToolCallP = parse(p)?;
+            let t: ToolCallP = p.parse()?;
             f.call_id = Some(req(&t.call_id, is_uuid)?);
             t.tool.is_present().then_some(())?;
-            opt_ok(&t.params, |r| is_object(r))?;
+            opt_ok(&t.params, |r| r.object)?;
         }
         "TOOL_UPDATE" => {
-            let t: ToolUpdateP = parse(p)?;
+            let t: ToolUpdateP = p.parse()?;
             f.call_id = Some(req(&t.call_id, is_uuid)?);
             req(&t.status, |s| {
                 matches!(s, "QUEUED" | "RUNNING" | "CANCELLING")
@@ -280,32 +363,32 @@ pub fn accept(raw: &str) -> Option<(Facts<'_>, &str)> {
             opt_ok(&t.progress, |v| (0.0..=100.0).contains(v))?;
         }
         "TOOL_DONE" => {
-            let t: ToolDoneP = parse(p)?;
+            let t: ToolDoneP = p.parse()?;
             f.call_id = Some(req(&t.call_id, is_uuid)?);
             opt_ok(&t.status, |s| matches!(*s, "OK" | "CANCELLED" | "ERROR"))?;
         }
         "TOOL_CANCEL" => {
-            let t: ToolCancelP = parse(p)?;
+            let t: ToolCancelP = p.parse()?;
             f.call_id = Some(req(&t.call_id, is_uuid)?);
         }
         "TOOL_LIST" => {
-            parse::<ToolListP>(p)?;
+            p.parse::<ToolListP>()?;
         }
         "TOOL_SCHEMA" => {
-            let t: ToolSchemaP = parse(p)?;
+            let t: ToolSchemaP = p.parse()?;
             t.tool.is_present().then_some(())?;
             req(&t.schema, is_object)?;
         }
         "ERROR" | "RUN_ERROR" => {
-            let e: ErrorP = parse(p)?;
+            let e: ErrorP = p.parse()?;
             f.code = Some(req(&e.code, |_| true)?);
             e.message.is_present().then_some(())?;
             opt_ok(&e.related_id, |r| is_uuid(r))?;
             f.related_id = e.related_id.get();
-            opt_ok(&e.detail, |d| is_object(d))?;
+            opt_ok(&e.detail, |d| d.object)?;
         }
         "FLOW_UPDATE" => {
-            let fl: FlowP = parse(p)?;
+            let fl: FlowP = p.parse()?;
             f.payload_channel = Some(req(&fl.channel, |_| true)?);
             opt_ok(&fl.add_messages, |n| (1..=i64::MAX as u64).contains(n))?;
             opt_ok(&fl.add_bytes, |n| (1..=i64::MAX as u64).contains(n))?;
@@ -313,15 +396,15 @@ pub fn accept(raw: &str) -> Option<(Facts<'_>, &str)> {
             f.add_bytes = fl.add_bytes.get().map(|n| n as i64);
         }
         "PAUSE_CHANNEL" | "RESUME_CHANNEL" => {
-            f.payload_channel = Some(req(&parse::<ChannelP>(p)?.channel, |_| true)?);
+            f.payload_channel = Some(req(&p.parse::<ChannelP>()?.channel, |_| true)?);
         }
         "RUN_STARTED" => {}
         "RUN_FINISHED" => {
-            let r: RunFinishedP = parse(p)?;
+            let r: RunFinishedP = p.parse()?;
             opt_ok(&r.status, |s| matches!(*s, "OK" | "CANCELLED" | "ERROR"))?;
         }
         "RUN_CANCEL" => {
-            req(&parse::<RunCancelP>(p)?.run_id, is_uuid)?;
+            req(&p.parse::<RunCancelP>()?.run_id, is_uuid)?;
             f.payload_run_id = true;
         }
         // HAI is rare and intricate: the schema judges it. Unknown types are invalid.

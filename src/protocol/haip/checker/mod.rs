@@ -147,8 +147,28 @@ impl HaipChecker {
         self.check_errors(from, f, out);
     }
 
-    /// Checks a parsed event: the schema, then the lifecycle.
+    /// Judges a message the fast path accepted (valid under the schema, `crit` not set).
+    fn on_accepted(
+        &mut self,
+        from: Direction,
+        facts: &Facts<'_>,
+        session: &str,
+        out: &mut Vec<Violation>,
+    ) {
+        self.judge_form(from, Some(facts.ty), facts.id, Some(session), true, None);
+        let before = out.len();
+        self.on_facts(from, facts, out);
+        if from == Direction::Client {
+            self.client_message_judged(facts, &out[before..]);
+        }
+    }
+
+    /// Checks a parsed event: the schema (by the fast path when it is sure), then the
+    /// lifecycle.
     fn on_value(&mut self, from: Direction, event: &Value, out: &mut Vec<Violation>) {
+        if let Some((facts, session)) = fast::accept_value(event) {
+            return self.on_accepted(from, &facts, session, out);
+        }
         let before = out.len();
         match self.echoed_related_id(from, event) {
             Some(unechoed) => schema().check(&unechoed, out),
@@ -234,12 +254,7 @@ impl Checker for HaipChecker {
         match fast::accept(raw) {
             Some((facts, session)) => {
                 self.now_ms = at_ms;
-                self.judge_form(from, Some(facts.ty), facts.id, Some(session), true, None);
-                let before = out.len();
-                self.on_facts(from, &facts, out);
-                if from == Direction::Client {
-                    self.client_message_judged(&facts, &out[before..]);
-                }
+                self.on_accepted(from, &facts, session, out);
                 true
             }
             None => false,
