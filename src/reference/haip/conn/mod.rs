@@ -109,6 +109,14 @@ impl Conn {
                 _ = tokio::time::sleep_until(gap.unwrap_or_else(Instant::now)), if gap.is_some() => self.on_gap_timer().await,
                 _ = refill.tick() => self.refill().await,
             }
+            // What the agent queued meanwhile goes out with it, and all of it in one write: a
+            // run's messages one write each cost a fifth of the machine in a fuzz campaign.
+            while let Ok(internal) = self.internal_rx.try_recv() {
+                self.on_internal(internal).await;
+            }
+            if self.sink.flush().await.is_err() {
+                self.closing = true;
+            }
         }
         if self.closing {
             let frame = CloseFrame {
@@ -128,10 +136,11 @@ impl Conn {
         self.send_frames(frames).await;
     }
 
-    /// Writes frames as they are (sealed messages, or resent ones for a replay).
+    /// Writes frames as they are (sealed messages, or resent ones for a replay), to the
+    /// socket when this turn of `run`'s loop ends.
     async fn send_frames(&mut self, frames: Vec<Message>) {
         for frame in frames {
-            if self.sink.send(frame).await.is_err() {
+            if self.sink.feed(frame).await.is_err() {
                 self.closing = true;
                 return;
             }
