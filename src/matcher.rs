@@ -99,6 +99,17 @@ pub fn map_strings(v: &Value, f: &impl Fn(&str) -> String) -> Value {
     }
 }
 
+/// True when a string in `v` holds `${` (a template to fill in, or an escaped `$${`); object
+/// keys are never filled in.
+pub fn mentions_template(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.contains("${"),
+        Value::Array(items) => items.iter().any(mentions_template),
+        Value::Object(map) => map.values().any(mentions_template),
+        _ => false,
+    }
+}
+
 /// `v` with every `${i}` replaced by `i` first, so a repeated send can name things per
 /// repetition (`"${uuid:m${i}}"` is one UUID per repetition). `$${i}` stays literal.
 pub fn with_index(v: &Value, i: u64) -> Value {

@@ -202,16 +202,24 @@ impl<'a> CaseRun<'a> {
         match action {
             Action::Send(Send { event, times }) => {
                 let n = self.times(times)?;
+                // An event with no `${...}` in it goes out as written: no copy to fill in.
+                let plain = !matcher::mentions_template(event);
                 for i in 0..n {
                     self.vars.insert("i".into(), json!(i));
-                    let template = matcher::with_index(event, i);
-                    let event = self.substitute(&template)?;
-                    let out = match exchange_of(&event) {
-                        Some(exchange) => self.over_http(exchange)?,
+                    let template = match plain {
+                        true => std::borrow::Cow::Borrowed(event),
+                        false => std::borrow::Cow::Owned(matcher::with_index(event, i)),
+                    };
+                    let event = match plain {
+                        true => std::borrow::Cow::Borrowed(event),
+                        false => std::borrow::Cow::Owned(self.substitute(&template)?),
+                    };
+                    let (out, parsed) = match exchange_of(&event) {
+                        Some(exchange) => (self.over_http(exchange)?, None),
                         None => self
                             .link
                             .session
-                            .encode(&event)
+                            .encode_parsed(&event)
                             .map_err(|e| Outcome::Error(e.to_string()))?,
                     };
                     let copied = super::copied::target_values(&template, &self.from_target);
@@ -222,7 +230,7 @@ impl<'a> CaseRun<'a> {
                         return Err(Outcome::Skip(why));
                     }
                     self.link
-                        .send(out, Instant::now() + self.timeout(None))
+                        .send_parsed(out, parsed, Instant::now() + self.timeout(None))
                         .await?;
                 }
                 Ok(())
