@@ -277,6 +277,14 @@ impl Transcript {
         self
     }
 
+    /// [`Transcript::stored_event`] for an event the caller gives up.
+    fn stored_owned(&self, event: Value, len: usize) -> Option<Value> {
+        match len <= MAX_STORED_FRAME {
+            true => Some(event),
+            false => self.stored_event(&event, len),
+        }
+    }
+
     /// How an event of `len` bytes is stored: whole, condensed, or (`None`) as cut text.
     fn stored_event(&self, event: &Value, len: usize) -> Option<Value> {
         if len <= MAX_STORED_FRAME {
@@ -359,7 +367,19 @@ impl Transcript {
 
     /// Records what wireprobe sent.
     pub fn record_sent(&mut self, out: &Outgoing) {
+        self.record_sent_parsed(out, None)
+    }
+
+    /// Records what wireprobe sent, given the JSON a text frame of it is exactly the text of
+    /// (`parsed`), so it need not be parsed back.
+    pub fn record_sent_parsed(&mut self, out: &Outgoing, parsed: Option<Value>) {
         let record = match out {
+            Outgoing::Frame(Frame::Text(text)) if parsed.is_some() => {
+                match parsed.and_then(|event| self.stored_owned(event, text.len())) {
+                    Some(event) => Record::Event { event, sse: None },
+                    None => text_record(text),
+                }
+            }
             Outgoing::Frame(frame) => frame_record(frame),
             Outgoing::Post {
                 path,

@@ -214,6 +214,11 @@ pub trait Session: Send {
     /// event sets those fields itself, and encodes it (as a frame, or over SSE + HTTP as the
     /// POST that carries it).
     fn encode(&mut self, event: &Value) -> Result<Outgoing, ProtocolError>;
+    /// [`Session::encode`], with the JSON the frame carries when the frame is exactly that
+    /// JSON's text, so the transcript keeps it without parsing it back (by default without).
+    fn encode_parsed(&mut self, event: &Value) -> Result<(Outgoing, Option<Value>), ProtocolError> {
+        self.encode(event).map(|out| (out, None))
+    }
     /// Decodes a received frame, updating acknowledgement state.
     fn decode(&mut self, frame: &Frame) -> Decoded;
     /// True when an event decoded from a text frame is exactly that frame's JSON text parsed,

@@ -314,7 +314,17 @@ impl Link {
         out: impl Into<Outgoing>,
         deadline: Instant,
     ) -> Result<(), Outcome> {
-        let out = out.into();
+        self.send_parsed(out.into(), None, deadline).await
+    }
+
+    /// [`Link::send`], given the JSON a text frame of it is exactly the text of (the session's
+    /// [`Session::encode_parsed`]), which the transcript keeps as it is.
+    pub(super) async fn send_parsed(
+        &mut self,
+        out: Outgoing,
+        parsed: Option<Value>,
+        deadline: Instant,
+    ) -> Result<(), Outcome> {
         // Take in what already arrived first, so the transcript keeps the wire's order.
         self.drain();
         self.send_answers(deadline).await;
@@ -323,7 +333,7 @@ impl Link {
                 "no connection to send on (it was refused)".into(),
             ));
         };
-        self.transcript.record_sent(&out);
+        self.transcript.record_sent_parsed(&out, parsed);
         match conn.send(out, deadline).await {
             Ok(()) => Ok(()),
             Err(TransportError::Timeout(_)) => Err(Outcome::Error(

@@ -151,9 +151,14 @@ pub fn default_channel(ty: &str, from: Direction) -> &'static str {
 impl HaipSession {
     /// `event` with its envelope filled, as the text frame that carries it.
     fn frame(&mut self, event: &Value) -> Result<Frame, ProtocolError> {
+        self.framed(event).map(|(frame, _)| frame)
+    }
+
+    /// [`HaipSession::frame`], with the envelope it carries.
+    fn framed(&mut self, event: &Value) -> Result<(Frame, Value), ProtocolError> {
         let envelope = self.envelope(event)?;
         serde_json::to_string(&envelope)
-            .map(Frame::Text)
+            .map(|text| (Frame::Text(text), envelope))
             .map_err(|e| ProtocolError::InvalidEvent(e.to_string()))
     }
 }
@@ -199,6 +204,11 @@ impl Session for HaipSession {
 
     fn encode(&mut self, event: &Value) -> Result<Outgoing, ProtocolError> {
         self.frame(event).map(Outgoing::Frame)
+    }
+
+    fn encode_parsed(&mut self, event: &Value) -> Result<(Outgoing, Option<Value>), ProtocolError> {
+        self.framed(event)
+            .map(|(frame, envelope)| (Outgoing::Frame(frame), Some(envelope)))
     }
 
     /// A frame is one JSON event.
@@ -354,5 +364,18 @@ mod tests {
         assert_eq!(granted[0], "talk");
         assert!(!granted.contains(&"SYSTEM") && !granted.contains(&"not a channel!"));
         assert_eq!(named("RESUME_CHANNEL"), ["mic"]);
+    }
+
+    #[test]
+    fn the_envelope_it_hands_the_transcript_is_the_frame_s_json() {
+        let mut client = HaipSession::new();
+        let event = json!({"type": "TEXT_MESSAGE_PART", "seq": SKIP_SEQ, "x": [1.5, -2, "é\u{1F600}", null],
+            "payload": {"message_id": crate::protocol::OMIT, "text": "a \"quoted\" ${not} \\ text"}});
+        let (out, parsed) = client.encode_parsed(&event).expect("encodes");
+        let Outgoing::Frame(Frame::Text(text)) = out else {
+            panic!("a text frame")
+        };
+        let back: Value = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(parsed, Some(back));
     }
 }
