@@ -39,7 +39,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (mut total, mut sends) = (Duration::ZERO, 0);
     for i in 0..runs {
         let tree = strategy.new_tree(&mut rng).map_err(|e| e.to_string())?;
-        let case = case_for(p, profile, &format!("t{i}"), &tree.current(), &cfg.credentials);
+        let case = case_for(
+            p,
+            profile,
+            &format!("t{i}"),
+            &tree.current(),
+            &cfg.credentials,
+        );
         let started = Instant::now();
         let result = runner::run_case(p, &case, &cfg).await;
         let took = started.elapsed();
