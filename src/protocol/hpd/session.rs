@@ -81,7 +81,11 @@ impl Turns {
     fn received(&mut self, event: &Value) {
         match event.get("type").and_then(Value::as_str) {
             Some("MESSAGE_TURN_STARTED") => self.started.note(event),
-            Some("MESSAGE_TURN_FINISHED" | "MESSAGE_TURN_ERROR") => self.ended.note(event),
+            // The framework ends an interrupted turn with INTERRUPTION_HANDLED alone
+            // (suites/hpd/ERRATA.md), as the interruption cases take it.
+            Some("MESSAGE_TURN_FINISHED" | "MESSAGE_TURN_ERROR" | "INTERRUPTION_HANDLED") => {
+                self.ended.note(event)
+            }
             _ => {}
         }
     }
@@ -244,6 +248,15 @@ mod tests {
             &mut s,
             json!({"type": "MESSAGE_TURN_ERROR", "message": "boom"}),
         );
+        assert_eq!(s.settled(), Some(true));
+        // An interrupted turn may end with INTERRUPTION_HANDLED alone.
+        s.answered(&answer("/wp-1/inputs", 202));
+        receive(
+            &mut s,
+            json!({"type": "MESSAGE_TURN_STARTED", "messageTurnId": "t3"}),
+        );
+        assert_eq!(s.settled(), Some(false));
+        receive(&mut s, json!({"type": "INTERRUPTION_HANDLED"}));
         assert_eq!(s.settled(), Some(true));
         assert_eq!(HpdSession::serving(TransportKind::Sse).settled(), None);
     }
