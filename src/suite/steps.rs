@@ -11,6 +11,7 @@ use crate::protocol::{Protocol, TransportKind};
 use crate::transcript::{Observation, Transcript};
 use crate::transport::{Body, Frame, Outgoing, StreamFrom};
 use serde_json::{json, Value};
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::time::Duration;
 use tokio::time::Instant;
@@ -206,13 +207,13 @@ impl<'a> CaseRun<'a> {
                 let plain = !matcher::mentions_template(event);
                 for i in 0..n {
                     self.vars.insert("i".into(), json!(i));
-                    let template = match plain {
-                        true => std::borrow::Cow::Borrowed(event),
-                        false => std::borrow::Cow::Owned(matcher::with_index(event, i)),
-                    };
-                    let event = match plain {
-                        true => std::borrow::Cow::Borrowed(event),
-                        false => std::borrow::Cow::Owned(self.substitute(&template)?),
+                    let (template, event) = match plain {
+                        true => (Cow::Borrowed(event), Cow::Borrowed(event)),
+                        false => {
+                            let template = matcher::with_index(event, i);
+                            let filled = self.substitute(&template)?;
+                            (Cow::Owned(template), Cow::Owned(filled))
+                        }
                     };
                     let (out, parsed) = match exchange_of(&event) {
                         Some(exchange) => (self.over_http(exchange)?, None),
