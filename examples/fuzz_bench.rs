@@ -1,7 +1,9 @@
 //! Live fuzzing throughput against an in-process reference target, beside the raw rate of the
 //! same transport on this machine measured in the same run (`scripts/bench-fuzz.sh`): for
 //! HAIP a WebSocket echo, for HPD a POST-and-stream loop over HTTP + SSE. Both use the same
-//! number of concurrent connections; the ratio is the figure we track.
+//! number of concurrent connections; the ratio is the figure we track. The peer runs before and
+//! after the fuzzer and the ratio is taken against the mean of the two, since this machine's
+//! speed drifts (the echo has moved by a fifth from one run to the next).
 //!
 //! Usage: fuzz_bench [SECONDS] [JOBS] [haip|hpd]
 
@@ -28,19 +30,31 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let jobs: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(32);
     let id = args.next().unwrap_or_else(|| "haip".into());
     let span = Duration::from_secs(secs);
-    let (raw, what) = match id.as_str() {
-        "haip" => (echo_rate(span, jobs).await?, "raw WebSocket echo"),
-        "hpd" => (
-            sse_rate(span, jobs).await?,
-            "raw POST-and-stream (HTTP + SSE)",
-        ),
+    let what = match id.as_str() {
+        "haip" => "raw WebSocket echo",
+        "hpd" => "raw POST-and-stream (HTTP + SSE)",
         other => return Err(format!("no bench for {other}: haip or hpd").into()),
     };
+    let before = raw_rate(&id, span, jobs).await?;
     let fuzz = fuzz_rate(&id, span, jobs).await?;
-    println!("{what}: {raw:.0} messages/s ({jobs} connections)");
+    let after = raw_rate(&id, span, jobs).await?;
+    let raw = (before + after) / 2.0;
+    println!("{what}: {before:.0} messages/s before, {after:.0} after ({jobs} connections)");
     println!("live fuzzing (serve {id}): {fuzz:.0} events/s ({jobs} jobs)");
     println!("ratio fuzz/raw: {:.3}", fuzz / raw);
     Ok(())
+}
+
+/// The peer's rate for `id`'s transport.
+async fn raw_rate(
+    id: &str,
+    span: Duration,
+    jobs: usize,
+) -> Result<f64, Box<dyn std::error::Error>> {
+    match id {
+        "haip" => echo_rate(span, jobs).await,
+        _ => sse_rate(span, jobs).await,
+    }
 }
 
 /// Events per second the fuzz engine sends to the reference target of `id`.

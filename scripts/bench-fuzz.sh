@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Live fuzzing throughput against the reference targets over loopback, each beside the raw rate
-# of its transport measured in the same run (the ratio is the figure we track): HAIP beside a
+# of its transport measured in the same run, before and after the fuzzer (the ratio to their mean
+# is the figure we track; this machine's speed drifts between runs): HAIP beside a
 # bare WebSocket echo, HPD beside a bare POST-and-stream loop over HTTP + SSE.
 # Usage: scripts/bench-fuzz.sh [SECONDS] [JOBS] [PROTOCOL...]   (default 10 s, 32, haip hpd)
 set -euo pipefail
