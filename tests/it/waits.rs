@@ -9,11 +9,6 @@
 use crate::common;
 
 use serde_json::Value;
-use std::net::SocketAddr;
-use wireprobe::protocol;
-use wireprobe::reference::{self, ServeOptions};
-use wireprobe::results::CaseResult;
-use wireprobe::suite::{loader, runner};
 use wireprobe::verdict::Verdict;
 
 const SUITE: &str = r#"
@@ -49,27 +44,9 @@ steps = [
 ]
 "#;
 
-/// The cases of `suite` run against `id`'s reference target.
-async fn run_against_reference(id: &str, suite: &str) -> Vec<CaseResult> {
-    let p = protocol::get(id).expect("registered");
-    let target = reference::start(
-        id,
-        SocketAddr::from(([127, 0, 0, 1], 0)),
-        &ServeOptions::default(),
-    )
-    .await
-    .expect("reference starts");
-    let suite = loader::load_texts(p, &[("w.toml".into(), suite.into())]).expect("loads");
-    let url = runner::RunConfig::scoped_per_case(p, &target.url);
-    let cfg = common::test_config(runner::RunConfig::new(url), None);
-    runner::run_suite(p, &suite, &cfg, &|_| {})
-        .await
-        .expect("runs")
-}
-
 #[tokio::test]
 async fn a_wait_until_an_answer_ends_with_it_and_judges_nothing() {
-    let results = run_against_reference("haip", SUITE).await;
+    let results = common::run_text_against_reference("haip", SUITE).await;
     let by_id = |id: &str| {
         results
             .iter()
@@ -145,7 +122,7 @@ steps = [
 
 #[tokio::test]
 async fn a_settled_wait_ends_when_every_accepted_input_has_had_its_turn() {
-    let results = run_against_reference("hpd", HPD_SUITE).await;
+    let results = common::run_text_against_reference("hpd", HPD_SUITE).await;
     let settled = &results[0];
     assert_eq!(settled.verdict, Verdict::Pass, "{}", settled.message);
     // Both turns ended within the wait (the expectation allowed them 1 ms more), which took

@@ -82,6 +82,34 @@ pub async fn run_reference_as(
     variants: &[&str],
     filter: Option<&str>,
 ) -> Vec<CaseResult> {
+    let protocol = protocol::get(target.id).expect("protocol is registered");
+    let (_target, cfg) = start_reference(target, faults, variants, filter).await;
+    let mut bundled = suite::load_bundled(protocol).expect("bundled suite loads");
+    scale_spec_timers(&mut bundled);
+    run_suite(protocol, &bundled, &cfg, &|_| {})
+        .await
+        .expect("target reachable")
+}
+
+/// The cases of a suite file's `text` run against `id`'s reference target.
+pub async fn run_text_against_reference(id: &str, text: &str) -> Vec<CaseResult> {
+    let protocol = protocol::get(id).expect("protocol is registered");
+    let (_target, cfg) = start_reference(Target::default_of(id), &[], &[], None).await;
+    let suite = suite::loader::load_texts(protocol, &[("t.toml".into(), text.into())])
+        .expect("the suite loads");
+    run_suite(protocol, &suite, &cfg, &|_| {})
+        .await
+        .expect("target reachable")
+}
+
+/// `target`'s reference target started with `faults` and `variants` (none for a stdio one:
+/// the config starts a process per case), and how the tests run cases against it.
+async fn start_reference(
+    target: Target<'_>,
+    faults: &[&str],
+    variants: &[&str],
+    filter: Option<&str>,
+) -> (Option<reference::RunningTarget>, RunConfig) {
     let id = target.id;
     let protocol = protocol::get(id).expect("protocol is registered");
     // A protocol with a process form and a network form runs over the one chosen, else its
@@ -91,7 +119,7 @@ pub async fn run_reference_as(
         .or_else(|| protocol::transport_of_form(protocol, false));
     let stdio = transport.unwrap_or(protocol.transport()) == protocol::TransportKind::Stdio;
     // A stdio protocol's reference target is this package's binary, one process per case.
-    let (_target, mut cfg) = if stdio {
+    let (target_handle, mut cfg) = if stdio {
         let mut cfg = RunConfig::new(format!("builtin {id}"));
         cfg.exec = builtin_stdio_command(id, faults);
         for variant in variants {
@@ -126,11 +154,7 @@ pub async fn run_reference_as(
     if stdio {
         cfg.step_timeout = Duration::from_millis(2000);
     }
-    let mut bundled = suite::load_bundled(protocol).expect("bundled suite loads");
-    scale_spec_timers(&mut bundled);
-    run_suite(protocol, &bundled, &cfg, &|_| {})
-        .await
-        .expect("target reachable")
+    (target_handle, cfg)
 }
 
 /// The reference targets run the specs' timers scaled down (HUMA's 30 s confirmation timeout
