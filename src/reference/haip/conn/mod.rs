@@ -62,10 +62,13 @@ pub struct Conn {
     closing: bool,
 }
 
+/// How many of the agent's messages wait for the connection's loop at most.
+const INTERNAL_QUEUE: usize = 256;
+
 impl Conn {
     pub fn new(config: Arc<Config>, store: SessionStore, ws: WebSocketStream<TcpStream>) -> Self {
         let (sink, stream) = ws.split();
-        let (internal_tx, internal_rx) = mpsc::channel(256);
+        let (internal_tx, internal_rx) = mpsc::channel(INTERNAL_QUEUE);
         Conn {
             config,
             store,
@@ -110,8 +113,12 @@ impl Conn {
                 _ = refill.tick() => self.refill().await,
             }
             // What the agent queued meanwhile goes out with it, and all of it in one write: a
-            // run's messages one write each cost a fifth of the machine in a fuzz campaign.
-            while let Ok(internal) = self.internal_rx.try_recv() {
+            // run's messages one write each cost a fifth of the machine in a fuzz campaign. At
+            // most a queue's worth, so runs that keep queueing cannot starve the client's input.
+            for _ in 0..INTERNAL_QUEUE {
+                let Ok(internal) = self.internal_rx.try_recv() else {
+                    break;
+                };
                 self.on_internal(internal).await;
             }
             if self.sink.flush().await.is_err() {
