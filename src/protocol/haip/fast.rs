@@ -255,10 +255,6 @@ struct ToolEntry<'a> {
     description: Opt<AnyStr<'a>>,
 }
 
-fn is_object(shape: Shape) -> bool {
-    shape.object
-}
-
 /// `Some(())` when the optional value satisfies `ok`.
 fn opt_ok<T>(v: &Opt<T>, ok: impl Fn(&T) -> bool) -> Option<()> {
     match v {
@@ -377,7 +373,7 @@ where
         "TOOL_SCHEMA" => {
             let t: ToolSchemaP = p.parse()?;
             t.tool.is_present().then_some(())?;
-            req(&t.schema, is_object)?;
+            req(&t.schema, |s| s.object)?;
         }
         "ERROR" | "RUN_ERROR" => {
             let e: ErrorP = p.parse()?;
