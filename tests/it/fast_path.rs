@@ -172,6 +172,10 @@ fn text_variants(v: &Value) -> Vec<String> {
     out.push(text.replacen("\"pv\":1", "\"pv\":1.0", 1));
     out.push(text.replacen("\"pv\":1", "\"pv\":1e0", 1));
     out.push(text.replacen("}", ",\"payload\":{}}", 1));
+    // A second type after the first, before or after the payload read as the first's struct.
+    out.push(text.replacen("\"payload\"", "\"type\":\"PING\",\"payload\"", 1));
+    out.push(text.replacen("\"pv\"", "\"type\":\"PING\",\"pv\"", 1));
+    out.push(text.replacen("\"type\"", "\"typ\\u0065\"", 1));
     out.extend(payload_first(v).map(|v| v.to_string()));
     out
 }
