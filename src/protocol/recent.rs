@@ -2,26 +2,45 @@
 //! flood of ids keeps bounded memory.
 
 use std::collections::{HashSet, VecDeque};
+use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
 
 /// At most `N` ids, oldest forgotten first. It keeps 64-bit hashes, not the ids (a false match
-/// needs a hash collision: about 1 in 10^15 at these sizes).
+/// needs a hash collision: about 1 in 10^15 at these sizes), seeded at random per set so a
+/// target cannot pick ids that collide.
 #[derive(Debug, Default)]
 pub struct RecentSet<const N: usize> {
+    hasher: foldhash::quality::RandomState,
     order: VecDeque<u64>,
-    members: HashSet<u64>,
+    members: HashSet<u64, BuildHasherDefault<AlreadyHashed>>,
+}
+
+/// The members are hashes already: the set's table uses them as they are.
+#[derive(Debug, Default)]
+pub struct AlreadyHashed(u64);
+
+impl Hasher for AlreadyHashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Only u64s are hashed here; anything else is folded in byte by byte all the same.
+        for b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
 
 impl<const N: usize> RecentSet<N> {
-    fn key(id: &str) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        id.hash(&mut h);
-        h.finish()
+    fn key(&self, id: &str) -> u64 {
+        self.hasher.hash_one(id)
     }
 
     /// Adds `id`; false when it was already there.
     pub fn insert(&mut self, id: &str) -> bool {
-        let key = Self::key(id);
+        let key = self.key(id);
         if !self.members.insert(key) {
             return false;
         }
@@ -36,7 +55,7 @@ impl<const N: usize> RecentSet<N> {
 
     /// True when `id` is among the remembered.
     pub fn contains(&self, id: &str) -> bool {
-        self.members.contains(&Self::key(id))
+        self.members.contains(&self.key(id))
     }
 
     /// True when nothing has been added (or everything was forgotten).
