@@ -22,9 +22,7 @@ use std::sync::LazyLock;
 /// The HAIP [`FuzzProfile`].
 pub struct HaipFuzz;
 
-pub(super) fn text(max: usize) -> impl Strategy<Value = String> {
-    proptest::collection::vec(any::<char>(), 0..max).prop_map(String::from_iter)
-}
+pub(super) use crate::fuzz::keeps::text;
 
 pub(super) fn uuid_from(rng: &mut Rng) -> String {
     let bytes = (u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64())).to_le_bytes();
