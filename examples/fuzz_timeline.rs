@@ -36,7 +36,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let profile = p.fuzzing_as(cfg.role_of(p)).ok_or("not fuzzable")?;
     let strategy = sequences(profile, 50);
     let mut rng = gen::runner(seed);
-    let (mut total, mut sends) = (Duration::ZERO, 0);
+    let (mut total, mut sends, mut received) = (Duration::ZERO, 0, 0);
     for i in 0..runs {
         let tree = strategy.new_tree(&mut rng).map_err(|e| e.to_string())?;
         let case = case_for(
@@ -51,6 +51,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let took = started.elapsed();
         total += took;
         sends += engine::sends(&case);
+        received += result
+            .transcript
+            .iter()
+            .filter(|e| e.from == cfg.judged && e.event().is_some())
+            .count();
         let message: String = result.message.chars().take(100).collect();
         println!(
             "run {i}: {} ms, {} sends, {:?} {message}",
@@ -74,7 +79,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     println!(
-        "{runs} runs: {} ms, {sends} sends, {:.0} sends/s for one job",
+        "{runs} runs: {} ms, {sends} sends, {received} events received, {:.0} sends/s for one job",
         total.as_millis(),
         sends as f64 / total.as_secs_f64()
     );
