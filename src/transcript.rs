@@ -420,10 +420,20 @@ impl Transcript {
         }
     }
 
-    /// Records a text frame whose JSON the caller has already parsed (`event`).
-    pub fn record_received_parsed(&mut self, text: &str, event: &Value, at: Instant) {
+    /// Records a text frame, or an SSE event's data (`sse`: its fields), whose JSON the caller
+    /// has already parsed (`event`).
+    pub fn record_received_parsed(
+        &mut self,
+        text: &str,
+        event: &Value,
+        sse: Option<&SseMeta>,
+        at: Instant,
+    ) {
         let record = match self.stored_event(event, text.len()) {
-            Some(event) => Record::Event { event, sse: None },
+            Some(event) => Record::Event {
+                event,
+                sse: sse.cloned(),
+            },
             None => text_record(text),
         };
         self.push_at(self.judged, at, record, text.len());

@@ -221,6 +221,13 @@ pub trait Session: Send {
     }
     /// Decodes a received frame, updating acknowledgement state.
     fn decode(&mut self, frame: &Frame) -> Decoded;
+    /// [`Session::decode`] for a text whose JSON the caller has already parsed (`event`, as
+    /// written), such as an SSE event's data the transcript keeps: a session may decode the
+    /// tree instead of parsing the text again (by default it parses it again).
+    fn decode_parsed(&mut self, text: String, event: Value) -> Decoded {
+        let _ = event;
+        self.decode(&Frame::Text(text))
+    }
     /// True when an event decoded from a text frame is exactly that frame's JSON text parsed,
     /// so the transcript can keep it instead of parsing the frame a second time.
     fn decodes_verbatim(&self) -> bool {

@@ -171,7 +171,7 @@ impl Link {
                 let decoded = self.session.decode(&frame);
                 match (&frame, &decoded) {
                     (Frame::Text(text), Decoded::Event(v)) if self.session.decodes_verbatim() => {
-                        self.transcript.record_received_parsed(text, v, at)
+                        self.transcript.record_received_parsed(text, v, None, at)
                     }
                     // A binary frame the protocol decodes to an event (AG-UI's protobuf) is
                     // kept, and judged, as that event.
@@ -182,6 +182,20 @@ impl Link {
                 }
                 self.decoded(decoded, None)
             }
+            // SSE data is parsed once: the transcript keeps the tree, the session decodes it.
+            Received::SseEvent { data, meta } => match serde_json::from_str::<Value>(&data) {
+                Ok(event) => {
+                    self.transcript
+                        .record_received_parsed(&data, &event, Some(&meta), at);
+                    let decoded = self.session.decode_parsed(data, event);
+                    self.decoded(decoded, Some(meta))
+                }
+                Err(_) => {
+                    let received = Received::SseEvent { data, meta };
+                    self.transcript.record_received(&received, at);
+                    self.non_frame(received)
+                }
+            },
             other => {
                 self.transcript.record_received(&other, at);
                 self.non_frame(other)

@@ -168,13 +168,15 @@ impl Session for HpdSession {
 
     fn decode(&mut self, frame: &Frame) -> Decoded {
         match Decoded::json_frame(frame) {
-            Decoded::Event(v) => {
-                let event = lenient(v);
-                self.turns.received(&event);
-                Decoded::Event(event)
-            }
+            Decoded::Event(v) => self.decode_parsed(String::new(), v),
             other => other,
         }
+    }
+
+    fn decode_parsed(&mut self, _text: String, event: Value) -> Decoded {
+        let event = lenient(event);
+        self.turns.received(&event);
+        Decoded::Event(event)
     }
 
     /// An input POST answered 2xx was accepted (HPD-IN-006: the agent answers it with a turn).
