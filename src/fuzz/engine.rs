@@ -215,7 +215,10 @@ pub async fn fuzz(
     let mut trees = std::collections::HashMap::new();
     let mut running = FuturesUnordered::new();
     let mut next_run = 0u64;
-    let shared_cfg = std::sync::Arc::new(run_cfg.clone());
+    let shared_cfg = std::sync::Arc::new(RunConfig {
+        step_lines: false,
+        ..run_cfg.clone()
+    });
     // The lowest-numbered failing run, once one fails: no new runs start, and the ones already
     // running with lower numbers finish first, so a seed always reports the same run.
     let mut first_failure: Option<(u64, Case, CaseResult, Failure)> = None;
@@ -322,6 +325,10 @@ pub async fn fuzz(
         if failure_of(protocol, profile, &again, judged).is_some_and(|f| f.rule == failure.rule) {
             reproduced += 1;
         }
+    }
+    let mut result = result;
+    if result.steps.is_empty() {
+        result.steps = runner::step_lines(&case);
     }
     outcome.finding = Some(Finding {
         failure: failure_of(protocol, profile, &result, judged).unwrap_or(failure),

@@ -82,6 +82,9 @@ pub struct RunConfig {
     /// Judging a client the user's harness starts: the listener its connections arrive at,
     /// one case per connection in suite order (`--client --listen ADDR`).
     pub client_listener: Option<SharedListener>,
+    /// Write each step's report line into its case's result. The fuzzer's runs go without
+    /// (a run's lines are written afresh only for the one it reports).
+    pub step_lines: bool,
 }
 
 /// A listener the cases of a run take connections from in turn.
@@ -148,6 +151,7 @@ impl RunConfig {
             insecure: false,
             judged: Direction::Server,
             client_command: Vec::new(),
+            step_lines: true,
             client_listener: None,
         }
     }

@@ -118,26 +118,39 @@ pub async fn spawned_case(
 /// A case that did not run, skipped for `why`.
 fn not_run(protocol: &dyn Protocol, case: &Case, why: String) -> CaseResult {
     CaseResult {
+        message: why,
+        steps: step_lines(case),
+        ..unjudged(protocol, case)
+    }
+}
+
+/// Each step of `case` as its report line, its fallback's after.
+pub fn step_lines(case: &Case) -> Vec<String> {
+    case.steps
+        .iter()
+        .map(super::model::Step::describe)
+        .chain(
+            case.fallback
+                .iter()
+                .map(|s| format!("fallback: {}", s.describe())),
+        )
+        .collect()
+}
+
+/// `case`'s result before it runs: skipped, with no step lines yet.
+fn unjudged(protocol: &dyn Protocol, case: &Case) -> CaseResult {
+    CaseResult {
         id: case.id.clone(),
         title: case.title.clone(),
         rules: case.rules.clone(),
         level: case_level(protocol, case),
         verdict: Verdict::Skip,
-        message: why,
+        message: String::new(),
         duration_ms: 0,
         judged: BTreeMap::new(),
         violations: Vec::new(),
         transcript: Vec::new(),
-        steps: case
-            .steps
-            .iter()
-            .map(super::model::Step::describe)
-            .chain(
-                case.fallback
-                    .iter()
-                    .map(|s| format!("fallback: {}", s.describe())),
-            )
-            .collect(),
+        steps: Vec::new(),
         stopped_at: None,
     }
 }
@@ -152,7 +165,10 @@ pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> 
             "filtered out by --case/--skip/--rule".into(),
         );
     }
-    let mut result = not_run(protocol, case, String::new());
+    let mut result = unjudged(protocol, case);
+    if cfg.step_lines {
+        result.steps = step_lines(case);
+    }
     if let Some(why) = unmet_run_requirement(case, cfg) {
         let judged = judge_case(protocol, case, Err(Outcome::Skip(why)), &[], cfg.judged);
         result.verdict = judged.verdict;

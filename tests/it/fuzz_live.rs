@@ -380,3 +380,35 @@ fn fuzzing_against_the_reference_targets() {
         "failed: {failed:?} (their messages are above)"
     );
 }
+
+/// The campaign's runs go without step lines (describing every step of every run cost
+/// fuzzing 4% of its CPU); the run a finding reports has them, as a suite's case result does.
+#[tokio::test]
+async fn a_finding_reports_its_steps() {
+    use wireprobe::fuzz::engine::{self, FuzzConfig};
+    use wireprobe::suite::runner::{self, RunConfig};
+    let any = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let options = reference::ServeOptions {
+        faults: vec!["no-pong".into()],
+        ..Default::default()
+    };
+    let target = reference::start("haip", any, &options)
+        .await
+        .expect("reference starts");
+    let p = wireprobe::protocol::get("haip").expect("registered");
+    let mut run_cfg = RunConfig::new(target.url.clone());
+    run_cfg.step_timeout = std::time::Duration::from_millis(1000);
+    let cfg = FuzzConfig {
+        seed: 1,
+        runs: 20,
+        shrink_time: std::time::Duration::ZERO,
+        confirm: 0,
+        ..FuzzConfig::default()
+    };
+    let outcome = engine::fuzz(p, &cfg, &run_cfg, &mut |_| {})
+        .await
+        .expect("fuzzing runs");
+    let finding = outcome.finding.expect("no-pong is found");
+    assert!(!finding.result.steps.is_empty());
+    assert_eq!(finding.result.steps, runner::step_lines(&finding.case));
+}
