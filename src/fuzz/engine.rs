@@ -237,43 +237,38 @@ pub async fn fuzz(
                 continue;
             }
             let id = format!("fuzz.{}.{}.s{}", protocol.id(), run, cfg.seed);
-            let case = case_for(
+            let sequence = tree.current();
+            trees.insert(run, tree);
+            let job = Job {
                 protocol,
                 profile,
-                &id,
-                &tree.current(),
-                &run_cfg.credentials,
-            );
-            trees.insert(run, tree);
-            // Each run is a task of its own, as a suite's cases are: the runner and checker use
-            // every core, and a panic in the harness is that run's `error`.
-            let shared = shared_cfg.clone();
-            running.push(async move {
-                let result = runner::spawned_case(protocol, &case, shared).await;
-                (run, case, result)
-            });
+                cfg: shared_cfg.clone(),
+            };
+            running.push(job.run(run, id, sequence));
         }
-        let Some((run, case, result)) = running.next().await else {
+        let Some(ran) = running.next().await else {
             break;
         };
+        let run = ran.run;
         outcome.runs += 1;
-        outcome.events += sends(&case) as u64;
-        if result.verdict == Verdict::Error {
+        outcome.events += ran.sends as u64;
+        if ran.verdict == Verdict::Error {
             outcome.errors += 1;
-            last_error = format!("{}: {}", case.id, result.message);
+            last_error = format!("{}: {}", ran.id, ran.message);
         }
-        if result.verdict == Verdict::Skip {
+        if ran.verdict == Verdict::Skip {
             outcome.skipped += 1;
-            outcome.last_skip = Some(format!("{}: {}", case.id, result.message));
+            outcome.last_skip = Some(format!("{}: {}", ran.id, ran.message));
         }
-        let failure = failure_of(protocol, profile, &result, judged);
         progress(Progress::Run {
             run,
-            failed: failure.is_some(),
-            events: sends(&case),
+            failed: ran.failed.is_some(),
+            events: ran.sends,
         });
-        match failure {
-            Some(failure) if first_failure.as_ref().is_none_or(|(r, ..)| run < *r) => {
+        match ran.failed {
+            Some((case, result, failure))
+                if first_failure.as_ref().is_none_or(|(r, ..)| run < *r) =>
+            {
                 // A later-numbered failure it replaces needs its sequence no more.
                 if let Some((later, ..)) = first_failure.replace((run, case, result, failure)) {
                     trees.remove(&later);
@@ -341,6 +336,63 @@ pub async fn fuzz(
         attempts: cfg.confirm,
     });
     Ok(outcome)
+}
+
+/// What one campaign run needs besides its sequence.
+struct Job {
+    protocol: &'static dyn Protocol,
+    profile: &'static dyn FuzzProfile,
+    cfg: std::sync::Arc<RunConfig>,
+}
+
+/// What the campaign keeps of a run: its verdict and message, and all of it when it failed.
+struct Ran {
+    run: u64,
+    id: String,
+    sends: usize,
+    verdict: Verdict,
+    message: String,
+    failed: Option<(Case, CaseResult, Failure)>,
+}
+
+impl Job {
+    /// Builds the run's case, runs it and judges it in a task of its own, as a suite's cases
+    /// run: the runner and checker use every core, and a panic in the harness is that run's
+    /// `error`. A run that found nothing is dropped in its task, by the thread that made it
+    /// (freeing another thread's memory cost the allocator a fifth of fuzzing's CPU).
+    async fn run(self, run: u64, id: String, sequence: FuzzRun) -> Ran {
+        let task_id = id.clone();
+        let task = tokio::spawn(async move {
+            let Job {
+                protocol,
+                profile,
+                cfg,
+            } = self;
+            let case = case_for(protocol, profile, &task_id, &sequence, &cfg.credentials);
+            drop(sequence);
+            let result = runner::run_case(protocol, &case, &cfg).await;
+            let failure = failure_of(protocol, profile, &result, cfg.judged);
+            Ran {
+                run,
+                sends: sends(&case),
+                verdict: result.verdict,
+                message: result.message.clone(),
+                failed: failure.map(|f| (case, result, f)),
+                id: task_id,
+            }
+        });
+        match task.await {
+            Ok(ran) => ran,
+            Err(e) => Ran {
+                run,
+                id,
+                sends: 0,
+                verdict: Verdict::Error,
+                message: format!("the case's task failed (a wireprobe bug: please report it): {e}"),
+                failed: None,
+            },
+        }
+    }
 }
 
 /// Shrinks a failing sequence while it fails the same rule; returns the smallest case found,
