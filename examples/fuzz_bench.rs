@@ -35,14 +35,51 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "hpd" => "raw POST-and-stream (HTTP + SSE)",
         other => return Err(format!("no bench for {other}: haip or hpd").into()),
     };
-    let before = raw_rate(&id, span, jobs).await?;
-    let fuzz = fuzz_rate(&id, span, jobs).await?;
-    let after = raw_rate(&id, span, jobs).await?;
-    let raw = (before + after) / 2.0;
+    let (before, cpu_before) = measured(raw_rate(&id, span, jobs)).await?;
+    let (fuzz, cpu_fuzz) = measured(fuzz_rate(&id, span, jobs)).await?;
+    let (after, cpu_after) = measured(raw_rate(&id, span, jobs)).await?;
+    let raw = (before.0 + after.0) / 2.0;
+    // The CPU both sides spent per message: steadier than the rates when the machine's speed
+    // drifts, and not bound by how long runs wait on the target.
+    let cpu_raw = (cpu_before / (before.0 * span.as_secs_f64())
+        + cpu_after / (after.0 * span.as_secs_f64()))
+        / 2.0;
+    let cpu_per_event = cpu_fuzz / fuzz.1;
+    let (before, after, fuzz) = (before.0, after.0, fuzz.0);
     println!("{what}: {before:.0} messages/s before, {after:.0} after ({jobs} connections)");
     println!("live fuzzing (serve {id}): {fuzz:.0} events/s ({jobs} jobs)");
+    println!(
+        "CPU per message: {:.1} µs raw, {:.1} µs per fuzzed event",
+        cpu_raw * 1e6,
+        cpu_per_event * 1e6
+    );
     println!("ratio fuzz/raw: {:.3}", fuzz / raw);
     Ok(())
+}
+
+/// A rate, and how many messages the measurement moved in all.
+type Rate = (f64, f64);
+
+/// What `work` measures and the CPU seconds this process spent on it (every thread: the peer's
+/// server and client, or the fuzzer and the reference target).
+async fn measured(
+    work: impl std::future::Future<Output = Result<Rate, Box<dyn std::error::Error>>>,
+) -> Result<(Rate, f64), Box<dyn std::error::Error>> {
+    let start = cpu_seconds();
+    let rate = work.await?;
+    Ok((rate, cpu_seconds() - start))
+}
+
+/// User and system CPU seconds of this process so far.
+fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage writes into the zeroed struct it is given and reads nothing else.
+    let usage = unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage
+    };
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
 }
 
 /// The peer's rate for `id`'s transport.
@@ -50,19 +87,21 @@ async fn raw_rate(
     id: &str,
     span: Duration,
     jobs: usize,
-) -> Result<f64, Box<dyn std::error::Error>> {
-    match id {
-        "haip" => echo_rate(span, jobs).await,
-        _ => sse_rate(span, jobs).await,
-    }
+) -> Result<Rate, Box<dyn std::error::Error>> {
+    let rate = match id {
+        "haip" => echo_rate(span, jobs).await?,
+        _ => sse_rate(span, jobs).await?,
+    };
+    Ok((rate, rate * span.as_secs_f64()))
 }
 
-/// Events per second the fuzz engine sends to the reference target of `id`.
+/// Events per second the fuzz engine sends to the reference target of `id`, and every event
+/// it sent (the runs that finished after the span too).
 async fn fuzz_rate(
     id: &str,
     span: Duration,
     jobs: usize,
-) -> Result<f64, Box<dyn std::error::Error>> {
+) -> Result<Rate, Box<dyn std::error::Error>> {
     let any = SocketAddr::from(([127, 0, 0, 1], 0));
     let target = reference::start(id, any, &ServeOptions::default()).await?;
     let p = protocol::get(id).ok_or("not registered")?;
@@ -95,7 +134,7 @@ async fn fuzz_rate(
     if let Some(f) = outcome.finding {
         return Err(format!("the correct reference failed: {}", f.failure.message).into());
     }
-    Ok(within as f64 / span.as_secs_f64())
+    Ok((within as f64 / span.as_secs_f64(), outcome.events as f64))
 }
 
 /// Messages per second echoed by a bare tokio-tungstenite server, `jobs` connections each
