@@ -87,6 +87,41 @@ pub fn fresh_state(config: &Config) -> SharedState {
     }))
 }
 
+/// An envelope as the reference writes it, its fields in the order it always wrote them.
+#[derive(serde::Serialize)]
+struct Wire<'a> {
+    id: &'a str,
+    session: &'a str,
+    seq: Seq,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ack: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ts: Option<String>,
+    channel: &'a str,
+    #[serde(rename = "type")]
+    ty: &'a str,
+    payload: &'a Value,
+    pv: u16,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    run_id: Option<&'a str>,
+    #[serde(flatten)]
+    extra: &'a Map<String, Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    x_debug: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bin_len: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bin_mime: Option<&'a str>,
+}
+
+/// `seq` as the spec writes it, or as a number (the `numeric-seq` fault).
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum Seq {
+    Text(String),
+    Number(u64),
+}
+
 /// An event the target wants to send.
 #[derive(Debug, Clone)]
 pub struct Outgoing {
@@ -262,54 +297,47 @@ impl Outbox {
         if faults.has("ack-beyond") {
             ack += 5;
         }
-        let mut env = Map::new();
         let id = if faults.has("bad-uuid") {
             format!("msg-{seq}")
         } else {
             self.config.fresh_id()
         };
-        env.insert("id".into(), json!(id));
-        env.insert("session".into(), json!(self.session_id));
-        env.insert(
-            "seq".into(),
-            if faults.has("numeric-seq") {
-                json!(seq)
-            } else {
-                json!(seq.to_string())
-            },
-        );
-        if ack > 0 {
-            env.insert("ack".into(), json!(ack.to_string()));
-        }
-        if !faults.has("no-timestamp") {
-            env.insert("ts".into(), json!(now_ms().to_string()));
-        }
-        env.insert("channel".into(), json!(o.channel));
-        env.insert("type".into(), json!(o.ty));
-        env.insert("payload".into(), o.payload);
-        env.insert(
-            "pv".into(),
-            json!(if faults.has("bad-pv") { 300 } else { 1 }),
-        );
-        if let Some(run_id) = o.run_id {
-            env.insert("run_id".into(), json!(run_id));
-        }
-        env.extend(o.envelope_extra);
-        if faults.has("extra-envelope-field") {
-            env.insert("x_debug".into(), json!(true));
-        }
-        let mut frames = Vec::with_capacity(2);
-        if let Some((bytes, mime)) = o.binary {
-            let mut bytes = bytes;
-            env.insert("bin_len".into(), json!(bytes.len()));
-            env.insert("bin_mime".into(), json!(mime));
-            if faults.has("binary-len-mismatch") {
-                bytes.pop();
+        let (mut bytes, mime) = match o.binary {
+            Some((bytes, mime)) => (Some(bytes), Some(mime)),
+            None => (None, None),
+        };
+        let bin_len = bytes.as_ref().map(Vec::len);
+        if faults.has("binary-len-mismatch") {
+            if let Some(b) = bytes.as_mut() {
+                b.pop();
             }
-            frames.push(Message::text(Value::Object(env).to_string()));
+        }
+        let wire = Wire {
+            id: &id,
+            session: &self.session_id,
+            seq: match faults.has("numeric-seq") {
+                true => Seq::Number(seq),
+                false => Seq::Text(seq.to_string()),
+            },
+            ack: (ack > 0).then(|| ack.to_string()),
+            ts: (!faults.has("no-timestamp")).then(|| now_ms().to_string()),
+            channel: &o.channel,
+            ty: &o.ty,
+            payload: &o.payload,
+            pv: if faults.has("bad-pv") { 300 } else { 1 },
+            run_id: o.run_id.as_deref(),
+            extra: &o.envelope_extra,
+            x_debug: faults.has("extra-envelope-field").then_some(true),
+            bin_len,
+            bin_mime: mime.as_deref(),
+        };
+        // Written straight from the fields: building a JSON object first (a hashed map) cost
+        // fuzzing against the reference 4–7% of its CPU.
+        let text = serde_json::to_string(&wire).unwrap_or_default();
+        let mut frames = Vec::with_capacity(2);
+        frames.push(Message::text(text));
+        if let Some(bytes) = bytes {
             frames.push(Message::binary(bytes));
-        } else {
-            frames.push(Message::text(Value::Object(env).to_string()));
         }
         state.log.push_back(Logged {
             seq,
