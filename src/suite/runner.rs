@@ -108,11 +108,15 @@ pub async fn spawned_case(
         Err(e) => {
             let mut result = not_run(protocol, case, String::new());
             result.verdict = Verdict::Error;
-            result.message =
-                format!("the case's task failed (a wireprobe bug: please report it): {e}");
+            result.message = task_failed(&e);
             result
         }
     }
+}
+
+/// The message of a case whose task panicked or was cancelled.
+pub fn task_failed(e: &tokio::task::JoinError) -> String {
+    format!("the case's task failed (a wireprobe bug: please report it): {e}")
 }
 
 /// A case that did not run, skipped for `why`.
