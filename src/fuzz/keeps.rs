@@ -42,7 +42,7 @@ pub fn ids() -> impl Strategy<Value = String> {
 
 /// Short text of any characters: shorter than `max`, drawn from a seed, so that it shrinks to
 /// a shorter text (a prefix of the same draw). A value tree per character, as a vector of
-/// `any::<char>()` is, cost a fuzz run a quarter of its generation time.
+/// `any::<char>()` makes, was a quarter of the time drawing a HAIP sequence took.
 pub fn text(max: usize) -> impl Strategy<Value = String> {
     (0..max.max(1), any::<u64>()).prop_map(|(len, seed)| {
         let mut rng = Rng::new(seed);

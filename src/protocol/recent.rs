@@ -16,7 +16,7 @@ pub struct RecentSet<const N: usize> {
 
 /// The members are hashes already: the set's table uses them as they are.
 #[derive(Debug, Default)]
-pub struct AlreadyHashed(u64);
+struct AlreadyHashed(u64);
 
 impl Hasher for AlreadyHashed {
     fn finish(&self) -> u64 {
