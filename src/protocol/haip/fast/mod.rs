@@ -4,9 +4,10 @@
 //! [`Facts`].
 //!
 //! It only ever *accepts*. Anything it is not sure of — an unknown or duplicate field, a
-//! `null`, an escaped string it needs, a number in an unusual form, a HAI — returns `None`, and
-//! the caller validates the message with the full schema instead. `tests/it/fast_path.rs` checks
-//! that everything accepted here is valid under `envelope.schema.json` with the same facts.
+//! `null`, an escaped string it needs or an escaped key, a number in an unusual form, a HAI —
+//! returns `None`, and the caller validates the message with the full schema instead.
+//! `tests/it/fast_path.rs` checks that everything accepted here is valid under
+//! `envelope.schema.json` with the same facts.
 
 mod envelope;
 mod payloads;
