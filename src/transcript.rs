@@ -10,6 +10,7 @@ use crate::transport::{Body, Frame, HttpAnswer, Outgoing, Received, SseMeta, Str
 use base64::Engine;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::borrow::Cow;
 use std::time::Instant;
 
 /// Which side of the conversation produced an entry.
@@ -277,20 +278,13 @@ impl Transcript {
         self
     }
 
-    /// [`Transcript::stored_event`] for an event the caller gives up.
-    fn stored_owned(&self, event: Value, len: usize) -> Option<Value> {
-        match len <= MAX_STORED_FRAME {
-            true => Some(event),
-            false => self.stored_event(&event, len),
-        }
-    }
-
-    /// How an event of `len` bytes is stored: whole, condensed, or (`None`) as cut text.
-    fn stored_event(&self, event: &Value, len: usize) -> Option<Value> {
+    /// How an event of `len` bytes is stored: whole, condensed, or (`None`) as cut text. An
+    /// event the caller gives up (`Cow::Owned`) is kept without a copy.
+    fn stored_event(&self, event: Cow<'_, Value>, len: usize) -> Option<Value> {
         if len <= MAX_STORED_FRAME {
-            return Some(event.clone());
+            return Some(event.into_owned());
         }
-        self.condense.then(|| condensed(event)).flatten()
+        self.condense.then(|| condensed(&event)).flatten()
     }
 
     /// The side the run judges.
@@ -375,7 +369,7 @@ impl Transcript {
     pub fn record_sent_parsed(&mut self, out: &Outgoing, parsed: Option<Value>) {
         let record = match out {
             Outgoing::Frame(Frame::Text(text)) if parsed.is_some() => {
-                match parsed.and_then(|event| self.stored_owned(event, text.len())) {
+                match parsed.and_then(|event| self.stored_event(Cow::Owned(event), text.len())) {
                     Some(event) => Record::Event { event, sse: None },
                     None => text_record(text),
                 }
@@ -429,7 +423,7 @@ impl Transcript {
         sse: Option<&SseMeta>,
         at: Instant,
     ) {
-        let record = match self.stored_event(event, text.len()) {
+        let record = match self.stored_event(Cow::Borrowed(event), text.len()) {
             Some(event) => Record::Event {
                 event,
                 sse: sse.cloned(),
@@ -441,7 +435,7 @@ impl Transcript {
 
     /// Records a binary frame the protocol decoded to `event` (`len` bytes on the wire).
     pub fn record_received_decoded(&mut self, len: usize, event: &Value, at: Instant) {
-        let record = match self.stored_event(event, len) {
+        let record = match self.stored_event(Cow::Borrowed(event), len) {
             Some(event) => Record::Event { event, sse: None },
             None => text_record(&event.to_string()),
         };
