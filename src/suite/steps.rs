@@ -351,10 +351,10 @@ impl<'a> CaseRun<'a> {
                 // What has arrived so far is what the session knows to free.
                 self.link.drain();
                 for event in self.link.session.unblocking() {
-                    let out = (self.link.session.encode(&event))
+                    let (out, parsed) = (self.link.session.encode_parsed(&event))
                         .map_err(|e| Outcome::Error(e.to_string()))?;
                     self.link
-                        .send(out, Instant::now() + self.timeout(None))
+                        .send_parsed(out, parsed, Instant::now() + self.timeout(None))
                         .await?;
                 }
                 Ok(())
