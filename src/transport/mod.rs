@@ -252,12 +252,20 @@ impl Inbox {
     }
 }
 
+/// The outcome of a write the transport task reports back.
+type WriteDone = oneshot::Receiver<Result<(), TransportError>>;
+
 /// A live connection to a target, whatever the transport.
 pub struct Connection {
     commands: mpsc::Sender<Command>,
     incoming: mpsc::Receiver<Queued>,
     task: JoinHandle<()>,
     finished: bool,
+    /// Whether a send returns once the transport has the frame (it writes them in order, and
+    /// several queued behind each other in one go) rather than once it is written.
+    pipelined: bool,
+    /// The last pipelined write, until its outcome is known: a failure fails the next send.
+    unconfirmed: Option<WriteDone>,
 }
 
 impl Connection {
@@ -285,27 +293,65 @@ impl Connection {
             incoming: parts.incoming,
             task,
             finished: false,
+            pipelined: false,
+            unconfirmed: None,
         }
     }
 
+    /// This connection's sends return once its transport has the frame, for a transport that
+    /// writes frames in the order given, fails every write after one that failed, and writes
+    /// the frames queued behind each other together: a run's consecutive sends then cost one
+    /// write, not one each (and no round trip to the transport task apiece).
+    pub(crate) fn pipelined(mut self) -> Self {
+        self.pipelined = true;
+        self
+    }
+
     /// Sends one frame (or, over SSE + HTTP, makes one exchange), giving up at `deadline` (a
-    /// target that stops reading cannot hang us).
+    /// target that stops reading cannot hang us). Over a pipelined transport it returns once
+    /// the frame is queued (at most a channel's worth, so a target that stops reading still
+    /// times a send out), and a write that failed fails the send after it, whose frame could
+    /// not go either; what the target did meanwhile (closed, say) arrives as an observation.
     pub async fn send(
         &mut self,
         out: impl Into<Outgoing>,
         deadline: Instant,
     ) -> Result<(), TransportError> {
+        if let Some(mut earlier) = self.unconfirmed.take() {
+            match earlier.try_recv() {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => return Err(e),
+                Err(oneshot::error::TryRecvError::Closed) => return Err(TransportError::Closed),
+                // Frames go in order: this one's outcome will tell the earlier one's too.
+                Err(oneshot::error::TryRecvError::Empty) => {}
+            }
+        }
         let (done_tx, done_rx) = oneshot::channel();
-        let out = out.into();
+        let mut out = out.into();
+        let pipelined = self.pipelined;
+        if pipelined {
+            // Its writes only take frames: anything else is refused now, not at the next send.
+            out = Outgoing::Frame(frame_only(out)?);
+        }
         let work = async {
             self.commands
                 .send(Command::Send(out, done_tx))
                 .await
                 .map_err(|_| TransportError::Closed)?;
-            done_rx.await.map_err(|_| TransportError::Closed)?
+            if pipelined {
+                return Ok(Some(done_rx));
+            }
+            done_rx
+                .await
+                .map_err(|_| TransportError::Closed)?
+                .map(|()| None)
         };
         match tokio::time::timeout_at(deadline, work).await {
-            Ok(result) => result,
+            Ok(Ok(unconfirmed)) => {
+                self.unconfirmed = unconfirmed;
+                Ok(())
+            }
+            Ok(Err(e)) => Err(e),
             Err(_) => Err(TransportError::Timeout(0)),
         }
     }

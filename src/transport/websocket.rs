@@ -140,7 +140,7 @@ where
 
     let (inbox, commands, parts) = Connection::channels();
     let task = tokio::spawn(pump(ws, inbox, commands, opts.max_frame));
-    Ok(Connection::from_parts(parts, task))
+    Ok(Connection::from_parts(parts, task).pipelined())
 }
 
 /// What a client asked for when it opened a WebSocket to wireprobe (the server side).
@@ -227,7 +227,7 @@ pub async fn accept(
     .map_err(|e| TransportError::Protocol(format!("WebSocket upgrade failed: {e}")))?;
     let (inbox, commands, parts) = Connection::channels();
     let task = tokio::spawn(pump(ws, inbox, commands, max_frame));
-    Ok((Connection::from_parts(parts, task), opened))
+    Ok((Connection::from_parts(parts, task).pipelined(), opened))
 }
 
 /// The `101 Switching Protocols` answer to a WebSocket upgrade request, or `None` when
@@ -269,7 +269,7 @@ pub async fn over_upgraded(upgraded: hyper::upgrade::Upgraded, max_frame: usize)
     .await;
     let (inbox, commands, parts) = Connection::channels();
     let task = tokio::spawn(pump(ws, inbox, commands, max_frame));
-    Connection::from_parts(parts, task)
+    Connection::from_parts(parts, task).pipelined()
 }
 
 /// Frame limits, and a read buffer sized for speed: tungstenite zero-fills its whole read
@@ -283,7 +283,8 @@ fn ws_config(max_frame: usize) -> WebSocketConfig {
 }
 
 /// Runs the socket: reads into the inbox and writes what the runner commands, concurrently, so
-/// a target that stops reading cannot stop us from seeing what it sends.
+/// a target that stops reading cannot stop us from seeing what it sends. The writes are
+/// pipelined ([`Connection::pipelined`]).
 async fn pump<S>(
     ws: tokio_tungstenite::WebSocketStream<S>,
     inbox: Inbox,
@@ -316,26 +317,34 @@ async fn pump<S>(
         }
     };
     let writer = async {
-        while let Some(command) = commands.recv().await {
-            match command {
-                Command::Send(out, done) => {
-                    let result = match super::frame_only(out) {
-                        Ok(frame) => sink.send(to_message(frame)).await.map_err(map_write_error),
-                        Err(e) => Err(e),
-                    };
-                    let _ = done.send(result);
+        // Once a write failed, every later one fails the same way (the connection's sends are
+        // pipelined: the runner learns of a failure at its next send).
+        let mut broken: Option<TransportError> = None;
+        let mut batch = Vec::new();
+        'commands: while let Some(first) = commands.recv().await {
+            // Everything queued behind it goes out in the same write.
+            let mut next = Some(first);
+            while let Some(command) = next.take() {
+                match command {
+                    Command::Send(out, done) => match (&broken, super::frame_only(out)) {
+                        (Some(e), _) => drop(done.send(Err(e.clone()))),
+                        (None, Err(e)) => drop(done.send(Err(e))),
+                        (None, Ok(frame)) => {
+                            let fed = sink.feed(to_message(frame)).await;
+                            batch.push((done, fed.map_err(map_write_error)));
+                        }
+                    },
+                    Command::Close => {
+                        confirm(&mut batch, sink.flush().await, &mut broken);
+                        // A normal closure says so (1000), as the transcript records it: a peer
+                        // can tell it from a connection that dropped.
+                        let _ = sink.send(Message::Close(Some(normal_closure()))).await;
+                        break 'commands;
+                    }
                 }
-                // A normal closure says so (1000), as the transcript records it: a peer can
-                // tell it from a connection that dropped.
-                Command::Close => {
-                    let normal = tokio_tungstenite::tungstenite::protocol::CloseFrame {
-                        code: tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode::Normal,
-                        reason: "".into(),
-                    };
-                    let _ = sink.send(Message::Close(Some(normal))).await;
-                    break;
-                }
+                next = commands.try_recv().ok();
             }
+            confirm(&mut batch, sink.flush().await, &mut broken);
         }
         // Keep the reader running until the target answers the close or the runner drops us.
         std::future::pending::<()>().await;
@@ -343,6 +352,33 @@ async fn pump<S>(
     tokio::select! {
         _ = reader => {}
         _ = writer => {}
+    }
+}
+
+/// Where the pump reports a write's outcome.
+type WriteDone = tokio::sync::oneshot::Sender<Result<(), TransportError>>;
+
+/// Reports the outcome of each write in `batch` once they were flushed with `flushed`, and
+/// remembers the first failure for the writes after them.
+fn confirm(
+    batch: &mut Vec<(WriteDone, Result<(), TransportError>)>,
+    flushed: Result<(), WsError>,
+    broken: &mut Option<TransportError>,
+) {
+    let flushed = flushed.map_err(map_write_error);
+    for (done, fed) in batch.drain(..) {
+        let result = fed.and(flushed.clone());
+        if let Err(e) = &result {
+            broken.get_or_insert_with(|| e.clone());
+        }
+        let _ = done.send(result);
+    }
+}
+
+fn normal_closure() -> tokio_tungstenite::tungstenite::protocol::CloseFrame {
+    tokio_tungstenite::tungstenite::protocol::CloseFrame {
+        code: tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode::Normal,
+        reason: "".into(),
     }
 }
 

@@ -183,3 +183,102 @@ async fn connection_errors_are_classified() {
         "{err:?}"
     );
 }
+
+/// A server that completes the upgrade by hand and then reports how many bytes its first read
+/// of the socket took in.
+async fn raw_server() -> (String, tokio::sync::oneshot::Receiver<Vec<u8>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("ws://{}/", listener.local_addr().expect("addr"));
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    tokio::spawn(async move {
+        let (mut tcp, _) = listener.accept().await.expect("accept");
+        let mut request = Vec::new();
+        let mut byte = [0u8; 1];
+        while !request.ends_with(b"\r\n\r\n") {
+            tcp.read_exact(&mut byte).await.expect("request");
+            request.push(byte[0]);
+        }
+        let text = String::from_utf8_lossy(&request);
+        let key = text
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("sec-websocket-key: ")
+                    .or(l.strip_prefix("Sec-WebSocket-Key: "))
+            })
+            .expect("key");
+        let accept = tokio_tungstenite::tungstenite::handshake::derive_accept_key(key.as_bytes());
+        let answer = format!(
+            "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Accept: {accept}\r\n\r\n"
+        );
+        tcp.write_all(answer.as_bytes()).await.expect("answer");
+        let mut first = vec![0u8; 4096];
+        let n = tcp.read(&mut first).await.expect("read");
+        first.truncate(n);
+        let _ = tx.send(first);
+    });
+    (url, rx)
+}
+
+#[tokio::test]
+async fn sends_queued_behind_each_other_go_out_together_in_order() {
+    let (url, first_read) = raw_server().await;
+    let mut conn = websocket::connect(&WsOptions::new(url))
+        .await
+        .expect("connects");
+    for text in ["one", "two", "three"] {
+        conn.send(Frame::Text(text.into()), soon())
+            .await
+            .expect("send");
+    }
+    let bytes = tokio::time::timeout(Duration::from_secs(5), first_read)
+        .await
+        .expect("the server read")
+        .expect("bytes");
+    // Each masked client frame: two header bytes, four mask bytes, the payload.
+    let mut payloads = Vec::new();
+    let mut rest = &bytes[..];
+    while rest.len() >= 6 {
+        let len = usize::from(rest[1] & 0x7f);
+        let (mask, payload) = (&rest[2..6], &rest[6..6 + len]);
+        payloads.push(
+            payload
+                .iter()
+                .enumerate()
+                .map(|(i, b)| char::from(b ^ mask[i % 4]))
+                .collect::<String>(),
+        );
+        rest = &rest[6 + len..];
+    }
+    assert_eq!(payloads, ["one", "two", "three"], "all three in one read");
+}
+
+#[tokio::test]
+async fn a_write_that_failed_fails_a_later_send() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("ws://{}/", listener.local_addr().expect("addr"));
+    tokio::spawn(async move {
+        let (tcp, _) = listener.accept().await.expect("accept");
+        // Upgrades, then goes away without a word.
+        let ws = tokio_tungstenite::accept_async(tcp).await.expect("upgrade");
+        drop(ws);
+    });
+    let mut conn = websocket::connect(&WsOptions::new(url))
+        .await
+        .expect("connects");
+    let mut failed = None;
+    for _ in 0..100 {
+        match conn.send(Frame::Text("anyone?".into()), soon()).await {
+            Ok(()) => tokio::time::sleep(Duration::from_millis(10)).await,
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        }
+    }
+    assert_eq!(failed, Some(TransportError::Closed));
+    match conn.recv(soon()).await {
+        Some((received, _)) => assert!(websocket::dropped(&received), "{received:?}"),
+        None => panic!("the end is observed"),
+    }
+}
