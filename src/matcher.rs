@@ -82,7 +82,19 @@ fn substitute_str(s: &str, vars: &Vars) -> Result<Value, UnknownVariable> {
 /// `v` with every `${` written `$${`, so [`substitute`] gives back exactly `v`: how generated
 /// data that happens to look like a template goes out as it is.
 pub fn literal(v: &Value) -> Value {
-    map_strings(v, &|s| s.replace("${", "$${"))
+    let mut v = v.clone();
+    make_literal(&mut v);
+    v
+}
+
+/// [`literal`] in place: only the strings that hold `${` change.
+pub fn make_literal(v: &mut Value) {
+    match v {
+        Value::String(s) if s.contains("${") => *s = s.replace("${", "$${"),
+        Value::Array(items) => items.iter_mut().for_each(make_literal),
+        Value::Object(map) => map.values_mut().for_each(make_literal),
+        _ => {}
+    }
 }
 
 /// `v` with `f` applied to every string value in it (object keys stay as they are).

@@ -169,23 +169,23 @@ pub fn case_for(
     // time the connection settled.
     let mut unsettled = false;
     for s in &run.steps {
-        let (original, input, mutator) = match s {
-            FuzzStep::Valid(e) => (e, Input::Event(e.clone()), None),
+        let (original, mutated) = match s {
+            FuzzStep::Valid(e) => (e, None),
             FuzzStep::Mutated {
                 base,
                 mutator,
                 seed,
-            } => match mutation(profile, base, *mutator, *seed) {
-                Some((m, input)) => (base, input, Some(m)),
-                None => (base, Input::Event(base.clone()), None),
-            },
+            } => (base, mutation(profile, base, *mutator, *seed)),
         };
-        let Some(action) = send_action(profile, original, input.clone()) else {
-            continue;
-        };
-        let Some(m) = mutator else {
+        let Some((m, input)) = mutated else {
+            let Some(action) = event_action(profile, original, original) else {
+                continue;
+            };
             unsettled |= profile.answer_open(original);
             out.push(step(action, None));
+            continue;
+        };
+        let Some(action) = send_action(profile, original, &input) else {
             continue;
         };
         // Only what this input provokes counts: an error owed to an earlier valid event (or a
@@ -405,21 +405,35 @@ fn numbered(value: &Value, with: &str) -> Value {
 }
 
 /// How an input goes out: an event through the session, anything else as exact bytes.
-fn send_action(profile: &dyn FuzzProfile, original: &Value, input: Input) -> Option<Action> {
-    let raw = |bytes: Vec<u8>| {
-        Action::from(SendRaw {
-            frame: RawFrame::TextBytes(profile.raw_frame(&bytes)),
-            times: Times::Fixed(1),
-        })
-    };
-    Some(match input {
-        Input::Event(event @ Value::Object(_)) => Send {
-            event: matcher::literal(&profile.live_event(original, &event)?),
+fn send_action(profile: &dyn FuzzProfile, original: &Value, input: &Input) -> Option<Action> {
+    match input {
+        Input::Event(event) => event_action(profile, original, event),
+        Input::Raw(bytes) => Some(raw_action(profile, bytes)),
+    }
+}
+
+/// How `event` (`original`, or a mutation of it) goes out: through the session as the profile
+/// lets it go live, or as its text when it is not an object (a session encodes objects only).
+fn event_action(profile: &dyn FuzzProfile, original: &Value, event: &Value) -> Option<Action> {
+    if !event.is_object() {
+        return Some(raw_action(profile, event.to_string().as_bytes()));
+    }
+    let mut event = profile.live_event(original, event)?;
+    matcher::make_literal(&mut event);
+    Some(
+        Send {
+            event,
             times: Times::Fixed(1),
         }
         .into(),
-        // A session encodes objects only: other JSON goes out as its text.
-        Input::Event(other) => raw(other.to_string().into_bytes()),
-        Input::Raw(bytes) => raw(bytes),
-    })
+    )
+}
+
+/// `bytes` as one frame of exact bytes.
+fn raw_action(profile: &dyn FuzzProfile, bytes: &[u8]) -> Action {
+    SendRaw {
+        frame: RawFrame::TextBytes(profile.raw_frame(bytes)),
+        times: Times::Fixed(1),
+    }
+    .into()
 }
