@@ -398,15 +398,30 @@ impl Connection {
         self.finished
     }
 
-    /// Closes politely, waiting briefly for the transport to finish.
+    /// Closes politely (after the frames already handed over), waiting briefly for the
+    /// transport to finish.
     pub async fn close(mut self) {
-        let _ = self.commands.try_send(Command::Close);
-        let _ = tokio::time::timeout(Duration::from_millis(500), &mut self.task).await;
+        let brief = Duration::from_millis(500);
+        let _ = tokio::time::timeout(brief, self.commands.send(Command::Close)).await;
+        let _ = tokio::time::timeout(brief, &mut self.task).await;
     }
 }
 
 impl Drop for Connection {
     fn drop(&mut self) {
+        // Frames handed to a pipelined transport but not yet written still go out (a second at
+        // most) before its task stops: a connection dropped on purpose (as a network failure
+        // would drop it) drops after what the steps before sent, as when a send awaited its
+        // write.
+        let pending = self.unconfirmed.take().filter(oneshot::Receiver::is_empty);
+        if let (Some(last), Ok(runtime)) = (pending, tokio::runtime::Handle::try_current()) {
+            let task = self.task.abort_handle();
+            runtime.spawn(async move {
+                let _ = tokio::time::timeout(Duration::from_secs(1), last).await;
+                task.abort();
+            });
+            return;
+        }
         self.task.abort();
     }
 }

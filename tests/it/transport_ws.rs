@@ -282,3 +282,21 @@ async fn a_write_that_failed_fails_a_later_send() {
         None => panic!("the end is observed"),
     }
 }
+
+#[tokio::test]
+async fn frames_handed_over_still_go_out_when_the_connection_is_dropped() {
+    let (url, first_read) = raw_server().await;
+    let mut conn = websocket::connect(&WsOptions::new(url))
+        .await
+        .expect("connects");
+    conn.send(Frame::Text("last words".into()), soon())
+        .await
+        .expect("send");
+    // Dropped as a network failure would drop it, right after the send returned.
+    drop(conn);
+    let bytes = tokio::time::timeout(Duration::from_secs(5), first_read)
+        .await
+        .expect("the server read")
+        .expect("bytes");
+    assert_eq!(bytes.len(), 6 + "last words".len(), "{bytes:?}");
+}
