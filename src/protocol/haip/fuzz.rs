@@ -3,10 +3,11 @@
 //! schema rule, and the schema as the validator. A receiver must answer a malformed message
 //! with ERROR (HAIP-ERR-001); unknown fields it may ignore (HAIP-ENV-005) unless `crit` is set.
 
+use super::model;
 use super::model::EVENT_TYPES;
 use super::scenarios;
 use super::schema::schema;
-use super::session::HaipSession;
+use super::session::{default_channel, HaipSession};
 use super::session::{REPEAT_SEQ, SKIP_SEQ};
 use crate::auth::TokenKind;
 use crate::fuzz::{
@@ -14,6 +15,7 @@ use crate::fuzz::{
 };
 use crate::protocol::Session;
 use crate::protocol::OMIT;
+use crate::transcript::Direction;
 use crate::transport::Frame;
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -75,9 +77,8 @@ fn action() -> impl Strategy<Value = Vec<(&'static str, Value)>> {
 /// Envelopes for `actions` after our HAI, numbered from seq 1, ids drawn from `seed`.
 pub(super) fn envelopes(actions: Vec<Vec<(&'static str, Value)>>, seed: u64) -> Vec<Value> {
     let mut rng = Rng::new(seed);
-    let mut session = HaipSession::new();
     let session_id = uuid_from(&mut rng);
-    let mut events: Vec<Value> = session
+    let handshake: Vec<Value> = HaipSession::new()
         .handshake(None, false)
         .unwrap_or_default()
         .iter()
@@ -86,6 +87,14 @@ pub(super) fn envelopes(actions: Vec<Vec<(&'static str, Value)>>, seed: u64) -> 
             _ => None,
         })
         .collect();
+    // Numbered on from the handshake, as the client's session numbers what it sends (nothing
+    // is delivered to it here, so nothing is acknowledged).
+    let mut seq = handshake
+        .iter()
+        .filter_map(|e| e.get("seq").and_then(model::parse_seq))
+        .max()
+        .unwrap_or(0);
+    let mut messages = Vec::new();
     for group in actions {
         let message_id = uuid_from(&mut rng);
         for (ty, mut payload) in group {
@@ -95,21 +104,42 @@ pub(super) fn envelopes(actions: Vec<Vec<(&'static str, Value)>>, seed: u64) -> 
             if ty == "TOOL_CALL" {
                 payload["call_id"] = json!(message_id);
             }
-            if let Ok(e) = session.envelope(&json!({"type": ty, "payload": payload})) {
-                events.push(e);
-            }
+            seq += 1;
+            messages.push((seq, ty, payload));
         }
     }
+    // Ids come after every message id, in order, so a seed draws what it always drew.
+    let mut stamp = |i: usize| {
+        (
+            json!(uuid_from(&mut rng)),
+            json!((1_700_000_000_000u64 + i as u64 * 7).to_string()),
+        )
+    };
+    let mut events = Vec::with_capacity(handshake.len() + messages.len());
+    for mut e in handshake {
+        let (id, ts) = stamp(events.len());
+        e["id"] = id;
+        e["session"] = json!(session_id);
+        e["ts"] = ts;
+        events.push(e);
+    }
+    for (seq, ty, payload) in messages {
+        // The fields in the order the session writes them.
+        let (id, ts) = stamp(events.len());
+        let mut e = serde_json::Map::new();
+        e.insert("id".into(), id);
+        e.insert("session".into(), json!(session_id));
+        e.insert("seq".into(), json!(seq.to_string()));
+        e.insert("ts".into(), ts);
+        e.insert(
+            "channel".into(),
+            json!(default_channel(ty, Direction::Client)),
+        );
+        e.insert("type".into(), json!(ty));
+        e.insert("payload".into(), payload);
+        events.push(Value::Object(e));
+    }
     events
-        .into_iter()
-        .enumerate()
-        .map(|(i, mut e)| {
-            e["id"] = json!(uuid_from(&mut rng));
-            e["session"] = json!(session_id);
-            e["ts"] = json!((1_700_000_000_000u64 + i as u64 * 7).to_string());
-            e
-        })
-        .collect()
 }
 
 const MALFORMED: Answer = Answer::Error(None);
