@@ -69,6 +69,11 @@ impl Distinct {
             Some(Value::String(id)) => self.hasher.hash_one(id),
             _ => self.hasher.hash_one(event.to_string()),
         };
+        // A turn already told apart (a resumed stream repeats them) changes nothing, at the
+        // bound too: only a new one past it makes the count inexact.
+        if self.seen.contains(&key) {
+            return;
+        }
         match self.seen.len() < MAX_TURNS {
             true => _ = self.seen.insert(key),
             false => self.overflowed = true,
@@ -206,6 +211,19 @@ impl Session for HpdSession {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_turn_repeated_at_the_bound_keeps_the_count_exact() {
+        let mut turns = Distinct::default();
+        let turn = |n: usize| json!({"messageTurnId": format!("t{n}")});
+        for n in 0..MAX_TURNS {
+            turns.note(&turn(n));
+        }
+        turns.note(&turn(7));
+        assert!(!turns.overflowed, "a repeat is no new turn");
+        turns.note(&turn(MAX_TURNS));
+        assert!(turns.overflowed, "a new turn past the bound");
+    }
 
     fn answer(path: &str, status: u16) -> HttpAnswer {
         HttpAnswer {
