@@ -45,14 +45,23 @@ pub type SharedState = Arc<Mutex<SessionState>>;
 
 /// Sessions by id. The mutexes are never held across an await.
 #[derive(Debug, Clone, Default)]
-pub struct SessionStore(Arc<Mutex<HashMap<String, SharedState>>>);
+pub struct SessionStore(Arc<Mutex<Sessions>>);
 
-/// Sessions kept before the oldest are forgotten (a reference target, not a database).
+/// The sessions kept, and their ids oldest first.
+#[derive(Debug, Default)]
+struct Sessions {
+    by_id: HashMap<String, SharedState>,
+    oldest_first: VecDeque<String>,
+}
+
+/// Sessions kept before the oldest are forgotten (a reference target, not a database). The
+/// oldest go one by one: forgetting them all at once would refuse the resume of a session
+/// made a moment before, well inside the spec's five minutes.
 const MAX_SESSIONS: usize = 10_000;
 
 impl SessionStore {
     pub fn get(&self, id: &str) -> Option<SharedState> {
-        self.0.lock().ok()?.get(id).cloned()
+        self.0.lock().ok()?.by_id.get(id).cloned()
     }
 
     /// A fresh session under `id`, replacing any earlier one.
@@ -64,11 +73,17 @@ impl SessionStore {
 
     /// Files `state` under `id`, replacing any earlier session of that id.
     pub fn register(&self, id: &str, state: SharedState) {
-        if let Ok(mut map) = self.0.lock() {
-            if map.len() >= MAX_SESSIONS {
-                map.clear();
-            }
-            map.insert(id.to_owned(), state);
+        let Ok(mut sessions) = self.0.lock() else {
+            return;
+        };
+        if sessions.by_id.insert(id.to_owned(), state).is_none() {
+            sessions.oldest_first.push_back(id.to_owned());
+        }
+        while sessions.by_id.len() > MAX_SESSIONS {
+            let Some(oldest) = sessions.oldest_first.pop_front() else {
+                break;
+            };
+            sessions.by_id.remove(&oldest);
         }
     }
 }
@@ -387,4 +402,29 @@ pub fn hai_payload(config: &Config) -> Value {
         }
     }
     payload
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn past_the_bound_the_oldest_session_alone_is_forgotten() {
+        let store = SessionStore::default();
+        let state = || Arc::new(Mutex::new(SessionState::default()));
+        for n in 0..=MAX_SESSIONS {
+            store.register(&format!("s{n}"), state());
+        }
+        // Registering one again keeps one entry for it.
+        store.register("s1", state());
+        assert!(store.get("s0").is_none(), "the oldest goes");
+        assert!(store.get("s1").is_some(), "the next one stays");
+        assert!(
+            store.get(&format!("s{MAX_SESSIONS}")).is_some(),
+            "the newest stays"
+        );
+        let sessions = store.0.lock().expect("not poisoned");
+        assert_eq!(sessions.by_id.len(), MAX_SESSIONS);
+        assert_eq!(sessions.oldest_first.len(), MAX_SESSIONS);
+    }
 }
