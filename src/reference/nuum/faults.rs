@@ -15,7 +15,9 @@ pub static FAULTS: &[Fault] = &[
     fault!("assistant-without-session-id", ["NUUM-AST-001"], "assistant lines carry no session_id"),
     fault!("tool-use-without-input", ["NUUM-AST-002"], "tool_use blocks have no input"),
     fault!("tool-result-wrong-id", ["NUUM-TOOL-001", "NUUM-TOOL-002"], "tool results name a tool_use_id no tool_use had"),
-    fault!("double-result", ["NUUM-RES-001"], "every turn ends with two results"),
+    // The second result of a turn that comes after the next user message is, for all a judge
+    // can tell, that message's turn's result before its turn_accepted (NUUM-TURN-001).
+    fault!("double-result", ["NUUM-RES-001", "NUUM-TURN-001"], "every turn ends with two results"),
     fault!("no-result-on-fail", ["NUUM-RES-001"], "a failing turn ends with system/error and no result"),
     fault!("result-unknown-subtype", ["NUUM-RES-002"], "a failed turn's result has subtype \"failed\""),
     fault!("result-without-duration", ["NUUM-OUT-002"], "results have no duration_ms"),
