@@ -7,7 +7,7 @@ use super::model;
 use super::model::EVENT_TYPES;
 use super::scenarios;
 use super::schema::schema;
-use super::session::{default_channel, HaipSession};
+use super::session::{HaipSession, Header};
 use super::session::{REPEAT_SEQ, SKIP_SEQ};
 use crate::auth::TokenKind;
 use crate::fuzz::{
@@ -111,33 +111,32 @@ pub(super) fn envelopes(actions: Vec<Vec<(&'static str, Value)>>, seed: u64) -> 
     // Ids come after every message id, in order, so a seed draws what it always drew.
     let mut stamp = |i: usize| {
         (
-            json!(uuid_from(&mut rng)),
-            json!((1_700_000_000_000u64 + i as u64 * 7).to_string()),
+            uuid_from(&mut rng),
+            (1_700_000_000_000u64 + i as u64 * 7).to_string(),
         )
     };
     let mut events = Vec::with_capacity(handshake.len() + messages.len());
     for mut e in handshake {
         let (id, ts) = stamp(events.len());
-        e["id"] = id;
+        e["id"] = json!(id);
         e["session"] = json!(session_id);
-        e["ts"] = ts;
+        e["ts"] = json!(ts);
         events.push(e);
     }
     for (seq, ty, payload) in messages {
-        // The fields in the order the session writes them.
         let (id, ts) = stamp(events.len());
-        let mut e = serde_json::Map::new();
-        e.insert("id".into(), id);
-        e.insert("session".into(), json!(session_id));
-        e.insert("seq".into(), json!(seq.to_string()));
-        e.insert("ts".into(), ts);
-        e.insert(
-            "channel".into(),
-            json!(default_channel(ty, Direction::Client)),
-        );
-        e.insert("type".into(), json!(ty));
-        e.insert("payload".into(), payload);
-        events.push(Value::Object(e));
+        let header = Header {
+            id,
+            session: &session_id,
+            seq,
+            ack: None,
+            ts,
+        };
+        events.push(Value::Object(header.envelope(
+            Direction::Client,
+            ty,
+            payload,
+        )));
     }
     events
 }

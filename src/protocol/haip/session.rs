@@ -99,18 +99,14 @@ impl HaipSession {
         };
         let ty = fields.get("type").and_then(Value::as_str).unwrap_or("");
         let auto_seq = self.next_seq;
-        let mut envelope = Map::new();
-        envelope.insert("id".into(), json!(uuid::Uuid::new_v4().to_string()));
-        envelope.insert("session".into(), json!(self.session_id));
-        envelope.insert("seq".into(), json!(auto_seq.to_string()));
-        if let Some(ack) = self.delivered {
-            envelope.insert("ack".into(), json!(ack.to_string()));
-        }
-        envelope.insert("ts".into(), json!(now_ms().to_string()));
-        envelope.insert("channel".into(), json!(default_channel(ty, self.plays)));
-        envelope.insert("type".into(), json!(ty));
-        envelope.insert("payload".into(), json!({}));
-        let mut envelope = Value::Object(envelope);
+        let header = Header {
+            id: uuid::Uuid::new_v4().to_string(),
+            session: &self.session_id,
+            seq: auto_seq,
+            ack: self.delivered,
+            ts: now_ms().to_string(),
+        };
+        let mut envelope = Value::Object(header.envelope(self.plays, ty, json!({})));
         merge(&mut envelope, event);
         if envelope["seq"] == REPEAT_SEQ {
             envelope["seq"] = json!(auto_seq.saturating_sub(1).max(1).to_string());
@@ -127,6 +123,35 @@ impl HaipSession {
             Channels::note(&mut self.channels.paused_by_us, channel);
         }
         Ok(envelope)
+    }
+}
+
+/// The fields that number and stamp a message.
+pub struct Header<'a> {
+    pub id: String,
+    pub session: &'a str,
+    pub seq: u64,
+    /// The highest seq delivered to us, once there is one.
+    pub ack: Option<u64>,
+    pub ts: String,
+}
+
+impl Header<'_> {
+    /// The envelope of a `ty` message with `payload`, sent by `from` on its default channel:
+    /// the fields in the order wireprobe writes them.
+    pub fn envelope(self, from: Direction, ty: &str, payload: Value) -> Map<String, Value> {
+        let mut envelope = Map::new();
+        envelope.insert("id".into(), Value::String(self.id));
+        envelope.insert("session".into(), json!(self.session));
+        envelope.insert("seq".into(), json!(self.seq.to_string()));
+        if let Some(ack) = self.ack {
+            envelope.insert("ack".into(), json!(ack.to_string()));
+        }
+        envelope.insert("ts".into(), Value::String(self.ts));
+        envelope.insert("channel".into(), json!(default_channel(ty, from)));
+        envelope.insert("type".into(), json!(ty));
+        envelope.insert("payload".into(), payload);
+        envelope
     }
 }
 
