@@ -149,6 +149,7 @@ fn gather(
     *last = event.seq;
     let first = frame(ids, event, chatty);
     let mut out: Vec<u8> = Vec::new();
+    let mut behind = false;
     while first.len() + out.len() < COALESCED {
         match live.try_recv() {
             Ok(next) if next.seq <= *last => {}
@@ -160,12 +161,13 @@ fn gather(
                 out.extend_from_slice(&frame(ids, &next, chatty));
             }
             Err(broadcast::error::TryRecvError::Lagged(_)) => {
-                return (if out.is_empty() { first } else { out.into() }, true)
+                behind = true;
+                break;
             }
             Err(_) => break,
         }
     }
-    (if out.is_empty() { first } else { out.into() }, false)
+    (if out.is_empty() { first } else { out.into() }, behind)
 }
 
 fn frame(ids: &Ids<'_>, event: &Published, chatty: bool) -> Bytes {
