@@ -38,6 +38,14 @@ impl HpdSession {
             turns: Turns::default(),
         }
     }
+
+    /// A received event, read leniently (as the framework writes its names), counted toward
+    /// the turns.
+    fn received(&mut self, event: Value) -> Decoded {
+        let event = lenient(event);
+        self.turns.received(&event);
+        Decoded::Event(event)
+    }
 }
 
 /// The inputs the agent accepted, and the message turns it started and ended, each turn told
@@ -173,15 +181,13 @@ impl Session for HpdSession {
 
     fn decode(&mut self, frame: &Frame) -> Decoded {
         match Decoded::json_frame(frame) {
-            Decoded::Event(v) => self.decode_parsed(String::new(), v),
+            Decoded::Event(v) => self.received(v),
             other => other,
         }
     }
 
     fn decode_parsed(&mut self, _text: String, event: Value) -> Decoded {
-        let event = lenient(event);
-        self.turns.received(&event);
-        Decoded::Event(event)
+        self.received(event)
     }
 
     /// An input POST answered 2xx was accepted (HPD-IN-006: the agent answers it with a turn).
