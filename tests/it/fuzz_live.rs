@@ -33,10 +33,12 @@ fn fuzz_as(
     if let Some(role) = role {
         cmd.args(["--role", role]);
     }
-    // A Nuum agent is a process per run, and twelve fuzzers starting four each at once on two
-    // busy cores have been seen to take over two seconds to write their first line: judged
-    // (rightly, at that budget) as no init on startup.
-    let timeout_ms = if protocol == "nuum" { "4000" } else { "2000" };
+    // A target over stdio is a process per run, and twelve fuzzers starting four each at once
+    // on two busy cores have been seen to take over two seconds to write their first line (a
+    // Nuum agent's init): judged, rightly at that budget, as no greeting on startup.
+    let spawns = wireprobe::protocol::get(protocol)
+        .is_some_and(|p| p.transport() == wireprobe::protocol::TransportKind::Stdio);
+    let timeout_ms = if spawns { "4000" } else { "2000" };
     cmd.args([
         "--runs",
         &runs.to_string(),
