@@ -29,6 +29,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let secs: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(10);
     let jobs: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(32);
     let id = args.next().unwrap_or_else(|| "haip".into());
+    let waiting: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(0);
     let span = Duration::from_secs(secs);
     let what = match id.as_str() {
         "haip" => "raw WebSocket echo",
@@ -36,7 +37,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         other => return Err(format!("no bench for {other}: haip or hpd").into()),
     };
     let (before, cpu_before) = measured(raw_rate(&id, span, jobs)).await?;
-    let (fuzz, cpu_fuzz) = measured(fuzz_rate(&id, span, jobs)).await?;
+    let (fuzz, cpu_fuzz) = measured(fuzz_rate(&id, span, jobs, waiting)).await?;
     let (after, cpu_after) = measured(raw_rate(&id, span, jobs)).await?;
     let raw = (before.0 + after.0) / 2.0;
     // The CPU both sides spent per message: steadier than the rates when the machine's speed
@@ -101,6 +102,7 @@ async fn fuzz_rate(
     id: &str,
     span: Duration,
     jobs: usize,
+    waiting: usize,
 ) -> Result<Rate, Box<dyn std::error::Error>> {
     let any = SocketAddr::from(([127, 0, 0, 1], 0));
     let target = reference::start(id, any, &ServeOptions::default()).await?;
@@ -116,6 +118,7 @@ async fn fuzz_rate(
         runs: u64::MAX,
         duration: Some(span),
         max_len: 50,
+        waiting,
         ..FuzzConfig::default()
     };
     // Counted as the peer counts: what completed within the span, over the span. The runs

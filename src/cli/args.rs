@@ -70,7 +70,7 @@ pub enum Command {
     /// Run a protocol's suite against a live target.
     Run(Box<RunArgs>),
     /// Fuzz a live target with generated event sequences.
-    Fuzz(FuzzArgs),
+    Fuzz(Box<FuzzArgs>),
     /// Render a saved JSON report again (`report FILE.json --format F -o PATH`), or compare two
     /// (`report diff OLD.json NEW.json`).
     Report(ReportArgs),
@@ -404,6 +404,12 @@ pub struct FuzzArgs {
     /// Sequences run at once, each on its own connection or process.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=256))]
     pub jobs: u64,
+    /// Runs that may be under way beyond --jobs, waiting on the target's own timers (a spec's
+    /// 500 ms, a silence window) while --jobs others work: a run waiting longer than 25 ms
+    /// lends its place. Each holds its connection or process, so the target sees up to
+    /// jobs + N at once. Default 0: --jobs runs at once, no more.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1024))]
+    pub waiting: u64,
     /// Where a finding's replayable case and transcript are written.
     #[arg(long, default_value = "reports/fuzz")]
     pub out: PathBuf,

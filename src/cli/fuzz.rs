@@ -75,6 +75,7 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
         max_len: args.max_len as usize,
         shrink_time: Duration::from_secs(args.shrink_secs),
         shard: args.shard,
+        waiting: args.waiting as usize,
         ..FuzzConfig::default()
     };
     // A spinner when only a duration bounds the runs.
@@ -109,6 +110,12 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
         outcome.events as f64 / elapsed,
         outcome.errors
     );
+    if args.waiting > 0 {
+        eprintln!(
+            "wireprobe: runs waiting on the target lent their place {} times (--waiting {})",
+            outcome.lent, args.waiting
+        );
+    }
     if let Some(why) = &outcome.last_error {
         eprintln!("wireprobe: the last run that could not complete: {why}");
     }

@@ -80,7 +80,7 @@ pub async fn dispatch(command: Command) -> u8 {
             seed,
             role,
         } => gen::gen(&protocol, kind.as_deref(), count, seed, role.as_deref()).map_err(usage),
-        Command::Fuzz(args) => fuzz::command(args).await,
+        Command::Fuzz(args) => fuzz::command(*args).await,
         Command::Report(args) => report::report(args),
     };
     match result {

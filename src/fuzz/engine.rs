@@ -10,6 +10,7 @@ use crate::results::CaseResult;
 use crate::rules;
 use crate::suite::model::{Action, Case};
 use crate::suite::runner::{self, RunConfig};
+use crate::suite::slots::WorkSlots;
 use crate::transcript::{Direction, Observation};
 use crate::verdict::Verdict;
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -127,6 +128,10 @@ pub struct FuzzConfig {
     /// `--shard I/N`: only the runs this shard holds are made (every run's sequence is still
     /// drawn, in order, so run K is the same sequence in a shard as in the whole campaign).
     pub shard: Option<crate::shard::Shard>,
+    /// `--waiting N`: runs that may be under way beyond the `--jobs` that work at once, so
+    /// that runs waiting on the target's own timers (a spec's 500 ms, a silence window) leave
+    /// the cores to others. Each holds its connection: the target sees up to jobs + N.
+    pub waiting: usize,
 }
 
 impl Default for FuzzConfig {
@@ -140,6 +145,7 @@ impl Default for FuzzConfig {
             shrink_time: std::time::Duration::from_secs(30),
             confirm: 3,
             shard: None,
+            waiting: 0,
         }
     }
 }
@@ -184,7 +190,15 @@ pub struct Outcome {
     pub skipped: u64,
     /// Why the last of them was skipped (with its run's case id).
     pub last_skip: Option<String>,
+    /// How often a run waiting on the target lent its place to one that could work
+    /// (`--waiting`).
+    pub lent: u64,
 }
+
+/// How long a run waits on the target before it lends its work slot to a run that can work:
+/// well past a round trip on a loaded machine (a few milliseconds), well short of the waits
+/// worth lending for (HAIP's 500 ms before REPLAY_REQUEST, silence windows of 50 ms and more).
+const LEND_AFTER: std::time::Duration = std::time::Duration::from_millis(25);
 
 /// Fuzzes `protocol`'s target (`run_cfg` says where it is, and how many runs go at once) until
 /// a failure or the budget ends.
@@ -215,8 +229,15 @@ pub async fn fuzz(
     let mut trees = std::collections::HashMap::new();
     let mut running = FuturesUnordered::new();
     let mut next_run = 0u64;
+    let working = run_cfg.parallel_jobs(protocol);
+    // A target that is one conversation takes one run at a time, waiting or not.
+    let waiting = match working < run_cfg.jobs.max(1) {
+        true => 0,
+        false => cfg.waiting,
+    };
     let shared_cfg = std::sync::Arc::new(RunConfig {
         step_lines: false,
+        work_slots: (waiting > 0).then(|| WorkSlots::new(working, LEND_AFTER)),
         ..run_cfg.clone()
     });
     // The lowest-numbered failing run, once one fails: no new runs start, and the ones already
@@ -224,7 +245,7 @@ pub async fn fuzz(
     let mut first_failure: Option<(u64, Case, CaseResult, Failure)> = None;
     loop {
         while first_failure.is_none()
-            && running.len() < run_cfg.parallel_jobs(protocol)
+            && running.len() < working + waiting
             && next_run < cfg.runs
             && cfg.duration.is_none_or(|d| started.elapsed() < d)
         {
@@ -280,6 +301,7 @@ pub async fn fuzz(
         }
     }
     drop(running);
+    outcome.lent = shared_cfg.work_slots.as_ref().map_or(0, WorkSlots::lent);
     if outcome.errors > 0 {
         outcome.last_error = Some(last_error.clone());
     }

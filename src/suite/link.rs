@@ -2,6 +2,7 @@
 //! arrivals no step has consumed yet.
 
 use super::outcome::Outcome;
+use super::slots::Slot;
 use crate::matcher::{self, Vars};
 use crate::protocol::{Decoded, Session};
 use crate::transcript::Transcript;
@@ -157,6 +158,8 @@ pub(super) struct Link {
     pub(super) auto_answer: bool,
     /// Automatic answers not sent yet.
     pub(super) answers: Vec<Value>,
+    /// The run's work slot, lent while it waits on the target (a campaign's runs share them).
+    pub(super) slot: Option<Slot>,
 }
 
 /// Most automatic answers waiting to go out (a target flooding calls cannot grow this).
@@ -306,7 +309,10 @@ impl Link {
                 return None;
             }
             let conn = self.conn.as_mut()?;
-            let (received, at) = conn.recv(deadline).await?;
+            let (received, at) = match &mut self.slot {
+                Some(slot) => slot.recv(conn, deadline).await?,
+                None => conn.recv(deadline).await?,
+            };
             let Some(arrival) = self.arrive(received, at) else {
                 continue;
             };

@@ -12,6 +12,7 @@ mod outcome;
 mod probe;
 pub mod runner;
 mod serving;
+pub mod slots;
 mod steps;
 mod tokens;
 mod verdicts;

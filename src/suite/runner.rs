@@ -182,6 +182,9 @@ pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> 
     }
 
     let mut run = CaseRun::new(protocol, cfg, case);
+    if let Some(slots) = &cfg.work_slots {
+        run.link.slot = Some(slots.take().await);
+    }
     // Every step is bounded on its own; the watchdog is the backstop that turns a harness bug
     // into an `error` verdict instead of a hung run.
     let budget = case_budget(case, cfg);
@@ -194,8 +197,11 @@ pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> 
     };
     let _ = tokio::time::timeout(Duration::from_secs(2), run.finish()).await;
     result.stopped_at = run.at_step.filter(|_| outcome.is_err());
+    // Judging is the run's work too: its slot goes back once that is done.
+    let slot = run.link.slot.take();
     let transcript = run.into_transcript();
     let judged = judge_case(protocol, case, outcome, &transcript, cfg.judged);
+    drop(slot);
     result.verdict = judged.verdict;
     result.message = judged.message;
     result.judged = judged.rules;

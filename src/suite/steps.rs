@@ -73,6 +73,7 @@ impl<'a> CaseRun<'a> {
                 pending: VecDeque::new(),
                 auto_answer: case.auto_answer,
                 answers: Vec::new(),
+                slot: None,
             },
             vars: Vars::new(),
             from_target: Default::default(),
@@ -298,7 +299,10 @@ impl<'a> CaseRun<'a> {
             }) => {
                 let deadline = Instant::now() + Duration::from_millis(*ms);
                 if until.is_empty() && !settled {
-                    tokio::time::sleep_until(deadline).await;
+                    match &mut self.link.slot {
+                        Some(slot) => slot.sleep_until(deadline).await,
+                        None => tokio::time::sleep_until(deadline).await,
+                    }
                     return Ok(());
                 }
                 let until = self.substitute_all(until)?;

@@ -418,3 +418,52 @@ async fn a_finding_reports_its_steps() {
     assert!(!finding.result.steps.is_empty());
     assert_eq!(finding.result.steps, runner::step_lines(&finding.case));
 }
+
+/// With `--waiting`, runs that wait on the target's own timers (HAIP's 500 ms before
+/// REPLAY_REQUEST) lend their place to runs that can work: the sequencing faults those waits
+/// judge are still found, under their rules, and the correct reference still passes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn waiting_runs_judge_as_working_ones_do() {
+    use wireprobe::fuzz::engine::{self, FuzzConfig};
+    use wireprobe::suite::runner::RunConfig;
+    let p = wireprobe::protocol::get("haip").expect("registered");
+    let campaign = |fault: Option<&'static str>, runs: u64| async move {
+        let any = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+        let options = reference::ServeOptions {
+            faults: fault.into_iter().map(String::from).collect(),
+            ..Default::default()
+        };
+        let target = reference::start("haip", any, &options)
+            .await
+            .expect("reference starts");
+        let mut run_cfg = RunConfig::new(target.url.clone());
+        run_cfg.step_timeout = std::time::Duration::from_millis(2000);
+        run_cfg.jobs = 2;
+        let cfg = FuzzConfig {
+            seed: 1,
+            runs,
+            max_len: 30,
+            shrink_time: std::time::Duration::ZERO,
+            confirm: 0,
+            waiting: 6,
+            ..FuzzConfig::default()
+        };
+        let outcome = engine::fuzz(p, &cfg, &run_cfg, &mut |_| {})
+            .await
+            .expect("fuzzing runs");
+        assert_eq!(outcome.errors, 0, "{fault:?}: {:?}", outcome.last_error);
+        (outcome.finding.map(|f| f.failure.rule), outcome.lent)
+    };
+    let (correct, late, early) = tokio::join!(
+        campaign(None, 120),
+        campaign(Some("no-replay-request"), 120),
+        campaign(Some("eager-replay-request"), 120),
+    );
+    assert_eq!(correct.0, None);
+    assert!(
+        correct.1 > 0,
+        "no run lent its place: the waits were not exercised"
+    );
+    assert_eq!(late.0.as_deref(), Some("HAIP-SEQ-003"));
+    assert_eq!(early.0.as_deref(), Some("HAIP-SEQ-004"));
+}
