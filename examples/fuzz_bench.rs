@@ -5,7 +5,7 @@
 //! after the fuzzer and the ratio is taken against the mean of the two, since this machine's
 //! speed drifts (the echo has moved by a fifth from one run to the next).
 //!
-//! Usage: fuzz_bench [SECONDS] [JOBS] [haip|hpd]
+//! Usage: fuzz_bench [SECONDS] [JOBS] [haip|hpd] [WAITING (`fuzz --waiting`, default 0)]
 
 #[path = "shared/echo.rs"]
 mod echo;
@@ -29,6 +29,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let secs: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(10);
     let jobs: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(32);
     let id = args.next().unwrap_or_else(|| "haip".into());
+    // `--waiting`: runs waiting on the target's timers lend their place (0: `fuzz`'s default).
     let waiting: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(0);
     let span = Duration::from_secs(secs);
     let what = match id.as_str() {
@@ -47,8 +48,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         / 2.0;
     let cpu_per_event = cpu_fuzz / fuzz.1;
     let (before, after, fuzz) = (before.0, after.0, fuzz.0);
+    let how = match waiting {
+        0 => format!("{jobs} jobs"),
+        n => format!("{jobs} jobs, --waiting {n}"),
+    };
     println!("{what}: {before:.0} messages/s before, {after:.0} after ({jobs} connections)");
-    println!("live fuzzing (serve {id}): {fuzz:.0} events/s ({jobs} jobs)");
+    println!("live fuzzing (serve {id}, {how}): {fuzz:.0} events/s");
     println!(
         "CPU per message: {:.1} µs raw, {:.1} µs per fuzzed event",
         cpu_raw * 1e6,

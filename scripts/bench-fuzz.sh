@@ -2,7 +2,9 @@
 # Live fuzzing throughput against the reference targets over loopback, each beside the raw rate
 # of its transport measured in the same run, before and after the fuzzer (the ratio to their mean
 # is the figure we track; this machine's speed drifts between runs): HAIP beside a
-# bare WebSocket echo, HPD beside a bare POST-and-stream loop over HTTP + SSE.
+# bare WebSocket echo, HPD beside a bare POST-and-stream loop over HTTP + SSE. Each protocol twice,
+# each a process of its own (peer, fuzzer, peer): as `fuzz --jobs JOBS` runs by default, and with
+# `--waiting JOBS` (runs waiting on the target's own timers lend their place to runs that work).
 # Usage: scripts/bench-fuzz.sh [SECONDS] [JOBS] [PROTOCOL...]   (default 10 s, 32, haip hpd)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,5 +14,7 @@ protocols=("$@")
 [ ${#protocols[@]} -gt 0 ] || protocols=(haip hpd)
 cargo build --release --quiet --example fuzz_bench
 for protocol in "${protocols[@]}"; do
-  ./target/release/examples/fuzz_bench "$secs" "$jobs" "$protocol"
+  for waiting in 0 "$jobs"; do
+    ./target/release/examples/fuzz_bench "$secs" "$jobs" "$protocol" "$waiting"
+  done
 done

@@ -410,6 +410,13 @@ pub fn fill(m: &mut serde_json::Map<String, Value>, key: &str, default: impl FnO
 /// key, anything else replaces.
 pub fn merge(base: &mut Value, patch: &Value) {
     match (base, patch) {
+        // Onto nothing, a patch with nothing to omit is itself: one copy of the whole map
+        // rather than a key at a time.
+        (Value::Object(b), Value::Object(p))
+            if b.is_empty() && !p.values().any(|v| v.as_str() == Some(OMIT)) =>
+        {
+            b.clone_from(p)
+        }
         (Value::Object(b), Value::Object(p)) => {
             for (k, v) in p {
                 if v.as_str() == Some(OMIT) {

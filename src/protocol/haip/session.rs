@@ -140,7 +140,8 @@ impl Header<'_> {
     /// The envelope of a `ty` message with `payload`, sent by `from` on its default channel:
     /// the fields in the order wireprobe writes them.
     pub fn envelope(self, from: Direction, ty: &str, payload: Value) -> Map<String, Value> {
-        let mut envelope = Map::new();
+        // Sized for the fields below (growing the map was 1% of fuzzing's CPU).
+        let mut envelope = Map::with_capacity(8);
         envelope.insert("id".into(), Value::String(self.id));
         envelope.insert("session".into(), json!(self.session));
         envelope.insert("seq".into(), json!(self.seq.to_string()));
