@@ -13,8 +13,9 @@ mod echo;
 mod sse_echo;
 
 /// The allocator the `wireprobe` binary uses, for the peer and the fuzzer alike.
+#[cfg(not(target_env = "msvc"))]
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};

@@ -6,8 +6,9 @@
 //!
 //! Usage: fuzz_timeline [PROTOCOL] [RUNS] [SEED]   (default haip 20 1)
 
+#[cfg(not(target_env = "msvc"))]
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 use proptest::strategy::{Strategy, ValueTree};
 use std::net::SocketAddr;

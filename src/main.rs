@@ -4,9 +4,10 @@ mod cli;
 
 use std::process::ExitCode;
 
-/// mimalloc, not the system's malloc: see Cargo.toml.
+/// jemalloc, not the system's malloc: see Cargo.toml.
+#[cfg(not(target_env = "msvc"))]
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 fn main() -> ExitCode {
     let argv = match cli::config::expand(std::env::args_os().collect()) {

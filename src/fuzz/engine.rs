@@ -382,7 +382,7 @@ impl Job {
     /// run: the runner and checker use every core, and a panic in the harness is that run's
     /// `error`. A run that found nothing is dropped in its task, by the thread that made it:
     /// cases built on the engine's thread and results dropped there left most memory to be
-    /// freed by another thread than made it (mimalloc's allocate and free paths were 14% of
+    /// freed by another thread than made it (the allocator's allocate and free paths were 14% of
     /// fuzzing's CPU at 32 jobs, 31% at 64).
     async fn run(self, run: u64, id: String, sequence: FuzzRun) -> Ran {
         let task_id = id.clone();
