@@ -87,7 +87,6 @@ pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
             None => None,
         },
         step_lines: true,
-        work_slots: None,
         handshake_defaults: match &args.auth {
             None => None,
             Some(_) if !p.transports().contains(&protocol::TransportKind::SocketIo) => {

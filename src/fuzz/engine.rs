@@ -10,7 +10,7 @@ use crate::results::CaseResult;
 use crate::rules;
 use crate::suite::model::{Action, Case};
 use crate::suite::runner::{self, RunConfig};
-use crate::suite::slots::WorkSlots;
+use crate::suite::slots::{Slot, WorkSlots};
 use crate::transcript::{Direction, Observation};
 use crate::verdict::Verdict;
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -237,24 +237,38 @@ pub async fn fuzz(
     };
     let shared_cfg = std::sync::Arc::new(RunConfig {
         step_lines: false,
-        work_slots: (waiting > 0).then(|| WorkSlots::new(working, LEND_AFTER)),
         ..run_cfg.clone()
     });
+    // With `--waiting`, a run starts only into a free work slot, taken here: a run coming back
+    // from a wait then queues behind at most this one take, never behind every run not yet
+    // started (whose whole work would count against its case's budget).
+    let slots = (waiting > 0).then(|| WorkSlots::new(working, LEND_AFTER));
+    let mut free: Option<Slot> = None;
     // The lowest-numbered failing run, once one fails: no new runs start, and the ones already
     // running with lower numbers finish first, so a seed always reports the same run.
     let mut first_failure: Option<(u64, Case, CaseResult, Failure)> = None;
     loop {
-        while first_failure.is_none()
-            && running.len() < working + waiting
-            && next_run < cfg.runs
-            && cfg.duration.is_none_or(|d| started.elapsed() < d)
-        {
+        let can_start = |first_failure: &Option<_>, running: usize, next_run: u64| {
+            first_failure.is_none()
+                && running < working + waiting
+                && next_run < cfg.runs
+                && cfg.duration.is_none_or(|d| started.elapsed() < d)
+        };
+        while can_start(&first_failure, running.len(), next_run) {
+            let slot = match &slots {
+                None => None,
+                Some(slots) => match free.take().or_else(|| slots.try_take()) {
+                    Some(slot) => Some(slot),
+                    None => break,
+                },
+            };
             let tree = strategy
                 .new_tree(&mut runner)
                 .map_err(|e| FuzzError::Strategy(e.to_string()))?;
             let run = next_run;
             next_run += 1;
             if cfg.shard.is_some_and(|s| !s.holds_run(run)) {
+                free = slot;
                 continue;
             }
             let id = format!("fuzz.{}.{}.s{}", protocol.id(), run, cfg.seed);
@@ -265,9 +279,26 @@ pub async fn fuzz(
                 profile,
                 cfg: shared_cfg.clone(),
             };
-            running.push(job.run(run, id, sequence));
+            running.push(job.run(run, id, sequence, slot));
         }
-        let Some(ran) = running.next().await else {
+        let ran = match &slots {
+            Some(slots) if can_start(&first_failure, running.len(), next_run) => {
+                tokio::select! {
+                    biased;
+                    ran = running.next() => ran,
+                    slot = slots.take() => {
+                        free = Some(slot);
+                        continue;
+                    }
+                }
+            }
+            _ => {
+                // No run starts any more: a slot kept for one goes back to the runs.
+                free = None;
+                running.next().await
+            }
+        };
+        let Some(ran) = ran else {
             break;
         };
         let run = ran.run;
@@ -301,7 +332,7 @@ pub async fn fuzz(
         }
     }
     drop(running);
-    outcome.lent = shared_cfg.work_slots.as_ref().map_or(0, WorkSlots::lent);
+    outcome.lent = slots.as_ref().map_or(0, WorkSlots::lent);
     if outcome.errors > 0 {
         outcome.last_error = Some(last_error.clone());
     }
@@ -384,7 +415,7 @@ impl Job {
     /// cases built on the engine's thread and results dropped there left most memory to be
     /// freed by another thread than made it (the allocator's allocate and free paths were 14% of
     /// fuzzing's CPU at 32 jobs, 31% at 64).
-    async fn run(self, run: u64, id: String, sequence: FuzzRun) -> Ran {
+    async fn run(self, run: u64, id: String, sequence: FuzzRun, slot: Option<Slot>) -> Ran {
         let task_id = id.clone();
         let task = tokio::spawn(async move {
             let Job {
@@ -394,7 +425,7 @@ impl Job {
             } = self;
             let case = case_for(protocol, profile, &task_id, &sequence, &cfg.credentials);
             drop(sequence);
-            let result = runner::run_case(protocol, &case, &cfg).await;
+            let result = runner::run_case_holding(protocol, &case, &cfg, slot).await;
             let failure = failure_of(protocol, profile, &result, cfg.judged);
             Ran {
                 run,

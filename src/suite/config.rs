@@ -85,9 +85,6 @@ pub struct RunConfig {
     /// Write each step's report line into its case's result. The fuzzer's runs go without
     /// (a run's lines are written afresh only for the one it reports).
     pub step_lines: bool,
-    /// A campaign's runs share these: each works holding one and lends it while it waits on
-    /// the target (`None`: a run works whenever it is under way).
-    pub work_slots: Option<super::slots::WorkSlots>,
 }
 
 /// A listener the cases of a run take connections from in turn.
@@ -155,7 +152,6 @@ impl RunConfig {
             judged: Direction::Server,
             client_command: Vec::new(),
             step_lines: true,
-            work_slots: None,
             client_listener: None,
         }
     }

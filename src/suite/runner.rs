@@ -5,6 +5,7 @@ pub use super::config::{Credentials, RunConfig, SharedListener, ToolOffer, CASE_
 use super::model::{Case, Requirement, Suite};
 use super::outcome::Outcome;
 pub use super::outcome::RunError;
+use super::slots::Slot;
 use super::steps::CaseRun;
 use super::verdicts::{case_level, judge_case};
 use crate::protocol::Protocol;
@@ -161,6 +162,17 @@ fn unjudged(protocol: &dyn Protocol, case: &Case) -> CaseResult {
 
 /// Runs one case to a verdict (never panics on target input; every wait is bounded).
 pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> CaseResult {
+    run_case_holding(protocol, case, cfg, None).await
+}
+
+/// [`run_case`] for a run that holds one of a campaign's work slots, lent while it waits on
+/// the target and given back when its result is judged.
+pub async fn run_case_holding(
+    protocol: &dyn Protocol,
+    case: &Case,
+    cfg: &RunConfig,
+    slot: Option<Slot>,
+) -> CaseResult {
     let started = Instant::now();
     if !cfg.filter.selects_case(case) {
         return not_run(
@@ -182,9 +194,7 @@ pub async fn run_case(protocol: &dyn Protocol, case: &Case, cfg: &RunConfig) -> 
     }
 
     let mut run = CaseRun::new(protocol, cfg, case);
-    if let Some(slots) = &cfg.work_slots {
-        run.link.slot = Some(slots.take().await);
-    }
+    run.link.slot = slot;
     // Every step is bounded on its own; the watchdog is the backstop that turns a harness bug
     // into an `error` verdict instead of a hung run.
     let budget = case_budget(case, cfg);

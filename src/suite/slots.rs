@@ -53,6 +53,15 @@ impl WorkSlots {
         slot
     }
 
+    /// A free slot, if there is one now.
+    pub fn try_take(&self) -> Option<Slot> {
+        let held = self.slots.clone().try_acquire_owned().ok()?;
+        Some(Slot {
+            slots: self.clone(),
+            held: Some(held),
+        })
+    }
+
     /// How many times a run has lent its slot while waiting.
     pub fn lent(&self) -> u64 {
         self.lent.load(Ordering::Relaxed)
