@@ -15,7 +15,7 @@ use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
-/// The slots runs share (cloned into every run's configuration).
+/// The slots a campaign's runs share (the engine holds them; each run's [`Slot`] a clone).
 #[derive(Debug, Clone)]
 pub struct WorkSlots {
     slots: Arc<Semaphore>,
