@@ -13,7 +13,7 @@ mod echo;
 mod sse_echo;
 
 /// The allocator the `wireprobe` binary uses, for the peer and the fuzzer alike.
-#[cfg(not(target_env = "msvc"))]
+#[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

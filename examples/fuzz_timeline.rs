@@ -6,7 +6,7 @@
 //!
 //! Usage: fuzz_timeline [PROTOCOL] [RUNS] [SEED]   (default haip 20 1)
 
-#[cfg(not(target_env = "msvc"))]
+#[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

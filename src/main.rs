@@ -5,7 +5,7 @@ mod cli;
 use std::process::ExitCode;
 
 /// jemalloc, not the system's malloc: see Cargo.toml.
-#[cfg(not(target_env = "msvc"))]
+#[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
