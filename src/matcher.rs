@@ -55,7 +55,7 @@ fn substitute_str(s: &str, vars: &Vars) -> Result<Value, UnknownVariable> {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(start) = rest.find("${") {
-        // `$${` is a literal `${` (see [`literal`]).
+        // `$${` is a literal `${` (see [`make_literal`]).
         if rest[..start].ends_with('$') {
             out.push_str(&rest[..start - 1]);
             out.push_str("${");
@@ -79,15 +79,9 @@ fn substitute_str(s: &str, vars: &Vars) -> Result<Value, UnknownVariable> {
     Ok(Value::String(out))
 }
 
-/// `v` with every `${` written `$${`, so [`substitute`] gives back exactly `v`: how generated
-/// data that happens to look like a template goes out as it is.
-pub fn literal(v: &Value) -> Value {
-    let mut v = v.clone();
-    make_literal(&mut v);
-    v
-}
-
-/// [`literal`] in place: only the strings that hold `${` change.
+/// Writes every `${` in `v`'s strings as `$${`, so [`substitute`] gives back exactly the `v`
+/// it was: how generated data that happens to look like a template goes out as it is. Only the
+/// strings that hold `${` change.
 pub fn make_literal(v: &mut Value) {
     match v {
         Value::String(s) if s.contains("${") => *s = s.replace("${", "$${"),
@@ -284,6 +278,12 @@ mod tests {
             &mut vars
         ));
         assert_eq!(vars["burst"], json!("t1"));
+    }
+
+    fn literal(v: &Value) -> Value {
+        let mut v = v.clone();
+        make_literal(&mut v);
+        v
     }
 
     #[test]

@@ -79,12 +79,10 @@ impl Distinct {
         };
         // A turn already told apart (a resumed stream repeats them) changes nothing, at the
         // bound too: only a new one past it makes the count inexact.
-        if self.seen.contains(&key) {
-            return;
-        }
-        match self.seen.len() < MAX_TURNS {
-            true => _ = self.seen.insert(key),
-            false => self.overflowed = true,
+        if self.seen.len() < MAX_TURNS {
+            self.seen.insert(key);
+        } else if !self.seen.contains(&key) {
+            self.overflowed = true;
         }
     }
 }
