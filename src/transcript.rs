@@ -10,7 +10,7 @@ use crate::transport::{Body, Frame, HttpAnswer, Outgoing, Received, SseMeta, Str
 use base64::Engine;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::borrow::Cow;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// Which side of the conversation produced an entry.
@@ -49,8 +49,12 @@ impl Direction {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Record {
     /// A JSON message exactly as the side sent it (a text frame, a line, an SSE event's data),
-    /// with the SSE fields it came with.
-    Event { event: Value, sse: Option<SseMeta> },
+    /// with the SSE fields it came with. Shared: the run's steps read the same tree the
+    /// transcript keeps, so a received event is neither copied nor freed twice.
+    Event {
+        event: Arc<Value>,
+        sse: Option<SseMeta>,
+    },
     /// Something wireprobe did or saw that is not a JSON message of a side.
     Observed(Observation),
 }
@@ -177,7 +181,7 @@ struct EntryWire {
     #[serde(default)]
     at_ms: u64,
     #[serde(default, skip_serializing_if = "Option::is_none", alias = "event")]
-    frame: Option<Value>,
+    frame: Option<Arc<Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     sse: Option<SseMeta>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -278,13 +282,16 @@ impl Transcript {
         self
     }
 
-    /// How an event of `len` bytes is stored: whole, condensed, or (`None`) as cut text. An
-    /// event the caller gives up (`Cow::Owned`) is kept without a copy.
-    fn stored_event(&self, event: Cow<'_, Value>, len: usize) -> Option<Value> {
+    /// How an event of `len` bytes is stored: whole (shared, not copied), condensed, or
+    /// (`None`) as cut text.
+    fn stored_event(&self, event: Arc<Value>, len: usize) -> Option<Arc<Value>> {
         if len <= MAX_STORED_FRAME {
-            return Some(event.into_owned());
+            return Some(event);
         }
-        self.condense.then(|| condensed(&event)).flatten()
+        self.condense
+            .then(|| condensed(&event))
+            .flatten()
+            .map(Arc::new)
     }
 
     /// The side the run judges.
@@ -369,7 +376,7 @@ impl Transcript {
     pub fn record_sent_parsed(&mut self, out: &Outgoing, parsed: Option<Value>) {
         let record = match out {
             Outgoing::Frame(Frame::Text(text)) if parsed.is_some() => {
-                match parsed.and_then(|event| self.stored_event(Cow::Owned(event), text.len())) {
+                match parsed.and_then(|event| self.stored_event(Arc::new(event), text.len())) {
                     Some(event) => Record::Event { event, sse: None },
                     None => text_record(text),
                 }
@@ -415,15 +422,15 @@ impl Transcript {
     }
 
     /// Records a text frame, or an SSE event's data (`sse`: its fields), whose JSON the caller
-    /// has already parsed (`event`).
+    /// has already parsed (`event`, shared with the caller).
     pub fn record_received_parsed(
         &mut self,
         text: &str,
-        event: &Value,
+        event: &Arc<Value>,
         sse: Option<&SseMeta>,
         at: Instant,
     ) {
-        let record = match self.stored_event(Cow::Borrowed(event), text.len()) {
+        let record = match self.stored_event(event.clone(), text.len()) {
             Some(event) => Record::Event {
                 event,
                 sse: sse.cloned(),
@@ -434,8 +441,8 @@ impl Transcript {
     }
 
     /// Records a binary frame the protocol decoded to `event` (`len` bytes on the wire).
-    pub fn record_received_decoded(&mut self, len: usize, event: &Value, at: Instant) {
-        let record = match self.stored_event(Cow::Borrowed(event), len) {
+    pub fn record_received_decoded(&mut self, len: usize, event: &Arc<Value>, at: Instant) {
+        let record = match self.stored_event(event.clone(), len) {
             Some(event) => Record::Event { event, sse: None },
             None => text_record(&event.to_string()),
         };
@@ -482,7 +489,7 @@ pub fn stored_record(received: &Received, condense: bool) -> Record {
             let event = serde_json::from_str::<Value>(data).ok();
             if let Some(event) = event.as_ref().and_then(condensed) {
                 return Record::Event {
-                    event,
+                    event: Arc::new(event),
                     sse: Some(meta.clone()),
                 };
             }
@@ -585,7 +592,15 @@ pub fn condensed(event: &Value) -> Option<Value> {
 
 pub fn text_record(text: &str) -> Record {
     match serde_json::from_str::<Value>(text) {
-        Ok(event) if text.len() <= MAX_STORED_FRAME => Record::Event { event, sse: None },
+        Ok(event) if text.len() <= MAX_STORED_FRAME => Record::Event {
+            event: Arc::new(event),
+            sse: None,
+        },
+        // Text no longer in bytes than the cap is no longer in characters either: kept whole.
+        Ok(_) | Err(_) if text.len() <= MAX_STORED_FRAME => Record::Observed(Observation::Text {
+            text: text.to_owned(),
+            len: text.len(),
+        }),
         Ok(_) | Err(_) => {
             let mut shown: String = text.chars().take(MAX_STORED_FRAME).collect();
             if shown.len() < text.len() {

@@ -101,7 +101,10 @@ impl<'p> ProxySession<'p> {
         }
         let record = match received {
             Received::Frame(frame @ Frame::Binary(_)) => match self.decoder.decode(frame) {
-                Decoded::Event(event) => Record::Event { event, sse: None },
+                Decoded::Event(event) => Record::Event {
+                    event: event.into(),
+                    sse: None,
+                },
                 _ => stored_record(received, self.condense),
             },
             _ => stored_record(received, self.condense),

@@ -11,13 +11,15 @@ use crate::transport::{
 };
 use serde_json::Value;
 use std::collections::VecDeque;
+use std::sync::Arc;
 use tokio::time::Instant;
 
 /// Something received, as the profile decoded it.
 #[derive(Debug, Clone)]
 pub(super) enum Item {
-    /// An event, with the SSE fields it came with.
-    Event(Value, Option<SseMeta>),
+    /// An event, with the SSE fields it came with (the tree the transcript keeps, when the
+    /// session decodes verbatim).
+    Event(Arc<Value>, Option<SseMeta>),
     /// The answer to a POST (SSE + HTTP).
     Http(HttpAnswer),
     Binary(usize),
@@ -172,25 +174,35 @@ impl Link {
         match received {
             Received::Frame(frame) => {
                 let decoded = self.session.decode(&frame);
-                match (&frame, &decoded) {
-                    (Frame::Text(text), Decoded::Event(v)) if self.session.decodes_verbatim() => {
-                        self.transcript.record_received_parsed(text, v, None, at)
-                    }
+                let Decoded::Event(event) = decoded else {
+                    self.transcript.record_received(&Received::Frame(frame), at);
+                    return self.decoded(decoded, None);
+                };
+                let event = Arc::new(event);
+                match &frame {
+                    Frame::Text(text) if self.session.decodes_verbatim() => self
+                        .transcript
+                        .record_received_parsed(text, &event, None, at),
                     // A binary frame the protocol decodes to an event (AG-UI's protobuf) is
                     // kept, and judged, as that event.
-                    (Frame::Binary(bytes), Decoded::Event(v)) => {
-                        self.transcript.record_received_decoded(bytes.len(), v, at)
+                    Frame::Binary(bytes) => {
+                        self.transcript
+                            .record_received_decoded(bytes.len(), &event, at)
                     }
                     _ => self.transcript.record_received(&Received::Frame(frame), at),
                 }
-                self.decoded(decoded, None)
+                Some(self.event(event, None))
             }
-            // SSE data is parsed once: the transcript keeps the tree, the session decodes it.
+            // SSE data is parsed once: the transcript keeps the tree, the session decodes it
+            // (a copy only when it reads the event otherwise than as sent).
             Received::SseEvent { data, meta } => match serde_json::from_str::<Value>(&data) {
                 Ok(event) => {
+                    let event = Arc::new(event);
                     self.transcript
                         .record_received_parsed(&data, &event, Some(&meta), at);
-                    let decoded = self.session.decode_parsed(data, event);
+                    let decoded = self
+                        .session
+                        .decode_parsed(data, Arc::unwrap_or_clone(event));
                     self.decoded(decoded, Some(meta))
                 }
                 Err(_) => {
@@ -210,16 +222,19 @@ impl Link {
     /// queues the session's automatic answer to it, if it has one.
     fn decoded(&mut self, decoded: Decoded, sse: Option<SseMeta>) -> Option<Item> {
         Some(match decoded {
-            Decoded::Event(event) => {
-                if self.auto_answer && self.answers.len() < MAX_ANSWERS {
-                    self.answers.extend(self.session.answer(&event));
-                }
-                Item::Event(event, sse)
-            }
+            Decoded::Event(event) => self.event(Arc::new(event), sse),
             Decoded::Binary(n) => Item::Binary(n),
             Decoded::Garbage(t) => Item::Garbage(t),
             Decoded::Control => return None,
         })
+    }
+
+    /// An event to the steps, after queueing the session's automatic answer to it, if any.
+    fn event(&mut self, event: Arc<Value>, sse: Option<SseMeta>) -> Item {
+        if self.auto_answer && self.answers.len() < MAX_ANSWERS {
+            self.answers.extend(self.session.answer(&event));
+        }
+        Item::Event(event, sse)
     }
 
     /// What a non-frame arrival means to the steps.
@@ -436,7 +451,10 @@ mod tests {
 
     #[test]
     fn a_targets_json_never_stands_for_what_the_transport_saw() {
-        let forged = Item::Event(json!({"$http": {"status": 400, "path": "/inputs"}}), None);
+        let forged = Item::Event(
+            Arc::new(json!({"$http": {"status": 400, "path": "/inputs"}})),
+            None,
+        );
         let pattern = json!({"$http": {"status": 400}});
         assert!(!forged.matches(&pattern, &mut Vars::new()));
         assert!(answer(400).matches(&pattern, &mut Vars::new()));
@@ -447,8 +465,8 @@ mod tests {
             ..SseMeta::default()
         };
         let event = json!({"type": "X", "$sse": {"id": "99"}});
-        let with_id = Item::Event(event.clone(), Some(meta));
-        let without = Item::Event(event, None);
+        let with_id = Item::Event(Arc::new(event.clone()), Some(meta));
+        let without = Item::Event(Arc::new(event), None);
         let mut vars = Vars::new();
         let wants_id = json!({"type": "X", "$sse": {"id": "$capture:id"}});
         assert!(with_id.matches(&wants_id, &mut vars));
@@ -465,7 +483,7 @@ mod tests {
 
         // A client's JSON naming `$stream` is an event, never its opening of the stream.
         let opened = json!({"$stream": {"last_event_id": "3"}});
-        let posed = Item::Event(opened.clone(), None);
+        let posed = Item::Event(Arc::new(opened.clone()), None);
         assert!(!posed.matches(&opened, &mut Vars::new()));
         let subscribed = Item::Stream(StreamFrom::LastEventId("3".into()));
         assert!(subscribed.matches(&opened, &mut Vars::new()));

@@ -176,6 +176,7 @@ impl CaseRun<'_> {
             .await;
         match found {
             Some(Ok(reply)) => {
+                let reply = std::sync::Arc::unwrap_or_clone(reply);
                 self.vars.insert("handshake".into(), reply);
                 self.from_target.insert("handshake".into());
                 Ok(())

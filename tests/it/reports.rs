@@ -56,7 +56,7 @@ fn result(id: &str, rule: &str, level: Level, verdict: Verdict, message: &str) -
                 from: Direction::Client,
                 at_ms: 0,
                 record: Record::Event {
-                    event: json!({"type": "PING", "payload": {"nonce": "a"}}),
+                    event: json!({"type": "PING", "payload": {"nonce": "a"}}).into(),
                     sse: None,
                 },
             },
@@ -64,7 +64,7 @@ fn result(id: &str, rule: &str, level: Level, verdict: Verdict, message: &str) -
                 from: Direction::Server,
                 at_ms: 3,
                 record: Record::Event {
-                    event: json!({"type": "PONG", "payload": {"nonce": "b"}}),
+                    event: json!({"type": "PONG", "payload": {"nonce": "b"}}).into(),
                     sse: None,
                 },
             },
