@@ -44,7 +44,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             p,
             profile,
             &format!("t{i}"),
-            &tree.current(),
+            tree.current(),
             &cfg.credentials,
         );
         let started = Instant::now();

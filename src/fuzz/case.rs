@@ -91,7 +91,7 @@ pub fn case_for(
     protocol: &dyn Protocol,
     profile: &dyn FuzzProfile,
     id: &str,
-    run: &FuzzRun,
+    run: FuzzRun,
     credentials: &Credentials,
 ) -> Case {
     let mut out = Vec::new();
@@ -168,24 +168,28 @@ pub fn case_for(
     // A valid event the spec lets the target answer with an error was sent since the last
     // time the connection settled.
     let mut unsettled = false;
-    for s in &run.steps {
+    for s in run.steps {
         let (original, mutated) = match s {
             FuzzStep::Valid(e) => (e, None),
             FuzzStep::Mutated {
                 base,
                 mutator,
                 seed,
-            } => (base, mutation(profile, base, *mutator, *seed)),
+            } => {
+                let mutated = mutation(profile, &base, mutator, seed);
+                (base, mutated)
+            }
         };
         let Some((m, input)) = mutated else {
-            let Some(action) = event_action(profile, original, original) else {
+            let open = profile.answer_open(&original);
+            let Some(action) = valid_action(profile, original) else {
                 continue;
             };
-            unsettled |= profile.answer_open(original);
+            unsettled |= open;
             out.push(step(action, None));
             continue;
         };
-        let Some(action) = send_action(profile, original, &input) else {
+        let Some(action) = send_action(profile, &original, &input) else {
             continue;
         };
         // Only what this input provokes counts: an error owed to an earlier valid event (or a
@@ -412,21 +416,31 @@ fn send_action(profile: &dyn FuzzProfile, original: &Value, input: &Input) -> Op
     }
 }
 
-/// How `event` (`original`, or a mutation of it) goes out: through the session as the profile
-/// lets it go live, or as its text when it is not an object (a session encodes objects only).
+/// How `event` (a mutation of `original`) goes out: through the session as the profile lets
+/// it go live, or as its text when it is not an object (a session encodes objects only).
 fn event_action(profile: &dyn FuzzProfile, original: &Value, event: &Value) -> Option<Action> {
     if !event.is_object() {
         return Some(raw_action(profile, event.to_string().as_bytes()));
     }
-    let mut event = profile.live_event(original, event)?;
+    profile.live_event(original, event).map(literal_send)
+}
+
+/// [`event_action`] for a valid event sent as generated.
+fn valid_action(profile: &dyn FuzzProfile, event: Value) -> Option<Action> {
+    if !event.is_object() {
+        return Some(raw_action(profile, event.to_string().as_bytes()));
+    }
+    profile.live_valid(event).map(literal_send)
+}
+
+/// Sends `event` as it is: a `${` in it is text, not a template.
+fn literal_send(mut event: Value) -> Action {
     matcher::make_literal(&mut event);
-    Some(
-        Send {
-            event,
-            times: Times::Fixed(1),
-        }
-        .into(),
-    )
+    Send {
+        event,
+        times: Times::Fixed(1),
+    }
+    .into()
 }
 
 /// `bytes` as one frame of exact bytes.

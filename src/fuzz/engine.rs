@@ -423,8 +423,7 @@ impl Job {
                 profile,
                 cfg,
             } = self;
-            let case = case_for(protocol, profile, &task_id, &sequence, &cfg.credentials);
-            drop(sequence);
+            let case = case_for(protocol, profile, &task_id, sequence, &cfg.credentials);
             let result = runner::run_case_holding(protocol, &case, &cfg, slot).await;
             let failure = failure_of(protocol, profile, &result, cfg.judged);
             Ran {
@@ -474,16 +473,17 @@ async fn shrink(
     while budget > 0 && started.elapsed() < cfg.shrink_time {
         budget -= 1;
         let run = tree.current();
-        let candidate = case_for(protocol, profile, id, &run, &run_cfg.credentials);
+        let steps = run.steps.len();
+        let candidate = case_for(protocol, profile, id, run, &run_cfg.credentials);
         let result = runner::run_case(protocol, &candidate, run_cfg).await;
         let same = failure_of(protocol, profile, &result, run_cfg.judged)
             .is_some_and(|f| f.rule == failure.rule);
         progress(Progress::Shrink {
-            steps: run.steps.len(),
+            steps,
             still_fails: same,
         });
         let more = if same {
-            best = (candidate, result, run.steps.len());
+            best = (candidate, result, steps);
             tree.simplify()
         } else {
             tree.complicate()

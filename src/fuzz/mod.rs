@@ -217,6 +217,12 @@ pub trait FuzzProfile: Send + Sync {
         Some(sent.clone())
     }
 
+    /// [`FuzzProfile::live_event`] of a valid event sent as generated (`sent` is `original`),
+    /// made from the event itself rather than a copy.
+    fn live_valid(&self, event: Value) -> Option<Value> {
+        self.live_event(&event, &event)
+    }
+
     /// The exact frame bytes for raw input (a Socket.IO profile wraps them in an emit).
     fn raw_frame(&self, bytes: &[u8]) -> Vec<u8> {
         bytes.to_vec()

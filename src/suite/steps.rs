@@ -224,7 +224,11 @@ impl<'a> CaseRun<'a> {
                             .encode_parsed(&event)
                             .map_err(|e| Outcome::Error(e.to_string()))?,
                     };
-                    let copied = super::copied::target_values(&template, &self.from_target);
+                    // Only a template can copy what the target sent.
+                    let copied = match plain {
+                        true => Vec::new(),
+                        false => super::copied::target_values(&template, &self.from_target),
+                    };
                     let role = self.cfg.role_of(self.protocol);
                     if let Some(why) =
                         super::copied::broken_probe(self.protocol, role, &copied, &event, &out)

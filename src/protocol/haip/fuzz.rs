@@ -143,6 +143,9 @@ pub(super) fn envelopes(actions: Vec<Vec<(&'static str, Value)>>, seed: u64) -> 
 
 const MALFORMED: Answer = Answer::Error(None);
 
+/// The envelope fields the live session numbers, names and stamps on every message it sends.
+const LIVE_FIELDS: [&str; 5] = ["id", "session", "seq", "ack", "ts"];
+
 fn pick_set(e: &Value, path: &str, choices: &[Value], rng: &mut Rng) -> Option<Input> {
     mutate::set(e, path, rng.pick(choices).clone()).map(Input::Event)
 }
@@ -476,7 +479,7 @@ impl FuzzProfile for HaipFuzz {
                 obj.insert(key.clone(), json!(OMIT));
             }
         }
-        for key in ["id", "session", "seq", "ack", "ts"] {
+        for key in LIVE_FIELDS {
             if original.get(key).is_some() && original.get(key) == sent.get(key) {
                 obj.remove(key);
             }
@@ -490,6 +493,18 @@ impl FuzzProfile for HaipFuzz {
             }
         }
         Some(out)
+    }
+
+    /// Unchanged by a mutation, every envelope field the live session fills is left to it.
+    fn live_valid(&self, mut event: Value) -> Option<Value> {
+        if event["type"] == "HAI" {
+            return None;
+        }
+        let obj = event.as_object_mut()?;
+        for key in LIVE_FIELDS {
+            obj.remove(key);
+        }
+        Some(event)
     }
 
     /// A target without the reference tools answers a TOOL_CALL with an error of its choosing.
@@ -536,5 +551,28 @@ impl FuzzProfile for HaipFuzz {
         rules.sort_unstable();
         rules.dedup();
         rules
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fuzz::FuzzProfile;
+    use proptest::strategy::ValueTree;
+
+    /// A valid event made live from itself is what making it live from a copy gives.
+    #[test]
+    fn a_valid_event_goes_live_as_it_would_from_a_copy() {
+        let mut runner = crate::fuzz::gen::runner(7);
+        let strategy = HaipFuzz.valid_sequence(1..=50);
+        for _ in 0..50 {
+            let Ok(tree) = strategy.new_tree(&mut runner) else {
+                panic!("the strategy draws")
+            };
+            for event in tree.current() {
+                let from_copy = HaipFuzz.live_event(&event, &event);
+                assert_eq!(HaipFuzz.live_valid(event), from_copy);
+            }
+        }
     }
 }

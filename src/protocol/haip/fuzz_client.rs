@@ -80,4 +80,8 @@ impl FuzzProfile for HaipClientFuzz {
     fn live_event(&self, original: &Value, sent: &Value) -> Option<Value> {
         HaipFuzz.live_event(original, sent)
     }
+
+    fn live_valid(&self, event: Value) -> Option<Value> {
+        HaipFuzz.live_valid(event)
+    }
 }
