@@ -8,17 +8,47 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::tungstenite::Message;
+
+/// How the echo's WebSocket is set up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Settings {
+    /// tokio-tungstenite's defaults, as a bare echo is written.
+    Default,
+    /// With the read buffer wireprobe's own WebSocket transport uses: tungstenite zero-fills
+    /// its whole read buffer before every read, and its 128 KiB default costs the echo about
+    /// a sixth of its CPU.
+    WireprobeReadBuffer,
+}
+
+impl Settings {
+    fn config(self) -> Option<WebSocketConfig> {
+        match self {
+            Settings::Default => None,
+            Settings::WireprobeReadBuffer => Some(
+                WebSocketConfig::default()
+                    .read_buffer_size(wireprobe::transport::websocket::READ_BUFFER),
+            ),
+        }
+    }
+}
 
 /// Starts the echo server on a free loopback port.
 pub async fn server() -> std::io::Result<SocketAddr> {
+    server_with(Settings::Default).await
+}
+
+/// [`server`], set up as `settings` says.
+pub async fn server_with(settings: Settings) -> std::io::Result<SocketAddr> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
     tokio::spawn(async move {
         while let Ok((tcp, _)) = listener.accept().await {
             tokio::spawn(async move {
                 let _ = tcp.set_nodelay(true);
-                let Ok(mut ws) = tokio_tungstenite::accept_async(tcp).await else {
+                let accepted = tokio_tungstenite::accept_async_with_config(tcp, settings.config());
+                let Ok(mut ws) = accepted.await else {
                     return;
                 };
                 while let Some(Ok(msg)) = ws.next().await {
@@ -38,6 +68,17 @@ pub type Messages = fn(u64) -> String;
 /// Messages per second echoed through `addr` for `span`, `jobs` connections each sending
 /// `message(0)`, `message(1)`, … and waiting for each to come back.
 pub async fn rate(addr: SocketAddr, span: Duration, jobs: usize, message: Messages) -> f64 {
+    rate_with(addr, span, jobs, Settings::Default, message).await
+}
+
+/// [`rate`], the clients set up as `settings` says.
+pub async fn rate_with(
+    addr: SocketAddr,
+    span: Duration,
+    jobs: usize,
+    settings: Settings,
+    message: Messages,
+) -> f64 {
     let count = Arc::new(AtomicU64::new(0));
     let deadline = Instant::now() + span;
     let mut clients = Vec::new();
@@ -45,7 +86,9 @@ pub async fn rate(addr: SocketAddr, span: Duration, jobs: usize, message: Messag
         let count = count.clone();
         clients.push(tokio::spawn(async move {
             let url = format!("ws://{addr}/");
-            let Ok((mut ws, _)) = tokio_tungstenite::connect_async(url).await else {
+            let connecting =
+                tokio_tungstenite::connect_async_with_config(url, settings.config(), false);
+            let Ok((mut ws, _)) = connecting.await else {
                 return;
             };
             let mut n = 0;
