@@ -420,6 +420,9 @@ impl FuzzProfile for HaipFuzz {
     fn valid_sequence(&self, len: std::ops::RangeInclusive<usize>) -> BoxedStrategy<Vec<Value>> {
         let (min, max) = (*len.start(), *len.end());
         // Actions expand to one or more messages: draw enough, then cut to length after HAI.
+        // The HAI and at least `min` actions of one message or more make `min` events at the
+        // least, so no filter is needed (a filter builds every sequence twice: once to test
+        // it, once for the run).
         (
             proptest::collection::vec(action(), min..=max.max(1)),
             any::<u64>(),
@@ -429,7 +432,6 @@ impl FuzzProfile for HaipFuzz {
                 all.truncate(max.max(1));
                 all
             })
-            .prop_filter("too short", move |v| v.len() >= min)
             .boxed()
     }
 
@@ -559,6 +561,32 @@ mod tests {
     use super::*;
     use crate::fuzz::FuzzProfile;
     use proptest::strategy::ValueTree;
+
+    /// Without a filter, every sequence still has as many events as it was asked for.
+    #[test]
+    fn sequences_are_as_long_as_asked_without_a_filter() {
+        let mut runner = crate::fuzz::gen::runner(11);
+        for (min, max) in [(1, 1), (1, 12), (3, 10), (20, 50)] {
+            let strategy = HaipFuzz.valid_sequence(min..=max);
+            let client = super::super::fuzz_client::HaipClientFuzz.valid_sequence(min..=max);
+            for _ in 0..30 {
+                let Ok(tree) = strategy.new_tree(&mut runner) else {
+                    panic!("the strategy draws")
+                };
+                let n = tree.current().len();
+                assert!((min..=max).contains(&n), "{n} events for {min}..={max}");
+                let Ok(tree) = client.new_tree(&mut runner) else {
+                    panic!("the strategy draws")
+                };
+                // The client's HAI comes first, beyond the count.
+                let n = tree.current().len();
+                assert!(
+                    (min + 1..=max + 1).contains(&n),
+                    "{n} events for {min}..={max}"
+                );
+            }
+        }
+    }
 
     /// A valid event made live from itself is what making it live from a copy gives.
     #[test]
