@@ -403,9 +403,21 @@ fn probe_steps(probe: &Probe, rule: &str, scenario: bool, tag: usize) -> Vec<Ste
         .collect()
 }
 
-/// `value` with [`PROBE_ID`] in its strings replaced by `with`.
+/// `value` with [`PROBE_ID`] in its strings replaced by `with`: a copy when none holds it (a
+/// copy keeps each object's table, where rebuilding one hashes every key again).
 fn numbered(value: &Value, with: &str) -> Value {
-    matcher::map_strings(value, &|s| s.replace(PROBE_ID, with))
+    fn mentions(v: &Value) -> bool {
+        match v {
+            Value::String(s) => s.contains(PROBE_ID),
+            Value::Array(items) => items.iter().any(mentions),
+            Value::Object(map) => map.values().any(mentions),
+            _ => false,
+        }
+    }
+    match mentions(value) {
+        true => matcher::map_strings(value, &|s| s.replace(PROBE_ID, with)),
+        false => value.clone(),
+    }
 }
 
 /// How an input goes out: an event through the session, anything else as exact bytes.

@@ -108,15 +108,17 @@ impl HaipSession {
         };
         let mut envelope = Value::Object(header.envelope(self.plays, ty, json!({})));
         merge(&mut envelope, event);
-        if envelope["seq"] == REPEAT_SEQ {
-            envelope["seq"] = json!(auto_seq.saturating_sub(1).max(1).to_string());
-        } else if envelope["seq"] == SKIP_SEQ {
-            envelope["seq"] = json!((auto_seq + 1).to_string());
-        }
-        // An explicit seq moves the counter forward only (a duplicate must not rewind it).
-        match envelope.get("seq").and_then(model::parse_seq) {
-            Some(seq) if seq >= auto_seq => self.next_seq = seq + 1,
-            _ => {}
+        if let Some(seq) = envelope.get_mut("seq") {
+            if *seq == REPEAT_SEQ {
+                *seq = json!(auto_seq.saturating_sub(1).max(1).to_string());
+            } else if *seq == SKIP_SEQ {
+                *seq = json!((auto_seq + 1).to_string());
+            }
+            // An explicit seq moves the counter forward only (a duplicate must not rewind it).
+            match model::parse_seq(seq) {
+                Some(seq) if seq >= auto_seq => self.next_seq = seq + 1,
+                _ => {}
+            }
         }
         if ty == "PAUSE_CHANNEL" {
             let channel = envelope.pointer("/payload/channel").and_then(Value::as_str);
@@ -252,14 +254,14 @@ impl Session for HaipSession {
             Ok(event) => {
                 // Serving, the session is the one the client's HAI names (a resume names the
                 // one it had); whether that HAI is well formed is the checker's to judge.
-                let named = event.get("session").and_then(Value::as_str);
-                if let (Direction::Server, Some("HAI"), Some(id)) =
-                    (self.plays, model::event_type(&event), named)
-                {
-                    self.session_id = id.to_owned();
+                let ty = model::event_type(&event);
+                if let (Direction::Server, Some("HAI")) = (self.plays, ty) {
+                    if let Some(id) = event.get("session").and_then(Value::as_str) {
+                        self.session_id = id.to_owned();
+                    }
                 }
                 // Only a message that used up credit can have run out of it.
-                if model::event_type(&event).is_some_and(model::consumes_credit) {
+                if ty.is_some_and(model::consumes_credit) {
                     let channel = event.get("channel").and_then(Value::as_str);
                     Channels::note(&mut self.channels.used_by_target, channel);
                 }
