@@ -587,7 +587,7 @@ pub fn condensed(event: &Value) -> Option<Value> {
     }
     let mut out = event.clone();
     cut(&mut out);
-    (out.to_string().len() <= MAX_STORED_FRAME).then_some(out)
+    (crate::transport::exchange::json_len(&out) <= MAX_STORED_FRAME).then_some(out)
 }
 
 pub fn text_record(text: &str) -> Record {

@@ -89,7 +89,7 @@ impl Body {
     pub fn len(&self) -> usize {
         match self {
             Body::Empty => 0,
-            Body::Json(v) => v.to_string().len(),
+            Body::Json(v) => json_len(v),
             Body::Text(t) => t.len(),
         }
     }
@@ -182,10 +182,41 @@ impl SseMeta {
     }
 }
 
+/// How many bytes `value` is as JSON text, counted as it is written rather than written to a
+/// string first (every POST's body is measured for the transcript's budget).
+pub fn json_len(value: &serde_json::Value) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // Writing to a counter cannot fail, nor can a Value be unserializable.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_json_body_is_as_long_as_its_text() {
+        for v in [
+            json!(null),
+            json!({"type": "USER_TEXT_INPUT", "text": "a \"quoted\" é\n\u{1F600}", "n": [1, 2.5, -3]}),
+            json!({"nested": {"deep": [{"x": "\u{0}"}]}}),
+        ] {
+            assert_eq!(json_len(&v), v.to_string().len());
+            assert_eq!(Body::Json(v.clone()).len(), v.to_string().len());
+        }
+    }
 
     #[test]
     fn bodies_read_as_json_or_text() {

@@ -156,33 +156,45 @@ fn last_user_text(body: &Map<String, Value>) -> Option<String> {
 /// nulls omitted. The envelope faults (version, type case, field case, nulls) apply here so
 /// the turn logic never sees them.
 pub fn render(faults: &Faults, ty: &str, fields: Map<String, Value>) -> (String, String) {
-    let mut out = Map::new();
-    if !faults.has("missing-version") {
-        let version = if faults.has("wrong-version") {
-            "2.0"
-        } else {
-            "1.0"
-        };
-        out.insert("version".into(), version.into());
-    }
+    let version = match (faults.has("missing-version"), faults.has("wrong-version")) {
+        (true, _) => None,
+        (false, true) => Some("2.0"),
+        (false, false) => Some("1.0"),
+    };
     let ty = if faults.has("lower-case-types") {
         ty.to_ascii_lowercase()
     } else {
         ty.to_owned()
     };
-    out.insert("type".into(), Value::String(ty.clone()));
     let snake = faults.has("snake-case-fields");
     let number_ids = faults.has("number-message-ids");
+    // Written straight from the fields when no key is renamed, added or met twice: building
+    // the object first was an eighth of an HPD fuzz campaign's instructions.
+    let plain = !snake
+        && !faults.has("null-fields")
+        && !fields.contains_key("version")
+        && !fields.contains_key("type");
+    if plain {
+        let rendered = Rendered {
+            version,
+            ty: &ty,
+            fields: &fields,
+            number_ids,
+        };
+        let json = serde_json::to_string(&rendered).unwrap_or_default();
+        return (ty, json);
+    }
+    let mut out = Map::new();
+    if let Some(version) = version {
+        out.insert("version".into(), version.into());
+    }
+    out.insert("type".into(), Value::String(ty.clone()));
     for (key, mut value) in fields {
         if value.is_null() {
             continue;
         }
         if let (true, "messageId", Value::String(id)) = (number_ids, key.as_str(), &value) {
-            // The same number for the same id, so a block still reads as one.
-            let n = id
-                .bytes()
-                .fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
-            value = Value::from(n % 1_000_000_007);
+            value = Value::from(message_number(id));
         }
         let key = if snake { to_snake(&key) } else { key };
         out.insert(key, value);
@@ -200,6 +212,45 @@ pub fn render(faults: &Faults, ty: &str, fields: Map<String, Value>) -> (String,
         }
     }
     (ty, Value::Object(out).to_string())
+}
+
+/// The number the `number-message-ids` fault writes for a message id: the same number for the
+/// same id, so a block still reads as one.
+fn message_number(id: &str) -> u64 {
+    let n = id
+        .bytes()
+        .fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+    n % 1_000_000_007
+}
+
+/// An event as [`render`] writes it when no fault renames, adds or repeats a key: `version`
+/// and `type` first, then the fields without their nulls, in their order.
+struct Rendered<'a> {
+    version: Option<&'static str>,
+    ty: &'a str,
+    fields: &'a Map<String, Value>,
+    number_ids: bool,
+}
+
+impl serde::Serialize for Rendered<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(None)?;
+        if let Some(version) = self.version {
+            map.serialize_entry("version", version)?;
+        }
+        map.serialize_entry("type", self.ty)?;
+        for (key, value) in self.fields {
+            match (self.number_ids, key.as_str(), value) {
+                (_, _, Value::Null) => {}
+                (true, "messageId", Value::String(id)) => {
+                    map.serialize_entry(key, &message_number(id))?
+                }
+                _ => map.serialize_entry(key, value)?,
+            }
+        }
+        map.end()
+    }
 }
 
 /// `messageTurnId` -> `message_turn_id`.
@@ -266,5 +317,53 @@ mod tests {
             json,
             r#"{"version":"1.0","type":"text_message_start","message_id":"m"}"#
         );
+    }
+
+    /// Written straight from the fields, an event reads as the object built first would.
+    #[test]
+    fn writing_from_the_fields_is_writing_the_object() {
+        let fields = json!({"messageId": "m-1", "text": "a \"b\" é", "role": null, "n": [1, 2.5]})
+            .as_object()
+            .cloned()
+            .unwrap();
+        let faults = |names: &[&str]| {
+            let names: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
+            Faults::parse(super::super::faults::FAULTS, &names).unwrap()
+        };
+        for set in [
+            vec![],
+            vec!["number-message-ids"],
+            vec!["missing-version", "lower-case-types"],
+            vec!["wrong-version"],
+        ] {
+            let (_, json) = render(&faults(&set), "TEXT_MESSAGE_START", fields.clone());
+            let mut object = serde_json::Map::new();
+            match (
+                set.contains(&"missing-version"),
+                set.contains(&"wrong-version"),
+            ) {
+                (true, _) => {}
+                (false, wrong) => {
+                    object.insert("version".into(), json!(if wrong { "2.0" } else { "1.0" }));
+                }
+            }
+            let ty = match set.contains(&"lower-case-types") {
+                true => "text_message_start",
+                false => "TEXT_MESSAGE_START",
+            };
+            object.insert("type".into(), json!(ty));
+            for (k, v) in &fields {
+                match (set.contains(&"number-message-ids"), k.as_str(), v) {
+                    (_, _, Value::Null) => {}
+                    (true, "messageId", Value::String(id)) => {
+                        object.insert(k.clone(), json!(message_number(id)));
+                    }
+                    _ => {
+                        object.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+            assert_eq!(json, Value::Object(object).to_string(), "faults {set:?}");
+        }
     }
 }
