@@ -67,6 +67,7 @@ pub async fn connect(opts: &SseOptions) -> Result<Connection, TransportError> {
         client,
         base,
         opts: opts.clone(),
+        urls: Default::default(),
     };
     let response = match &opts.stream_path {
         Some(_) => Some(http.open_stream(&StreamFrom::Live).await?),
@@ -85,17 +86,41 @@ struct Http {
     client: reqwest::Client,
     base: String,
     opts: SseOptions,
+    /// Each path's URL, parsed once: parsing the URL of every request was 6% of an HPD fuzz
+    /// campaign's instructions.
+    urls: std::sync::Mutex<std::collections::HashMap<String, reqwest::Url>>,
 }
+
+/// Most paths whose URL is kept parsed (a case may post to many; past this they are parsed
+/// each time).
+const PARSED_URLS: usize = 64;
 
 impl Http {
     fn request(&self, method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
-        let mut req = self
-            .client
-            .request(method, format!("{}{}", self.base, path));
+        let mut req = match self.url(path) {
+            Some(url) => self.client.request(method, url),
+            // Not a URL: reqwest says why when the request is sent.
+            None => self
+                .client
+                .request(method, format!("{}{}", self.base, path)),
+        };
         for (name, value) in &self.opts.headers {
             req = req.header(name, value);
         }
         req
+    }
+
+    /// The URL of `path` under the base, as parsing their concatenation gives it.
+    fn url(&self, path: &str) -> Option<reqwest::Url> {
+        let mut urls = self.urls.lock().ok()?;
+        if let Some(url) = urls.get(path) {
+            return Some(url.clone());
+        }
+        let url = reqwest::Url::parse(&format!("{}{}", self.base, path)).ok()?;
+        if urls.len() < PARSED_URLS {
+            urls.insert(path.to_owned(), url.clone());
+        }
+        Some(url)
     }
 
     fn failure(&self, path: &str, e: reqwest::Error) -> TransportError {
