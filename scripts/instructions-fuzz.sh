@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Instructions per fuzzed event (fuzzer and reference target in one process), counted under
-# valgrind's callgrind over a fixed campaign. Unlike time, the count hardly moves from one run
-# to the next (within 0.3% here), so two builds can be compared a few percent apart on a
-# machine whose speed drifts by a fifth. callgrind counts a `rep stosb`/`rep movsb` once per
-# byte, so memset and memcpy weigh more here than in time.
+# valgrind's callgrind over a fixed campaign. Builds counted in one call repeat within 0.5%
+# (time per event drifts by a fifth here), so builds a few percent apart can be told apart;
+# the same build counted an hour later may differ by 5% (how often the runs find their
+# sockets empty depends on scheduling), so compare only builds counted in the same call.
+# callgrind counts a `rep stosb`/`rep movsb` once per byte: memset and memcpy weigh more
+# here than in time.
 # Usage: scripts/instructions-fuzz.sh [PROTOCOL] [RUNS] [BINARY...]
 #   (default haip, 600 runs, ./target/release/wireprobe; more binaries: one line each)
 set -euo pipefail
