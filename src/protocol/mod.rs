@@ -228,6 +228,12 @@ pub trait Session: Send {
         let _ = event;
         self.decode(&Frame::Text(text))
     }
+    /// [`Session::decode_parsed`] for an event the transcript keeps as well: `None` when the
+    /// session reads it exactly as parsed (its state updated), so the caller shares the one
+    /// tree; else what [`Session::decode_parsed`] gives for a copy.
+    fn decode_shared(&mut self, text: &str, event: &std::sync::Arc<Value>) -> Option<Decoded> {
+        Some(self.decode_parsed(text.to_owned(), (**event).clone()))
+    }
     /// True when an event decoded from a text frame is exactly that frame's JSON text parsed,
     /// so the transcript can keep it instead of parsing the frame a second time.
     fn decodes_verbatim(&self) -> bool {

@@ -193,17 +193,17 @@ impl Link {
                 }
                 Some(self.event(event, None))
             }
-            // SSE data is parsed once: the transcript keeps the tree, the session decodes it
-            // (a copy only when it reads the event otherwise than as sent).
+            // SSE data is parsed once: the transcript keeps the tree, and the steps share it
+            // unless the session reads the event otherwise than as sent.
             Received::SseEvent { data, meta } => match serde_json::from_str::<Value>(&data) {
                 Ok(event) => {
                     let event = Arc::new(event);
                     self.transcript
                         .record_received_parsed(&data, &event, Some(&meta), at);
-                    let decoded = self
-                        .session
-                        .decode_parsed(data, Arc::unwrap_or_clone(event));
-                    self.decoded(decoded, Some(meta))
+                    match self.session.decode_shared(&data, &event) {
+                        None => Some(self.event(event, Some(meta))),
+                        Some(decoded) => self.decoded(decoded, Some(meta)),
+                    }
                 }
                 Err(_) => {
                     let received = Received::SseEvent { data, meta };

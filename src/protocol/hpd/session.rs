@@ -149,6 +149,20 @@ pub fn lenient(mut event: Value) -> Value {
     event
 }
 
+/// True when [`lenient`] leaves `event` as it is.
+fn read_as_sent(event: &Value) -> bool {
+    let Value::Object(m) = event else {
+        return true;
+    };
+    if let Some(Value::String(kind)) = m.get("type") {
+        if super::events::known(kind).is_some_and(|known| known.name != kind) {
+            return false;
+        }
+    }
+    !m.keys()
+        .any(|k| super::validate::camel_form(k).is_some_and(|c| !m.contains_key(&c)))
+}
+
 impl Session for HpdSession {
     // HPD has no handshake (the trait's default): a client subscribes and posts.
     /// Fills `version` unless the event sets it (`"$omit"` leaves it out), and routes it.
@@ -188,6 +202,16 @@ impl Session for HpdSession {
         self.received(event)
     }
 
+    /// Most events are read as sent: only a type in another case, or a name in another form,
+    /// needs the copy [`lenient`] makes.
+    fn decode_shared(&mut self, _text: &str, event: &std::sync::Arc<Value>) -> Option<Decoded> {
+        if !read_as_sent(event) {
+            return Some(self.received((**event).clone()));
+        }
+        self.turns.received(event);
+        None
+    }
+
     /// An input POST answered 2xx was accepted (HPD-IN-006: the agent answers it with a turn).
     fn answered(&mut self, answer: &HttpAnswer) {
         if (200..300).contains(&answer.status) && answer.path.ends_with(INPUTS_ROUTE) {
@@ -215,6 +239,22 @@ impl Session for HpdSession {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_event_is_read_as_sent_exactly_when_the_lenient_reading_changes_nothing() {
+        for event in [
+            json!({"version": "1.0", "type": "TEXT_DELTA", "messageId": "m", "text": "hi"}),
+            json!({"version": "1.0", "type": "text_delta", "messageId": "m"}),
+            json!({"type": "TEXT_DELTA", "message_id": "m"}),
+            json!({"type": "TEXT_DELTA", "message_id": "m", "messageId": "n"}),
+            json!({"type": "NOT_A_KNOWN_TYPE", "x-y": 1}),
+            json!({"type": 7, "plain": true}),
+            json!(["not", "an", "object"]),
+        ] {
+            let unchanged = lenient(event.clone()) == event;
+            assert_eq!(read_as_sent(&event), unchanged, "{event}");
+        }
+    }
 
     #[test]
     fn a_turn_repeated_at_the_bound_keeps_the_count_exact() {
