@@ -71,6 +71,11 @@ impl Session for AguiSession {
         }
     }
 
+    /// A text event is its JSON, with no state to update: the parsed tree is shared.
+    fn decode_shared(&mut self, _text: &str, _event: &std::sync::Arc<Value>) -> Option<Decoded> {
+        None
+    }
+
     fn decodes_verbatim(&self) -> bool {
         true
     }
