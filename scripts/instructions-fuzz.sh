@@ -21,8 +21,10 @@ command -v valgrind >/dev/null || { echo "needs valgrind (apt-get install valgri
 out_dir=$(mktemp -d)
 trap 'rm -rf "$out_dir"' EXIT
 for binary in "${binaries[@]}"; do
+  # A campaign that finds something exits non-zero; its count is still the figure.
+  status=0
   log=$(valgrind --tool=callgrind --callgrind-out-file="$out_dir/cg.%p" "$binary" fuzz "$protocol" \
-    --target builtin --runs "$runs" --seed 1 --jobs 32 --waiting 32 --max-len 50 2>&1)
+    --target builtin --runs "$runs" --seed 1 --jobs 32 --waiting 32 --max-len 50 2>&1) || status=$?
   events=$(grep -oE "[0-9]+ events in" <<<"$log" | grep -oE "^[0-9]+" || true)
   instructions=$(grep -oE "Collected : [0-9]+" <<<"$log" | grep -oE "[0-9]+$" || true)
   if [ -z "$events" ] || [ -z "$instructions" ]; then
@@ -30,5 +32,7 @@ for binary in "${binaries[@]}"; do
     tail -5 <<<"$log" >&2
     exit 1
   fi
-  echo "$binary: $((instructions / events)) instructions per fuzzed $protocol event ($events events, $runs runs)"
+  found=""
+  [ "$status" -eq 0 ] || found=", exit status $status: $(grep -v "^==" <<<"$log" | tail -3 | tr '\n' ' ')"
+  echo "$binary: $((instructions / events)) instructions per fuzzed $protocol event ($events events, $runs runs$found)"
 done
