@@ -8,6 +8,7 @@ use super::{http, identity, lifecycle, patches, steps, streams, subagents, tools
 use crate::protocol::{Checker, Observed};
 use crate::rules::Violation;
 use crate::transcript::Direction;
+use crate::transport::Body;
 use serde_json::Value;
 
 /// Checks AG-UI exchanges (wireprobe is the client; the agent is judged).
@@ -28,6 +29,16 @@ impl Checker for AguiChecker {
         match (from, item) {
             (Direction::Client, Observed::Post { body, headers, .. }) => {
                 http::posted(conv, body, headers)
+            }
+            // A body POSTed as exact bytes (a fuzzed input) is recorded as what it was, JSON or
+            // not, rather than as a POST: AG-UI's inputs all go by POST, so it is an exchange
+            // all the same, answered in its turn. Left out, every answer after it was paired
+            // with the POST after its own once answers lagged behind the POSTs.
+            (Direction::Client, Observed::Event(event, _)) => {
+                http::posted(conv, &Body::Json(event.clone()), &[])
+            }
+            (Direction::Client, Observed::Garbage(_) | Observed::Binary(_)) => {
+                http::posted(conv, &Body::Empty, &[])
             }
             (Direction::Client, _) => {}
             (Direction::Server, Observed::Http(answer)) => http::answered(conv, answer, out),

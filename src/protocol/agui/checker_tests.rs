@@ -128,3 +128,57 @@ fn a_replay_restating_an_activity_is_a_baseline_for_its_deltas() {
     ];
     assert_eq!(judged(&[replay]), Vec::<&str>::new());
 }
+
+/// A body POSTed as exact bytes is recorded as a client frame, not a POST; it is an exchange
+/// all the same. Answers lagging one POST behind (a loaded target) must still pair each with
+/// its own POST: the 400 with the malformed bytes, the 200 with the valid input after them.
+#[test]
+fn a_raw_post_is_an_exchange_when_answers_lag_behind() {
+    let mut checker = AguiChecker::default();
+    let mut out = Vec::new();
+    let headers = vec![("accept".to_owned(), "text/event-stream".to_owned())];
+    let valid = |i: usize| {
+        Body::Json(
+            json!({"threadId": "t", "runId": format!("r{i}"), "protocolVersion": "1.1", "messages": []}),
+        )
+    };
+    let (first, probe) = (valid(0), valid(1));
+    let head = |status: u16| HttpAnswer {
+        method: "POST".into(),
+        path: String::new(),
+        status,
+        content_type: match status {
+            200 => "text/event-stream".into(),
+            _ => "application/json".into(),
+        },
+        body: Body::Empty,
+    };
+    let (ok, refused) = (head(200), head(400));
+    let events: Vec<Vec<Value>> = (0..2).map(|i| vec![started(i), finished(i)]).collect();
+    let number = json!(42);
+    let malformed = [
+        Observed::Garbage("{\"messages\":[{\"role\":\"user\""),
+        Observed::Event(&number, None),
+        Observed::Binary(7),
+    ];
+    for bytes in malformed {
+        let post = |body| Observed::Post {
+            path: "",
+            body,
+            headers: &headers,
+        };
+        checker.observe(Direction::Client, 0, post(&first), &mut out);
+        checker.observe(Direction::Client, 0, bytes, &mut out);
+        checker.observe(Direction::Client, 0, post(&probe), &mut out);
+        for (i, answer) in [(0, &ok), (usize::MAX, &refused), (1, &ok)] {
+            checker.observe(Direction::Server, 0, Observed::Http(answer), &mut out);
+            for e in events.get(i).into_iter().flatten() {
+                checker.observe(Direction::Server, 0, Observed::Event(e, None), &mut out);
+            }
+            let end = Observed::AnswerEnded { error: None };
+            checker.observe(Direction::Server, 0, end, &mut out);
+        }
+    }
+    let rules: Vec<&str> = out.iter().map(|v| v.rule).collect();
+    assert!(rules.is_empty(), "{rules:?}");
+}
