@@ -222,17 +222,12 @@ pub trait Session: Send {
     /// Decodes a received frame, updating acknowledgement state.
     fn decode(&mut self, frame: &Frame) -> Decoded;
     /// [`Session::decode`] for a text whose JSON the caller has already parsed (`event`, as
-    /// written), such as an SSE event's data the transcript keeps: a session may decode the
-    /// tree instead of parsing the text again (by default it parses it again).
-    fn decode_parsed(&mut self, text: String, event: Value) -> Decoded {
-        let _ = event;
-        self.decode(&Frame::Text(text))
-    }
-    /// [`Session::decode_parsed`] for an event the transcript keeps as well: `None` when the
-    /// session reads it exactly as parsed (its state updated), so the caller shares the one
-    /// tree; else what [`Session::decode_parsed`] gives for a copy.
+    /// written), such as an SSE event's data the transcript keeps: `None` when the session
+    /// reads it exactly as parsed (its state updated), so the caller shares the one tree; else
+    /// what the session makes of it (by default, [`Session::decode`] of the text).
     fn decode_shared(&mut self, text: &str, event: &std::sync::Arc<Value>) -> Option<Decoded> {
-        Some(self.decode_parsed(text.to_owned(), (**event).clone()))
+        let _ = event;
+        Some(self.decode(&Frame::Text(text.to_owned())))
     }
     /// True when an event decoded from a text frame is exactly that frame's JSON text parsed,
     /// so the transcript can keep it instead of parsing the frame a second time.

@@ -132,14 +132,13 @@ pub fn lenient(mut event: Value) -> Value {
         return event;
     };
     if let Some(Value::String(kind)) = m.get_mut("type") {
-        if let Some(known) = super::events::known(kind) {
-            *kind = known.name.to_owned();
+        if let Some(name) = canonical_type(kind) {
+            *kind = name.to_owned();
         }
     }
     let renames: Vec<(String, String)> = m
         .keys()
-        .filter_map(|k| super::validate::camel_form(k).map(|c| (k.clone(), c)))
-        .filter(|(_, c)| !m.contains_key(c))
+        .filter_map(|k| renamed(m, k).map(|c| (k.clone(), c)))
         .collect();
     for (from, to) in renames {
         if let Some(v) = m.remove(&from) {
@@ -149,18 +148,26 @@ pub fn lenient(mut event: Value) -> Value {
     event
 }
 
+/// The canonical case of a built-in type written `kind`, when it is written otherwise.
+fn canonical_type(kind: &str) -> Option<&'static str> {
+    super::events::known(kind)
+        .map(|known| known.name)
+        .filter(|name| *name != kind)
+}
+
+/// The camelCase name `key` of `m` reads as, when it is in another form and `m` has no member
+/// of that name already.
+fn renamed(m: &serde_json::Map<String, Value>, key: &str) -> Option<String> {
+    super::validate::camel_form(key).filter(|c| !m.contains_key(c))
+}
+
 /// True when [`lenient`] leaves `event` as it is.
 fn read_as_sent(event: &Value) -> bool {
     let Value::Object(m) = event else {
         return true;
     };
-    if let Some(Value::String(kind)) = m.get("type") {
-        if super::events::known(kind).is_some_and(|known| known.name != kind) {
-            return false;
-        }
-    }
-    !m.keys()
-        .any(|k| super::validate::camel_form(k).is_some_and(|c| !m.contains_key(&c)))
+    let kind = m.get("type").and_then(Value::as_str);
+    kind.and_then(canonical_type).is_none() && m.keys().all(|k| renamed(m, k).is_none())
 }
 
 impl Session for HpdSession {
@@ -198,12 +205,8 @@ impl Session for HpdSession {
         }
     }
 
-    fn decode_parsed(&mut self, _text: String, event: Value) -> Decoded {
-        self.received(event)
-    }
-
     /// Most events are read as sent: only a type in another case, or a name in another form,
-    /// needs the copy [`lenient`] makes.
+    /// needs the copy [`lenient`] makes (what [`Session::decode`] does with the text).
     fn decode_shared(&mut self, _text: &str, event: &std::sync::Arc<Value>) -> Option<Decoded> {
         if !read_as_sent(event) {
             return Some(self.received((**event).clone()));
