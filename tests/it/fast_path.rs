@@ -269,3 +269,43 @@ fn mutations_are_never_wrongly_accepted() {
         "tried {tried}, accepted {text} texts and {tree} trees"
     );
 }
+
+/// What the schema's whole list of errors makes the first rejection: what
+/// [`Schema::rejection`](wireprobe::protocol::haip::schema::Schema::rejection) answers from
+/// the validator's first error, falling back to this list when that one is an unknown field.
+fn first_rejection_of_every_error(event: &Value) -> Option<(&'static str, String)> {
+    let mut problems = Vec::new();
+    schema().check(event, &mut problems);
+    problems
+        .into_iter()
+        .find(|v| v.rule != "HAIP-ENV-005")
+        .map(|v| (v.rule, v.message))
+}
+
+#[test]
+fn a_rejection_is_the_first_of_every_error_the_schema_lists() {
+    let (mut rejected, mut passed) = (0, 0);
+    for msg in valid_messages() {
+        for m in mutations(&msg) {
+            // An unknown field first as well: the validator's first error is then one the
+            // receiver may ignore, and the rejection is one of the others.
+            let mut with_unknown = m.clone();
+            if let Some(map) = with_unknown.as_object_mut() {
+                map.shift_insert(0, "a_unknown".into(), json!(true));
+            }
+            for event in [m, with_unknown] {
+                let expected = first_rejection_of_every_error(&event);
+                let got = schema().rejection(&event).map(|v| (v.rule, v.message));
+                assert_eq!(got, expected, "{event}");
+                match got {
+                    Some(_) => rejected += 1,
+                    None => passed += 1,
+                }
+            }
+        }
+    }
+    assert!(
+        rejected > 1_000 && passed > 100,
+        "{rejected} rejected, {passed} passed"
+    );
+}

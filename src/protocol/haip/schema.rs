@@ -74,19 +74,10 @@ impl Schema {
         if self.validator.is_valid(event) {
             return;
         }
-        let ty = event.get("type").and_then(Value::as_str).unwrap_or("");
+        let ty = event_type(event);
         let first = out.len();
         for error in self.validator.iter_errors(event) {
-            let path = error.instance_path().as_str().to_owned();
-            let keyword = error.kind().keyword();
-            let rule = if keyword == "additionalProperties" {
-                "HAIP-ENV-005"
-            } else {
-                rule_for_path(&path, keyword, ty)
-            };
-            let shown = if path.is_empty() { "/" } else { &path };
-            let message = json::bounded(format_args!("{shown}: {error}"), MAX_MESSAGE);
-            out.push(Violation::new(rule, message));
+            out.push(violation(&error, ty));
         }
         // The envelope's type check and an allOf branch can report the same fault twice.
         let mut seen = std::collections::HashSet::new();
@@ -105,9 +96,20 @@ impl Schema {
         if super::fast::accept_value(event).is_some() {
             return None;
         }
-        let mut problems = Vec::new();
-        self.check(event, &mut problems);
-        problems.into_iter().find(|v| v.rule != "HAIP-ENV-005")
+        // The validator's first error is the first [`Schema::check`] lists; only when that
+        // one is an unknown field are the others needed. Collecting and wording every error
+        // of every broken input was a reference target's largest cost after parsing.
+        match self.validator.validate(event) {
+            Ok(()) => None,
+            Err(error) if error.kind().keyword() != "additionalProperties" => {
+                Some(violation(&error, event_type(event)))
+            }
+            Err(_) => {
+                let mut problems = Vec::new();
+                self.check(event, &mut problems);
+                problems.into_iter().find(|v| v.rule != "HAIP-ENV-005")
+            }
+        }
     }
 
     /// Fields of `event` the schema does not define, as `field` or `payload.field`.
@@ -153,6 +155,27 @@ impl Schema {
     pub fn is_event_type(&self, ty: &str) -> bool {
         self.payload_fields.contains_key(ty)
     }
+}
+
+/// `event`'s type, or "" when it names none.
+fn event_type(event: &Value) -> &str {
+    event.get("type").and_then(Value::as_str).unwrap_or("")
+}
+
+/// The violation a schema error of an event of type `ty` stands for.
+fn violation(error: &jsonschema::ValidationError<'_>, ty: &str) -> Violation {
+    let path = error.instance_path().as_str();
+    let keyword = error.kind().keyword();
+    let rule = if keyword == "additionalProperties" {
+        "HAIP-ENV-005"
+    } else {
+        rule_for_path(path, keyword, ty)
+    };
+    let shown = if path.is_empty() { "/" } else { path };
+    Violation::new(
+        rule,
+        json::bounded(format_args!("{shown}: {error}"), MAX_MESSAGE),
+    )
 }
 
 /// The rule a schema error (`keyword` failing at JSON pointer `path`) breaks, for an event of
