@@ -39,7 +39,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         other => return Err(format!("no bench for {other}: haip or hpd").into()),
     };
     let (before, cpu_before) = measured(raw_rate(&id, span, jobs)).await?;
-    let (fuzz, cpu_fuzz) = measured(fuzz_rate(&id, span, jobs, waiting)).await?;
+    let ((fuzz, carried), cpu_fuzz) = measured(fuzz_rate(&id, span, jobs, waiting)).await?;
     let (after, cpu_after) = measured(raw_rate(&id, span, jobs)).await?;
     let raw = (before.0 + after.0) / 2.0;
     // The echo as the issue first measured it has tokio-tungstenite's defaults; one with the
@@ -67,6 +67,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         cpu_per_event * 1e6
     );
     println!("ratio fuzz/raw: {:.3}", fuzz / raw);
+    // Context for the ratio: a fuzzed event is answered by more than one message (HAIP ~1.4,
+    // HPD a streamed turn of ~6), where the peer's message comes back once. Counting every
+    // message either way crosses the transport (handshakes included), against the peer's two
+    // per message (there and back; for HPD the POST and its one SSE event).
+    println!(
+        "messages carried either way: fuzzing {carried:.0}/s, peer {:.0}/s; ratio {:.3}",
+        2.0 * raw,
+        carried / (2.0 * raw)
+    );
     if let Some(((rate, messages), cpu)) = tuned {
         println!(
             "{what} with wireprobe's read buffer: {rate:.0} messages/s, {:.1} µs CPU per message; ratio fuzz/that: {:.3}",
@@ -82,9 +91,9 @@ type Rate = (f64, f64);
 
 /// What `work` measures and the CPU seconds this process spent on it (every thread: the peer's
 /// server and client, or the fuzzer and the reference target).
-async fn measured(
-    work: impl std::future::Future<Output = Result<Rate, Box<dyn std::error::Error>>>,
-) -> Result<(Rate, f64), Box<dyn std::error::Error>> {
+async fn measured<T>(
+    work: impl std::future::Future<Output = Result<T, Box<dyn std::error::Error>>>,
+) -> Result<(T, f64), Box<dyn std::error::Error>> {
     let start = cpu_seconds();
     let rate = work.await?;
     Ok((rate, cpu_seconds() - start))
@@ -115,14 +124,15 @@ async fn raw_rate(
     Ok((rate, rate * span.as_secs_f64()))
 }
 
-/// Events per second the fuzz engine sends to the reference target of `id`, and every event
-/// it sent (the runs that finished after the span too).
+/// Events per second the fuzz engine sends to the reference target of `id` and every event
+/// it sent (the runs that finished after the span too), and the messages per second its
+/// transport carried either way.
 async fn fuzz_rate(
     id: &str,
     span: Duration,
     jobs: usize,
     waiting: usize,
-) -> Result<Rate, Box<dyn std::error::Error>> {
+) -> Result<(Rate, f64), Box<dyn std::error::Error>> {
     let any = SocketAddr::from(([127, 0, 0, 1], 0));
     let target = reference::start(id, any, &ServeOptions::default()).await?;
     let p = protocol::get(id).ok_or("not registered")?;
@@ -144,11 +154,15 @@ async fn fuzz_rate(
     // still going at its end finish afterwards (a 500 ms wait for REPLAY_REQUEST, a 2 s step
     // timeout), and that tail, idle but for a few runs, is not the fuzzer's rate.
     let started = Instant::now();
-    let mut within = 0u64;
+    let (mut within, mut carried_within) = (0u64, 0u64);
     let outcome = engine::fuzz(p, &cfg, &run_cfg, &mut |progress| {
-        if let engine::Progress::Run { events, .. } = progress {
+        if let engine::Progress::Run {
+            events, carried, ..
+        } = progress
+        {
             if started.elapsed() <= span {
                 within += events as u64;
+                carried_within += carried as u64;
             }
         }
     })
@@ -156,7 +170,11 @@ async fn fuzz_rate(
     if let Some(f) = outcome.finding {
         return Err(format!("the correct reference failed: {}", f.failure.message).into());
     }
-    Ok((within as f64 / span.as_secs_f64(), outcome.events as f64))
+    let secs = span.as_secs_f64();
+    Ok((
+        (within as f64 / secs, outcome.events as f64),
+        carried_within as f64 / secs,
+    ))
 }
 
 /// Messages per second echoed by a bare tokio-tungstenite server, `jobs` connections each

@@ -158,6 +158,9 @@ pub enum Progress {
         run: u64,
         failed: bool,
         events: usize,
+        /// Messages the run's transport carried, both ways: what it sent (handshakes
+        /// included) and what the target sent back.
+        carried: usize,
     },
     /// Shrinking tried a smaller sequence.
     Shrink { steps: usize, still_fails: bool },
@@ -316,6 +319,7 @@ pub async fn fuzz(
             run,
             failed: ran.failed.is_some(),
             events: ran.sends,
+            carried: ran.carried,
         });
         match ran.failed {
             Some((case, result, failure))
@@ -403,6 +407,7 @@ struct Ran {
     run: u64,
     id: String,
     sends: usize,
+    carried: usize,
     verdict: Verdict,
     message: String,
     failed: Option<(Case, CaseResult, Failure)>,
@@ -429,6 +434,7 @@ impl Job {
             Ran {
                 run,
                 sends: sends(&case),
+                carried: carried(&result),
                 verdict: result.verdict,
                 message: result.message.clone(),
                 failed: failure.map(|f| (case, result, f)),
@@ -441,6 +447,7 @@ impl Job {
                 run,
                 id,
                 sends: 0,
+                carried: 0,
                 verdict: Verdict::Error,
                 message: runner::task_failed(&e),
                 failed: None,
@@ -493,6 +500,15 @@ async fn shrink(
         }
     }
     best
+}
+
+/// How many messages a run's transcript shows on the wire, either way.
+fn carried(result: &CaseResult) -> usize {
+    result
+        .transcript
+        .iter()
+        .filter(|e| e.record.was_sent())
+        .count()
 }
 
 /// How many frames a case sends.
