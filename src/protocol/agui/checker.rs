@@ -8,7 +8,6 @@ use super::{http, identity, lifecycle, patches, steps, streams, subagents, tools
 use crate::protocol::{Checker, Observed};
 use crate::rules::Violation;
 use crate::transcript::Direction;
-use crate::transport::Body;
 use serde_json::Value;
 
 /// Checks AG-UI exchanges (wireprobe is the client; the agent is judged).
@@ -34,11 +33,9 @@ impl Checker for AguiChecker {
             // not, rather than as a POST: AG-UI's inputs all go by POST, so it is an exchange
             // all the same, answered in its turn. Left out, every answer after it was paired
             // with the POST after its own once answers lagged behind the POSTs.
-            (Direction::Client, Observed::Event(event, _)) => {
-                http::posted(conv, &Body::Json(event.clone()), &[])
-            }
+            (Direction::Client, Observed::Event(event, _)) => http::posted_raw(conv, Some(event)),
             (Direction::Client, Observed::Garbage(_) | Observed::Binary(_)) => {
-                http::posted(conv, &Body::Empty, &[])
+                http::posted_raw(conv, None)
             }
             (Direction::Client, _) => {}
             (Direction::Server, Observed::Http(answer)) => http::answered(conv, answer, out),

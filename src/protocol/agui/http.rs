@@ -17,29 +17,51 @@ const MAX_QUEUED: usize = 1024;
 /// wireprobe POSTed `body` with `headers`: an exchange whose answer comes after the answers
 /// of the POSTs before it.
 pub fn posted(conv: &mut Conversation, body: &Body, headers: &[(String, String)]) {
+    // Past the cap nothing is kept, so nothing is read: judging an input against the schema
+    // is most of the work here.
+    if conv.queued.len() >= MAX_QUEUED {
+        return;
+    }
     let input = match body.json() {
         Ok(value) => input_of(&value),
-        Err(_) => Input {
-            standing: Standing::Malformed,
-            state: Value::Object(Default::default()),
-            ..Input::default()
-        },
+        Err(_) => malformed(),
     };
     let proto_admitted = headers
         .iter()
         .filter(|(name, _)| name.eq_ignore_ascii_case("accept"))
         .any(|(_, value)| admits_proto(value));
-    if conv.queued.len() < MAX_QUEUED {
-        conv.queued.push_back(Answer {
-            input,
-            proto_admitted,
-            status: None,
-            streamed: false,
-            runs: Vec::new(),
-            requested: None,
-            broken_judged: false,
-        });
+    queue(conv, input, proto_admitted);
+}
+
+/// wireprobe POSTed a body as exact bytes (a fuzzed input, recorded as what it was rather
+/// than as a POST): `json` is the JSON it held, `None` when it was not JSON.
+pub fn posted_raw(conv: &mut Conversation, json: Option<&Value>) {
+    if conv.queued.len() >= MAX_QUEUED {
+        return;
     }
+    queue(conv, json.map_or_else(malformed, input_of), false);
+}
+
+/// An input that is not JSON.
+fn malformed() -> Input {
+    Input {
+        standing: Standing::Malformed,
+        state: Value::Object(Default::default()),
+        ..Input::default()
+    }
+}
+
+/// Queues the exchange of `input` for its answer.
+fn queue(conv: &mut Conversation, input: Input, proto_admitted: bool) {
+    conv.queued.push_back(Answer {
+        input,
+        proto_admitted,
+        status: None,
+        streamed: false,
+        runs: Vec::new(),
+        requested: None,
+        broken_judged: false,
+    });
 }
 
 /// The answer to the oldest exchange not answered yet begins: it becomes the one judged.
