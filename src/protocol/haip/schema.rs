@@ -1,6 +1,7 @@
 //! The spec's draft-07 envelope schema, compiled once, and the mapping from a schema error to
 //! the rule it breaks.
 
+use super::model;
 use crate::protocol::json;
 use crate::rules::Violation;
 use serde_json::Value;
@@ -74,7 +75,7 @@ impl Schema {
         if self.validator.is_valid(event) {
             return;
         }
-        let ty = event_type(event);
+        let ty = model::event_type(event).unwrap_or("");
         let first = out.len();
         for error in self.validator.iter_errors(event) {
             out.push(violation(&error, ty));
@@ -102,7 +103,7 @@ impl Schema {
         match self.validator.validate(event) {
             Ok(()) => None,
             Err(error) if error.kind().keyword() != "additionalProperties" => {
-                Some(violation(&error, event_type(event)))
+                Some(violation(&error, model::event_type(event).unwrap_or("")))
             }
             Err(_) => {
                 let mut problems = Vec::new();
@@ -155,11 +156,6 @@ impl Schema {
     pub fn is_event_type(&self, ty: &str) -> bool {
         self.payload_fields.contains_key(ty)
     }
-}
-
-/// `event`'s type, or "" when it names none.
-fn event_type(event: &Value) -> &str {
-    event.get("type").and_then(Value::as_str).unwrap_or("")
 }
 
 /// The violation a schema error of an event of type `ty` stands for.
