@@ -108,10 +108,16 @@ pub fn map_strings(v: &Value, f: &impl Fn(&str) -> String) -> Value {
 /// True when a string in `v` holds `${` (a template to fill in, or an escaped `$${`); object
 /// keys are never filled in.
 pub fn mentions_template(v: &Value) -> bool {
+    mentions(v, "${")
+}
+
+/// True when a string in `v` (not an object key) holds `needle`: whether [`map_strings`]
+/// would change anything replacing it.
+pub fn mentions(v: &Value, needle: &str) -> bool {
     match v {
-        Value::String(s) => s.contains("${"),
-        Value::Array(items) => items.iter().any(mentions_template),
-        Value::Object(map) => map.values().any(mentions_template),
+        Value::String(s) => s.contains(needle),
+        Value::Array(items) => items.iter().any(|x| mentions(x, needle)),
+        Value::Object(map) => map.values().any(|x| mentions(x, needle)),
         _ => false,
     }
 }

@@ -406,15 +406,7 @@ fn probe_steps(probe: &Probe, rule: &str, scenario: bool, tag: usize) -> Vec<Ste
 /// `value` with [`PROBE_ID`] in its strings replaced by `with`: a copy when none holds it (a
 /// copy keeps each object's table, where rebuilding one hashes every key again).
 fn numbered(value: &Value, with: &str) -> Value {
-    fn mentions(v: &Value) -> bool {
-        match v {
-            Value::String(s) => s.contains(PROBE_ID),
-            Value::Array(items) => items.iter().any(mentions),
-            Value::Object(map) => map.values().any(mentions),
-            _ => false,
-        }
-    }
-    match mentions(value) {
+    match matcher::mentions(value, PROBE_ID) {
         true => matcher::map_strings(value, &|s| s.replace(PROBE_ID, with)),
         false => value.clone(),
     }
