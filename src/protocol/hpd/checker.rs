@@ -55,12 +55,12 @@ pub(crate) enum Sent {
 /// Classifies an envelope a client sends (the body of a POST to `route`, or a WebSocket frame
 /// that would go there): the checker's reading of what the agent must refuse, and the
 /// fuzzer's validator.
-pub(crate) fn classify(body: Result<Value, String>, route: &str) -> Sent {
+pub(crate) fn classify(body: Result<&Value, String>, route: &str) -> Sent {
     let body = match body {
         Ok(v) => v,
         Err(why) => return Sent::Invalid(why),
     };
-    let Value::Object(m) = &body else {
+    let Value::Object(m) = body else {
         return Sent::Invalid("the body is JSON but not an object".into());
     };
     let kind = match m.get("type") {
@@ -77,7 +77,7 @@ pub(crate) fn classify(body: Result<Value, String>, route: &str) -> Sent {
         // Any fault our validator finds in an input, or a field of its type missing, leaves
         // the agent free to refuse it or take it.
         let mut found = Vec::new();
-        validate::envelope(&body, &mut found);
+        validate::envelope(body, &mut found);
         let missing = known.fields.iter().any(|(name, _)| !m.contains_key(*name));
         return if found.is_empty() && !missing {
             Sent::Input
@@ -156,7 +156,8 @@ impl HpdChecker {
         self.client_broken = false;
         let expected = match path {
             INPUTS_ROUTE | RESPONSES_ROUTE => {
-                let sent = classify(body.json().map_err(str::to_owned), path);
+                let body = body.json();
+                let sent = classify(body.as_deref().map_err(|e| (*e).to_owned()), path);
                 self.client_sent(sent)
             }
             INTERRUPT_ROUTE => self.client_sent(Sent::Interrupt),
@@ -171,13 +172,13 @@ impl HpdChecker {
                 .get("type")
                 .and_then(Value::as_str)
                 .map_or(INPUTS_ROUTE, super::session::route_of);
-            let sent = classify(Ok(event.clone()), route);
+            let sent = classify(Ok(event), route);
             if let Expected::BadRequest(why) = self.client_sent(sent) {
                 self.close_after(1007, "HPD-IN-002", why);
             }
         } else {
             // A frame sent as it is: the SSE transport posts it to the inputs route.
-            let sent = classify(Ok(event.clone()), INPUTS_ROUTE);
+            let sent = classify(Ok(event), INPUTS_ROUTE);
             let expected = self.client_sent(sent);
             self.await_answer(expected);
         }

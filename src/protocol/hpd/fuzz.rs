@@ -147,14 +147,16 @@ impl FuzzProfile for HpdFuzz {
                     .get("type")
                     .and_then(Value::as_str)
                     .map_or(INPUTS_ROUTE, route_of);
-                (Ok(e.clone()), route)
+                (Ok(std::borrow::Cow::Borrowed(e)), route)
             }
             Input::Raw(bytes) => (
-                serde_json::from_slice(bytes).map_err(|_| "not JSON".to_owned()),
+                serde_json::from_slice(bytes)
+                    .map(std::borrow::Cow::Owned)
+                    .map_err(|_| "not JSON".to_owned()),
                 INPUTS_ROUTE,
             ),
         };
-        match classify(body, route) {
+        match classify(body.as_deref().map_err(Clone::clone), route) {
             Sent::Invalid(_) => vec![BAD],
             _ => Vec::new(),
         }

@@ -40,7 +40,10 @@ impl Responder for HpdResponder {
             return 202;
         }
         let parsed = serde_json::from_slice::<Value>(body).map_err(|_| "not JSON".to_owned());
-        match (classify(parsed, route), route) {
+        match (
+            classify(parsed.as_ref().map_err(Clone::clone), route),
+            route,
+        ) {
             (Sent::Invalid(_), _) => 400,
             (Sent::Input | Sent::Doubtful, INPUTS_ROUTE) => 202,
             (Sent::Interrupt, INTERRUPT_ROUTE) => 202,
