@@ -422,11 +422,38 @@ pub fn merge(base: &mut Value, patch: &Value) {
             for (k, v) in p {
                 if v.as_str() == Some(OMIT) {
                     b.remove(k);
+                } else if let Some(slot) = b.get_mut(k) {
+                    merge(slot, v);
                 } else {
-                    merge(b.entry(k.clone()).or_insert(Value::Null), v);
+                    // Onto nothing, a patch is itself (omissions and all, as merging it onto
+                    // null made it): no key copied to look up one that is not there.
+                    b.insert(k.clone(), v.clone());
                 }
             }
         }
         (b, p) => *b = p.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_merge_patches_key_by_key_and_omits_what_it_names() {
+        let mut base = json!({"id": "a", "type": "X", "payload": {"keep": 1, "drop": 2}, "n": 1});
+        let patch = json!({"type": "Y", "payload": {"drop": OMIT, "add": [1]}, "n": {"m": 2},
+            "new": {"inner": OMIT}, "id": OMIT});
+        merge(&mut base, &patch);
+        // A new key comes last, as it was written (an omission inside it is not applied:
+        // there was nothing there to remove); a removed one takes the last key's place.
+        assert_eq!(
+            serde_json::to_string(&base).expect("serializes"),
+            r#"{"new":{"inner":"$omit"},"type":"Y","payload":{"keep":1,"add":[1]},"n":{"m":2}}"#
+        );
+        let mut empty = json!({});
+        merge(&mut empty, &json!({"b": 1, "a": {"c": 2}}));
+        assert_eq!(empty.to_string(), r#"{"b":1,"a":{"c":2}}"#);
     }
 }
