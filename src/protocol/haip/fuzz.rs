@@ -78,15 +78,7 @@ fn action() -> impl Strategy<Value = Vec<(&'static str, Value)>> {
 pub(super) fn envelopes(actions: Vec<Vec<(&'static str, Value)>>, seed: u64) -> Vec<Value> {
     let mut rng = Rng::new(seed);
     let session_id = uuid_from(&mut rng);
-    let handshake: Vec<Value> = HaipSession::new()
-        .handshake(None, false)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|frame| match frame {
-            Frame::Text(text) => serde_json::from_str(text).ok(),
-            _ => None,
-        })
-        .collect();
+    let handshake = client_handshake().to_vec();
     // Numbered on from the handshake, as the client's session numbers what it sends (nothing
     // is delivered to it here, so nothing is acknowledged).
     let mut seq = handshake
@@ -139,6 +131,23 @@ pub(super) fn envelopes(actions: Vec<Vec<(&'static str, Value)>>, seed: u64) -> 
         )));
     }
     events
+}
+
+/// The HAI a client session opens with, built once per process: a run's sequence starts with
+/// it, its id, session and ts drawn for the run.
+fn client_handshake() -> &'static [Value] {
+    static HANDSHAKE: std::sync::OnceLock<Vec<Value>> = std::sync::OnceLock::new();
+    HANDSHAKE.get_or_init(|| {
+        HaipSession::new()
+            .handshake(None, false)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|frame| match frame {
+                Frame::Text(text) => serde_json::from_str(text).ok(),
+                _ => None,
+            })
+            .collect()
+    })
 }
 
 const MALFORMED: Answer = Answer::Error(None);
