@@ -7,6 +7,8 @@
 //!
 //! Usage: fuzz_bench [SECONDS] [JOBS] [haip|hpd] [WAITING (`fuzz --waiting`, default 0)]
 
+#[path = "shared/cpu.rs"]
+mod cpu;
 #[path = "shared/echo.rs"]
 mod echo;
 #[path = "shared/sse_echo.rs"]
@@ -17,6 +19,7 @@ mod sse_echo;
 #[global_allocator]
 static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
+use cpu::cpu_seconds;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 use wireprobe::fuzz::engine::{self, FuzzConfig};
@@ -97,18 +100,6 @@ async fn measured<T>(
     let start = cpu_seconds();
     let rate = work.await?;
     Ok((rate, cpu_seconds() - start))
-}
-
-/// User and system CPU seconds of this process so far.
-fn cpu_seconds() -> f64 {
-    // SAFETY: getrusage writes into the zeroed struct it is given and reads nothing else.
-    let usage = unsafe {
-        let mut usage: libc::rusage = std::mem::zeroed();
-        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
-        usage
-    };
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    secs(usage.ru_utime) + secs(usage.ru_stime)
 }
 
 /// The peer's rate for `id`'s transport.
