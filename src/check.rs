@@ -44,17 +44,17 @@ pub struct CheckSummary {
     pub bad_line_count: u64,
 }
 
-/// A transcript line with its event left as raw JSON, so a profile's fast path can judge it
-/// without building a `Value`. An event is `event` (or `frame`, as a report's transcript has
+/// A transcript line in any other shape than the one wireprobe writes (which
+/// [`plain_event_line`] reads). An event is `event` (or `frame`, as a report's transcript has
 /// it), with the SSE fields it came with; an observation is `observed` (see
 /// [`crate::transcript::Observation`]). The event is the side's JSON whatever keys it holds.
 #[derive(Deserialize)]
-struct TranscriptLine<'a> {
+struct TranscriptLine {
     from: Direction,
     #[serde(default)]
     at_ms: u64,
-    #[serde(default, alias = "frame", borrow)]
-    event: Option<&'a serde_json::value::RawValue>,
+    #[serde(default, alias = "frame")]
+    event: Option<Value>,
     #[serde(default)]
     sse: Option<SseMeta>,
     #[serde(default)]
@@ -149,24 +149,10 @@ pub fn check_stream<R: BufRead>(
         let (from, at_ms, frame) = match serde_json::from_slice::<TranscriptLine>(&buf) {
             Ok(t) => {
                 match (t.event, t.observed) {
-                    (Some(raw), None) => {
+                    (Some(event), None) => {
                         summary.events += 1;
-                        let fast = !refused
-                            && t.sse.is_none()
-                            && judge.observe_raw(t.from, t.at_ms, raw.get(), &mut out);
-                        if !fast {
-                            match serde_json::from_str::<Value>(raw.get()) {
-                                Ok(event) => {
-                                    let seen = Observed::Event(&event, t.sse.as_ref());
-                                    judge.observe(t.from, t.at_ms, seen, &mut out)
-                                }
-                                Err(e) => bad_line(
-                                    &mut summary,
-                                    line_no,
-                                    format!("event is not JSON: {e}"),
-                                ),
-                            }
-                        }
+                        let seen = Observed::Event(&event, t.sse.as_ref());
+                        judge.observe(t.from, t.at_ms, seen, &mut out)
                     }
                     (None, Some(observation)) => {
                         let seen = Record::Observed(observation);
@@ -567,5 +553,43 @@ mod tests {
         }
         assert!(in_full.len() >= 2, "{in_full:?}");
         assert_eq!(plainly, in_full);
+    }
+
+    /// serde_json's `raw_value` feature reads an object whose key is its private token as the
+    /// JSON text the key holds: a target could pass off a valid message it never sent. Built
+    /// without it, that object is what it is, and judged as such in every form a line takes.
+    #[test]
+    fn an_object_is_not_read_as_the_json_a_string_in_it_holds() {
+        let haip = crate::protocol::get("haip").expect("haip");
+        let events = include_str!("../corpus/haip/valid/gen-sequence.ndjson");
+        let last = events.lines().last().expect("an event");
+        let disguised = format!(
+            "{{\"$serde_json::private::RawValue\":{}}}",
+            Value::String(last.to_owned())
+        );
+        let read: Value = serde_json::from_str(&disguised).expect("JSON");
+        assert_eq!(
+            read.as_object()
+                .map(|m| m.keys().map(String::as_str).collect::<Vec<_>>()),
+            Some(vec!["$serde_json::private::RawValue"])
+        );
+        let body: String = events.lines().collect::<Vec<_>>().join("\n");
+        let findings = |text: String, bare: Option<Direction>| {
+            let s = check_stream(haip, text.as_bytes(), bare, |_| {}).expect("reads");
+            s.findings.iter().map(|f| f.line).collect::<Vec<_>>()
+        };
+        let n = events.lines().count() as u64 + 1;
+        // Each event sent by the client, then the disguised one by the server.
+        let as_lines = |line: &dyn Fn(&str, &str) -> String| {
+            let mut text: Vec<String> = events.lines().map(|e| line("client", e)).collect();
+            text.push(line("server", &disguised));
+            text.join("\n")
+        };
+        let plain = as_lines(&|from, e| format!(r#"{{"from":"{from}","at_ms":0,"event":{e}}}"#));
+        let other = as_lines(&|from, e| format!(r#"{{"event":{e},"from":"{from}"}}"#));
+        assert!(findings(plain, None).contains(&n));
+        assert!(findings(other, None).contains(&n));
+        let bare = format!("{body}\n{disguised}");
+        assert!(findings(bare, Some(Direction::Server)).contains(&n));
     }
 }

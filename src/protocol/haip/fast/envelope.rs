@@ -1,11 +1,11 @@
 //! A message's envelope read in one pass: its fields borrowed from the input, and its payload
 //! read straight as its type's struct when `type` came before it (as senders write it). A
-//! payload that came first is kept as `P` (its text, or nothing for a tree that still holds
-//! it) and read once the type is known.
+//! payload that came first is skipped (`P`) and read once the type is known: from the tree
+//! that still holds it, or by reading the text again ([`OfType`]).
 
 use super::payloads::{Typed, TypedSeed};
 use super::read::AnyStr;
-use serde::de::{Error as _, MapAccess, Visitor};
+use serde::de::{DeserializeSeed, Error as _, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use std::marker::PhantomData;
 
@@ -61,11 +61,34 @@ const FIELDS: &[&str] = &[
 impl<'de, P: Deserialize<'de>> Deserialize<'de> for Message<'de, P> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         // A map only: an array of the fields' values is no message.
-        d.deserialize_map(Fields(PhantomData))
+        d.deserialize_map(Fields {
+            known: None,
+            later: PhantomData,
+        })
     }
 }
 
-struct Fields<P>(PhantomData<P>);
+/// A message read again once its type is known (its payload came before `type` the first
+/// time): the payload is read as that type's struct wherever it stands. The type read this
+/// time must be the one given.
+pub(super) struct OfType<'a>(pub(super) &'a str);
+
+impl<'de> DeserializeSeed<'de> for OfType<'de> {
+    type Value = Message<'de, IgnoredAny>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(Fields {
+            known: Some(self.0),
+            later: PhantomData,
+        })
+    }
+}
+
+struct Fields<'a, P> {
+    /// The message's type, when it is known before reading it.
+    known: Option<&'a str>,
+    later: PhantomData<P>,
+}
 
 /// Puts the first value of a field; a second is an error (the schema would see only one).
 fn once<T, E: serde::de::Error>(
@@ -79,7 +102,7 @@ fn once<T, E: serde::de::Error>(
     }
 }
 
-impl<'de, P: Deserialize<'de>> Visitor<'de> for Fields<P> {
+impl<'de, P: Deserialize<'de>> Visitor<'de> for Fields<'de, P> {
     type Value = Message<'de, P>;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -108,7 +131,7 @@ impl<'de, P: Deserialize<'de>> Visitor<'de> for Fields<P> {
                 "run_id" => once(&mut run_id, map.next_value()?, "run_id")?,
                 "thread_id" => once(&mut thread_id, map.next_value()?, "thread_id")?,
                 "payload" => {
-                    let read = match ty {
+                    let read = match ty.or(self.known) {
                         Some(t) => Body::Typed(map.next_value_seed(TypedSeed(t))?),
                         None => Body::Later(map.next_value()?),
                     };
@@ -116,6 +139,9 @@ impl<'de, P: Deserialize<'de>> Visitor<'de> for Fields<P> {
                 }
                 other => return Err(A::Error::unknown_field(other, FIELDS)),
             }
+        }
+        if self.known.is_some_and(|known| ty != Some(known)) {
+            return Err(A::Error::custom("the type is not the one read before"));
         }
         let head = Head {
             id: id.ok_or_else(|| A::Error::missing_field("id"))?,

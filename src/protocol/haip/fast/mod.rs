@@ -15,12 +15,11 @@ mod read;
 
 use super::facts::{Data, Facts};
 use super::model::{self, is_channel, is_uint64_str, is_uuid};
-use envelope::{Body, Head, Message};
+use envelope::{Body, Head, Message, OfType};
 use payloads::{Typed, TypedSeed};
 use read::Opt;
 use serde::de::{DeserializeSeed, IgnoredAny};
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::Value;
 
 /// `Some(())` when the optional value satisfies `ok`.
@@ -42,15 +41,21 @@ fn req<T: Copy>(v: &Opt<T>, ok: impl Fn(T) -> bool) -> Option<T> {
 /// The facts of `raw` and the session it names, when it is certainly a valid HAIP message;
 /// `None` when unsure.
 pub fn accept(raw: &str) -> Option<(Facts<'_>, &str)> {
-    let message: Message<'_, &RawValue> = serde_json::from_str(raw).ok()?;
-    let payload = match message.body {
-        Body::Typed(typed) => typed,
-        Body::Later(text) => {
-            let mut d = serde_json::Deserializer::from_str(text.get());
-            TypedSeed(message.head.ty).deserialize(&mut d).ok()?
+    let message: Message<'_, IgnoredAny> = serde_json::from_str(raw).ok()?;
+    let (head, payload) = match message.body {
+        Body::Typed(typed) => (message.head, typed),
+        // The payload came before the type (rarely: senders write the type first).
+        Body::Later(_) => {
+            let mut d = serde_json::Deserializer::from_str(raw);
+            let again = OfType(message.head.ty).deserialize(&mut d).ok()?;
+            d.end().ok()?;
+            match again.body {
+                Body::Typed(typed) => (again.head, typed),
+                Body::Later(_) => return None,
+            }
         }
     };
-    judge(message.head, payload)
+    judge(head, payload)
 }
 
 /// [`accept`] for a message a live run has already parsed: the same checks, read off the tree.
