@@ -55,10 +55,10 @@ pub(crate) enum Sent {
 /// Classifies an envelope a client sends (the body of a POST to `route`, or a WebSocket frame
 /// that would go there): the checker's reading of what the agent must refuse, and the
 /// fuzzer's validator.
-pub(crate) fn classify(body: Result<&Value, String>, route: &str) -> Sent {
+pub(crate) fn classify(body: Result<&Value, &str>, route: &str) -> Sent {
     let body = match body {
         Ok(v) => v,
-        Err(why) => return Sent::Invalid(why),
+        Err(why) => return Sent::Invalid(why.to_owned()),
     };
     let Value::Object(m) = body else {
         return Sent::Invalid("the body is JSON but not an object".into());
@@ -157,7 +157,7 @@ impl HpdChecker {
         let expected = match path {
             INPUTS_ROUTE | RESPONSES_ROUTE => {
                 let body = body.json();
-                let sent = classify(body.as_deref().map_err(|e| (*e).to_owned()), path);
+                let sent = classify(body.as_deref().map_err(|why| *why), path);
                 self.client_sent(sent)
             }
             INTERRUPT_ROUTE => self.client_sent(Sent::Interrupt),

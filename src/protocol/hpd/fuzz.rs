@@ -152,11 +152,11 @@ impl FuzzProfile for HpdFuzz {
             Input::Raw(bytes) => (
                 serde_json::from_slice(bytes)
                     .map(std::borrow::Cow::Owned)
-                    .map_err(|_| "not JSON".to_owned()),
+                    .map_err(|_| "not JSON"),
                 INPUTS_ROUTE,
             ),
         };
-        match classify(body.as_deref().map_err(Clone::clone), route) {
+        match classify(body.as_deref().map_err(|why| *why), route) {
             Sent::Invalid(_) => vec![BAD],
             _ => Vec::new(),
         }

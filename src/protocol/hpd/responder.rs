@@ -39,11 +39,8 @@ impl Responder for HpdResponder {
         if route == INTERRUPT_ROUTE && body.iter().all(u8::is_ascii_whitespace) {
             return 202;
         }
-        let parsed = serde_json::from_slice::<Value>(body).map_err(|_| "not JSON".to_owned());
-        match (
-            classify(parsed.as_ref().map_err(Clone::clone), route),
-            route,
-        ) {
+        let parsed = serde_json::from_slice::<Value>(body).map_err(|_| "not JSON");
+        match (classify(parsed.as_ref().map_err(|why| *why), route), route) {
             (Sent::Invalid(_), _) => 400,
             (Sent::Input | Sent::Doubtful, INPUTS_ROUTE) => 202,
             (Sent::Interrupt, INTERRUPT_ROUTE) => 202,
