@@ -130,7 +130,11 @@ fn holds(s: &str, needle: &str) -> bool {
     let Some((&first, rest)) = needle.split_first() else {
         return true;
     };
-    memchr::memchr_iter(first, haystack).any(|at| haystack[at + 1..].starts_with(rest))
+    memchr::memchr_iter(first, haystack).any(|at| {
+        haystack
+            .get(at + 1..)
+            .is_some_and(|after| after.starts_with(rest))
+    })
 }
 
 /// `v` with every `${i}` replaced by `i` first, so a repeated send can name things per
