@@ -179,15 +179,11 @@ impl FuzzProfile for AguiFuzz {
     }
 
     fn input_violations(&self, input: &Input) -> Vec<&'static str> {
-        let body = match input {
-            Input::Event(e) => e.clone(),
-            Input::Raw(bytes) => match serde_json::from_slice(bytes) {
-                Ok(v) => v,
-                Err(_) => return vec![MALFORMED],
-            },
+        let Some(body) = crate::fuzz::input_json(input) else {
+            return vec![MALFORMED];
         };
         // What the session sends: `$omit` leaves a member out; the rest it fills.
-        let mut sent = body;
+        let mut sent = body.into_owned();
         if let (Value::Object(m), Input::Event(_)) = (&mut sent, input) {
             let omitted: Vec<String> = m
                 .iter()

@@ -141,22 +141,16 @@ impl FuzzProfile for HpdFuzz {
     }
 
     fn input_violations(&self, input: &Input) -> Vec<&'static str> {
-        let (body, route) = match input {
-            Input::Event(e) => {
-                let route = e
-                    .get("type")
-                    .and_then(Value::as_str)
-                    .map_or(INPUTS_ROUTE, route_of);
-                (Ok(std::borrow::Cow::Borrowed(e)), route)
-            }
-            Input::Raw(bytes) => (
-                serde_json::from_slice(bytes)
-                    .map(std::borrow::Cow::Owned)
-                    .map_err(|_| "not JSON"),
-                INPUTS_ROUTE,
-            ),
+        // An event goes to its type's route; bytes as they are, to the inputs route.
+        let route = match input {
+            Input::Event(e) => e
+                .get("type")
+                .and_then(Value::as_str)
+                .map_or(INPUTS_ROUTE, route_of),
+            Input::Raw(_) => INPUTS_ROUTE,
         };
-        match classify(body.as_deref().map_err(|why| *why), route) {
+        let body = crate::fuzz::input_json(input);
+        match classify(body.as_deref().ok_or("not JSON"), route) {
             Sent::Invalid(_) => vec![BAD],
             _ => Vec::new(),
         }

@@ -229,12 +229,8 @@ static EXECUTOR_MUTATORS: LazyLock<Vec<Mutator>> = LazyLock::new(|| {
 /// on its own: what ties events together is the checker's). Generated
 /// events are whole envelopes, sent as they are (see [`live`]).
 fn violations(input: &Input) -> Vec<&'static str> {
-    let event = match input {
-        Input::Event(e) => e.clone(),
-        Input::Raw(bytes) => match serde_json::from_slice::<Value>(bytes) {
-            Ok(v) => v,
-            Err(_) => return vec![ENVELOPE],
-        },
+    let Some(event) = crate::fuzz::input_json(input) else {
+        return vec![ENVELOPE];
     };
     let mut out = Vec::new();
     check_event(&event, &mut out);
