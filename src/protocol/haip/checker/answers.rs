@@ -2,7 +2,7 @@
 //! formed (so the checker takes it into account), HAIP-ERR-004 (an ERROR claiming a violation
 //! for a message that broke no rule) and HAIP-ERR-003 (error codes the spec names).
 
-use super::HaipChecker;
+use super::{side, HaipChecker};
 use crate::protocol::haip::facts::Facts;
 use crate::protocol::haip::model::{self, KNOWN_ERROR_CODES};
 use crate::rules::{self, Violation};
@@ -43,6 +43,7 @@ impl HaipChecker {
     /// After a client message: remembers whether it broke no must (`found` holds what the
     /// checker found in it).
     pub(super) fn client_message_judged(&mut self, f: &Facts<'_>, found: &[Violation]) {
+        let within_credit = self.within_strictest_credit(side(Direction::Client), f);
         let valid = self.well_formed
             && !found
                 .iter()
@@ -53,8 +54,12 @@ impl HaipChecker {
         }
         if let Some(id) = f.id {
             self.valid_client_ids.insert(id);
+            if !within_credit {
+                self.credit_open_ids.insert(id);
+            }
         }
         self.last_valid_client_seq = f.seq;
+        self.last_valid_client_credit_open = !within_credit;
     }
 
     /// The client's item was broken (malformed, not a message, a binary frame nothing
@@ -82,6 +87,15 @@ impl HaipChecker {
         let Some(code) = f.code.filter(|c| VIOLATION_CODES.contains(c)) else {
             return;
         };
+        // What consumes credit is open (ERRATA item 9): the claim is false only for a message
+        // within its credit however the target counted.
+        let credit_open = match f.related_id {
+            Some(id) => self.credit_open_ids.contains(id),
+            None => self.last_valid_client_credit_open,
+        };
+        if code == "FLOW_CONTROL_VIOLATION" && credit_open {
+            return;
+        }
         let answered = match f.related_id {
             Some(id) => self
                 .valid_client_ids
@@ -197,6 +211,53 @@ mod tests {
             json!({"ack": "3"}),
         );
         assert_eq!(late, NONE);
+    }
+
+    fn credit(messages: u64) -> serde_json::Value {
+        json!({"capabilities": {"flow_control": {"initial_credit_messages": messages}}})
+    }
+
+    /// The client sends a text start on USER with this id; `well_formed` false breaks its
+    /// message_id.
+    fn user_text(talk: &mut Talk, id: &str, well_formed: bool) -> Vec<&'static str> {
+        let message_id = if well_formed { uuid() } else { "m1".into() };
+        let payload = json!({"message_id": message_id, "author": "user", "text": "hi"});
+        talk.send_with(Client, "TEXT_MESSAGE_START", payload, json!({"id": id}))
+    }
+
+    fn flow_violation(related: &str) -> serde_json::Value {
+        json!({"code": "FLOW_CONTROL_VIOLATION", "message": "m", "related_id": related})
+    }
+
+    /// Every message past the credit is one the ERROR may answer, not only the first (found
+    /// by the fuzzer: the reference refused the 66th message of 64 credit, and the checker
+    /// called that a false claim).
+    #[test]
+    fn a_flow_violation_claimed_past_the_credit_is_its_answer() {
+        let mut talk = Talk::open_with(json!({}), credit(1));
+        let ids: Vec<String> = (0..3).map(|_| uuid()).collect();
+        for id in &ids {
+            user_text(&mut talk, id, true);
+        }
+        for id in &ids[1..] {
+            assert_eq!(talk.send(Server, "ERROR", flow_violation(id)), NONE);
+        }
+    }
+
+    /// What consumes credit is open (ERRATA item 9): a target may count messages it refused.
+    /// The claim is false only when no way of counting puts the message past its credit.
+    #[test]
+    fn a_flow_violation_is_false_only_within_credit_however_counted() {
+        for (granted, claim_false) in [(2, false), (3, true)] {
+            let mut talk = Talk::open_with(json!({}), credit(granted));
+            user_text(&mut talk, &uuid(), false);
+            user_text(&mut talk, &uuid(), false);
+            let third = uuid();
+            assert_eq!(user_text(&mut talk, &third, true), NONE);
+            let found = talk.send(Server, "ERROR", flow_violation(&third));
+            let expected: &[&str] = if claim_false { &["HAIP-ERR-004"] } else { &[] };
+            assert_eq!(found, expected, "credit {granted}");
+        }
     }
 
     #[test]

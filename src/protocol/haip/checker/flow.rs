@@ -25,6 +25,16 @@ pub(super) struct Credit {
     bytes: Option<i64>,
 }
 
+/// Messages and media bytes one side sent on one channel, whatever they were, and what its
+/// peer's well-formed FLOW_UPDATEs granted there: the strictest reading of its credit.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Spent {
+    messages: u64,
+    bytes: u64,
+    granted_messages: u64,
+    granted_bytes: u64,
+}
+
 /// A count a HAI announced, as credit.
 fn as_credit(announced: Option<u64>) -> Option<i64> {
     announced.map(|v| v.min(i64::MAX as u64) as i64)
@@ -37,6 +47,9 @@ impl HaipChecker {
         let ty = f.ty;
         match (ty, f.payload_channel) {
             ("FLOW_UPDATE", Some(ch)) => {
+                if self.well_formed {
+                    self.strictest_grant(peer, ch, f);
+                }
                 let Some(credit) = self.credit_entry(peer, ch) else {
                     return;
                 };
@@ -89,9 +102,11 @@ impl HaipChecker {
         let Some(credit) = self.credit_entry(me, channel) else {
             return;
         };
+        // Every message past the credit breaks the rule, not only the first: each is one an
+        // ERROR FLOW_CONTROL_VIOLATION may answer (HAIP-ERR-004 holds valid messages only).
         if let Some(m) = credit.messages.as_mut() {
             *m -= 1;
-            if *m == -1 {
+            if *m < 0 {
                 out.push(Violation::new(
                     "HAIP-FLOW-001",
                     format!("sent {ty} on channel {channel:?} with no message credit left"),
@@ -99,9 +114,8 @@ impl HaipChecker {
             }
         }
         if let Some(b) = credit.bytes.as_mut() {
-            let before = *b;
             *b -= bytes as i64;
-            if before >= 0 && *b < 0 {
+            if bytes > 0 && *b < 0 {
                 out.push(Violation::new(
                     "HAIP-FLOW-001",
                     format!(
@@ -126,6 +140,55 @@ impl HaipChecker {
             widen(&mut credit.messages, hai.credit_messages);
             widen(&mut credit.bytes, hai.credit_bytes);
         }
+    }
+
+    /// Whether `sender`'s message (any message, valid or not) leaves it within its credit
+    /// however its receiver counts. What consumes credit is open (suites/haip/ERRATA.md item
+    /// 9), so under the strictest reading every message naming the channel takes one and its
+    /// media bytes take byte credit, against what the peer announced first in the session
+    /// (a resume's new announcement resets nothing) plus what its well-formed FLOW_UPDATEs
+    /// granted. Credit the peer never announced, or a channel past [`MAX_CHANNELS`], is open.
+    pub(super) fn within_strictest_credit(&mut self, sender: usize, f: &Facts<'_>) -> bool {
+        let Some(channel) = f.channel else {
+            return true;
+        };
+        let bytes = f.media_bytes().unwrap_or(0);
+        let first = self.senders[1 - sender].first_announced;
+        let Some(spent) = self.strictest_entry(sender, channel) else {
+            return false;
+        };
+        spent.messages = spent.messages.saturating_add(1);
+        spent.bytes = spent.bytes.saturating_add(bytes);
+        let within = |announced: Option<u64>, granted: u64, spent: u64| {
+            announced.is_some_and(|a| spent <= a.saturating_add(granted))
+        };
+        within(first.0, spent.granted_messages, spent.messages)
+            && (bytes == 0 || within(first.1, spent.granted_bytes, spent.bytes))
+    }
+
+    /// A well-formed FLOW_UPDATE's grant, in the strictest reading.
+    fn strictest_grant(&mut self, grantee: usize, channel: &str, f: &Facts<'_>) {
+        let Some(spent) = self.strictest_entry(grantee, channel) else {
+            return;
+        };
+        let positive = |add: Option<i64>| add.map_or(0, |a| a.max(0) as u64);
+        spent.granted_messages = spent
+            .granted_messages
+            .saturating_add(positive(f.add_messages));
+        spent.granted_bytes = spent.granted_bytes.saturating_add(positive(f.add_bytes));
+    }
+
+    /// What `sender` spent and was granted on `channel` in the strictest reading; `None` for a
+    /// new channel past [`MAX_CHANNELS`].
+    fn strictest_entry(&mut self, sender: usize, channel: &str) -> Option<&mut Spent> {
+        let spent = &mut self.senders[sender].strictest_credit;
+        if !spent.contains_key(channel) {
+            if spent.len() >= MAX_CHANNELS {
+                return None;
+            }
+            spent.insert(channel.to_owned(), Spent::default());
+        }
+        spent.get_mut(channel)
     }
 
     /// The credit `sender` has on `channel`, starting from what its peer announced; `None`
@@ -177,6 +240,20 @@ mod tests {
         let grant = json!({"channel": "AGENT", "add_messages": 2});
         assert_eq!(talk.send(Client, "FLOW_UPDATE", grant), NONE);
         assert_eq!(talk.send(Server, "TEXT_MESSAGE_START", text()), NONE);
+    }
+
+    /// Each message past the credit breaks the rule, not only the first: an ERROR
+    /// FLOW_CONTROL_VIOLATION may answer any of them.
+    #[test]
+    fn every_message_past_the_credit_breaks_it() {
+        let mut talk = Talk::open_with(credit(1), json!({}));
+        assert_eq!(talk.send(Server, "TEXT_MESSAGE_START", text()), NONE);
+        for _ in 0..3 {
+            assert_eq!(
+                talk.send(Server, "TEXT_MESSAGE_START", text()),
+                ["HAIP-FLOW-001"]
+            );
+        }
     }
 
     /// A target naming a new channel in every message grows nothing past the bound.

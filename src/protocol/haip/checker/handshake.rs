@@ -93,7 +93,11 @@ impl HaipChecker {
                 ));
             }
         }
-        self.senders[side(from)].announced = Some(hai.clone());
+        let sender = &mut self.senders[side(from)];
+        if sender.announced.is_none() {
+            sender.first_announced = (hai.credit_messages, hai.credit_bytes);
+        }
+        sender.announced = Some(hai.clone());
     }
 
     /// HAIP-VER-002: a message of a type the peer's HAI did not list in `accept_events`.

@@ -53,6 +53,11 @@ struct Sender {
     last_ack: Option<u64>,
     announced: Option<HaiFacts>,
     credit: HashMap<String, flow::Credit>,
+    /// Credit under the strictest reading of what consumes it (see `flow.rs`): every message
+    /// on the channel counted, a resume's new announcement not taken.
+    strictest_credit: HashMap<String, flow::Spent>,
+    /// The message and byte credit this side's first HAI in the session announced.
+    first_announced: (Option<u64>, Option<u64>),
     /// Channels the peer paused: channel -> (seq of the PAUSE, time it was seen).
     paused: HashMap<String, (u64, u64)>,
     /// Nonces of the peer's PINGs this side has not answered yet.
@@ -102,6 +107,10 @@ pub struct HaipChecker {
     /// the seq of its latest message when that one was valid.
     valid_client_ids: RecentSet<RECENT_IDS>,
     last_valid_client_seq: Option<u64>,
+    /// Valid client messages some reading of what consumes credit puts beyond it: an ERROR
+    /// FLOW_CONTROL_VIOLATION answering one is not judged false (suites/haip/ERRATA.md item 9).
+    credit_open_ids: RecentSet<RECENT_IDS>,
+    last_valid_client_credit_open: bool,
     /// Broken client messages no ERROR has answered yet.
     broken_unanswered: usize,
     /// The session UUID of the client's latest HAI: a message naming another is rejected.
