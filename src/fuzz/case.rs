@@ -334,6 +334,19 @@ fn oracle_steps(
             rule,
             scenario,
         } => vec![reply_step(patterns, rule, scenario)],
+        Oracle::ReplyUnlessRefused {
+            patterns,
+            rule,
+            refused,
+        } => vec![Step {
+            action: Expect {
+                otherwise: Patterns(refused),
+                otherwise_skips: true,
+                ..Expect::new(patterns, Times::Fixed(1), None)
+            }
+            .into(),
+            rule: Some(rule.to_owned()),
+        }],
         Oracle::Sync => sync_steps(profile, tag),
         Oracle::Restart => plain(restart(protocol)),
         Oracle::Unblock => plain(Unblock::default().into()),

@@ -28,8 +28,21 @@ fn fuzz_as(
     runs: u32,
     out: &Path,
 ) -> Option<String> {
+    fuzz_with(protocol, role, fault, &[], runs, out)
+}
+
+/// [`fuzz_as`] with more arguments (`--variant`, `--max-len`).
+fn fuzz_with(
+    protocol: &str,
+    role: Option<&str>,
+    fault: Option<&str>,
+    more: &[&str],
+    runs: u32,
+    out: &Path,
+) -> Option<String> {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_wireprobe"));
     cmd.args(["fuzz", protocol, "--target", "builtin", "--seed", SEED]);
+    cmd.args(more);
     if let Some(role) = role {
         cmd.args(["--role", role]);
     }
@@ -144,6 +157,13 @@ fn correct_references_give_no_finding() {
                     (protocol, fuzz(protocol, None, runs, dir.path()))
                 })
             });
+        // A target granting little credit: long runs spend it, and what it then refuses is
+        // not judged as ignored (a false TOOL-003 with seed 1 at run 120, before).
+        let little_credit = scope.spawn(|| {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let more = ["--variant", "little-credit", "--max-len", "50"];
+            fuzz_with("haip", None, None, &more, 150, dir.path())
+        });
         let uae = ["agent", "executor"].map(|role| {
             scope.spawn(move || {
                 let dir = tempfile::tempdir().expect("temp dir");
@@ -154,6 +174,8 @@ fn correct_references_give_no_finding() {
             let (protocol, finding) = run.join().expect("a fuzzing thread");
             assert_eq!(finding, None, "{protocol}");
         }
+        let finding = little_credit.join().expect("a fuzzing thread");
+        assert_eq!(finding, None, "haip --variant little-credit");
         for run in uae {
             let (role, finding) = run.join().expect("a fuzzing thread");
             assert_eq!(finding, None, "uae as {role}");

@@ -72,6 +72,25 @@ pub static MUTATORS: &[Mutator] = &[
     }),
 ];
 
+/// A message of ours the scenario must have taken, with an id of its own (`name` unique in the
+/// run), and the refusal naming it that ends the scenario as not reached: what consumes
+/// credit is open (suites/haip/ERRATA.md item 9), so a target counting more than we do, or a
+/// long run that spent the credit, may refuse it. The reply it is owed, unless so refused.
+fn taken(mut message: Value, name: &str, reply: Vec<Value>, rule: &'static str) -> [Oracle; 2] {
+    let id = format!("${{uuid:{name}}}");
+    message["id"] = json!(id);
+    let refused = json!({"type": "ERROR",
+        "payload": {"code": "FLOW_CONTROL_VIOLATION", "related_id": id}});
+    [
+        Oracle::Send(message),
+        Oracle::ReplyUnlessRefused {
+            patterns: reply,
+            rule,
+            refused: vec![refused],
+        },
+    ]
+}
+
 /// What the target owes after the input of `name`.
 pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
     let sent = input_json(input)
@@ -151,21 +170,26 @@ pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
                 },
                 // Now for the channel the run came on too, whose credit its own messages spend.
                 Oracle::Unblock,
-                Oracle::Send(json!({"type": "RUN_CANCEL", "run_id": "${fuzz_run}",
-                    "payload": {"run_id": "${fuzz_run}"}})),
-                // The run started may be an earlier one whose RUN_STARTED was held back (by
-                // credit, say) and which may have ended on its own: any end of the run the cancel
-                // named answers. Ours streams for 30 s, so one that ignores the cancel does not
-                // end within the step timeout.
-                Oracle::Reply {
-                    patterns: vec![
-                        json!({"type": "RUN_FINISHED", "run_id": "${fuzz_run}"}),
-                        json!({"type": "RUN_ERROR", "run_id": "${fuzz_run}"}),
-                    ],
-                    rule: "HAIP-RUN-004",
-                    scenario: false,
-                },
             ]
+            .into_iter()
+            .chain(taken(
+                json!({"type": "RUN_CANCEL", "run_id": "${fuzz_run}",
+                    "payload": {"run_id": "${fuzz_run}"}}),
+                &format!(
+                    "fuzz-cancel-{}",
+                    message_id.as_ref().and_then(Value::as_str).unwrap_or("")
+                ),
+                // The run started may be an earlier one whose RUN_STARTED was held back (by
+                // credit, say) and which may have ended on its own: any end of the run the
+                // cancel named answers. Ours streams for 30 s, so one that ignores the cancel
+                // does not end within the step timeout.
+                vec![
+                    json!({"type": "RUN_FINISHED", "run_id": "${fuzz_run}"}),
+                    json!({"type": "RUN_ERROR", "run_id": "${fuzz_run}"}),
+                ],
+                "HAIP-RUN-004",
+            ))
+            .collect()
         }
         "cancel-tool" => {
             let call_id = sent.pointer("/payload/call_id").cloned();
@@ -177,15 +201,20 @@ pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
                     scenario: true,
                 },
                 Oracle::Unblock,
-                Oracle::Send(json!({"type": "TOOL_CANCEL",
-                    "payload": {"call_id": call_id, "reason": "wireprobe cancels"}})),
-                Oracle::Reply {
-                    patterns: vec![json!({"type": "TOOL_DONE",
-                        "payload": {"call_id": call_id, "status": "CANCELLED"}})],
-                    rule: "HAIP-TOOL-003",
-                    scenario: false,
-                },
             ]
+            .into_iter()
+            .chain(taken(
+                json!({"type": "TOOL_CANCEL",
+                    "payload": {"call_id": call_id, "reason": "wireprobe cancels"}}),
+                &format!(
+                    "fuzz-cancel-{}",
+                    call_id.as_ref().and_then(Value::as_str).unwrap_or("")
+                ),
+                vec![json!({"type": "TOOL_DONE",
+                    "payload": {"call_id": call_id, "status": "CANCELLED"}})],
+                "HAIP-TOOL-003",
+            ))
+            .collect()
         }
         _ => Vec::new(),
     }

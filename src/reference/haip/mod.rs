@@ -44,14 +44,16 @@ impl Config {
         } else {
             1000
         };
+        let variants = Variants::parse(variants::VARIANTS, &opts.variants)?;
+        let initial_credit_messages = if variants.has("little-credit") { 8 } else { 64 };
         Ok(Config {
             faults,
-            variants: Variants::parse(variants::VARIANTS, &opts.variants)?,
+            variants,
             jwt_secret: opts.jwt_secret.clone(),
             replay_window,
             gap_wait: Duration::from_millis(500),
             max_concurrent_runs: 2,
-            initial_credit_messages: 64,
+            initial_credit_messages,
             initial_credit_bytes: 1 << 20,
             credit_refill_idle: Duration::from_millis(1000),
         })

@@ -25,6 +25,11 @@ pub static VARIANTS: &[Variant] = &[
          TEXT_MESSAGE_PART"
     ),
     variant!(
+        "little-credit",
+        "grants the client 8 messages of credit per channel instead of 64 (refilled, as by \
+         default, once a channel has used half and gone quiet for a second)"
+    ),
+    variant!(
         "no-client-runs",
         "opens runs only for user messages: a client's RUN_STARTED is accepted silently and \
          opens nothing"
