@@ -2,6 +2,7 @@
 //! followed — tool calls (a cancel must name an outstanding call) and messaging bursts
 //! (typing_start, message_sent in index order, typing_end).
 
+use super::bursts::Bursts;
 use super::duties::ClientDuties;
 use super::session::decode_sio;
 use super::validate;
@@ -10,23 +11,11 @@ use crate::rules::Violation;
 use crate::transcript::Direction;
 use crate::transport::socketio::packet::{self, EioPacket};
 use serde_json::Value;
-use std::collections::HashMap;
-
-/// Bursts and calls remembered at most (a hostile flood cannot grow memory without bound).
-const MAX_TRACKED: usize = 4096;
-
-/// Where a messaging burst is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Burst {
-    Typing { next_index: u64 },
-    Ended,
-}
 
 /// The HUMA [`Checker`].
 #[derive(Debug, Default)]
 pub struct HumaChecker {
-    /// Bursts by toolCallId ("" when the events carry none).
-    bursts: HashMap<String, Burst>,
+    bursts: Bursts,
     /// The client's last frame was broken: a packet that does not parse, or an emit on
     /// another channel than `message`.
     client_broken: bool,
@@ -82,42 +71,7 @@ impl HumaChecker {
                     format!("cancel-tool-call names {id:?}, which is not an outstanding tool call"),
                 ));
             }
-            Some("messaging") => self.on_messaging(&id, event, out),
-            _ => {}
-        }
-    }
-
-    fn on_messaging(&mut self, id: &str, event: &Value, out: &mut Vec<Violation>) {
-        let state = self.bursts.get(id).copied();
-        let kind = event.get("event").and_then(Value::as_str).unwrap_or("");
-        let mut order = |why: String| out.push(Violation::new("HUMA-LC-001", why));
-        match (kind, state) {
-            ("typing_start", _) if self.bursts.len() < MAX_TRACKED || state.is_some() => {
-                self.bursts
-                    .insert(id.to_owned(), Burst::Typing { next_index: 0 });
-            }
-            ("message_sent", Some(Burst::Typing { next_index })) => {
-                let index = validate::message_index(event.get("messageIndex"));
-                if index != Some(next_index) {
-                    order(format!(
-                        "message_sent has messageIndex {}; {next_index} was next",
-                        index.map_or("none".to_owned(), |i| i.to_string())
-                    ));
-                }
-                self.bursts.insert(
-                    id.to_owned(),
-                    Burst::Typing {
-                        next_index: next_index + 1,
-                    },
-                );
-            }
-            ("message_sent", _) => {
-                order("message_sent outside a burst: no typing_start before it".into())
-            }
-            ("typing_end", Some(Burst::Typing { .. })) => {
-                self.bursts.insert(id.to_owned(), Burst::Ended);
-            }
-            ("typing_end", _) => order("typing_end with no typing_start before it".into()),
+            Some("messaging") => self.bursts.on_messaging(event, out),
             _ => {}
         }
     }

@@ -1,6 +1,7 @@
 //! HUMA Event Protocol v0.2.0 (`000_9be7860959b3b922.txt`): wireprobe plays the client
 //! application; the target is a HUMA server reached over Socket.IO.
 
+mod bursts;
 pub mod checker;
 pub mod duties;
 pub mod fuzz;
