@@ -15,10 +15,6 @@ use crate::suite::runner::Credentials;
 use proptest::prelude::*;
 use serde_json::Value;
 
-/// How long an answer the spec leaves open may take to arrive before it is forgotten, when the
-/// protocol has no sync message and its session cannot tell that the target has settled.
-const SETTLE_MS: u64 = 200;
-
 /// How long the answer to an input the spec leaves open (its fate and the connection's) is
 /// watched for before the run goes on from a fresh connection.
 const OPEN_ANSWER_MS: u64 = 100;
@@ -284,7 +280,7 @@ fn sync_steps(profile: &dyn FuzzProfile, tag: u64) -> Vec<Step> {
             send_step(sync.send),
             reply_step(vec![sync.answer], sync.rule, false),
         ],
-        None => vec![Step::new(Wait::settled(SETTLE_MS))],
+        None => vec![Step::new(Wait::settled(profile.settle_ms()))],
     }
 }
 

@@ -198,6 +198,14 @@ pub trait FuzzProfile: Send + Sync {
         None
     }
 
+    /// The longest a settle waits, in ms, for a protocol without a sync message (see
+    /// [`FuzzProfile::sync`]): it ends sooner once the session can tell the target settled.
+    /// Default 200; a profile whose session tells, and whose target may owe a backlog it
+    /// works through one at a time (a UAE executor), waits longer.
+    fn settle_ms(&self) -> u64 {
+        200
+    }
+
     /// How often `mutator` is drawn, relative to the others (default: all alike). A mutator
     /// whose oracle waits on the spec's own timers can be drawn less, so runs spend their time
     /// fuzzing rather than waiting.

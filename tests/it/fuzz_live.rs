@@ -164,6 +164,14 @@ fn correct_references_give_no_finding() {
             let more = ["--variant", "little-credit", "--max-len", "50"];
             fuzz_with("haip", None, None, &more, 150, dir.path())
         });
+        // An executor answering calls one at a time, slowly: the fuzzer's calls queue up, and
+        // a call whose result is judged waits for the backlog to drain first (run 1 found a
+        // false UAE-RES-001, before).
+        let slow_executor = scope.spawn(|| {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let more = ["--variant", "slow", "--max-len", "80"];
+            fuzz_with("uae", Some("executor"), None, &more, 2, dir.path())
+        });
         let uae = ["agent", "executor"].map(|role| {
             scope.spawn(move || {
                 let dir = tempfile::tempdir().expect("temp dir");
@@ -176,6 +184,8 @@ fn correct_references_give_no_finding() {
         }
         let finding = little_credit.join().expect("a fuzzing thread");
         assert_eq!(finding, None, "haip --variant little-credit");
+        let finding = slow_executor.join().expect("a fuzzing thread");
+        assert_eq!(finding, None, "uae executor --variant slow");
         for run in uae {
             let (role, finding) = run.join().expect("a fuzzing thread");
             assert_eq!(finding, None, "uae as {role}");

@@ -320,6 +320,12 @@ impl FuzzProfile for ExecutorFuzz {
         violations(input)
     }
 
+    /// An executor may answer calls one at a time, and a sequence sends many: before a call
+    /// whose result is judged, the backlog is let drain (the session tells when).
+    fn settle_ms(&self) -> u64 {
+        5_000
+    }
+
     /// The one oracle that waits for a result is drawn as often as the envelope mutators
     /// together: the calls that fail are the ones a careless executor leaves unanswered.
     fn weight(&self, mutator: &Mutator) -> usize {

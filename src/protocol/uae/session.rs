@@ -3,10 +3,12 @@
 //! fresh `evt_` id, the time, a fresh `tr_` trace, the connection's session), keeping what the
 //! step sets itself, and answers each tool.call an agent makes with a successful tool.result.
 
+use super::validate;
 use crate::protocol::json::timestamp;
 use crate::protocol::{merge, Decoded, ProtocolError, Session};
 use crate::transport::{Frame, Outgoing};
 use serde_json::{json, Value};
+use std::collections::HashSet;
 use std::time::SystemTime;
 
 /// One connection's session: the `session_id` every event wireprobe sends carries.
@@ -20,7 +22,13 @@ pub struct UaeSession {
     /// wireprobe is the executor of an agent (under test as a server, or as a client calling
     /// it over stdio): each tool.call gets a result.
     answers_calls: bool,
+    /// The valid calls wireprobe made (as the Agent of an executor under test) whose trace
+    /// nothing the target sent has named yet; `None` until it made one.
+    unanswered_calls: Option<HashSet<String>>,
 }
+
+/// Calls followed for [`Session::settled`] at most: past them, new ones are not followed.
+const MAX_FOLLOWED_CALLS: usize = 4096;
 
 impl Default for UaeSession {
     fn default() -> Self {
@@ -29,6 +37,7 @@ impl Default for UaeSession {
             adopts: false,
             adopted: false,
             answers_calls: true,
+            unanswered_calls: None,
         }
     }
 }
@@ -94,7 +103,23 @@ pub fn success_for(call: &Value) -> Value {
 
 impl Session for UaeSession {
     fn encode(&mut self, event: &Value) -> Result<Outgoing, ProtocolError> {
-        Ok(Frame::Text(self.fill(event).to_string()).into())
+        let full = self.fill(event);
+        // Only a call that breaks nothing is owed an answer; a broken one may get none.
+        let call_trace = (full.get("type").and_then(Value::as_str) == Some("tool.call"))
+            .then(|| full.get("trace_id").and_then(Value::as_str))
+            .flatten()
+            .filter(|_| {
+                let mut broken = Vec::new();
+                validate::check_event(&full, &mut broken);
+                broken.is_empty()
+            });
+        if let Some(trace) = call_trace {
+            let calls = self.unanswered_calls.get_or_insert_with(HashSet::new);
+            if calls.len() < MAX_FOLLOWED_CALLS {
+                calls.insert(trace.to_owned());
+            }
+        }
+        Ok(Frame::Text(full.to_string()).into())
     }
 
     fn decodes_verbatim(&self) -> bool {
@@ -103,6 +128,11 @@ impl Session for UaeSession {
 
     fn decode(&mut self, frame: &Frame) -> Decoded {
         let decoded = Decoded::json_frame(frame);
+        if let (Some(calls), Decoded::Event(event)) = (self.unanswered_calls.as_mut(), &decoded) {
+            if let Some(trace) = event.get("trace_id").and_then(Value::as_str) {
+                calls.remove(trace);
+            }
+        }
         if let (true, false, Decoded::Event(event)) = (self.adopts, self.adopted, &decoded) {
             if let Some(session) = event.get("session_id").and_then(Value::as_str) {
                 self.session_id = session.to_owned();
@@ -147,11 +177,45 @@ impl Session for UaeSession {
     fn capability(&self, _reply: &Value, _name: &str) -> Option<Value> {
         None
     }
+
+    /// Settled once every call wireprobe made has been answered: something the target sent
+    /// named its trace (a result, or whatever else answers it). An executor working through
+    /// calls one at a time may owe a backlog; a call of the fuzzer's judged after it then
+    /// measures its own answer, not the queue's. `None` before wireprobe made a call (playing
+    /// the Web UI, it makes none).
+    fn settled(&self) -> Option<bool> {
+        self.unanswered_calls.as_ref().map(HashSet::is_empty)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Settled once every valid call made has had something name its trace; unknown before
+    /// any.
+    #[test]
+    fn settled_once_every_call_made_was_answered() {
+        let mut s = UaeSession::default();
+        assert_eq!(s.settled(), None);
+        let call = |trace: &str| json!({"type": "tool.call", "trace_id": trace, "payload": {"tool": "echo", "args": {}}});
+        // A broken call may go unanswered: it is not waited for.
+        let broken = json!({"type": "tool.call", "trace_id": "tr_0", "payload": {}});
+        assert!(s.encode(&broken).is_ok());
+        assert_eq!(s.settled(), None);
+        for trace in ["tr_1", "tr_2"] {
+            assert!(s.encode(&call(trace)).is_ok());
+        }
+        assert_eq!(s.settled(), Some(false));
+        let result = |trace: &str| {
+            Frame::Text(json!({"type": "tool.result", "trace_id": trace}).to_string())
+        };
+        s.decode(&result("tr_2"));
+        s.decode(&result("tr_other"));
+        assert_eq!(s.settled(), Some(false));
+        s.decode(&result("tr_1"));
+        assert_eq!(s.settled(), Some(true));
+    }
 
     #[test]
     fn the_envelope_is_filled_under_the_steps_fields() {
