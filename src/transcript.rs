@@ -355,10 +355,15 @@ impl Transcript {
         }
     }
 
-    /// True when an entry of `size` bytes on the wire would be stored.
+    /// True when an entry of `size` bytes on the wire would be stored. Once one was not,
+    /// none after it is: the stored entries stay a prefix of what happened. (An observation of
+    /// no size, an HTTP answer's head say, stored past a dropped POST would be paired with an
+    /// earlier input by whoever judges the transcript.)
     pub fn has_room(&self, size: usize) -> bool {
         let size = size.min(MAX_STORED_FRAME);
-        self.entries.len() < MAX_ENTRIES && self.stored_bytes + size <= MAX_STORED_BYTES
+        self.dropped == 0
+            && self.entries.len() < MAX_ENTRIES
+            && self.stored_bytes + size <= MAX_STORED_BYTES
     }
 
     /// Milliseconds from the case's start to `at`.
@@ -652,6 +657,35 @@ mod tests {
             full.push_text_at(Direction::Client, now, "{}");
         }
         assert_eq!(full.dropped(), 1);
+    }
+
+    /// Past the byte budget nothing more is stored, not even what has no size: what is kept
+    /// is a prefix, then the `truncated` mark (found against ag-ui-langgraph, whose large
+    /// events filled the budget: the HTTP heads of later POSTs were kept without the POSTs,
+    /// and each was judged as the answer to an earlier input).
+    #[test]
+    fn past_the_budget_the_kept_entries_are_a_prefix() {
+        let mut t = Transcript::new();
+        let now = Instant::now();
+        let big = "x".repeat(MAX_STORED_FRAME);
+        while t.dropped() == 0 {
+            t.push_text_at(Direction::Server, now, &big);
+        }
+        let kept = t.entries().len();
+        t.observe(
+            Direction::Server,
+            Observation::Close {
+                code: None,
+                reason: String::new(),
+            },
+        );
+        assert_eq!(t.entries().len(), kept);
+        assert_eq!(t.dropped(), 2);
+        let entries = t.into_entries();
+        assert!(matches!(
+            entries.last().and_then(Entry::observation),
+            Some(Observation::Truncated { dropped: 2 })
+        ));
     }
 
     #[test]
