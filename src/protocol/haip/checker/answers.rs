@@ -89,12 +89,14 @@ impl HaipChecker {
         };
         // What consumes credit is open (ERRATA item 9): the claim is false only for a message
         // within its credit however the target counted.
-        let credit_open = match f.related_id {
-            Some(id) => self.credit_open_ids.contains(id),
-            None => self.last_valid_client_credit_open,
-        };
-        if code == "FLOW_CONTROL_VIOLATION" && credit_open {
-            return;
+        if code == "FLOW_CONTROL_VIOLATION" {
+            let credit_open = match f.related_id {
+                Some(id) => self.credit_open_ids.contains(id),
+                None => self.last_valid_client_credit_open,
+            };
+            if credit_open {
+                return;
+            }
         }
         let answered = match f.related_id {
             Some(id) => self

@@ -7,6 +7,7 @@ use crate::protocol::haip::facts::{Facts, HaiFacts};
 use crate::protocol::haip::model;
 use crate::rules::Violation;
 use crate::transcript::Direction;
+use foldhash::HashMap;
 
 /// How long after a PAUSE_CHANNEL an in-flight message from the peer is still forgiven, when
 /// the peer's `ack` does not prove it had seen the pause.
@@ -33,6 +34,23 @@ pub(super) struct Spent {
     bytes: u64,
     granted_messages: u64,
     granted_bytes: u64,
+}
+
+/// `channel`'s entry in `map`, made with `fresh` when it has none; `None` for a new channel past
+/// [`MAX_CHANNELS`]. Looked up before inserting: most messages find their channel, and `entry`
+/// would allocate its name for every one.
+fn channel_entry<'m, V>(
+    map: &'m mut HashMap<String, V>,
+    channel: &str,
+    fresh: impl FnOnce() -> V,
+) -> Option<&'m mut V> {
+    if !map.contains_key(channel) {
+        if map.len() >= MAX_CHANNELS {
+            return None;
+        }
+        map.insert(channel.to_owned(), fresh());
+    }
+    map.get_mut(channel)
 }
 
 /// A count a HAI announced, as credit.
@@ -63,10 +81,9 @@ impl HaipChecker {
             }
             ("PAUSE_CHANNEL" | "RESUME_CHANNEL", _) if !self.well_formed => return,
             ("PAUSE_CHANNEL", Some(ch)) => {
-                let at = self.now_ms;
-                let paused = &mut self.senders[peer].paused;
-                if paused.len() < MAX_CHANNELS || paused.contains_key(ch) {
-                    paused.insert(ch.to_owned(), (f.seq.unwrap_or(u64::MAX), at));
+                let pause = (f.seq.unwrap_or(u64::MAX), self.now_ms);
+                if let Some(slot) = channel_entry(&mut self.senders[peer].paused, ch, || pause) {
+                    *slot = pause;
                 }
                 return;
             }
@@ -181,14 +198,11 @@ impl HaipChecker {
     /// What `sender` spent and was granted on `channel` in the strictest reading; `None` for a
     /// new channel past [`MAX_CHANNELS`].
     fn strictest_entry(&mut self, sender: usize, channel: &str) -> Option<&mut Spent> {
-        let spent = &mut self.senders[sender].strictest_credit;
-        if !spent.contains_key(channel) {
-            if spent.len() >= MAX_CHANNELS {
-                return None;
-            }
-            spent.insert(channel.to_owned(), Spent::default());
-        }
-        spent.get_mut(channel)
+        channel_entry(
+            &mut self.senders[sender].strictest_credit,
+            channel,
+            Spent::default,
+        )
     }
 
     /// The credit `sender` has on `channel`, starting from what its peer announced; `None`
@@ -199,20 +213,10 @@ impl HaipChecker {
             .announced
             .as_ref()
             .map_or((None, None), |a| (a.credit_messages, a.credit_bytes));
-        let credits = &mut self.senders[sender].credit;
-        // Looked up before inserting: most messages find their channel, and `entry` would
-        // allocate its name for every one.
-        if !credits.contains_key(channel) {
-            if credits.len() >= MAX_CHANNELS {
-                return None;
-            }
-            let fresh = Credit {
-                messages: as_credit(m),
-                bytes: as_credit(b),
-            };
-            credits.insert(channel.to_owned(), fresh);
-        }
-        credits.get_mut(channel)
+        channel_entry(&mut self.senders[sender].credit, channel, || Credit {
+            messages: as_credit(m),
+            bytes: as_credit(b),
+        })
     }
 }
 
