@@ -334,15 +334,7 @@ fn oracle_steps(
             patterns,
             rule,
             refused,
-        } => vec![Step {
-            action: Expect {
-                otherwise: Patterns(refused),
-                otherwise_skips: true,
-                ..Expect::new(patterns, Times::Fixed(1), None)
-            }
-            .into(),
-            rule: Some(rule.to_owned()),
-        }],
+        } => vec![refusable_reply_step(patterns, rule, false, refused)],
         Oracle::Sync => sync_steps(profile, tag),
         Oracle::Restart => plain(restart(protocol)),
         Oracle::Unblock => plain(Unblock::default().into()),
@@ -369,9 +361,21 @@ fn send_step(event: Value) -> Step {
 /// One of `patterns` arrives within the step timeout, else `rule` is broken (or, for a
 /// `scenario`, the run is skipped).
 fn reply_step(patterns: Vec<Value>, rule: &str, scenario: bool) -> Step {
+    refusable_reply_step(patterns, rule, scenario, Vec::new())
+}
+
+/// [`reply_step`], except that one of `refused` arriving first skips the run as not reached.
+fn refusable_reply_step(
+    patterns: Vec<Value>,
+    rule: &str,
+    scenario: bool,
+    refused: Vec<Value>,
+) -> Step {
     Step {
         action: Expect {
             scenario,
+            otherwise_skips: !refused.is_empty(),
+            otherwise: Patterns(refused),
             ..Expect::new(patterns, Times::Fixed(1), None)
         }
         .into(),

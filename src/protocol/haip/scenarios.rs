@@ -72,12 +72,19 @@ pub static MUTATORS: &[Mutator] = &[
     }),
 ];
 
-/// A message of ours the scenario must have taken, with an id of its own (`name` unique in the
-/// run), and the refusal naming it that ends the scenario as not reached: what consumes
-/// credit is open (suites/haip/ERRATA.md item 9), so a target counting more than we do, or a
-/// long run that spent the credit, may refuse it. The reply it is owed, unless so refused.
-fn taken(mut message: Value, name: &str, reply: Vec<Value>, rule: &'static str) -> [Oracle; 2] {
-    let id = format!("${{uuid:{name}}}");
+/// A message of ours the scenario must have taken, with an id of its own (named after `key`,
+/// the scenario's message or call id, unique in the run), and the refusal naming it that ends
+/// the scenario as not reached: what consumes credit is open (suites/haip/ERRATA.md item 9),
+/// so a target counting more than we do, or a long run that spent the credit, may refuse it.
+/// The reply it is owed, unless so refused.
+fn taken(
+    mut message: Value,
+    key: Option<&Value>,
+    reply: Vec<Value>,
+    rule: &'static str,
+) -> [Oracle; 2] {
+    let key = key.and_then(Value::as_str).unwrap_or("");
+    let id = format!("${{uuid:fuzz-cancel-{key}}}");
     message["id"] = json!(id);
     let refused = json!({"type": "ERROR",
         "payload": {"code": "FLOW_CONTROL_VIOLATION", "related_id": id}});
@@ -175,10 +182,7 @@ pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
             .chain(taken(
                 json!({"type": "RUN_CANCEL", "run_id": "${fuzz_run}",
                     "payload": {"run_id": "${fuzz_run}"}}),
-                &format!(
-                    "fuzz-cancel-{}",
-                    message_id.as_ref().and_then(Value::as_str).unwrap_or("")
-                ),
+                message_id.as_ref(),
                 // The run started may be an earlier one whose RUN_STARTED was held back (by
                 // credit, say) and which may have ended on its own: any end of the run the
                 // cancel named answers. Ours streams for 30 s, so one that ignores the cancel
@@ -206,10 +210,7 @@ pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
             .chain(taken(
                 json!({"type": "TOOL_CANCEL",
                     "payload": {"call_id": call_id, "reason": "wireprobe cancels"}}),
-                &format!(
-                    "fuzz-cancel-{}",
-                    call_id.as_ref().and_then(Value::as_str).unwrap_or("")
-                ),
+                call_id.as_ref(),
                 vec![json!({"type": "TOOL_DONE",
                     "payload": {"call_id": call_id, "status": "CANCELLED"}})],
                 "HAIP-TOOL-003",
