@@ -333,8 +333,9 @@ fn oracle_steps(
         Oracle::ReplyUnlessRefused {
             patterns,
             rule,
+            scenario,
             refused,
-        } => vec![refusable_reply_step(patterns, rule, false, refused)],
+        } => vec![refusable_reply_step(patterns, rule, scenario, refused)],
         Oracle::Sync => sync_steps(profile, tag),
         Oracle::Restart => plain(restart(protocol)),
         Oracle::Unblock => plain(Unblock::default().into()),

@@ -61,14 +61,15 @@ pub enum Oracle {
         rule: &'static str,
         scenario: bool,
     },
-    /// As a [`Oracle::Reply`] that is no scenario, unless one of `refused` arrives first: the
-    /// target refused the message the reply answers for what our own sends cannot know (HAIP:
-    /// credit it counts another way than we do, or a long run spent), so what the message was
-    /// owed cannot be judged and the run ends as not reached. Whether refusing it was right is
-    /// the frame rules' to judge (HAIP-ERR-004).
+    /// As a [`Oracle::Reply`], unless one of `refused` arrives first: the target refused a
+    /// message the reply answers for what our own sends cannot know (HAIP: credit it counts
+    /// another way than we do, or a long run spent), so what the message was owed cannot be
+    /// judged and the run ends as not reached at once, scenario or not. Whether refusing it was
+    /// right is the frame rules' to judge (HAIP-ERR-004).
     ReplyUnlessRefused {
         patterns: Vec<Value>,
         rule: &'static str,
+        scenario: bool,
         refused: Vec<Value>,
     },
     /// Wait until every answer owed to earlier input has arrived (the profile's

@@ -28,7 +28,13 @@ fn fuzz_as(
     runs: u32,
     out: &Path,
 ) -> Option<String> {
-    fuzz_with(protocol, role, fault, &[], runs, out)
+    fuzz_with(protocol, role, fault, &[], runs, out).rule
+}
+
+/// What a campaign found, and what it said on the way (its summary: runs skipped, and why).
+struct Fuzzed {
+    rule: Option<String>,
+    stderr: String,
 }
 
 /// [`fuzz_as`] with more arguments (`--variant`, `--max-len`).
@@ -39,7 +45,7 @@ fn fuzz_with(
     more: &[&str],
     runs: u32,
     out: &Path,
-) -> Option<String> {
+) -> Fuzzed {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_wireprobe"));
     cmd.args(["fuzz", protocol, "--target", "builtin", "--seed", SEED]);
     cmd.args(more);
@@ -89,7 +95,10 @@ fn fuzz_with(
         }
         eprintln!("replay files kept in {}", kept.display());
     }
-    rule
+    Fuzzed {
+        rule,
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
 }
 
 /// Every fault of `protocol`'s reference target but those in `out_of_reach` (each with the
@@ -182,9 +191,16 @@ fn correct_references_give_no_finding() {
             let (protocol, finding) = run.join().expect("a fuzzing thread");
             assert_eq!(finding, None, "{protocol}");
         }
-        let finding = little_credit.join().expect("a fuzzing thread");
-        assert_eq!(finding, None, "haip --variant little-credit");
-        let finding = slow_executor.join().expect("a fuzzing thread");
+        let fuzzed = little_credit.join().expect("a fuzzing thread");
+        assert_eq!(fuzzed.rule, None, "haip --variant little-credit");
+        // A scenario whose input it refused ends at the refusal, not at the step timeout.
+        let skipped = fuzzed.stderr.lines().find(|l| l.contains("runs skipped"));
+        assert!(
+            skipped.is_some_and(|l| l.contains("the target answered with ERROR")),
+            "{}",
+            fuzzed.stderr
+        );
+        let finding = slow_executor.join().expect("a fuzzing thread").rule;
         assert_eq!(finding, None, "uae executor --variant slow");
         for run in uae {
             let (role, finding) = run.join().expect("a fuzzing thread");

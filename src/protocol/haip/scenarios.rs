@@ -8,7 +8,7 @@
 
 use super::fuzz::{counter, of_types, uuid_from};
 use super::model::USER_CHANNEL;
-use crate::fuzz::{input_json, mutate, Input, Mutator, Oracle};
+use crate::fuzz::{input_json, mutate, Input, Mutator, Oracle, Rng};
 use crate::sequence_mutator;
 use serde_json::{json, Value};
 
@@ -25,12 +25,19 @@ fn renumbered(e: &Value, delta: i64) -> Option<Value> {
 }
 
 /// `e`, a user TEXT_MESSAGE_START, with `text` as its text.
-fn user_text(e: &Value, text: &str) -> Option<Input> {
+fn user_text(e: &Value, text: &str) -> Option<Value> {
     if !of_types(e, &["TEXT_MESSAGE_START"]) {
         return None;
     }
     let e = mutate::set(e, "/payload/author", json!("user"))?;
-    mutate::set(&e, "/payload/text", json!(text)).map(Input::Event)
+    mutate::set(&e, "/payload/text", json!(text))
+}
+
+/// `e`, a scenario's input, with an id of its own, which the live session keeps (it fills in
+/// only what was left as generated): a refusal naming it tells the scenario at once that its
+/// input was not taken, where waiting for the answer would take the whole step timeout.
+fn own_id(e: Value, rng: &mut Rng) -> Option<Input> {
+    mutate::set(&e, "/id", json!(uuid_from(rng))).map(Input::Event)
 }
 
 pub static MUTATORS: &[Mutator] = &[
@@ -51,9 +58,9 @@ pub static MUTATORS: &[Mutator] = &[
         let nonce = format!("wireprobe-resume-{:016x}", rng.next_u64());
         mutate::set(e, "/payload/nonce", json!(nonce)).map(Input::Event)
     }),
-    sequence_mutator!("cancel-run", "HAIP-RUN-004", |e, _| user_text(
-        e,
-        "wireprobe: slow 30000"
+    sequence_mutator!("cancel-run", "HAIP-RUN-004", |e, rng| own_id(
+        user_text(e, "wireprobe: slow 30000")?,
+        rng
     )),
     // A tool call in place of a call or a PING (tool calls are rare in generated sequences).
     sequence_mutator!("cancel-tool", "HAIP-TOOL-003", |e, rng| {
@@ -63,37 +70,51 @@ pub static MUTATORS: &[Mutator] = &[
         let call_id = uuid_from(rng);
         let e = mutate::set(e, "/type", json!("TOOL_CALL"))?;
         let e = mutate::set(&e, "/channel", json!(USER_CHANNEL))?;
-        mutate::set(
+        let e = mutate::set(
             &e,
             "/payload",
             json!({"call_id": call_id, "tool": "wireprobe.slow", "params": {"ms": 4000}}),
-        )
-        .map(Input::Event)
+        )?;
+        own_id(e, rng)
     }),
 ];
 
-/// A message of ours the scenario must have taken, with an id of its own (named after `key`,
-/// the scenario's message or call id, unique in the run), and the refusal naming it that ends
-/// the scenario as not reached: what consumes credit is open (suites/haip/ERRATA.md item 9),
-/// so a target counting more than we do, or a long run that spent the credit, may refuse it.
-/// The reply it is owed, unless so refused.
+/// The refusal, for credit, of our message whose id is `id`: what consumes credit is open
+/// (suites/haip/ERRATA.md item 9), so a target counting more than we do, or a long run that
+/// spent the credit, may refuse a scenario's message, which then ends as not reached.
+fn refusal(id: &Value) -> Value {
+    json!({"type": "ERROR", "payload": {"code": "FLOW_CONTROL_VIOLATION", "related_id": id}})
+}
+
+/// The refusals of the messages of ours whose ids are `ids` (one left out is none of ours).
+fn refusals<'v>(ids: impl IntoIterator<Item = Option<&'v Value>>) -> Vec<Value> {
+    ids.into_iter().flatten().map(refusal).collect()
+}
+
+/// The id of a message of ours a scenario sends, named after `what` it is and `key` (the
+/// scenario's message or call id, unique in the run).
+fn named_id(what: &str, key: Option<&Value>) -> Value {
+    let key = key.and_then(Value::as_str).unwrap_or("");
+    json!(format!("${{uuid:fuzz-{what}-{key}}}"))
+}
+
+/// A message of ours the scenario must have taken, with an id of its own (see
+/// [`named_id`]), and the reply it is owed, unless refused for credit.
 fn taken(
     mut message: Value,
     key: Option<&Value>,
     reply: Vec<Value>,
     rule: &'static str,
 ) -> [Oracle; 2] {
-    let key = key.and_then(Value::as_str).unwrap_or("");
-    let id = format!("${{uuid:fuzz-cancel-{key}}}");
-    message["id"] = json!(id);
-    let refused = json!({"type": "ERROR",
-        "payload": {"code": "FLOW_CONTROL_VIOLATION", "related_id": id}});
+    let id = named_id("cancel", key);
+    message["id"] = id.clone();
     [
         Oracle::Send(message),
         Oracle::ReplyUnlessRefused {
             patterns: reply,
             rule,
-            refused: vec![refused],
+            scenario: false,
+            refused: refusals([Some(&id)]),
         },
     ]
 }
@@ -163,17 +184,19 @@ pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
         }
         "cancel-run" => {
             let message_id = sent.pointer("/payload/message_id").cloned();
+            let end_id = named_id("end", message_id.as_ref());
             vec![
-                Oracle::Send(
-                    json!({"type": "TEXT_MESSAGE_END", "payload": {"message_id": message_id}}),
-                ),
+                Oracle::Send(json!({"type": "TEXT_MESSAGE_END", "id": end_id,
+                    "payload": {"message_id": message_id}})),
                 // A run may have opened with little credit, or paused a channel and not resumed
                 // it: the answer owed must not wait for a grant that never comes.
                 Oracle::Unblock,
-                Oracle::Reply {
+                // No run starts from a message refused (its start or its end).
+                Oracle::ReplyUnlessRefused {
                     patterns: vec![json!({"type": "RUN_STARTED", "run_id": "$capture:fuzz_run"})],
                     rule: "HAIP-RUN-004",
                     scenario: true,
+                    refused: refusals([sent.get("id"), Some(&end_id)]),
                 },
                 // Now for the channel the run came on too, whose credit its own messages spend.
                 Oracle::Unblock,
@@ -199,10 +222,11 @@ pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
             let call_id = sent.pointer("/payload/call_id").cloned();
             vec![
                 Oracle::Unblock,
-                Oracle::Reply {
+                Oracle::ReplyUnlessRefused {
                     patterns: vec![json!({"type": "TOOL_UPDATE", "payload": {"call_id": call_id}})],
                     rule: "HAIP-TOOL-003",
                     scenario: true,
+                    refused: refusals([sent.get("id")]),
                 },
                 Oracle::Unblock,
             ]
@@ -218,5 +242,86 @@ pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
             .collect()
         }
         _ => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fuzz::FuzzProfile;
+
+    fn mutator(name: &str) -> &'static Mutator {
+        MUTATORS
+            .iter()
+            .find(|m| m.name == name)
+            .unwrap_or_else(|| panic!("no mutator {name}"))
+    }
+
+    /// The refusals a scenario's answer step gives way to, by the rule it judges.
+    fn refusals_of(oracles: &[Oracle]) -> Vec<(&'static str, bool, Vec<Value>)> {
+        oracles
+            .iter()
+            .filter_map(|o| match o {
+                Oracle::ReplyUnlessRefused {
+                    rule,
+                    scenario,
+                    refused,
+                    ..
+                } => Some((*rule, *scenario, refused.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn related_ids(refused: &[Value]) -> Vec<Value> {
+        refused
+            .iter()
+            .map(|r| r["payload"]["related_id"].clone())
+            .collect()
+    }
+
+    /// A scenario whose input is refused for credit ends at once (it waited out the step
+    /// timeout before, 2 s a run: 12 of 200 runs against `--variant little-credit`): the input
+    /// goes out with an id of its own, which the answer step knows a refusal by.
+    #[test]
+    fn a_scenario_input_refused_for_credit_is_known_by_its_own_id() {
+        let start = json!({"type": "TEXT_MESSAGE_START", "id": "00000000-0000-4000-8000-000000000001",
+            "seq": "3", "channel": "USER",
+            "payload": {"message_id": "m1", "author": "agent", "text": "hi"}});
+        let ping = json!({"type": "PING", "id": "00000000-0000-4000-8000-000000000002",
+            "seq": "4", "channel": "SYSTEM", "payload": {"nonce": "n"}});
+        for (name, original) in [("cancel-run", &start), ("cancel-tool", &ping)] {
+            let m = mutator(name);
+            let input = (m.apply)(original, &mut Rng::new(5)).expect("applies");
+            let Input::Event(sent) = &input else {
+                panic!("{name}: an event")
+            };
+            let id = sent["id"].clone();
+            assert_ne!(id, original["id"], "{name}: an id of its own");
+            // The live session keeps it, filling in what was left as generated.
+            let live = super::super::fuzz::HaipFuzz
+                .live_event(original, sent)
+                .expect("goes live");
+            assert_eq!(live["id"], id, "{name}");
+
+            let oracles = oracles(name, &input);
+            let steps = refusals_of(&oracles);
+            let (rule, scenario, refused) = &steps[0];
+            assert!(scenario, "{name}: the scenario's own answer");
+            let ids = related_ids(refused);
+            assert!(ids.contains(&id), "{name} ({rule}): {ids:?}");
+            // Then the cancel, refusable by its own id.
+            let (_, scenario, refused) = &steps[1];
+            assert!(!scenario, "{name}: the cancel's answer is judged");
+            assert_eq!(related_ids(refused).len(), 1, "{name}");
+        }
+        // The run's message ends with an id of its own too, which a refusal may name.
+        let input = (mutator("cancel-run").apply)(&start, &mut Rng::new(5)).expect("applies");
+        let oracles = oracles("cancel-run", &input);
+        let Some(Oracle::Send(end)) = oracles.first() else {
+            panic!("the run's message ends first: {oracles:?}")
+        };
+        let refused = &refusals_of(&oracles)[0].2;
+        assert!(related_ids(refused).contains(&end["id"]), "{refused:?}");
     }
 }
