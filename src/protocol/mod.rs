@@ -276,6 +276,13 @@ pub trait Session: Send {
     fn settled(&self) -> Option<bool> {
         None
     }
+
+    /// True when everything the target owes for an input comes in the transport's own answer
+    /// to it (AG-UI: a run's events stream in the answer to its POST): once every answer has
+    /// come whole, a `wait` with `settled` ends.
+    fn answers_in_reply(&self) -> bool {
+        false
+    }
 }
 
 /// One thing a checker observes in a transcript.

@@ -167,7 +167,40 @@ pub(super) struct Link {
 /// Most automatic answers waiting to go out (a target flooding calls cannot grow this).
 const MAX_ANSWERS: usize = 256;
 
+/// What a [`Link::watch`] judge consults besides the arrival: the session (which it reads
+/// as one), and what the connection knows of the answers to what was sent.
+pub(super) struct Seen<'l> {
+    session: &'l dyn Session,
+    answers_owed: Option<usize>,
+}
+
+impl<'l> std::ops::Deref for Seen<'l> {
+    type Target = dyn Session + 'l;
+
+    fn deref(&self) -> &Self::Target {
+        self.session
+    }
+}
+
+impl Seen<'_> {
+    /// The target owes nothing more for what it took in, as far as the protocol's structure
+    /// shows: its session says so, or everything it owes comes in the answer to each
+    /// exchange, and every answer has come whole.
+    pub(super) fn settled(&self) -> bool {
+        self.session.settled() == Some(true)
+            || (self.session.answers_in_reply() && self.answers_owed == Some(0))
+    }
+}
+
 impl Link {
+    /// The session and the connection's count of answers, as a judge sees them now.
+    pub(super) fn seen(&self) -> Seen<'_> {
+        Seen {
+            session: &*self.session,
+            answers_owed: self.conn.as_ref().and_then(Connection::answers_owed),
+        }
+    }
+
     /// Records and decodes one observation.
     /// `None` for transport-level control packets, which only the transcript keeps.
     pub(super) fn arrive(&mut self, received: Received, at: std::time::Instant) -> Option<Item> {
@@ -306,10 +339,10 @@ impl Link {
     pub(super) async fn watch<T>(
         &mut self,
         deadline: Instant,
-        mut judge: impl FnMut(&Item, &dyn Session) -> Watch<T>,
+        mut judge: impl FnMut(&Item, &Seen<'_>) -> Watch<T>,
     ) -> Option<T> {
         for i in 0..self.pending.len() {
-            match judge(&self.pending[i], &*self.session) {
+            match judge(&self.pending[i], &self.seen()) {
                 Watch::Take(t) => {
                     self.pending.remove(i);
                     return Some(t);
@@ -332,7 +365,7 @@ impl Link {
                 continue;
             };
             self.send_answers(deadline).await;
-            match judge(&arrival, &*self.session) {
+            match judge(&arrival, &self.seen()) {
                 Watch::Take(t) => return Some(t),
                 Watch::Stop(t) => {
                     self.keep(arrival);

@@ -312,14 +312,14 @@ impl<'a> CaseRun<'a> {
                 let until = self.substitute_all(until)?;
                 // Settled on what has already arrived: nothing more need come.
                 self.link.drain();
-                if *settled && self.link.session.settled() == Some(true) {
+                if *settled && self.link.seen().settled() {
                     return Ok(());
                 }
                 // What arrives stays for the steps after: this only decides when to go on.
                 self.link
-                    .watch(deadline, |a, session| match a {
+                    .watch(deadline, |a, seen| match a {
                         Item::Ended(_) => Watch::Stop(()),
-                        _ if *settled && session.settled() == Some(true) => Watch::Stop(()),
+                        _ if *settled && seen.settled() => Watch::Stop(()),
                         a if until.iter().any(|p| a.matches(p, &mut Vars::new())) => {
                             Watch::Stop(())
                         }

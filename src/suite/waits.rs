@@ -171,7 +171,7 @@ impl CaseRun<'_> {
                         return Watch::Stop(Err(a.describe()));
                     }
                 }
-                match a.error_code(session) {
+                match a.error_code(&**session) {
                     Some(got) if code.is_none_or(|want| want == got) => Watch::Take(Ok(())),
                     Some(got) => {
                         wrong.get_or_insert(got);
@@ -269,7 +269,7 @@ impl CaseRun<'_> {
             .link
             .watch(deadline, |a, session| match a {
                 Item::Event(e, _) if session.is_handshake_reply(e) => Watch::Stop(false),
-                _ if a.error_code(session).is_some() => Watch::Take(true),
+                _ if a.error_code(&**session).is_some() => Watch::Take(true),
                 Item::Ended(_) => Watch::Take(true),
                 _ => Watch::Keep,
             })

@@ -216,6 +216,8 @@ struct Queued {
     received: Received,
     /// When the transport took it off the wire (the runner may read it much later).
     at: std::time::Instant,
+    /// The last item of the answer to one of our exchanges (see [`Connection::answers_owed`]).
+    closes_answer: bool,
     _permit: Option<OwnedSemaphorePermit>,
 }
 
@@ -231,6 +233,16 @@ impl Inbox {
     /// Queues an observation, waiting while the runner is behind (bounded memory).
     /// Returns false once the runner has dropped the connection.
     pub(crate) async fn push(&self, received: Received) -> bool {
+        self.push_marked(received, false).await
+    }
+
+    /// [`Inbox::push`] for the last item of the answer to one of the runner's sends, on a
+    /// connection [`Connection::counting_answers`]: nothing more of that answer follows.
+    pub(crate) async fn push_closing(&self, received: Received) -> bool {
+        self.push_marked(received, true).await
+    }
+
+    async fn push_marked(&self, received: Received, closes_answer: bool) -> bool {
         let at = std::time::Instant::now();
         let size = received.len().min(MAX_QUEUED_BYTES);
         let permit = if size > 0 {
@@ -245,6 +257,7 @@ impl Inbox {
             .send(Queued {
                 received,
                 at,
+                closes_answer,
                 _permit: permit,
             })
             .await
@@ -266,6 +279,11 @@ pub struct Connection {
     pipelined: bool,
     /// The last pipelined write, until its outcome is known: a failure fails the next send.
     unconfirmed: Option<WriteDone>,
+    /// For a transport whose every send is an exchange answered on its own (a POST): how many
+    /// answers to sends made are not yet received whole. Counted here, on the runner's side,
+    /// as sends go and as their answers' last items are taken in, so it is never ahead of
+    /// what the runner has received.
+    answers_owed: Option<usize>,
 }
 
 impl Connection {
@@ -295,7 +313,33 @@ impl Connection {
             finished: false,
             pipelined: false,
             unconfirmed: None,
+            answers_owed: None,
         }
+    }
+
+    /// This connection's sends are exchanges, each answered on its own, whose answer's last
+    /// item its transport pushes with [`Inbox::push_closing`].
+    pub(crate) fn counting_answers(mut self) -> Self {
+        self.answers_owed = Some(0);
+        self
+    }
+
+    /// How many answers to the exchanges sent are still to be received whole (`None`: this
+    /// transport's sends are not exchanges). A protocol whose target owes an input nothing
+    /// beyond that answer (AG-UI's run streams in its POST's answer) is settled at 0.
+    pub fn answers_owed(&self) -> Option<usize> {
+        self.answers_owed
+    }
+
+    /// Takes in `q`: the connection ends with a terminal item, and an answer with its last.
+    fn took(&mut self, q: Queued) -> (Received, std::time::Instant) {
+        if q.received.is_terminal() {
+            self.finished = true;
+        }
+        if let (true, Some(owed)) = (q.closes_answer, self.answers_owed.as_mut()) {
+            *owed = owed.saturating_sub(1);
+        }
+        (q.received, q.at)
     }
 
     /// This connection's sends return once its transport has the frame, for a transport that
@@ -328,6 +372,8 @@ impl Connection {
         }
         let (done_tx, done_rx) = oneshot::channel();
         let mut out = out.into();
+        // Reopening a stream is no exchange: no answer of its own comes.
+        let exchange = !matches!(out, Outgoing::Stream(_));
         let pipelined = self.pipelined;
         if pipelined {
             // Its writes only take frames: anything else is refused now, not at the next send.
@@ -349,6 +395,9 @@ impl Connection {
         match tokio::time::timeout_at(deadline, work).await {
             Ok(Ok(unconfirmed)) => {
                 self.unconfirmed = unconfirmed;
+                if let (true, Some(owed)) = (exchange, self.answers_owed.as_mut()) {
+                    *owed += 1;
+                }
                 Ok(())
             }
             Ok(Err(e)) => Err(e),
@@ -363,12 +412,7 @@ impl Connection {
             return None;
         }
         match tokio::time::timeout_at(deadline, self.incoming.recv()).await {
-            Ok(Some(q)) => {
-                if q.received.is_terminal() {
-                    self.finished = true;
-                }
-                Some((q.received, q.at))
-            }
+            Ok(Some(q)) => Some(self.took(q)),
             Ok(None) => {
                 self.finished = true;
                 let ended = Received::Closed {
@@ -387,10 +431,7 @@ impl Connection {
             return None;
         }
         let q = self.incoming.try_recv().ok()?;
-        if q.received.is_terminal() {
-            self.finished = true;
-        }
-        Some((q.received, q.at))
+        Some(self.took(q))
     }
 
     /// True once the connection has closed or failed.

@@ -78,7 +78,7 @@ pub async fn connect(opts: &SseOptions) -> Result<Connection, TransportError> {
     };
     let (inbox, commands, parts) = Connection::channels();
     let task = tokio::spawn(run(http, response, inbox, commands));
-    Ok(Connection::from_parts(parts, task))
+    Ok(Connection::from_parts(parts, task).counting_answers())
 }
 
 /// The HTTP side: one client, the base URL, the options.
@@ -409,7 +409,7 @@ async fn post(
     answers.tasks.retain(|t| !t.is_finished());
     let before = answers.last.take();
     if before.is_none() && streamed.is_none() {
-        inbox.push(Received::Http(answer)).await;
+        inbox.push_closing(Received::Http(answer)).await;
         return Ok(());
     }
     let (delivered, last) = tokio::sync::oneshot::channel();
@@ -421,19 +421,26 @@ async fn post(
         if let Some(before) = before {
             let _ = before.await;
         }
-        if !inbox.push(Received::Http(answer)).await {
+        let head = Received::Http(answer);
+        let Some((kind, response)) = streamed else {
+            if inbox.push_closing(head).await {
+                let _ = delivered.send(());
+            }
+            return;
+        };
+        if !inbox.push(head).await {
             return;
         }
-        if let Some((kind, response)) = streamed {
-            let error = match kind {
-                AnswerBody::Events => read_answer_events(response, &inbox, max).await,
-                AnswerBody::Frames => read_answer_frames(response, &inbox, max).await,
-            };
-            let Some(error) = error else {
-                return;
-            };
-            inbox.push(Received::AnswerEnded { path, error }).await;
-        }
+        let error = match kind {
+            AnswerBody::Events => read_answer_events(response, &inbox, max).await,
+            AnswerBody::Frames => read_answer_frames(response, &inbox, max).await,
+        };
+        let Some(error) = error else {
+            return;
+        };
+        inbox
+            .push_closing(Received::AnswerEnded { path, error })
+            .await;
         let _ = delivered.send(());
     }));
     Ok(())

@@ -80,6 +80,11 @@ impl Session for AguiSession {
         true
     }
 
+    /// A run's events are the answer to its POST, and nothing comes outside one.
+    fn answers_in_reply(&self) -> bool {
+        true
+    }
+
     /// AG-UI's rules read ids and structure, never a long string's content: an event's deltas,
     /// `rawEvent` and content may be cut in the transcript.
     fn condenses(&self) -> bool {
