@@ -34,6 +34,8 @@ fn fuzz_as(
 /// What a campaign found, and what it said on the way (its summary: runs skipped, and why).
 struct Fuzzed {
     rule: Option<String>,
+    /// The finding's line (`finding: RULE (verdict) in run N: …`), empty without one.
+    finding: String,
     stderr: String,
 }
 
@@ -95,8 +97,14 @@ fn fuzz_with(
         }
         eprintln!("replay files kept in {}", kept.display());
     }
+    let finding = stdout
+        .lines()
+        .find(|l| l.starts_with("finding: "))
+        .unwrap_or_default()
+        .to_owned();
     Fuzzed {
         rule,
+        finding,
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
 }
@@ -104,20 +112,36 @@ fn fuzz_with(
 /// Every fault of `protocol`'s reference target but those in `out_of_reach` (each with the
 /// reason) is found within `runs`, named by one of its rules.
 fn assert_faults_found(protocol: &str, out_of_reach: &[(&str, &str)], runs: u32) {
-    assert_faults_found_as(protocol, None, out_of_reach, runs)
+    assert_faults_found_as(protocol, None, out_of_reach, &[], runs)
 }
 
-/// [`assert_faults_found`] against a target playing `role`.
+/// A finding for `fault` whose first rule is one `fault` breaks, or, for a fault in
+/// `beside` (each with the reason), whose words name one.
+fn names_fault(fault: &reference::Fault, fuzzed: &Fuzzed, beside: &[(&str, &str)]) -> bool {
+    let Some(rule) = &fuzzed.rule else {
+        return false;
+    };
+    fault.breaks.contains(&rule.as_str())
+        || (beside.iter().any(|(n, _)| *n == fault.name)
+            && fault
+                .breaks
+                .iter()
+                .any(|b| fuzzed.finding.contains(&format!("{b}:"))))
+}
+
+/// [`assert_faults_found`] against a target playing `role`; a fault in `beside` is found when
+/// its rule is named anywhere in the finding (see [`names_fault`]).
 fn assert_faults_found_as(
     protocol: &str,
     role: Option<&str>,
     out_of_reach: &[(&str, &str)],
+    beside: &[(&str, &str)],
     runs: u32,
 ) {
     let catalogue = reference::get(protocol)
         .expect("protocol has a reference")
         .faults;
-    for (name, _) in out_of_reach {
+    for (name, _) in out_of_reach.iter().chain(beside) {
         assert!(
             catalogue.iter().any(|f| f.name == *name),
             "{protocol} has no fault {name}"
@@ -138,13 +162,14 @@ fn assert_faults_found_as(
                     share
                         .iter()
                         .filter_map(|fault| {
-                            match fuzz_as(protocol, role, Some(fault.name), runs, dir.path()) {
-                                Some(rule) if fault.breaks.contains(&rule.as_str()) => None,
-                                other => Some(format!(
-                                    "{} (breaks {:?}): found {other:?}",
-                                    fault.name, fault.breaks
-                                )),
-                            }
+                            let fuzzed =
+                                fuzz_with(protocol, role, Some(fault.name), &[], runs, dir.path());
+                            (!names_fault(fault, &fuzzed, beside)).then(|| {
+                                format!(
+                                    "{} (breaks {:?}): found {:?}",
+                                    fault.name, fault.breaks, fuzzed.rule
+                                )
+                            })
                         })
                         .collect::<Vec<_>>()
                 })
@@ -159,13 +184,19 @@ fn assert_faults_found_as(
 
 fn correct_references_give_no_finding() {
     std::thread::scope(|scope| {
-        let runs =
-            [("haip", 400), ("nuum", 150), ("huma", 40), ("hpd", 150)].map(|(protocol, runs)| {
-                scope.spawn(move || {
-                    let dir = tempfile::tempdir().expect("temp dir");
-                    (protocol, fuzz(protocol, None, runs, dir.path()))
-                })
-            });
+        let runs = [
+            ("haip", 400),
+            ("nuum", 150),
+            ("huma", 40),
+            ("hpd", 150),
+            ("agui", 300),
+        ]
+        .map(|(protocol, runs)| {
+            scope.spawn(move || {
+                let dir = tempfile::tempdir().expect("temp dir");
+                (protocol, fuzz(protocol, None, runs, dir.path()))
+            })
+        });
         // A target granting little credit: long runs spend it, and what it then refuses is
         // not judged as ignored (a false TOOL-003 with seed 1 at run 120, before).
         let little_credit = scope.spawn(|| {
@@ -331,6 +362,35 @@ fn fuzzing_finds_hpd_faults() {
     );
 }
 
+fn fuzzing_finds_agui_faults() {
+    const PROTOBUF: &str =
+        "the fuzzer asks for SSE: the fault is in the protobuf binding's answers";
+    assert_faults_found_as(
+        "agui",
+        None,
+        &[
+            ("proto-type-parameter", PROTOBUF),
+            ("undecodable-frame", PROTOBUF),
+            (
+                "echoes-version",
+                "it echoes an input's newer protocolVersion: the fuzzer's inputs declare the \
+                 version wireprobe speaks (the suite's case declares a newer one)",
+            ),
+            (
+                "chunk-changes-role",
+                "it shows in chunked text only, which the reference streams with `--variant \
+                 chunks` (the suite's case runs it)",
+            ),
+        ],
+        &[(
+            "json-content-type",
+            "the run the JSON answer keeps from streaming heads the finding (AGUI-RUN-001, the \
+             probe's), with AGUI-HTTP-001 beside it",
+        )],
+        100,
+    );
+}
+
 /// The faults of the party a role does not play are out of that role's reach.
 const UAE_AGENT_ONLY: &[&str] = &[
     "session-drift",
@@ -383,8 +443,8 @@ fn fuzzing_finds_uae_faults() {
         })
         .chain(recorded)
         .collect();
-    assert_faults_found_as("uae", Some("agent"), &not_agent, 100);
-    assert_faults_found_as("uae", Some("executor"), &not_executor, 100);
+    assert_faults_found_as("uae", Some("agent"), &not_agent, &[], 100);
+    assert_faults_found_as("uae", Some("executor"), &not_executor, &[], 100);
 }
 
 /// The checks run side by side (most of a fuzz run waits on its target, and a test binary
@@ -392,7 +452,7 @@ fn fuzzing_finds_uae_faults() {
 /// check's time. Each check's own panic message says what it found.
 #[test]
 fn fuzzing_against_the_reference_targets() {
-    let checks: [(&str, fn()); 10] = [
+    let checks: [(&str, fn()); 11] = [
         (
             "correct_references_give_no_finding",
             correct_references_give_no_finding,
@@ -405,6 +465,7 @@ fn fuzzing_against_the_reference_targets() {
         ("fuzzing_finds_nuum_faults", fuzzing_finds_nuum_faults),
         ("fuzzing_finds_huma_faults", fuzzing_finds_huma_faults),
         ("fuzzing_finds_hpd_faults", fuzzing_finds_hpd_faults),
+        ("fuzzing_finds_agui_faults", fuzzing_finds_agui_faults),
         ("fuzzing_finds_uae_faults", fuzzing_finds_uae_faults),
         (
             "the_reference_clients_keep_working_through_every_fuzzed_run",
