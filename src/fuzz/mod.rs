@@ -63,9 +63,10 @@ pub enum Oracle {
     },
     /// As a [`Oracle::Reply`], unless one of `refused` arrives first: the target refused a
     /// message the reply answers for what our own sends cannot know (HAIP: credit it counts
-    /// another way than we do, or a long run spent), so what the message was owed cannot be
-    /// judged and the run ends as not reached at once, scenario or not. Whether refusing it was
-    /// right is the frame rules' to judge (HAIP-ERR-004).
+    /// another way than we do, or a long run spent), or, for a scenario, ended what the reply
+    /// needed still going (a tool call done before any update), so what the message was owed
+    /// cannot be judged and the run ends as not reached at once. Whether refusing it was right
+    /// is the frame rules' to judge (HAIP-ERR-004).
     ReplyUnlessRefused {
         patterns: Vec<Value>,
         rule: &'static str,

@@ -91,6 +91,16 @@ fn refusals<'v>(ids: impl IntoIterator<Item = Option<&'v Value>>) -> Vec<Value> 
     ids.into_iter().flatten().map(refusal).collect()
 }
 
+/// Any ERROR naming one of our messages whose ids are `ids`: however refused, a scenario's
+/// own message not taken cannot start what the scenario is about (whether the ERROR was right
+/// is the frame rules' to judge).
+fn errors_naming<'v>(ids: impl IntoIterator<Item = Option<&'v Value>>) -> Vec<Value> {
+    ids.into_iter()
+        .flatten()
+        .map(|id| json!({"type": "ERROR", "payload": {"related_id": id}}))
+        .collect()
+}
+
 /// The id of a message of ours a scenario sends, named after `what` it is and `key` (the
 /// scenario's message or call id, unique in the run).
 fn named_id(what: &str, key: Option<&Value>) -> Value {
@@ -196,7 +206,7 @@ pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
                     patterns: vec![json!({"type": "RUN_STARTED", "run_id": "$capture:fuzz_run"})],
                     rule: "HAIP-RUN-004",
                     scenario: true,
-                    refused: refusals([sent.get("id"), Some(&end_id)]),
+                    refused: errors_naming([sent.get("id"), Some(&end_id)]),
                 },
                 // Now for the channel the run came on too, whose credit its own messages spend.
                 Oracle::Unblock,
@@ -226,7 +236,12 @@ pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
                     patterns: vec![json!({"type": "TOOL_UPDATE", "payload": {"call_id": call_id}})],
                     rule: "HAIP-TOOL-003",
                     scenario: true,
-                    refused: refusals([sent.get("id")]),
+                    // Or the call ended before any update (a target without the tool, say):
+                    // there is nothing left to cancel.
+                    refused: errors_naming([sent.get("id")])
+                        .into_iter()
+                        .chain([json!({"type": "TOOL_DONE", "payload": {"call_id": call_id}})])
+                        .collect(),
                 },
                 Oracle::Unblock,
             ]
@@ -310,6 +325,11 @@ mod tests {
             assert!(scenario, "{name}: the scenario's own answer");
             let ids = related_ids(refused);
             assert!(ids.contains(&id), "{name} ({rule}): {ids:?}");
+            if name == "cancel-tool" {
+                // A call done before any update has nothing left to cancel.
+                let done = json!({"type": "TOOL_DONE", "payload": {"call_id": sent["payload"]["call_id"]}});
+                assert!(refused.contains(&done), "{refused:?}");
+            }
             // Then the cancel, refusable by its own id.
             let (_, scenario, refused) = &steps[1];
             assert!(!scenario, "{name}: the cancel's answer is judged");
