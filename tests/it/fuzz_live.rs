@@ -217,6 +217,13 @@ fn correct_references_give_no_finding() {
                 )
             })
         });
+        // An HPD agent that sends each text block whole at its end: a turn under way is
+        // interrupted once its block opens (44 of 120 runs waited for a delta, and skipped).
+        let whole_text = scope.spawn(|| {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let more = ["--variant", "whole-text"];
+            fuzz_with("hpd", None, None, &more, 150, dir.path())
+        });
         // An executor answering calls one at a time, slowly: the fuzzer's calls queue up, and
         // a call whose result is judged waits for the backlog to drain first (run 1 found a
         // false UAE-RES-001, before).
@@ -245,6 +252,13 @@ fn correct_references_give_no_finding() {
                 fuzzed.stderr
             );
         }
+        let fuzzed = whole_text.join().expect("a fuzzing thread");
+        assert_eq!(fuzzed.rule, None, "hpd --variant whole-text");
+        assert!(
+            !fuzzed.stderr.contains("runs skipped"),
+            "hpd --variant whole-text: {}",
+            fuzzed.stderr
+        );
         let finding = slow_executor.join().expect("a fuzzing thread").rule;
         assert_eq!(finding, None, "uae executor --variant slow");
         for run in uae {

@@ -128,7 +128,17 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
             turn_end("HPD-ASK-003"),
         ],
         "interrupt-mid-turn" => vec![
-            reply(json!({"type": "TEXT_DELTA"}), "HPD-INT-001", true),
+            // A block opened shows the turn under way: keyed on its start, not on a delta, so
+            // an agent that sends the block's text whole at its end is interrupted too (it
+            // waited out the step timeout before, 44 of 120 runs with `--variant whole-text`).
+            Oracle::Reply {
+                patterns: vec![
+                    json!({"type": "TEXT_MESSAGE_START"}),
+                    json!({"type": "TEXT_DELTA"}),
+                ],
+                rule: "HPD-INT-001",
+                scenario: true,
+            },
             Oracle::Send(envelope(json!({
                 "type": "INTERRUPTION_REQUEST", "reason": "fuzz", "source": "User",
             }))),
