@@ -187,8 +187,13 @@ impl Seen<'_> {
     /// shows: its session says so, or everything it owes comes in the answer to each
     /// exchange, and every answer has come whole.
     pub(super) fn settled(&self) -> bool {
-        self.session.settled() == Some(true)
-            || (self.session.answers_in_reply() && self.answers_owed == Some(0))
+        self.session.settled() == Some(true) || self.answered_whole()
+    }
+
+    /// Nothing more can come: everything the target owes comes in the answer to each
+    /// exchange, and every answer has come whole.
+    pub(super) fn answered_whole(&self) -> bool {
+        self.session.answers_in_reply() && self.answers_owed == Some(0)
     }
 }
 
@@ -339,6 +344,26 @@ impl Link {
     pub(super) async fn watch<T>(
         &mut self,
         deadline: Instant,
+        judge: impl FnMut(&Item, &Seen<'_>) -> Watch<T>,
+    ) -> Option<T> {
+        self.watch_while_owed(deadline, false, judge).await
+    }
+
+    /// [`Link::watch`], which also ends (`None`) as soon as nothing more can come
+    /// ([`Seen::answered_whole`]) and nothing kept or arrived decided: a run's events that
+    /// came whole without the one awaited will not bring it later.
+    pub(super) async fn watch_answered<T>(
+        &mut self,
+        deadline: Instant,
+        judge: impl FnMut(&Item, &Seen<'_>) -> Watch<T>,
+    ) -> Option<T> {
+        self.watch_while_owed(deadline, true, judge).await
+    }
+
+    async fn watch_while_owed<T>(
+        &mut self,
+        deadline: Instant,
+        until_answered: bool,
         mut judge: impl FnMut(&Item, &Seen<'_>) -> Watch<T>,
     ) -> Option<T> {
         for i in 0..self.pending.len() {
@@ -353,7 +378,7 @@ impl Link {
         }
         loop {
             // A flood must not keep us past the deadline: every wait is bounded.
-            if Instant::now() >= deadline {
+            if Instant::now() >= deadline || (until_answered && self.seen().answered_whole()) {
                 return None;
             }
             let conn = self.conn.as_mut()?;

@@ -27,7 +27,7 @@ impl CaseRun<'_> {
         let mut captured = Vars::new();
         let found = self
             .link
-            .watch(deadline, |a, _| {
+            .watch_answered(deadline, |a, _| {
                 if patterns.iter().any(|p| a.matches(p, &mut captured)) {
                     Watch::Take(Ok(()))
                 } else if other_forms.iter().any(|p| a.matches(p, &mut Vars::new())) {
@@ -61,6 +61,9 @@ impl CaseRun<'_> {
             Some(how) => {
                 format!("the connection ended ({how}) before an event matching {pattern} arrived")
             }
+            None if self.link.seen().answered_whole() => format!(
+                "no event matching {pattern}: the answers to everything sent came whole without it"
+            ),
             None => format!(
                 "no event matching {pattern} within {} ms",
                 timeout.as_millis()

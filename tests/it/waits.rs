@@ -157,3 +157,23 @@ async fn a_settled_wait_ends_when_every_answer_has_come_whole() {
     assert_eq!(settled.verdict, Verdict::Pass, "{}", settled.message);
     assert!(settled.duration_ms < 3000, "{} ms", settled.duration_ms);
 }
+
+/// An AG-UI answer that came whole without the event awaited will not bring it later: the
+/// step ends there, judged as at its timeout, where it waited the whole timeout before (5 s
+/// for each of 28 cases against an agent answering JSON).
+#[tokio::test]
+async fn an_expectation_ends_once_every_answer_came_whole_without_it() {
+    let results =
+        common::run_protocol_results("agui", &["json-content-type"], Some("agui.run.plain")).await;
+    let plain = results
+        .iter()
+        .find(|r| r.id.starts_with("agui.run.plain"))
+        .expect("agui.run.plain ran");
+    assert_eq!(plain.verdict, Verdict::Fail, "{}", plain.message);
+    assert!(
+        plain.message.contains("came whole without it") && plain.message.contains("AGUI-HTTP-001"),
+        "{}",
+        plain.message
+    );
+    assert!(plain.duration_ms < 3000, "{} ms", plain.duration_ms);
+}
