@@ -422,6 +422,11 @@ pub struct FuzzArgs {
     /// Longest time spent shrinking a finding, in seconds (0: report it as found).
     #[arg(long, value_name = "SECS", default_value_t = 30)]
     pub shrink_secs: u64,
+    /// Rule ids the target is known to break, one per line (`#` starts a comment): a run
+    /// that breaks only these is no finding, so the campaign looks past a deviation every run
+    /// shows; one that breaks another rule is named by it.
+    #[arg(long, value_name = "FILE")]
+    pub known_failing: Option<PathBuf>,
 }
 
 /// Where the target is and how to reach it, shared by `run` and `fuzz`.

@@ -34,6 +34,19 @@ pub(super) async fn command(args: FuzzArgs) -> Result<u8, Failure> {
 
 /// Runs `wireprobe fuzz`.
 pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
+    let known_failing =
+        super::read_ids("--known-failing", args.known_failing.as_deref()).map_err(|f| f.error)?;
+    // A rule id the protocol does not have is a typo that would hide nothing: say so.
+    if let Some(unknown) = known_failing
+        .iter()
+        .find(|id| wireprobe::rules::find(p.rules(), id).is_none())
+    {
+        anyhow::bail!(
+            "--known-failing names {unknown}, which is no rule of {} (`wireprobe list {} --rules`)",
+            p.id(),
+            p.id()
+        );
+    }
     let prepared = match args.client {
         true => target::prepare_client(p, &args.target, None)?,
         false => target::prepare(p, &args.target).await?,
@@ -76,6 +89,7 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
         shrink_time: Duration::from_secs(args.shrink_secs),
         shard: args.shard,
         waiting: args.waiting as usize,
+        known_failing,
         ..FuzzConfig::default()
     };
     // A spinner when only a duration bounds the runs.
@@ -123,6 +137,12 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
         eprintln!(
             "wireprobe: {} runs skipped, the last: {why}",
             outcome.skipped
+        );
+    }
+    if outcome.known_only > 0 {
+        eprintln!(
+            "wireprobe: {} runs broke only rules in --known-failing",
+            outcome.known_only
         );
     }
     let Some(finding) = outcome.finding else {

@@ -15,6 +15,7 @@ use crate::transcript::{Direction, Observation};
 use crate::verdict::Verdict;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use proptest::strategy::{Strategy, ValueTree};
+use std::collections::BTreeSet;
 
 /// A rule broken by a run, with the runner's message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,20 +27,32 @@ pub struct Failure {
 
 /// The failure a case result shows, if any (`fail`, or `warn` for a should rule). A target
 /// that ended where the profile's probe says it must stay breaks that rule, whatever step
-/// noticed it.
+/// noticed it. A run that broke only `known` rules (`fuzz --known-failing`: deviations the
+/// target is known for) shows none; one that broke another is named by the first other.
 pub fn failure_of(
     protocol: &dyn Protocol,
     profile: &dyn FuzzProfile,
     result: &CaseResult,
     judged: Direction,
+    known: &BTreeSet<String>,
 ) -> Option<Failure> {
     if !matches!(result.verdict, Verdict::Fail | Verdict::Warn) {
+        return None;
+    }
+    let broken = |v: &Verdict| matches!(v, Verdict::Fail | Verdict::Warn);
+    if !known.is_empty()
+        && result
+            .judged
+            .iter()
+            .all(|(rule, v)| !broken(v) || known.contains(rule))
+    {
         return None;
     }
     if let Some(rule) = profile
         .probe()
         .ended
         .filter(|_| target_ended(result, judged))
+        .filter(|rule| !known.contains(*rule))
     {
         return Some(Failure {
             rule: rule.to_owned(),
@@ -55,7 +68,10 @@ pub fn failure_of(
     let named = result
         .message
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
-        .find(|w| rules::find(protocol.rules(), w).is_some_and(|r| r.level > rules::Level::May));
+        .find(|w| {
+            !known.contains(*w)
+                && rules::find(protocol.rules(), w).is_some_and(|r| r.level > rules::Level::May)
+        });
     Some(Failure {
         rule: named.unwrap_or("?").to_owned(),
         verdict: result.verdict,
@@ -132,6 +148,9 @@ pub struct FuzzConfig {
     /// that runs waiting on the target's own timers (a spec's 500 ms, a silence window) leave
     /// the cores to others. Each holds its connection: the target sees up to jobs + N.
     pub waiting: usize,
+    /// `--known-failing`: rules the target is known to break; a run that breaks only these is
+    /// no finding, so a campaign looks past a deviation every run shows.
+    pub known_failing: BTreeSet<String>,
 }
 
 impl Default for FuzzConfig {
@@ -146,6 +165,7 @@ impl Default for FuzzConfig {
             confirm: 3,
             shard: None,
             waiting: 0,
+            known_failing: BTreeSet::new(),
         }
     }
 }
@@ -196,6 +216,8 @@ pub struct Outcome {
     /// How often a run waiting on the target lent its place to one that could work
     /// (`--waiting`).
     pub lent: u64,
+    /// Runs that broke only rules known to fail (`--known-failing`): no finding.
+    pub known_only: u64,
 }
 
 /// How long a run waits on the target before it lends its work slot to a run that can work:
@@ -238,6 +260,7 @@ pub async fn fuzz(
         true => 0,
         false => cfg.waiting,
     };
+    let known = std::sync::Arc::new(cfg.known_failing.clone());
     let shared_cfg = std::sync::Arc::new(RunConfig {
         step_lines: false,
         ..run_cfg.clone()
@@ -281,6 +304,7 @@ pub async fn fuzz(
                 protocol,
                 profile,
                 cfg: shared_cfg.clone(),
+                known: known.clone(),
             };
             running.push(job.run(run, id, sequence, slot));
         }
@@ -314,6 +338,9 @@ pub async fn fuzz(
         if ran.verdict == Verdict::Skip {
             outcome.skipped += 1;
             outcome.last_skip = Some(format!("{}: {}", ran.id, ran.message));
+        }
+        if matches!(ran.verdict, Verdict::Fail | Verdict::Warn) && ran.failed.is_none() {
+            outcome.known_only += 1;
         }
         progress(Progress::Run {
             run,
@@ -374,7 +401,9 @@ pub async fn fuzz(
     let mut reproduced = 0;
     for _ in 0..cfg.confirm {
         let again = runner::run_case(protocol, &case, run_cfg).await;
-        if failure_of(protocol, profile, &again, judged).is_some_and(|f| f.rule == failure.rule) {
+        if failure_of(protocol, profile, &again, judged, &cfg.known_failing)
+            .is_some_and(|f| f.rule == failure.rule)
+        {
             reproduced += 1;
         }
     }
@@ -383,7 +412,8 @@ pub async fn fuzz(
         result.steps = runner::step_lines(&case);
     }
     outcome.finding = Some(Finding {
-        failure: failure_of(protocol, profile, &result, judged).unwrap_or(failure),
+        failure: failure_of(protocol, profile, &result, judged, &cfg.known_failing)
+            .unwrap_or(failure),
         run,
         steps_after,
         case,
@@ -400,6 +430,8 @@ struct Job {
     protocol: &'static dyn Protocol,
     profile: &'static dyn FuzzProfile,
     cfg: std::sync::Arc<RunConfig>,
+    /// Rules the target is known to break ([`FuzzConfig::known_failing`]).
+    known: std::sync::Arc<BTreeSet<String>>,
 }
 
 /// What the campaign keeps of a run: its verdict and message, and all of it when it failed.
@@ -427,10 +459,11 @@ impl Job {
                 protocol,
                 profile,
                 cfg,
+                known,
             } = self;
             let case = case_for(protocol, profile, &task_id, sequence, &cfg.credentials);
             let result = runner::run_case_holding(protocol, &case, &cfg, slot).await;
-            let failure = failure_of(protocol, profile, &result, cfg.judged);
+            let failure = failure_of(protocol, profile, &result, cfg.judged, &known);
             Ran {
                 run,
                 sends: sends(&case),
@@ -483,8 +516,14 @@ async fn shrink(
         let steps = run.steps.len();
         let candidate = case_for(protocol, profile, id, run, &run_cfg.credentials);
         let result = runner::run_case(protocol, &candidate, run_cfg).await;
-        let same = failure_of(protocol, profile, &result, run_cfg.judged)
-            .is_some_and(|f| f.rule == failure.rule);
+        let same = failure_of(
+            protocol,
+            profile,
+            &result,
+            run_cfg.judged,
+            &cfg.known_failing,
+        )
+        .is_some_and(|f| f.rule == failure.rule);
         progress(Progress::Shrink {
             steps,
             still_fails: same,

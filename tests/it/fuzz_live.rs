@@ -419,6 +419,43 @@ fn fuzzing_finds_agui_faults() {
     );
 }
 
+/// A deviation the target is known for (`--known-failing`) does not end the campaign: a target
+/// breaking it in every run gives no finding, and says how many runs broke only it; a rule id
+/// the protocol does not have is refused, naming it.
+fn known_deviations_are_looked_past() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let known = dir.path().join("known.txt");
+    std::fs::write(&known, "AGUI-VER-001  # declares no protocolVersion\n").expect("writes");
+    let path = known.to_string_lossy().into_owned();
+    let out = dir.path().join("out");
+    let more = ["--known-failing", path.as_str()];
+    let fuzzed = fuzz_with("agui", None, Some("no-version"), &more, 60, &out);
+    assert_eq!(fuzzed.rule, None, "{}", fuzzed.stderr);
+    assert!(
+        fuzzed
+            .stderr
+            .contains(" runs broke only rules in --known-failing"),
+        "{}",
+        fuzzed.stderr
+    );
+    // Without the list, the same campaign finds it at once.
+    let found = fuzz_with("agui", None, Some("no-version"), &[], 60, &out);
+    assert_eq!(found.rule.as_deref(), Some("AGUI-VER-001"));
+
+    std::fs::write(&known, "AGUI-VER-999\n").expect("writes");
+    let output = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+        .args(["fuzz", "agui", "--target", "builtin", "--runs", "1"])
+        .args(["--known-failing", path.as_str()])
+        .output()
+        .expect("wireprobe runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("AGUI-VER-999, which is no rule of agui"),
+        "{stderr}"
+    );
+}
+
 /// The faults of the party a role does not play are out of that role's reach.
 const UAE_AGENT_ONLY: &[&str] = &[
     "session-drift",
@@ -480,7 +517,7 @@ fn fuzzing_finds_uae_faults() {
 /// check's time. Each check's own panic message says what it found.
 #[test]
 fn fuzzing_against_the_reference_targets() {
-    let checks: [(&str, fn()); 11] = [
+    let checks: [(&str, fn()); 12] = [
         (
             "correct_references_give_no_finding",
             correct_references_give_no_finding,
@@ -494,6 +531,10 @@ fn fuzzing_against_the_reference_targets() {
         ("fuzzing_finds_huma_faults", fuzzing_finds_huma_faults),
         ("fuzzing_finds_hpd_faults", fuzzing_finds_hpd_faults),
         ("fuzzing_finds_agui_faults", fuzzing_finds_agui_faults),
+        (
+            "known_deviations_are_looked_past",
+            known_deviations_are_looked_past,
+        ),
         ("fuzzing_finds_uae_faults", fuzzing_finds_uae_faults),
         (
             "the_reference_clients_keep_working_through_every_fuzzed_run",
