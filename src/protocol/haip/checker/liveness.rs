@@ -25,7 +25,22 @@ impl HaipChecker {
                 pending.push_back(f.nonce.map(str::to_owned));
             }
             "PONG" => {
+                // A PONG of the peer's own coming back (a server relaying what its clients
+                // send, the sender too: the public HAIP server does) answers nothing: taken
+                // for the answer to the oldest PING owed, it was called a wrong nonce, and the
+                // right answer after it one to no PING at all.
+                if self.senders[1 - me]
+                    .pongs_sent
+                    .iter()
+                    .any(|n| n.as_deref() == f.nonce)
+                {
+                    return;
+                }
                 let sender = &mut self.senders[me];
+                if sender.pongs_sent.len() >= MAX_OWED_PONGS {
+                    sender.pongs_sent.pop_front();
+                }
+                sender.pongs_sent.push_back(f.nonce.map(str::to_owned));
                 let (pending, maybe) =
                     (&mut sender.pings_to_answer, &mut sender.pings_maybe_dropped);
                 if let Some(i) = pending.iter().position(|n| n.as_deref() == f.nonce) {
@@ -64,6 +79,46 @@ mod tests {
             talk.send(Server, "PONG", json!({"nonce": "z"})),
             ["HAIP-PING-002"]
         );
+    }
+
+    /// Found against the public HAIP server, which relays every message its client sends
+    /// back to it: the client's own PONG, echoed while a PING of the client's was owed, was
+    /// taken for that PING's answer (a wrong nonce), and the right answer after it for one to
+    /// no PING (two false HAIP-PING-002).
+    #[test]
+    fn a_pong_of_ours_echoed_back_answers_no_ping() {
+        let mut talk = Talk::open();
+        assert_eq!(talk.send(Server, "PING", json!({"nonce": "s1"})), NONE);
+        assert_eq!(talk.send(Client, "PONG", json!({"nonce": "s1"})), NONE);
+        assert_eq!(talk.send(Client, "PING", json!({"nonce": "c1"})), NONE);
+        // Our PONG relayed back, then the answer.
+        assert_eq!(talk.send(Server, "PONG", json!({"nonce": "s1"})), NONE);
+        assert_eq!(talk.send(Server, "PONG", json!({"nonce": "c1"})), NONE);
+        // A wrong nonce is still one.
+        assert_eq!(talk.send(Client, "PING", json!({"nonce": "c2"})), NONE);
+        assert_eq!(
+            talk.send(Server, "PONG", json!({"nonce": "zz"})),
+            ["HAIP-PING-002"]
+        );
+    }
+
+    /// Also found against the public HAIP server, which answers a PING we broke on purpose
+    /// (an empty `ts`) with a PONG instead of an ERROR: that PONG was taken for the answer to
+    /// the oldest PING still owed, and every right answer after it for one to no PING. What a
+    /// target answers to broken input is judged by the rules about broken input alone.
+    #[test]
+    fn a_pong_to_a_broken_ping_answers_no_ping_owed() {
+        let mut talk = Talk::open();
+        assert_eq!(talk.send(Client, "PING", json!({"nonce": "owed"})), NONE);
+        let broken = talk.send_with(
+            Client,
+            "PING",
+            json!({"nonce": "broken"}),
+            json!({"ts": ""}),
+        );
+        assert!(!broken.is_empty(), "an empty ts breaks the envelope");
+        assert_eq!(talk.send(Server, "PONG", json!({"nonce": "broken"})), NONE);
+        assert_eq!(talk.send(Server, "PONG", json!({"nonce": "owed"})), NONE);
     }
 
     #[test]

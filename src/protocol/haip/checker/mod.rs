@@ -66,6 +66,9 @@ struct Sender {
     /// or taken if the first message with that number was rejected (suites/haip/ERRATA.md
     /// item 19). Their PONG is neither owed nor wrong.
     pings_maybe_dropped: VecDeque<Option<String>>,
+    /// Nonces of the PONGs this side sent (the latest few): one of them coming back from the
+    /// peer is this side's own message echoed, which answers no PING of ours.
+    pongs_sent: VecDeque<Option<String>>,
     /// Numbers of this side's messages the peer must have rejected (malformed, or naming
     /// another session): the number may come again on a new message (ERRATA item 19).
     rejected: BTreeSet<u64>,
@@ -143,6 +146,11 @@ impl HaipChecker {
         // The rest follows what the message does: a malformed one of the client's does nothing
         // (a FLOW_UPDATE granting -5 grants nothing, a PING asks for no PONG).
         if from == Direction::Client && !self.well_formed {
+            // A target that answers it anyway owes an ERROR instead (judged by the rules about
+            // broken input); its PONG must not pass for the answer to a PING still owed.
+            if f.ty == "PING" {
+                self.ping_may_be_answered(side(from), f.nonce);
+            }
             return;
         }
         self.accepted_by_peer(from, f, out);

@@ -103,12 +103,19 @@ impl HaipChecker {
             self.senders[me].owed_binary = Some(len);
         }
         if f.ty == "PING" {
-            let maybe = &mut self.senders[1 - me].pings_maybe_dropped;
-            if maybe.len() >= MAX_REMEMBERED {
-                maybe.pop_front();
-            }
-            maybe.push_back(f.nonce.map(str::to_owned));
+            self.ping_may_be_answered(me, f.nonce);
         }
+    }
+
+    /// A PING of side `me`'s whose PONG the peer neither owes nor gets wrong: dropped as a
+    /// duplicate or taken, or broken on purpose (answered, it is judged by the rules about
+    /// broken input alone).
+    pub(super) fn ping_may_be_answered(&mut self, me: usize, nonce: Option<&str>) {
+        let maybe = &mut self.senders[1 - me].pings_maybe_dropped;
+        if maybe.len() >= MAX_REMEMBERED {
+            maybe.pop_front();
+        }
+        maybe.push_back(nonce.map(str::to_owned));
     }
 
     /// Judges the message's `ack` (a message filling a gap is not held to it).
