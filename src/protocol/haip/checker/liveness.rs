@@ -8,6 +8,9 @@ use crate::transcript::Direction;
 /// Most PINGs remembered while their PONGs are owed.
 const MAX_OWED_PONGS: usize = 4096;
 
+/// How many of a side's latest PONG nonces are remembered, to tell one relayed back.
+pub(super) const REMEMBERED_PONGS: usize = 4096;
+
 impl HaipChecker {
     pub(super) fn check_liveness(
         &mut self,
@@ -29,18 +32,13 @@ impl HaipChecker {
                 // send, the sender too: the public HAIP server does) answers nothing: taken
                 // for the answer to the oldest PING owed, it was called a wrong nonce, and the
                 // right answer after it one to no PING at all.
-                if self.senders[1 - me]
-                    .pongs_sent
-                    .iter()
-                    .any(|n| n.as_deref() == f.nonce)
-                {
-                    return;
+                if let Some(nonce) = f.nonce {
+                    if self.senders[1 - me].pongs_sent.contains(nonce) {
+                        return;
+                    }
+                    self.senders[me].pongs_sent.insert(nonce);
                 }
                 let sender = &mut self.senders[me];
-                if sender.pongs_sent.len() >= MAX_OWED_PONGS {
-                    sender.pongs_sent.pop_front();
-                }
-                sender.pongs_sent.push_back(f.nonce.map(str::to_owned));
                 let (pending, maybe) =
                     (&mut sender.pings_to_answer, &mut sender.pings_maybe_dropped);
                 if let Some(i) = pending.iter().position(|n| n.as_deref() == f.nonce) {

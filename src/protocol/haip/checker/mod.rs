@@ -68,7 +68,7 @@ struct Sender {
     pings_maybe_dropped: VecDeque<Option<String>>,
     /// Nonces of the PONGs this side sent (the latest few): one of them coming back from the
     /// peer is this side's own message echoed, which answers no PING of ours.
-    pongs_sent: VecDeque<Option<String>>,
+    pongs_sent: RecentSet<{ liveness::REMEMBERED_PONGS }>,
     /// Numbers of this side's messages the peer must have rejected (malformed, or naming
     /// another session): the number may come again on a new message (ERRATA item 19).
     rejected: BTreeSet<u64>,
