@@ -43,6 +43,11 @@ impl Verdict {
         }
     }
 
+    /// True when a rule was broken: `fail` (a must) or `warn` (a should).
+    pub fn is_broken(self) -> bool {
+        matches!(self, Verdict::Fail | Verdict::Warn)
+    }
+
     /// True when this verdict makes the run exit 1 (`warn` only under `--strict`).
     pub fn is_failing(self, strict: bool) -> bool {
         matches!(self, Verdict::Fail | Verdict::Error) || (strict && self == Verdict::Warn)

@@ -36,15 +36,14 @@ pub fn failure_of(
     judged: Direction,
     known: &BTreeSet<String>,
 ) -> Option<Failure> {
-    if !matches!(result.verdict, Verdict::Fail | Verdict::Warn) {
+    if !result.verdict.is_broken() {
         return None;
     }
-    let broken = |v: &Verdict| matches!(v, Verdict::Fail | Verdict::Warn);
     if !known.is_empty()
         && result
             .judged
             .iter()
-            .all(|(rule, v)| !broken(v) || known.contains(rule))
+            .all(|(rule, v)| !v.is_broken() || known.contains(rule))
     {
         return None;
     }
@@ -339,7 +338,7 @@ pub async fn fuzz(
             outcome.skipped += 1;
             outcome.last_skip = Some(format!("{}: {}", ran.id, ran.message));
         }
-        if matches!(ran.verdict, Verdict::Fail | Verdict::Warn) && ran.failed.is_none() {
+        if ran.verdict.is_broken() && ran.failed.is_none() {
             outcome.known_only += 1;
         }
         progress(Progress::Run {

@@ -26,7 +26,7 @@ pub fn render(report: &Report, strict: bool) -> String {
         .rules
         .iter()
         .enumerate()
-        .filter(|(_, r)| matches!(r.verdict, Verdict::Fail | Verdict::Warn))
+        .filter(|(_, r)| r.verdict.is_broken())
         .map(|(index, rule)| result(report, index, rule, strict))
         .collect();
     let notifications: Vec<Notification> = report
@@ -135,9 +135,7 @@ fn result(report: &Report, index: usize, rule: &RuleReport, strict: bool) -> Sar
         .cases
         .iter()
         .filter(|c| {
-            c.judged
-                .get(&rule.id)
-                .is_some_and(|v| matches!(v, Verdict::Fail | Verdict::Warn))
+            c.judged.get(&rule.id).is_some_and(|v| v.is_broken())
                 || c.violations.iter().any(|v| v.rule == rule.id)
         })
         .collect();

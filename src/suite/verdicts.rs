@@ -113,7 +113,7 @@ pub(super) fn judge_case(
 
     // A target that never said anything in the protocol (silence, a close, garbage, an
     // oversized frame) has not answered: the case could not be judged.
-    let judged_against = step_failed || matches!(verdict, Verdict::Fail | Verdict::Warn);
+    let judged_against = step_failed || verdict.is_broken();
     if judged_against && !answered(protocol, transcript, judged) {
         verdict = Verdict::Error;
         message = format!("the target sent no protocol message: {message}");
