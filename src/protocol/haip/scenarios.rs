@@ -86,11 +86,6 @@ fn refusal(id: &Value) -> Value {
     json!({"type": "ERROR", "payload": {"code": "FLOW_CONTROL_VIOLATION", "related_id": id}})
 }
 
-/// The refusals of the messages of ours whose ids are `ids` (one left out is none of ours).
-fn refusals<'v>(ids: impl IntoIterator<Item = Option<&'v Value>>) -> Vec<Value> {
-    ids.into_iter().flatten().map(refusal).collect()
-}
-
 /// Any ERROR naming one of our messages whose ids are `ids`: however refused, a scenario's
 /// own message not taken cannot start what the scenario is about (whether the ERROR was right
 /// is the frame rules' to judge).
@@ -124,7 +119,7 @@ fn taken(
             patterns: reply,
             rule,
             scenario: false,
-            refused: refusals([Some(&id)]),
+            refused: vec![refusal(&id)],
         },
     ]
 }
