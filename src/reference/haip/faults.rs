@@ -23,7 +23,7 @@ pub static FAULTS: &[Fault] = &[
     fault!(
         "errors-on-pong",
         ["HAIP-ERR-004"],
-        "answers every PONG with ERROR UNSUPPORTED_TYPE, as the public server does"
+        "answers every PONG with ERROR UNSUPPORTED_TYPE naming and acknowledging no message, as the public server does"
     ),
     fault!(
         "wrong-error-code",

@@ -148,6 +148,8 @@ pub struct Outgoing {
     pub binary: Option<(Vec<u8>, String)>,
     /// Further envelope fields (faults use this to add what the spec forbids).
     pub envelope_extra: Map<String, Value>,
+    /// Carries the cumulative `ack` (faults leave it out, as the public server does).
+    pub acknowledges: bool,
 }
 
 impl Outgoing {
@@ -159,6 +161,7 @@ impl Outgoing {
             run_id: None,
             binary: None,
             envelope_extra: Map::new(),
+            acknowledges: true,
         }
     }
 
@@ -334,7 +337,7 @@ impl Outbox {
                 true => Seq::Number(seq),
                 false => Seq::Text(seq.to_string()),
             },
-            ack: (ack > 0).then(|| ack.to_string()),
+            ack: (ack > 0 && o.acknowledges).then(|| ack.to_string()),
             ts: (!faults.has("no-timestamp")).then(|| now_ms().to_string()),
             channel: &o.channel,
             ty: &o.ty,

@@ -6,6 +6,9 @@ use super::{side, HaipChecker};
 use crate::protocol::haip::facts::Facts;
 use crate::protocol::haip::model::{self, KNOWN_ERROR_CODES};
 use crate::rules::{self, Violation};
+
+/// The rule a property outside the schema breaks (a `should`: ERRATA item 2).
+const UNKNOWN_FIELD: &str = "HAIP-ENV-005";
 use crate::transcript::Direction;
 use serde_json::Value;
 
@@ -18,7 +21,30 @@ const VIOLATION_CODES: [&str; 4] = [
     "UNSUPPORTED_TYPE",
 ];
 
+/// What the client sent on the current connection, for an ERROR that names and acknowledges no
+/// message: when nothing the client sent on the connection was a violation, nor one a receiver
+/// may take for one, an ERROR claiming a violation is false whichever message it answers.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct ClientSoFar {
+    /// The server's HAI opened the connection: before it an ERROR may refuse the connection
+    /// itself (a token, suites/haip/auth.toml), which answers no message.
+    greeted: bool,
+    /// Messages sent: with none there is nothing to answer.
+    sent: bool,
+    /// Something broken, or a message the spec lets its receiver refuse (an unknown field,
+    /// suites/haip/ERRATA.md item 2).
+    refusable: bool,
+    /// A message some reading of credit or of a pause puts beyond what the client may send
+    /// (ERRATA item 9): a FLOW_CONTROL_VIOLATION may be that reading's.
+    flow_open: bool,
+}
+
 impl HaipChecker {
+    /// The server's HAI greeted the connection.
+    pub(super) fn server_greeted(&mut self) {
+        self.client_so_far.greeted = true;
+    }
+
     /// An ERROR or RUN_ERROR: its code, and what a server's ERROR answers.
     pub(super) fn check_errors(
         &mut self,
@@ -43,13 +69,28 @@ impl HaipChecker {
     /// After a client message: remembers whether it broke no must (`found` holds what the
     /// checker found in it).
     pub(super) fn client_message_judged(&mut self, f: &Facts<'_>, found: &[Violation]) {
-        let within_credit = self.within_strictest_credit(side(Direction::Client), f);
+        let client = side(Direction::Client);
+        // A message on a channel the server paused within the grace the checker gives it
+        // (`flow.rs`): the server may have held the pause to bind from the moment it sent it.
+        let paused = f.channel.is_some_and(|ch| {
+            model::consumes_credit(f.ty) && self.senders[client].paused.contains_key(ch)
+        });
+        let within_credit = self.within_strictest_credit(client, f) && !paused;
+        self.client_so_far.sent = true;
         let valid = self.well_formed
             && !found
                 .iter()
                 .any(|v| rules::is_must(crate::protocol::haip::rules::RULES, v.rule));
         if !valid {
             self.client_broke();
+            return;
+        }
+        self.client_so_far.flow_open |= !within_credit;
+        // The schema forbids unknown fields where the prose lets a receiver ignore them
+        // (ERRATA item 2): refusing the message is a reading too, and no false claim.
+        if found.iter().any(|v| v.rule == UNKNOWN_FIELD) {
+            self.client_so_far.refusable = true;
+            self.last_valid_client_seq = None;
             return;
         }
         if let Some(id) = f.id {
@@ -59,13 +100,13 @@ impl HaipChecker {
             }
         }
         self.last_valid_client_seq = f.seq;
-        self.last_valid_client_credit_open = !within_credit;
     }
 
     /// The client's item was broken (malformed, not a message, a binary frame nothing
     /// announced): an ERROR may answer it, and it is not the latest valid message.
     pub(super) fn client_broke(&mut self) {
         self.client_broken = true;
+        self.client_so_far.refusable = true;
         self.broken_unanswered = self.broken_unanswered.saturating_add(1);
         self.last_valid_client_seq = None;
     }
@@ -73,7 +114,9 @@ impl HaipChecker {
     /// HAIP-ERR-004: an ERROR claiming a protocol violation that answers a client message
     /// which broke no rule. It answers the message its `related_id` names; without one, the
     /// client's latest message when that was valid, the ERROR acknowledges it, and no broken
-    /// message of the client's is still unanswered.
+    /// message of the client's is still unanswered; naming none it acknowledges, after a
+    /// greeting on a connection where the client sent nothing a receiver may refuse, it
+    /// answers a valid message whichever it is.
     fn error_answers_valid(&mut self, f: &Facts<'_>, out: &mut Vec<Violation>) {
         // An ERROR naming a valid message of the client's (a refused run: RUN_LIMIT_EXCEEDED)
         // answers that one, not a broken message still owed its ERROR.
@@ -92,7 +135,7 @@ impl HaipChecker {
         if code == "FLOW_CONTROL_VIOLATION" {
             let credit_open = match f.related_id {
                 Some(id) => self.credit_open_ids.contains(id),
-                None => self.last_valid_client_credit_open,
+                None => self.client_so_far.flow_open,
             };
             if credit_open {
                 return;
@@ -102,18 +145,31 @@ impl HaipChecker {
             Some(id) => self
                 .valid_client_ids
                 .contains(id)
-                .then(|| format!("message {id}")),
+                .then(|| format!("answers the client's message {id}, which broke no rule")),
             None => self
                 .last_valid_client_seq
                 .filter(|seq| !answers_broken && f.ack == Some(*seq))
-                .map(|seq| format!("message with seq \"{seq}\", which it acknowledges")),
+                .map(|seq| {
+                    format!("answers the client's message with seq \"{seq}\", which it acknowledges and which broke no rule")
+                })
+                .or_else(|| self.nothing_refusable()),
         };
         if let Some(answered) = answered {
             out.push(Violation::new(
                 "HAIP-ERR-004",
-                format!("ERROR {code} answers the client's {answered}, which broke no rule"),
+                format!("ERROR {code} {answered}"),
             ));
         }
+    }
+
+    /// What an ERROR naming and acknowledging no message answers, when every message the
+    /// client sent on the greeted connection broke no rule and none was one a receiver may
+    /// refuse.
+    fn nothing_refusable(&self) -> Option<String> {
+        let so_far = self.client_so_far;
+        (so_far.greeted && so_far.sent && !so_far.refusable).then(|| {
+            "names and acknowledges no message, and every message the client sent on this connection broke no rule".to_owned()
+        })
     }
 
     /// Whether the message is well formed: schema-clean (unknown fields are tolerated,
@@ -260,6 +316,86 @@ mod tests {
             let expected: &[&str] = if claim_false { &["HAIP-ERR-004"] } else { &[] };
             assert_eq!(found, expected, "credit {granted}");
         }
+    }
+
+    /// An ERROR naming no message and acknowledging none answers one of the client's all the
+    /// same: when every message the client sent on the connection was valid, its claim is
+    /// false (the public server answers each PONG so, and nothing judged it).
+    #[test]
+    fn a_violation_claimed_of_nothing_after_valid_messages_is_false() {
+        let mut talk = Talk::open();
+        assert_eq!(talk.send(Client, "PONG", json!({"nonce": "k"})), NONE);
+        let refusal = error("UNSUPPORTED_TYPE");
+        assert_eq!(
+            talk.send(Server, "ERROR", refusal.clone()),
+            ["HAIP-ERR-004"]
+        );
+        // Acknowledging an earlier message ties it to none, and it is false all the same.
+        assert_eq!(talk.send(Client, "PING", json!({"nonce": "a"})), NONE);
+        let earlier = json!({"ack": "1"});
+        let found = talk.send_with(Server, "ERROR", refusal.clone(), earlier);
+        assert_eq!(found, ["HAIP-ERR-004"]);
+        // A new connection starts clean again.
+        talk.garbage(Client, "{not json");
+        assert_eq!(talk.send(Server, "ERROR", refusal.clone()), NONE);
+        assert_eq!(talk.send(Server, "ERROR", refusal.clone()), NONE);
+        talk.reconnect();
+        let hai = json!({"haip_version": "1.1.2", "accept_major": [1], "accept_events": ["HAI", "PING", "PONG", "ERROR"]});
+        let resume = json!({"seq": "1"});
+        talk.send_with(Client, "HAI", hai.clone(), resume.clone());
+        talk.send_with(Server, "HAI", hai, resume);
+        assert_eq!(talk.send(Client, "PONG", json!({"nonce": "k"})), NONE);
+        assert_eq!(talk.send(Server, "ERROR", refusal), ["HAIP-ERR-004"]);
+    }
+
+    /// Naming nothing, an ERROR may answer what a receiver may refuse: a message with a field
+    /// outside the schema (ERRATA item 2) or one past a credit however counted; and before the
+    /// server's HAI it may refuse the connection itself (a token).
+    #[test]
+    fn a_violation_claimed_of_nothing_may_answer_what_may_be_refused() {
+        let mut talk = Talk::open();
+        let id = uuid();
+        let unknown = json!({"x_note": "hi", "id": id});
+        let found = talk.send_with(Client, "PING", json!({"nonce": "a"}), unknown);
+        assert_eq!(found, ["HAIP-ENV-005"]);
+        let named = json!({"code": "PROTOCOL_VIOLATION", "message": "m", "related_id": id});
+        assert_eq!(talk.send(Server, "ERROR", named), NONE);
+        assert_eq!(
+            talk.send(Server, "ERROR", error("PROTOCOL_VIOLATION")),
+            NONE
+        );
+
+        let mut talk = Talk::open_with(json!({}), credit(1));
+        user_text(&mut talk, &uuid(), false);
+        assert_eq!(user_text(&mut talk, &uuid(), true), NONE);
+        let claim = error("FLOW_CONTROL_VIOLATION");
+        assert_eq!(talk.send(Server, "ERROR", claim.clone()), NONE);
+        // Credit aside, the client broke nothing: another claim is false.
+        let found = talk.send(Server, "ERROR", error("PROTOCOL_VIOLATION"));
+        assert_eq!(found, NONE, "a broken message was sent on this connection");
+
+        let mut talk = Talk::connected();
+        let hai = json!({"haip_version": "1.1.2", "accept_major": [1], "accept_events": ["HAI", "ERROR"]});
+        talk.send(Client, "HAI", hai);
+        assert_eq!(
+            talk.send(Server, "ERROR", error("PROTOCOL_VIOLATION")),
+            NONE
+        );
+    }
+
+    /// A message the client sent on a channel the server had just paused, within the grace
+    /// the checker gives it, is one the server may hold the pause against: its refusal is
+    /// no false claim, by name or without one.
+    #[test]
+    fn a_flow_violation_claimed_of_a_message_sent_into_a_pause_is_no_false_claim() {
+        let mut talk = Talk::open();
+        let pause = json!({"channel": "USER"});
+        assert_eq!(talk.send(Server, "PAUSE_CHANNEL", pause), NONE);
+        let id = uuid();
+        assert_eq!(user_text(&mut talk, &id, true), NONE);
+        assert_eq!(talk.send(Server, "ERROR", flow_violation(&id)), NONE);
+        let unnamed = error("FLOW_CONTROL_VIOLATION");
+        assert_eq!(talk.send(Server, "ERROR", unnamed), NONE);
     }
 
     #[test]

@@ -25,6 +25,9 @@ impl HaipChecker {
         let Some(hai) = &f.hai else {
             return;
         };
+        if from == Direction::Server {
+            self.server_greeted();
+        }
         // Only a HAI that opens a connection starts (or resumes) a session; one sent later
         // is just a bad message for the target to reject.
         if from == Direction::Client && first {

@@ -113,7 +113,8 @@ pub struct HaipChecker {
     /// Valid client messages some reading of what consumes credit puts beyond it: an ERROR
     /// FLOW_CONTROL_VIOLATION answering one is not judged false (suites/haip/ERRATA.md item 9).
     credit_open_ids: RecentSet<RECENT_IDS>,
-    last_valid_client_credit_open: bool,
+    /// What the client sent on this connection, for an ERROR that names no message.
+    client_so_far: answers::ClientSoFar,
     /// Broken client messages no ERROR has answered yet.
     broken_unanswered: usize,
     /// The session UUID of the client's latest HAI: a message naming another is rejected.
@@ -132,6 +133,7 @@ impl HaipChecker {
         }
         // An ERROR on this connection answers nothing sent on the last.
         self.broken_unanswered = 0;
+        self.client_so_far = Default::default();
     }
 
     /// Judges one event the schema already checked (or the fast path accepted).

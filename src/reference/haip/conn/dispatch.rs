@@ -61,9 +61,13 @@ impl Conn {
             "FLOW_UPDATE" | "PAUSE_CHANNEL" | "RESUME_CHANNEL" => {
                 self.on_flow_control(&ty, &event).await
             }
+            // As the public server does: the ERROR names no message and acknowledges none.
             "PONG" if self.config.faults.has("errors-on-pong") => {
-                let msg = "Unknown message type: PONG";
-                self.error("UNSUPPORTED_TYPE", msg, Some(&event)).await;
+                let payload =
+                    json!({"code": "UNSUPPORTED_TYPE", "message": "Unknown message type: PONG"});
+                let mut refusal = Outgoing::new("ERROR", SYSTEM_CHANNEL, payload);
+                refusal.acknowledges = false;
+                self.emit(refusal).await;
             }
             // PONG, ERROR, a later HAI, and tool events for calls we never make need no answer.
             _ => {}
