@@ -50,6 +50,22 @@ struct Turn {
     snapshot_seen: bool,
 }
 
+impl Turn {
+    /// With no turn open, output or a result may be a queued message's own turn: one an
+    /// earlier turn ended without injecting (§Mid-Turn Message Injection says only that queued
+    /// messages are injected "at the next opportunity"). The public build runs each such
+    /// message as a turn with no turn_accepted (the message was received, and answered
+    /// `queued`, long before). True when one was waiting: its turn opens now.
+    fn runs_carried(&mut self) -> bool {
+        if self.carried == 0 {
+            return false;
+        }
+        self.carried -= 1;
+        self.open = true;
+        true
+    }
+}
+
 /// The tool_use a tool_result block answers.
 fn use_id(block: &Value) -> Option<&str> {
     block.get("tool_use_id").and_then(Value::as_str)
@@ -237,6 +253,9 @@ impl NuumChecker {
         if turn.open {
             return;
         }
+        if turn.runs_carried() {
+            return;
+        }
         if turn.accept_due || !self.saw_client {
             out.push(Violation::new(
                 "NUUM-TURN-001",
@@ -320,7 +339,7 @@ impl NuumChecker {
 
     fn result(&mut self, line: &Value, out: &mut Vec<Violation>) {
         let turn = &mut self.process.turn;
-        if !turn.open {
+        if !turn.open && !turn.runs_carried() {
             out.push(Violation::new(
                 if turn.accept_due {
                     "NUUM-TURN-001"
@@ -523,6 +542,33 @@ mod tests {
                 "<",
                 json!({"type":"system","subtype":"injected","message_count":1}),
             ),
+            ("<", say("b")),
+            ("<", result()),
+        ];
+        assert_eq!(broken(&lines), Vec::<&str>::new());
+    }
+
+    /// The public build (sanity-labs/nuum 0.5.6) runs each message a failed turn left queued
+    /// as a turn of its own, with no turn_accepted, one result each; a result beyond them is
+    /// still a second result for a turn.
+    #[test]
+    fn each_queued_message_left_over_may_end_a_turn_of_its_own() {
+        let mut lines = vec![("<", init()), (">", user())];
+        lines.extend((0..3).map(|_| (">", user())));
+        lines.push(("<", accepted()));
+        lines.extend((0..3).map(|_| ("<", queued())));
+        lines.extend((0..4).map(|_| ("<", result())));
+        assert_eq!(broken(&lines), Vec::<&str>::new());
+        lines.push(("<", result()));
+        assert_eq!(broken(&lines), ["NUUM-RES-001"]);
+        // Its turn may show output before its result, with no turn_accepted either.
+        let lines = [
+            ("<", init()),
+            (">", user()),
+            ("<", accepted()),
+            (">", user()),
+            ("<", queued()),
+            ("<", result()),
             ("<", say("b")),
             ("<", result()),
         ];
