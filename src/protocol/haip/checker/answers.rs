@@ -2,13 +2,11 @@
 //! formed (so the checker takes it into account), HAIP-ERR-004 (an ERROR claiming a violation
 //! for a message that broke no rule) and HAIP-ERR-003 (error codes the spec names).
 
-use super::{side, HaipChecker};
+use super::{side, HaipChecker, UNKNOWN_FIELD};
 use crate::protocol::haip::facts::Facts;
 use crate::protocol::haip::model::{self, KNOWN_ERROR_CODES};
 use crate::rules::{self, Violation};
 
-/// The rule a property outside the schema breaks (a `should`: ERRATA item 2).
-const UNKNOWN_FIELD: &str = "HAIP-ENV-005";
 use crate::transcript::Direction;
 use serde_json::Value;
 

@@ -2,8 +2,14 @@
 
 use super::{side, HaipChecker};
 use crate::protocol::haip::facts::Facts;
+use crate::protocol::haip::model;
 use crate::rules::Violation;
 use crate::transcript::Direction;
+use serde_json::Value;
+
+/// Most nonces of a side's broken PINGs that are no string, remembered to tell a PONG echoing
+/// one.
+pub(super) const REMEMBERED_BROKEN_NONCES: usize = 16;
 
 /// Most PINGs remembered while their PONGs are owed.
 const MAX_OWED_PONGS: usize = 4096;
@@ -20,6 +26,9 @@ impl HaipChecker {
     ) {
         let me = side(from);
         match f.ty {
+            // A PING broken on purpose (the server's, when wireprobe judges a client) is owed
+            // no PONG: answered, the answer is judged by the rules about broken input alone.
+            "PING" if !self.well_formed => self.ping_may_be_answered(me, f.nonce),
             "PING" => {
                 let pending = &mut self.senders[1 - me].pings_to_answer;
                 if pending.len() >= MAX_OWED_PONGS {
@@ -57,6 +66,41 @@ impl HaipChecker {
             }
             _ => {}
         }
+    }
+
+    /// A broken PING's nonce that is no string (`{"n": 1}`), remembered: a PONG copying it
+    /// answers broken input.
+    pub(super) fn note_broken_ping(&mut self, from: Direction, event: &Value) {
+        if self.well_formed || model::event_type(event) != Some("PING") {
+            return;
+        }
+        let Some(nonce) = event.pointer("/payload/nonce").filter(|n| !n.is_string()) else {
+            return;
+        };
+        let kept = &mut self.senders[side(from)].broken_nonces;
+        if kept.len() >= REMEMBERED_BROKEN_NONCES {
+            kept.pop_front();
+        }
+        kept.push_back(nonce.clone());
+    }
+
+    /// A PONG answering a PING broken on purpose may copy its nonce, which then breaks the
+    /// schema: what a target answers to broken input is judged by the rules about broken
+    /// input alone, so the schema is judged on the rest (`None`: nothing echoed). Found
+    /// fuzzing the public HAIP SDK, which echoes whatever nonce it is sent.
+    pub(super) fn echoed_nonce(&self, from: Direction, event: &Value) -> Option<Value> {
+        if model::event_type(event) != Some("PONG") {
+            return None;
+        }
+        let nonce = event.pointer("/payload/nonce").filter(|n| !n.is_string())?;
+        if !self.senders[1 - side(from)].broken_nonces.contains(nonce) {
+            return None;
+        }
+        let mut unechoed = event.clone();
+        if let Some(p) = unechoed.get_mut("payload").and_then(Value::as_object_mut) {
+            p.remove("nonce");
+        }
+        Some(unechoed)
     }
 }
 
@@ -117,6 +161,29 @@ mod tests {
         assert!(!broken.is_empty(), "an empty ts breaks the envelope");
         assert_eq!(talk.send(Server, "PONG", json!({"nonce": "broken"})), NONE);
         assert_eq!(talk.send(Server, "PONG", json!({"nonce": "owed"})), NONE);
+    }
+
+    /// Judging a client, wireprobe's broken PINGs are the input: one answered with an ERROR
+    /// and no PONG leaves no PONG owed (a later keep-alive PONG was taken for its wrong
+    /// answer), and a PONG copying its nonce that is no string breaks no schema rule (the
+    /// public SDK echoes whatever nonce it gets; found by fuzzing it).
+    #[test]
+    fn a_broken_ping_of_the_server_s_is_owed_nothing_and_its_echo_is_excused() {
+        let mut talk = Talk::open();
+        let late = json!({"ts": ""});
+        let found = talk.send_with(Server, "PING", json!({"nonce": "x"}), late);
+        assert!(!found.is_empty(), "an empty ts breaks the envelope");
+        assert_eq!(
+            talk.send(Client, "PONG", json!({"nonce": "keep-alive"})),
+            NONE
+        );
+
+        let odd = json!({"nonce": {"n": 1}});
+        assert_eq!(talk.send(Server, "PING", odd.clone()), ["HAIP-ENV-009"]);
+        assert_eq!(talk.send(Client, "PONG", odd.clone()), NONE);
+        // A PONG with a nonce no broken PING had breaks the schema as any message would.
+        let other = json!({"nonce": {"n": 2}});
+        assert_eq!(talk.send(Client, "PONG", other), ["HAIP-ENV-009"]);
     }
 
     #[test]

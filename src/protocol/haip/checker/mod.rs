@@ -19,6 +19,7 @@ use serde_json::Value;
 use std::collections::{BTreeSet, VecDeque};
 
 mod answers;
+mod echoes;
 mod flow;
 mod handshake;
 mod liveness;
@@ -32,6 +33,9 @@ mod talk;
 /// How many run ids and finished tool calls are remembered to catch reuse. Memory stays flat
 /// however long a transcript is; a reuse further back than this goes unnoticed.
 const RECENT_IDS: usize = 16_384;
+
+/// The rule a property outside the schema breaks (a `should`: suites/haip/ERRATA.md item 2).
+const UNKNOWN_FIELD: &str = "HAIP-ENV-005";
 
 fn side(d: Direction) -> usize {
     match d {
@@ -69,6 +73,12 @@ struct Sender {
     /// Nonces of the PONGs this side sent (the latest few): one of them coming back from the
     /// peer is this side's own message echoed, which answers no PING of ours.
     pongs_sent: RecentSet<{ liveness::REMEMBERED_PONGS }>,
+    /// Nonces of this side's broken PINGs that are no string: a PONG of the peer's copying one
+    /// answers broken input (see `liveness.rs`).
+    broken_nonces: VecDeque<Value>,
+    /// Ids of this side's latest broken messages: one coming back from the peer is an echo
+    /// of broken input (see `echoes.rs`).
+    broken_ids: RecentSet<{ echoes::REMEMBERED_BROKEN }>,
     /// Numbers of this side's messages the peer must have rejected (malformed, or naming
     /// another session): the number may come again on a new message (ERRATA item 19).
     rejected: BTreeSet<u64>,
@@ -174,12 +184,16 @@ impl HaipChecker {
         session: &str,
         out: &mut Vec<Violation>,
     ) {
+        if self.echoes_broken(from, facts.id) {
+            return;
+        }
         self.judge_form(from, Some(facts.ty), facts.id, Some(session), true, None);
         let before = out.len();
         self.on_facts(from, facts, out);
         if from == Direction::Client {
             self.client_message_judged(facts, &out[before..]);
         }
+        self.note_sent(from, facts.id, &out[before..]);
     }
 
     /// Checks a parsed event: the schema (by the fast path when it is sure), then the
@@ -188,16 +202,21 @@ impl HaipChecker {
         if let Some((facts, session)) = fast::accept_value(event) {
             return self.on_accepted(from, &facts, session, out);
         }
+        let id = event.get("id").and_then(Value::as_str);
+        if self.echoes_broken(from, id) {
+            return;
+        }
         let before = out.len();
-        match self.echoed_related_id(from, event) {
+        let echo = self.echoed_related_id(from, event);
+        match echo.or_else(|| self.echoed_nonce(from, event)) {
             Some(unechoed) => schema().check(&unechoed, out),
             None => schema().check(event, out),
         }
         let ty = event.get("type").and_then(Value::as_str);
         let session = event.get("session").and_then(Value::as_str);
-        let schema_clean = out[before..].iter().all(|v| v.rule == "HAIP-ENV-005");
-        let id = event.get("id").and_then(Value::as_str);
+        let schema_clean = out[before..].iter().all(|v| v.rule == UNKNOWN_FIELD);
         self.judge_form(from, ty, id, session, schema_clean, event.get("crit"));
+        self.note_broken_ping(from, event);
         let facts = Facts::from_value(event);
         if let Some(facts) = &facts {
             self.on_facts(from, facts, out);
@@ -207,6 +226,7 @@ impl HaipChecker {
             let facts = facts.unwrap_or_else(|| Facts::bare(""));
             self.client_message_judged(&facts, &out[before..]);
         }
+        self.note_sent(from, id, &out[before..]);
     }
 }
 
@@ -227,6 +247,7 @@ impl Checker for HaipChecker {
                 if from == Direction::Client {
                     self.client_broke();
                 }
+                self.note_garbage(from, text);
                 let shown: String = text.chars().take(80).collect();
                 out.push(Violation::new(
                     "HAIP-ENV-001",

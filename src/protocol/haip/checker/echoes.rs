@@ -1,0 +1,139 @@
+//! A peer's broken message sent back: what a target answers to input sent broken on purpose is
+//! judged by the rules about broken input alone, and a message carrying the envelope `id` of
+//! the peer's broken message is its echo, not the target's own (the public HAIP server relays
+//! every message its client sends, our mutations included, suites/haip/ERRATA.md).
+
+use super::{side, HaipChecker, UNKNOWN_FIELD};
+use crate::protocol::haip::rules::RULES;
+use crate::rules::{self, Violation};
+use crate::transcript::Direction;
+use std::borrow::Cow;
+
+/// How many of a side's latest broken messages are remembered by id.
+pub(super) const REMEMBERED_BROKEN: usize = 1024;
+
+/// The envelope `id` of a text that is no message wireprobe could read: JSON a tree cannot
+/// hold (a number past f64, `1e400`) still names one, which a target may send back. Every
+/// other field is skipped unread, so no number in it can fail the reading.
+#[derive(serde::Deserialize)]
+struct IdOf<'a> {
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+}
+
+/// Such a text's PING nonce, when it is a PING with a string nonce (the reading fails
+/// otherwise): a target that takes the broken PING may answer it.
+#[derive(serde::Deserialize)]
+struct PingOf<'a> {
+    #[serde(borrow, rename = "type")]
+    ty: Cow<'a, str>,
+    #[serde(borrow)]
+    payload: NonceOf<'a>,
+}
+
+#[derive(serde::Deserialize)]
+struct NonceOf<'a> {
+    #[serde(borrow)]
+    nonce: Option<Cow<'a, str>>,
+}
+
+impl HaipChecker {
+    /// True when the message from `from` carries the `id` of a broken message its peer sent:
+    /// an echo of broken input, not judged.
+    pub(super) fn echoes_broken(&self, from: Direction, id: Option<&str>) -> bool {
+        let sent = &self.senders[1 - side(from)].broken_ids;
+        !sent.is_empty() && id.is_some_and(|id| sent.contains(id))
+    }
+
+    /// A text frame from `from` that is no message: when it still names an `id` (JSON whose
+    /// number no tree holds), a message of the peer's carrying it is its echo; when it is a
+    /// PING, its PONG is neither owed nor wrong.
+    pub(super) fn note_garbage(&mut self, from: Direction, text: &str) {
+        if let Ok(IdOf { id: Some(id) }) = serde_json::from_str::<IdOf<'_>>(text) {
+            self.senders[side(from)].broken_ids.insert(&id);
+        }
+        if let Ok(ping) = serde_json::from_str::<PingOf<'_>>(text) {
+            if ping.ty == "PING" {
+                self.ping_may_be_answered(side(from), ping.payload.nonce.as_deref());
+            }
+        }
+    }
+
+    /// After a message from `from` was judged (`found` holds what broke in it): remembers
+    /// its `id` when it was broken, malformed or breaking a must, or carried an unknown field
+    /// (a mutation too, one its receiver may refuse).
+    pub(super) fn note_sent(&mut self, from: Direction, id: Option<&str>, found: &[Violation]) {
+        let Some(id) = id else {
+            return;
+        };
+        let broken = !self.well_formed
+            || found
+                .iter()
+                .any(|v| v.rule == UNKNOWN_FIELD || rules::is_must(RULES, v.rule));
+        if broken {
+            self.senders[side(from)].broken_ids.insert(id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::talk::*;
+    use serde_json::json;
+
+    /// The public HAIP server relays each message its client sends, id and all: the relay of
+    /// one broken on purpose (here an unknown envelope field, a `pv` out of range, a text end
+    /// whose start was broken) is judged by the rules about broken input alone, where the
+    /// relay of a valid one is the server's message like any other.
+    #[test]
+    fn a_broken_message_sent_back_is_not_the_target_s_own() {
+        let mut talk = Talk::open();
+        for (ty, payload, envelope) in [
+            ("PING", json!({"nonce": "a"}), json!({"x_future": true})),
+            ("PING", json!({"nonce": "b"}), json!({"pv": -1})),
+        ] {
+            let id = uuid();
+            let mut sent = envelope.clone();
+            sent["id"] = json!(id);
+            assert!(!talk
+                .send_with(Client, ty, payload.clone(), sent.clone())
+                .is_empty());
+            let relay = json!({"id": id, "seq": "9", "channel": "SYSTEM"});
+            let mut relayed = sent;
+            crate::protocol::merge(&mut relayed, &relay);
+            assert_eq!(talk.send_with(Server, ty, payload, relayed), NONE);
+        }
+        let id = uuid();
+        let never_started = json!({"message_id": uuid()});
+        let end = json!({"id": id});
+        let found = talk.send_with(Client, "TEXT_MESSAGE_END", never_started.clone(), end);
+        assert_eq!(found, ["HAIP-TEXT-001"]);
+        let relay = json!({"id": id, "channel": "USER"});
+        assert_eq!(
+            talk.send_with(Server, "TEXT_MESSAGE_END", never_started.clone(), relay),
+            NONE
+        );
+        // A frame no tree holds (its pv is past f64) sent back as the target read it.
+        let id = uuid();
+        let raw = format!(r#"{{"id":"{id}","type":"PING","pv":1e400}}"#);
+        assert_eq!(talk.garbage(Client, &raw), ["HAIP-ENV-001"]);
+        let relay = json!({"id": id, "pv": null, "channel": "SYSTEM"});
+        assert_eq!(talk.send_with(Server, "PING", json!({}), relay), NONE);
+        // Not an id of a broken message: judged as the server's own (numbered after its HAI:
+        // the relays were not).
+        let other = json!({"channel": "USER", "seq": "2"});
+        let found = talk.send_with(Server, "TEXT_MESSAGE_END", never_started, other);
+        assert_eq!(found, ["HAIP-TEXT-001"]);
+
+        // A server taking such a PING answers it: no PONG is owed, and that one is not wrong.
+        let mut talk = Talk::open();
+        assert_eq!(talk.send(Client, "PING", json!({"nonce": "owed"})), NONE);
+        let raw = format!(
+            r#"{{"id":"{}","type":"PING","payload":{{"nonce":"odd"}},"pv":1e400}}"#,
+            uuid()
+        );
+        assert_eq!(talk.garbage(Client, &raw), ["HAIP-ENV-001"]);
+        assert_eq!(talk.send(Server, "PONG", json!({"nonce": "odd"})), NONE);
+        assert_eq!(talk.send(Server, "PONG", json!({"nonce": "owed"})), NONE);
+    }
+}
