@@ -71,9 +71,14 @@ pub fn failure_of(
             !known.contains(*w)
                 && rules::find(protocol.rules(), w).is_some_and(|r| r.level > rules::Level::May)
         });
+    // The finding's verdict is its rule's: a `should` named past a known `must` is a warning.
+    let verdict = named
+        .and_then(|rule| result.judged.get(rule).copied())
+        .filter(|v| v.is_broken())
+        .unwrap_or(result.verdict);
     Some(Failure {
         rule: named.unwrap_or("?").to_owned(),
-        verdict: result.verdict,
+        verdict,
         message: result.message.clone(),
     })
 }

@@ -442,6 +442,23 @@ fn known_deviations_are_looked_past() {
     let found = fuzz_with("agui", None, Some("no-version"), &[], 60, &out);
     assert_eq!(found.rule.as_deref(), Some("AGUI-VER-001"));
 
+    // A `should` found past a known `must` is a warning, not a failure: the finding's verdict
+    // is its rule's, not the run's (which the known rule failed).
+    std::fs::write(&known, "HAIP-ENV-003\nHAIP-SEQ-001\n").expect("writes");
+    let more = ["--known-failing", path.as_str(), "--fault", "numeric-seq"];
+    let fuzzed = fuzz_with("haip", None, Some("pong-nonce"), &more, 60, &out);
+    assert_eq!(
+        fuzzed.rule.as_deref(),
+        Some("HAIP-PING-002"),
+        "{}",
+        fuzzed.stderr
+    );
+    assert!(
+        fuzzed.finding.contains("HAIP-PING-002 (warn)"),
+        "{}",
+        fuzzed.finding
+    );
+
     std::fs::write(&known, "AGUI-VER-999\n").expect("writes");
     let output = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
         .args(["fuzz", "agui", "--target", "builtin", "--runs", "1"])
