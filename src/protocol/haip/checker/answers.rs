@@ -334,15 +334,15 @@ mod tests {
         let earlier = json!({"ack": "1"});
         let found = talk.send_with(Server, "ERROR", refusal.clone(), earlier);
         assert_eq!(found, ["HAIP-ERR-004"]);
-        // A new connection starts clean again.
+        // After garbage, a claim naming nothing may be its answer, and the next too.
         talk.garbage(Client, "{not json");
         assert_eq!(talk.send(Server, "ERROR", refusal.clone()), NONE);
         assert_eq!(talk.send(Server, "ERROR", refusal.clone()), NONE);
+        // A new connection, and session, starts clean again.
         talk.reconnect();
-        let hai = json!({"haip_version": "1.1.2", "accept_major": [1], "accept_events": ["HAI", "PING", "PONG", "ERROR"]});
-        let resume = json!({"seq": "1"});
-        talk.send_with(Client, "HAI", hai.clone(), resume.clone());
-        talk.send_with(Server, "HAI", hai, resume);
+        let first = json!({"seq": "1"});
+        talk.send_with(Client, "HAI", hai_payload(), first.clone());
+        talk.send_with(Server, "HAI", hai_payload(), first);
         assert_eq!(talk.send(Client, "PONG", json!({"nonce": "k"})), NONE);
         assert_eq!(talk.send(Server, "ERROR", refusal), ["HAIP-ERR-004"]);
     }
@@ -355,13 +355,10 @@ mod tests {
         let mut talk = Talk::open();
         talk.garbage(Client, "{not json");
         talk.reconnect();
-        let mut resume = json!({"haip_version": "1.1.2", "accept_major": [1],
-            "accept_events": crate::protocol::haip::model::EVENT_TYPES});
+        let mut resume = hai_payload();
         resume["last_rx_seq"] = json!("1");
         assert_eq!(talk.send(Client, "HAI", resume), NONE);
-        let hai = json!({"haip_version": "1.1.2", "accept_major": [1],
-            "accept_events": crate::protocol::haip::model::EVENT_TYPES});
-        assert_eq!(talk.send(Server, "HAI", hai), NONE);
+        assert_eq!(talk.send(Server, "HAI", hai_payload()), NONE);
         assert_eq!(
             talk.send(Server, "ERROR", error("PROTOCOL_VIOLATION")),
             NONE
@@ -390,13 +387,12 @@ mod tests {
         assert_eq!(user_text(&mut talk, &uuid(), true), NONE);
         let claim = error("FLOW_CONTROL_VIOLATION");
         assert_eq!(talk.send(Server, "ERROR", claim.clone()), NONE);
-        // Credit aside, the client broke nothing: another claim is false.
+        // A broken message was sent on this connection: any claim naming nothing may be its.
         let found = talk.send(Server, "ERROR", error("PROTOCOL_VIOLATION"));
-        assert_eq!(found, NONE, "a broken message was sent on this connection");
+        assert_eq!(found, NONE);
 
         let mut talk = Talk::connected();
-        let hai = json!({"haip_version": "1.1.2", "accept_major": [1], "accept_events": ["HAI", "ERROR"]});
-        talk.send(Client, "HAI", hai);
+        talk.send(Client, "HAI", hai_payload());
         assert_eq!(
             talk.send(Server, "ERROR", error("PROTOCOL_VIOLATION")),
             NONE

@@ -21,6 +21,15 @@ pub(super) struct Talk {
     at_ms: u64,
 }
 
+/// A plain HAI payload accepting every event type.
+pub(super) fn hai_payload() -> Value {
+    json!({
+        "haip_version": HAIP_VERSION,
+        "accept_major": [1],
+        "accept_events": EVENT_TYPES,
+    })
+}
+
 /// A fresh UUID (message, run, call and message ids).
 pub(super) fn uuid() -> String {
     uuid::Uuid::new_v4().to_string()
@@ -52,11 +61,7 @@ impl Talk {
     pub(super) fn open_with(client_hai: Value, server_hai: Value) -> Talk {
         let mut talk = Talk::connected();
         for (from, patch) in [(Client, client_hai), (Server, server_hai)] {
-            let mut payload = json!({
-                "haip_version": HAIP_VERSION,
-                "accept_major": [1],
-                "accept_events": EVENT_TYPES,
-            });
+            let mut payload = hai_payload();
             merge(&mut payload, &patch);
             let found = talk.send(from, "HAI", payload);
             assert_eq!(found, Vec::<&str>::new(), "{from:?}'s HAI broke rules");
