@@ -210,11 +210,7 @@ impl HaipChecker {
         if !echoed {
             return None;
         }
-        let mut unechoed = event.clone();
-        if let Some(p) = unechoed.get_mut("payload").and_then(Value::as_object_mut) {
-            p.remove("related_id");
-        }
-        Some(unechoed)
+        Some(super::echoes::without_payload_field(event, "related_id"))
     }
 }
 

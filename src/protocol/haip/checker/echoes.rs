@@ -7,6 +7,7 @@ use super::{side, HaipChecker, UNKNOWN_FIELD};
 use crate::protocol::haip::rules::RULES;
 use crate::rules::{self, Violation};
 use crate::transcript::Direction;
+use serde_json::Value;
 use std::borrow::Cow;
 
 /// How many of a side's latest broken messages are remembered by id.
@@ -35,6 +36,16 @@ struct PingOf<'a> {
 struct NonceOf<'a> {
     #[serde(borrow)]
     nonce: Option<Cow<'a, str>>,
+}
+
+/// `event` without `payload.field`: an answer to broken input that echoes a field of it is
+/// judged on the rest (the field broke the schema only because the input did).
+pub(super) fn without_payload_field(event: &Value, field: &str) -> Value {
+    let mut unechoed = event.clone();
+    if let Some(p) = unechoed.get_mut("payload").and_then(Value::as_object_mut) {
+        p.remove(field);
+    }
+    unechoed
 }
 
 impl HaipChecker {
