@@ -1,5 +1,5 @@
 //! A set of ids that forgets its oldest members beyond a fixed size, so a checker following a
-//! flood of ids keeps bounded memory.
+//! flood of ids keeps bounded memory; and the same bound for a queue of anything.
 
 use std::collections::{HashSet, VecDeque};
 use std::hash::{BuildHasher, BuildHasherDefault, Hasher};
@@ -31,6 +31,15 @@ impl Hasher for AlreadyHashed {
     fn write_u64(&mut self, n: u64) {
         self.0 = n;
     }
+}
+
+/// Appends `item`, first forgetting the oldest when `queue` already holds `max`: a queue fed
+/// by what a peer sends stays bounded however much it sends.
+pub fn push_bounded<T>(queue: &mut VecDeque<T>, item: T, max: usize) {
+    if queue.len() >= max {
+        queue.pop_front();
+    }
+    queue.push_back(item);
 }
 
 impl<const N: usize> RecentSet<N> {
@@ -67,6 +76,15 @@ impl<const N: usize> RecentSet<N> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bounded_queue_forgets_its_oldest() {
+        let mut queue = VecDeque::new();
+        for i in 0..5 {
+            push_bounded(&mut queue, i, 3);
+        }
+        assert_eq!(queue, [2, 3, 4]);
+    }
 
     #[test]
     fn forgets_the_oldest_beyond_its_size() {

@@ -318,10 +318,7 @@ impl Link {
     /// Keeps an arrival for later steps; past the cap the oldest is forgotten (it stays in the
     /// transcript), so a flooding target cannot grow memory without bound.
     pub(super) fn keep(&mut self, arrival: Item) {
-        if self.pending.len() >= MAX_PENDING {
-            self.pending.pop_front();
-        }
-        self.pending.push_back(arrival);
+        crate::protocol::recent::push_bounded(&mut self.pending, arrival, MAX_PENDING);
     }
 
     /// Moves everything already received into `pending`, without waiting (bounded, so a

@@ -119,10 +119,7 @@ impl StreamIds {
                 return true;
             }
         }
-        if self.seen.len() >= REMEMBERED {
-            self.seen.pop_front();
-        }
-        self.seen.push_back((id, envelope_of(event)));
+        crate::protocol::recent::push_bounded(&mut self.seen, (id, envelope_of(event)), REMEMBERED);
         self.max_seen = Some(self.max_seen.map_or(id, |m| m.max(id)));
         false
     }

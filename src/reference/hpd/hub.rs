@@ -59,10 +59,8 @@ impl Hub {
             json,
         });
         inner.next_seq += 1;
-        if inner.history.len() >= inner.limit {
-            inner.history.pop_front();
-        }
-        inner.history.push_back(event.clone());
+        let limit = inner.limit;
+        crate::protocol::recent::push_bounded(&mut inner.history, event.clone(), limit);
         // Sent under the lock, so the broadcast order is the sequence order. No receiver is
         // not an error: events are kept in the history.
         let _ = self.live.send(event);

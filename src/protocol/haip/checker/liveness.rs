@@ -1,8 +1,10 @@
 //! Liveness: a PONG echoes the nonce of a PING its sender still owes an answer (HAIP-PING-002).
 
+use super::echoes::without_payload_field;
 use super::{side, HaipChecker};
 use crate::protocol::haip::facts::Facts;
 use crate::protocol::haip::model;
+use crate::protocol::recent::push_bounded;
 use crate::rules::Violation;
 use crate::transcript::Direction;
 use serde_json::Value;
@@ -31,10 +33,7 @@ impl HaipChecker {
             "PING" if !self.well_formed => self.ping_may_be_answered(me, f.nonce),
             "PING" => {
                 let pending = &mut self.senders[1 - me].pings_to_answer;
-                if pending.len() >= MAX_OWED_PONGS {
-                    pending.pop_front();
-                }
-                pending.push_back(f.nonce.map(str::to_owned));
+                push_bounded(pending, f.nonce.map(str::to_owned), MAX_OWED_PONGS);
             }
             "PONG" => {
                 // A PONG of the peer's own coming back (a server relaying what its clients
@@ -78,10 +77,7 @@ impl HaipChecker {
             return;
         };
         let kept = &mut self.senders[side(from)].broken_nonces;
-        if kept.len() >= REMEMBERED_BROKEN_NONCES {
-            kept.pop_front();
-        }
-        kept.push_back(nonce.clone());
+        push_bounded(kept, nonce.clone(), REMEMBERED_BROKEN_NONCES);
     }
 
     /// A PONG answering a PING broken on purpose may copy its nonce, which then breaks the
@@ -96,11 +92,7 @@ impl HaipChecker {
         if !self.senders[1 - side(from)].broken_nonces.contains(nonce) {
             return None;
         }
-        let mut unechoed = event.clone();
-        if let Some(p) = unechoed.get_mut("payload").and_then(Value::as_object_mut) {
-            p.remove("nonce");
-        }
-        Some(unechoed)
+        Some(without_payload_field(event, "nonce"))
     }
 }
 

@@ -112,10 +112,7 @@ impl HaipChecker {
     /// broken input alone).
     pub(super) fn ping_may_be_answered(&mut self, me: usize, nonce: Option<&str>) {
         let maybe = &mut self.senders[1 - me].pings_maybe_dropped;
-        if maybe.len() >= MAX_REMEMBERED {
-            maybe.pop_front();
-        }
-        maybe.push_back(nonce.map(str::to_owned));
+        crate::protocol::recent::push_bounded(maybe, nonce.map(str::to_owned), MAX_REMEMBERED);
     }
 
     /// Judges the message's `ack` (a message filling a gap is not held to it).
