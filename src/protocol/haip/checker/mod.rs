@@ -291,10 +291,11 @@ impl Checker for HaipChecker {
         raw: &str,
         out: &mut Vec<Violation>,
     ) -> bool {
-        match fast::accept(raw) {
+        // Matched by reference: the facts are not moved out of the slot `accept` filled.
+        match &fast::accept(raw) {
             Some((facts, session)) => {
                 self.now_ms = at_ms;
-                self.on_accepted(from, &facts, session, out);
+                self.on_accepted(from, facts, session, out);
                 true
             }
             None => false,

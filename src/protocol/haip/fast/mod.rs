@@ -15,11 +15,10 @@ mod read;
 
 use super::facts::{Data, Facts};
 use super::model::{self, is_channel, is_uint64_str, is_uuid};
-use envelope::{Body, Head, Message, OfType};
+use envelope::{Body, Message, Reading};
 use payloads::{Typed, TypedSeed};
 use read::Opt;
 use serde::de::{DeserializeSeed, IgnoredAny};
-use serde::Deserialize;
 use serde_json::Value;
 
 /// `Some(())` when the optional value satisfies `ok`.
@@ -41,42 +40,54 @@ fn req<T: Copy>(v: &Opt<T>, ok: impl Fn(T) -> bool) -> Option<T> {
 /// The facts of `raw` and the session it names, when it is certainly a valid HAIP message;
 /// `None` when unsure.
 pub fn accept(raw: &str) -> Option<(Facts<'_>, &str)> {
-    let message: Message<'_, IgnoredAny> = serde_json::from_str(raw).ok()?;
-    let (head, payload) = match message.body {
-        Body::Typed(typed) => (message.head, typed),
+    let mut message = Message::<IgnoredAny>::default();
+    read(raw, None, &mut message)?;
+    if let Some(Body::Later(_)) = message.body {
         // The payload came before the type (rarely: senders write the type first).
-        Body::Later(_) => {
-            let mut d = serde_json::Deserializer::from_str(raw);
-            let again = OfType(message.head.ty).deserialize(&mut d).ok()?;
-            d.end().ok()?;
-            match again.body {
-                Body::Typed(typed) => (again.head, typed),
-                Body::Later(_) => return None,
-            }
-        }
+        let ty = message.ty?;
+        message = Message::default();
+        read(raw, Some(ty), &mut message)?;
+    }
+    let Some(Body::Typed(payload)) = message.body.take() else {
+        return None;
     };
-    judge(head, payload)
+    judge(&message, payload)
+}
+
+/// Reads the whole of `raw` as one message into `out`.
+fn read<'a>(raw: &'a str, known: Option<&'a str>, out: &mut Message<'a, IgnoredAny>) -> Option<()> {
+    let mut d = serde_json::Deserializer::from_str(raw);
+    Reading { known, out }.deserialize(&mut d).ok()?;
+    d.end().ok()
 }
 
 /// [`accept`] for a message a live run has already parsed: the same checks, read off the tree.
 pub fn accept_value(event: &Value) -> Option<(Facts<'_>, &str)> {
-    let message: Message<'_, IgnoredAny> = Message::deserialize(event).ok()?;
-    let payload = match message.body {
+    let mut message = Message::<IgnoredAny>::default();
+    Reading {
+        known: None,
+        out: &mut message,
+    }
+    .deserialize(event)
+    .ok()?;
+    let payload = match message.body.take()? {
         Body::Typed(typed) => typed,
-        Body::Later(_) => TypedSeed(message.head.ty)
+        Body::Later(_) => TypedSeed(message.ty?)
             .deserialize(event.get("payload")?)
             .ok()?,
     };
-    judge(message.head, payload)
+    judge(&message, payload)
 }
 
 /// The facts of a message read in full, when every field holds what the schema demands.
-fn judge<'a>(env: Head<'a>, payload: Typed<'a>) -> Option<(Facts<'a>, &'a str)> {
-    if !(is_uuid(env.id)
-        && is_uuid(env.session)
-        && is_uint64_str(env.seq)
-        && is_uint64_str(env.ts)
-        && is_channel(env.channel))
+fn judge<'a>(env: &Message<'a, IgnoredAny>, payload: Typed<'a>) -> Option<(Facts<'a>, &'a str)> {
+    let (id, session, seq, ts) = (env.id?, env.session?, env.seq?, env.ts?);
+    let (channel, ty) = (env.channel?, env.ty?);
+    if !(is_uuid(id)
+        && is_uuid(session)
+        && is_uint64_str(seq)
+        && is_uint64_str(ts)
+        && is_channel(channel))
     {
         return None;
     }
@@ -91,14 +102,23 @@ fn judge<'a>(env: Head<'a>, payload: Typed<'a>) -> Option<(Facts<'a>, &'a str)> 
         .as_ref()
         .is_none_or(|t| t.chars().count() <= 128)
         .then_some(())?;
-    let mut f = Facts::bare(env.ty);
-    f.id = Some(env.id);
-    f.seq = model::parse_seq_str(env.seq);
+    // Filled where it is returned: the facts are a few hundred bytes, and building them here to
+    // move them out was a copy per message.
+    let mut accepted = Some((Facts::bare(ty), session));
+    let (f, _) = accepted.as_mut()?;
+    f.id = Some(id);
+    f.seq = model::parse_seq_str(seq);
     f.ack = env.ack.and_then(model::parse_seq_str);
-    f.channel = Some(env.channel);
+    f.channel = Some(channel);
     f.run_id = env.run_id;
     f.bin_len = env.bin_len;
     f.has_bin_mime = env.bin_mime.is_some();
+    payload_facts(payload, f)?;
+    accepted
+}
+
+/// The facts a payload adds, when its fields hold what the schema demands.
+fn payload_facts<'a>(payload: Typed<'a>, f: &mut Facts<'a>) -> Option<()> {
     match payload {
         Typed::Ping(p) => f.nonce = p.nonce.get(),
         Typed::Replay(r) => {
@@ -168,5 +188,5 @@ fn judge<'a>(env: Head<'a>, payload: Typed<'a>) -> Option<(Facts<'a>, &'a str)> 
             f.payload_run_id = true;
         }
     }
-    Some((f, env.session))
+    Some(())
 }
