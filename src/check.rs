@@ -241,7 +241,7 @@ fn judge_bare_plainly(
     line: &[u8],
     out: &mut Vec<Violation>,
 ) -> bool {
-    std::str::from_utf8(line).is_ok_and(|text| judge.observe_raw(side, 0, text, out))
+    simdutf8::basic::from_utf8(line).is_ok_and(|text| judge.observe_raw(side, 0, text, out))
 }
 
 /// `{"from":"client"|"server","at_ms":N,"event":EVENT}` exactly as wireprobe writes it (no
@@ -266,7 +266,7 @@ fn plain_event_line(line: &[u8]) -> Option<(Direction, u64, &str)> {
     let event = rest[digits..]
         .strip_prefix(br#","event":"#)?
         .strip_suffix(b"}")?;
-    Some((from, at_ms, std::str::from_utf8(event).ok()?))
+    Some((from, at_ms, simdutf8::basic::from_utf8(event).ok()?))
 }
 
 fn record(
@@ -479,6 +479,30 @@ mod tests {
             plain_event_line(br#"{"from":"server","at_ms":1,"event":{},"sse":{"id":"1"}}"#)
                 .expect("the prefix matches");
         assert!(serde_json::from_str::<Value>(rest).is_err(), "{rest}");
+    }
+
+    /// An event that is not UTF-8 (one byte off anywhere: in a string, a key, at either end)
+    /// is never read plainly: the full path reads the line and says what it is.
+    #[test]
+    fn an_event_that_is_not_utf8_is_not_read_plainly() {
+        let good =
+            br#"{"from":"client","at_ms":1,"event":{"type":"PING","payload":{"nonce":"n\u00e9"}}}"#;
+        assert!(plain_event_line(good).is_some());
+        let start = good.iter().position(|b| *b == b'{').map_or(0, |i| i + 1);
+        for at in br#"{"from":"client","at_ms":1,"event":"#.len()..good.len() - 1 {
+            for bad in [0xff_u8, 0xc3, 0x80] {
+                let mut line = good.to_vec();
+                line[at] = bad;
+                assert_eq!(plain_event_line(&line), None, "byte {at} set to {bad:#x}");
+            }
+        }
+        let mut accented = good.to_vec();
+        accented.splice(start..start, "é".bytes());
+        assert_eq!(
+            plain_event_line(&accented),
+            None,
+            "a valid character in the prefix"
+        );
     }
 
     /// Lines judged where they lie in the reader's buffer and lines copied out of it (a
