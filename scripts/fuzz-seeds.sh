@@ -4,7 +4,7 @@
 # as its seed corpus.   scripts/fuzz-seeds.sh TARGET
 set -euo pipefail
 case "${1:?usage: fuzz-seeds.sh TARGET}" in
-  check_haip | haip_frames) echo corpus/haip/valid corpus/haip/invalid ;;
+  check_haip | haip_frames | haip_fast_path) echo corpus/haip/valid corpus/haip/invalid ;;
   check_huma) echo corpus/huma/valid corpus/huma/invalid ;;
   check_nuum | nuum_input) echo corpus/nuum/valid corpus/nuum/invalid ;;
   check_hpd | hpd_sse) echo corpus/hpd/valid corpus/hpd/invalid ;;

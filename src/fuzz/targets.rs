@@ -15,7 +15,7 @@ use std::io::BufReader;
 pub type Target = fn(&[u8]);
 
 /// Every target, by the name of its binary in `fuzz/`.
-pub const ALL: [(&str, Target); 12] = [
+pub const ALL: [(&str, Target); 13] = [
     ("check_haip", check_haip),
     ("check_huma", check_huma),
     ("check_nuum", check_nuum),
@@ -25,6 +25,7 @@ pub const ALL: [(&str, Target); 12] = [
     ("agui_frames", agui_frames),
     ("hpd_sse", hpd_sse),
     ("haip_frames", haip_frames),
+    ("haip_fast_path", haip_fast_path),
     ("socketio_packet", socketio_packet),
     ("nuum_input", nuum_input),
     ("ndjson_framer", ndjson_framer),
@@ -137,6 +138,64 @@ pub fn hpd_sse(data: &[u8]) {
             }
         }
     }
+}
+
+/// The HAIP fast path against the full schema, on each line taken as one message's text: it
+/// never accepts what the schema refuses, and reads the facts and session the full path reads
+/// (`check` reads messages from their text, a live run from their tree: both are held).
+pub fn haip_fast_path(data: &[u8]) {
+    for line in data.split(|b| *b == b'\n') {
+        if let Ok(text) = std::str::from_utf8(line) {
+            haip_fast_path_on(text);
+        }
+    }
+}
+
+/// Which of a message's text and its tree the HAIP fast path accepted ([`haip_fast_path_on`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FastPathTaken {
+    pub text: bool,
+    pub tree: bool,
+}
+
+/// [`haip_fast_path`] on one message's text; panics where the fast path and the schema differ.
+pub fn haip_fast_path_on(text: &str) -> FastPathTaken {
+    use crate::protocol::haip::{facts::Facts, fast, schema::schema};
+    use serde_json::Value;
+    let agrees = |value: &Value, (facts, session): (Facts<'_>, &str)| {
+        let mut violations = Vec::new();
+        schema().check(value, &mut violations);
+        assert!(
+            violations.is_empty(),
+            "the fast path accepted a message the schema refuses:\n{text}\n{violations:?}"
+        );
+        assert_eq!(
+            Facts::from_value(value),
+            Some(facts),
+            "facts differ for {text}"
+        );
+        assert_eq!(
+            Some(session),
+            value["session"].as_str(),
+            "session of {text}"
+        );
+    };
+    let tree = serde_json::from_str::<Value>(text).ok();
+    let mut taken = FastPathTaken::default();
+    if let Some(value) = &tree {
+        if let Some(accepted) = fast::accept_value(value) {
+            taken.tree = true;
+            agrees(value, accepted);
+        }
+    }
+    if let Some(accepted) = fast::accept(text) {
+        taken.text = true;
+        let value = tree
+            .as_ref()
+            .unwrap_or_else(|| panic!("the fast path accepted text that is no JSON: {text}"));
+        agrees(value, accepted);
+    }
+    taken
 }
 
 /// HAIP frames (one per line; `#` starts a binary frame) through the session's decoder and the
