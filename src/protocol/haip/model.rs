@@ -119,7 +119,7 @@ pub fn is_uuid(s: &str) -> bool {
     ok
 }
 
-/// What each class bit of [`UUID_CLASSES`] stands for.
+// What each class bit of `UUID_CLASSES` stands for.
 const HEX: u8 = 1;
 const DASH: u8 = 2;
 const VERSION: u8 = 4;
@@ -247,6 +247,21 @@ mod tests {
                 19 => matches!(c, b'8' | b'9' | b'a' | b'b' | b'A' | b'B'),
                 _ => c.is_ascii_hexdigit(),
             })
+    }
+
+    /// Every byte value at every position of a valid UUID, against the plain reading.
+    #[test]
+    fn every_byte_at_every_uuid_position_is_judged_as_the_pattern_says() {
+        let uuid = "123e4567-e89b-42d3-a456-426614174000";
+        for at in 0..uuid.len() {
+            for byte in 0..=255u8 {
+                let mut b = uuid.as_bytes().to_vec();
+                b[at] = byte;
+                if let Ok(s) = std::str::from_utf8(&b) {
+                    assert_eq!(is_uuid(s), plain_uuid(s), "byte {byte:#x} at {at}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -76,7 +76,8 @@ const FIELDS: &[&str] = &[
 ];
 
 /// Reads a whole message into `out`: an object (an array of the fields' values is no message)
-/// with only the envelope's fields, each at most once. With `known`, the message is read again
+/// with only the envelope's fields, each at most once. Which fields are required is not
+/// checked here: a field absent stays `None`, and `judge` refuses a message missing one. With `known`, the message is read again
 /// once its type is known (its payload came before `type` the first time): the payload is read
 /// as that type's struct wherever it stands, and the type read this time must be the one given.
 pub(super) struct Reading<'m, 'a, P> {

@@ -105,6 +105,7 @@ fn judge<'a>(env: &Message<'a, IgnoredAny>, payload: Typed<'a>) -> Option<(Facts
     // Filled where it is returned: the facts are a few hundred bytes, and building them here to
     // move them out was a copy per message.
     let mut accepted = Some((Facts::bare(ty), session));
+    // Never `None`: `accepted` was set just above.
     let (f, _) = accepted.as_mut()?;
     f.id = Some(id);
     f.seq = model::parse_seq_str(seq);
