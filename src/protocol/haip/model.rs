@@ -268,12 +268,12 @@ mod tests {
     fn quick_patterns_agree_with_the_plain_ones() {
         let uuid = "123e4567-e89b-42d3-a456-426614174000";
         let mut uuids = vec![uuid.to_owned(), uuid.to_uppercase(), String::new()];
+        // Every one-byte change is the test above's; here the changes of length: a character
+        // of two bytes in place of one, and one left out.
         for i in 0..uuid.len() {
-            for c in ['-', '0', '1', '5', '6', '8', 'a', 'B', 'c', 'g', 'é'] {
-                let mut s: Vec<char> = uuid.chars().collect();
-                s[i] = c;
-                uuids.push(s.into_iter().collect());
-            }
+            let mut s: Vec<char> = uuid.chars().collect();
+            s[i] = 'é';
+            uuids.push(s.into_iter().collect());
             uuids.push(format!("{}{}", &uuid[..i], &uuid[i + 1..]));
         }
         for s in &uuids {
