@@ -133,12 +133,17 @@ async fn fuzz_rate(
     let mut run_cfg = RunConfig::new(url);
     run_cfg.jobs = jobs;
     run_cfg.step_timeout = Duration::from_millis(2000);
+    // As `fuzz --target builtin` runs: each worker thread starts its own reference target.
+    let on_each_worker = reference::get(id)
+        .ok_or("no reference target")?
+        .on_each_worker(ServeOptions::default());
     let cfg = FuzzConfig {
         seed: 1,
         runs: u64::MAX,
         duration: Some(span),
         max_len: 50,
         waiting,
+        local_target: Some(on_each_worker),
         ..FuzzConfig::default()
     };
     // Counted as the peer counts: what completed within the span, over the span. The runs

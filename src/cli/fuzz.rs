@@ -90,6 +90,7 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
         shard: args.shard,
         waiting: args.waiting as usize,
         known_failing,
+        local_target: prepared.on_each_worker.clone(),
         ..FuzzConfig::default()
     };
     // A spinner when only a duration bounds the runs.

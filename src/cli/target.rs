@@ -9,6 +9,7 @@ use std::time::Duration;
 use wireprobe::protocol::{Protocol, TransportKind};
 use wireprobe::reference::{self, RunningTarget, ServeOptions};
 use wireprobe::suite::runner::{Credentials, RunConfig, ToolOffer};
+use wireprobe::suite::workers::LocalTarget;
 
 /// The faults and variants a builtin target was started with, as the flags that chose them
 /// (` --fault epoch-ts`), so a report of a broken reference says it was broken on purpose.
@@ -37,6 +38,9 @@ pub struct Prepared {
     pub tools: Vec<ToolOffer>,
     /// Judging a client: the tools it runs until cancelled (`--slow-tool`).
     pub slow_tools: Vec<ToolOffer>,
+    /// A builtin network target as each of a campaign's worker threads starts its own, with the
+    /// same options.
+    pub on_each_worker: Option<LocalTarget>,
     _builtin: Option<RunningTarget>,
 }
 
@@ -113,6 +117,7 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
             role: role.clone(),
             tools: flags.tools.clone(),
             slow_tools: Vec::new(),
+            on_each_worker: None,
             _builtin: None,
         });
     }
@@ -145,6 +150,7 @@ pub async fn prepare(p: &dyn Protocol, flags: &TargetFlags) -> Result<Prepared> 
         role,
         tools: flags.tools.clone(),
         slow_tools: Vec::new(),
+        on_each_worker: Some(reference.on_each_worker(opts)),
         _builtin: Some(running),
     })
 }
@@ -249,6 +255,7 @@ pub fn prepare_client(
         role: None,
         tools: tools.0,
         slow_tools: tools.1,
+        on_each_worker: None,
         _builtin: None,
     })
 }

@@ -11,6 +11,7 @@ use crate::rules;
 use crate::suite::model::{Action, Case};
 use crate::suite::runner::{self, RunConfig};
 use crate::suite::slots::{Slot, WorkSlots};
+use crate::suite::workers::{self, LocalTarget, Workers, WorkersError};
 use crate::transcript::{Direction, Observation};
 use crate::verdict::Verdict;
 use futures_util::stream::{FuturesUnordered, StreamExt};
@@ -155,6 +156,14 @@ pub struct FuzzConfig {
     /// `--known-failing`: rules the target is known to break; a run that breaks only these is
     /// no finding, so a campaign looks past a deviation every run shows.
     pub known_failing: BTreeSet<String>,
+    /// Threads the runs go to, each with its own single-threaded runtime (0: one per core;
+    /// see [`crate::suite::workers`]).
+    pub threads: usize,
+    /// A target each of those threads starts for its own runs (the builtin reference, started
+    /// as the one at `RunConfig::target_url` was, and addressed as
+    /// [`RunConfig::scoped_per_case`] says): a run and the target's side of it then share a
+    /// thread. Shrinking and confirming a finding use the target at `target_url`.
+    pub local_target: Option<LocalTarget>,
 }
 
 impl Default for FuzzConfig {
@@ -170,6 +179,8 @@ impl Default for FuzzConfig {
             shard: None,
             waiting: 0,
             known_failing: BTreeSet::new(),
+            threads: 0,
+            local_target: None,
         }
     }
 }
@@ -199,6 +210,8 @@ pub enum FuzzError {
     Strategy(String),
     #[error("the target never completed a run: {0}")]
     Unusable(String),
+    #[error(transparent)]
+    Workers(#[from] WorkersError),
 }
 
 /// What a fuzz run did.
@@ -265,10 +278,24 @@ pub async fn fuzz(
         false => cfg.waiting,
     };
     let known = std::sync::Arc::new(cfg.known_failing.clone());
-    let shared_cfg = std::sync::Arc::new(RunConfig {
-        step_lines: false,
-        ..run_cfg.clone()
-    });
+    let threads = match cfg.threads {
+        0 => workers::per_core(),
+        n => n,
+    };
+    let workers = std::sync::Arc::new(Workers::start(threads, cfg.local_target.as_ref()).await?);
+    // Each worker's runs reach the target it started, if it started one.
+    let shared_cfgs: std::sync::Arc<[_]> = (0..workers.len())
+        .map(|i| {
+            std::sync::Arc::new(RunConfig {
+                step_lines: false,
+                target_url: workers.target_url(i).map_or_else(
+                    || run_cfg.target_url.clone(),
+                    |url| RunConfig::scoped_per_case(protocol, url),
+                ),
+                ..run_cfg.clone()
+            })
+        })
+        .collect();
     // With `--waiting`, a run starts only into a free work slot, taken here: a run coming back
     // from a wait then queues behind at most this one take, never behind every run not yet
     // started (whose whole work would count against its case's budget).
@@ -307,10 +334,10 @@ pub async fn fuzz(
             let job = Job {
                 protocol,
                 profile,
-                cfg: shared_cfg.clone(),
+                configs: shared_cfgs.clone(),
                 known: known.clone(),
             };
-            running.push(job.run(run, id, sequence, slot));
+            running.push(job.run(&workers, run, id, sequence, slot));
         }
         let ran = match &slots {
             Some(slots) if can_start(&first_failure, running.len(), next_run) => {
@@ -367,6 +394,7 @@ pub async fn fuzz(
         }
     }
     drop(running);
+    drop(workers);
     outcome.lent = slots.as_ref().map_or(0, WorkSlots::lent);
     if outcome.errors > 0 {
         outcome.last_error = Some(last_error.clone());
@@ -433,7 +461,8 @@ pub async fn fuzz(
 struct Job {
     protocol: &'static dyn Protocol,
     profile: &'static dyn FuzzProfile,
-    cfg: std::sync::Arc<RunConfig>,
+    /// The run's configuration on each worker (where that worker's runs reach the target).
+    configs: std::sync::Arc<[std::sync::Arc<RunConfig>]>,
     /// Rules the target is known to break ([`FuzzConfig::known_failing`]).
     known: std::sync::Arc<BTreeSet<String>>,
 }
@@ -450,21 +479,29 @@ struct Ran {
 }
 
 impl Job {
-    /// Builds the run's case, runs it and judges it in a task of its own, as a suite's cases
-    /// run: the runner and checker use every core, and a panic in the harness is that run's
-    /// `error`. A run that found nothing is dropped in its task, by the thread that made it:
-    /// cases built on the engine's thread and results dropped there left most memory to be
-    /// freed by another thread than made it (the allocator's allocate and free paths were 14% of
+    /// Builds the run's case, runs it and judges it in a task of its own on one of the
+    /// workers: the runs use every core, and a panic in the harness is that run's `error`. A
+    /// run that found nothing is dropped in its task, by the thread that made it: cases built
+    /// on the engine's thread and results dropped there left most memory to be freed by
+    /// another thread than made it (the allocator's allocate and free paths were 14% of
     /// fuzzing's CPU at 32 jobs, 31% at 64).
-    async fn run(self, run: u64, id: String, sequence: FuzzRun, slot: Option<Slot>) -> Ran {
+    fn run(
+        self,
+        workers: &Workers,
+        run: u64,
+        id: String,
+        sequence: FuzzRun,
+        slot: Option<Slot>,
+    ) -> impl std::future::Future<Output = Ran> {
         let task_id = id.clone();
-        let task = tokio::spawn(async move {
+        let task = workers.spawn(move |worker| async move {
             let Job {
                 protocol,
                 profile,
-                cfg,
+                configs,
                 known,
             } = self;
+            let cfg = configs[worker].clone();
             let case = case_for(protocol, profile, &task_id, sequence, &cfg.credentials);
             let result = runner::run_case_holding(protocol, &case, &cfg, slot).await;
             let failure = failure_of(protocol, profile, &result, cfg.judged, &known);
@@ -478,17 +515,19 @@ impl Job {
                 id: task_id,
             }
         });
-        match task.await {
-            Ok(ran) => ran,
-            Err(e) => Ran {
-                run,
-                id,
-                sends: 0,
-                carried: 0,
-                verdict: Verdict::Error,
-                message: runner::task_failed(&e),
-                failed: None,
-            },
+        async move {
+            match task.await {
+                Ok(ran) => ran,
+                Err(e) => Ran {
+                    run,
+                    id,
+                    sends: 0,
+                    carried: 0,
+                    verdict: Verdict::Error,
+                    message: runner::task_failed(&e),
+                    failed: None,
+                },
+            }
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use super::{Fault, RunningTarget, ServeError, ServeOptions, Variant};
 use crate::protocol::Protocol;
+use crate::suite::workers::{LocalTarget, TargetGuard};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -96,5 +97,20 @@ impl Reference {
                 protocol: self.protocol.id().to_owned(),
             }),
         }
+    }
+
+    /// It as a campaign's worker threads start it, each its own on a free loopback port with
+    /// `opts` (so a run's client and the target's side of it share a thread).
+    pub fn on_each_worker(&'static self, opts: ServeOptions) -> LocalTarget {
+        LocalTarget::new(move || {
+            let opts = opts.clone();
+            Box::pin(async move {
+                let running = self
+                    .start(SocketAddr::from(([127, 0, 0, 1], 0)), &opts)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                Ok((running.url.clone(), Box::new(running) as TargetGuard))
+            })
+        })
     }
 }
