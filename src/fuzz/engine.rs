@@ -156,8 +156,8 @@ pub struct FuzzConfig {
     /// `--known-failing`: rules the target is known to break; a run that breaks only these is
     /// no finding, so a campaign looks past a deviation every run shows.
     pub known_failing: BTreeSet<String>,
-    /// Threads the runs go to, each with its own single-threaded runtime (0: one per core;
-    /// see [`crate::suite::workers`]).
+    /// Threads the runs go to, each with its own single-threaded runtime (0: one per core, or
+    /// one per run under way when fewer; see [`crate::suite::workers`]).
     pub threads: usize,
     /// A target each of those threads starts for its own runs (the builtin reference, started
     /// as the one at `RunConfig::target_url` was, and addressed as
@@ -278,11 +278,12 @@ pub async fn fuzz(
         false => cfg.waiting,
     };
     let known = std::sync::Arc::new(cfg.known_failing.clone());
+    // No more threads than runs under way at once: a thread more would only sit idle.
     let threads = match cfg.threads {
-        0 => workers::per_core(),
+        0 => workers::per_core().min(working + waiting),
         n => n,
     };
-    let workers = std::sync::Arc::new(Workers::start(threads, cfg.local_target.as_ref()).await?);
+    let workers = Workers::start(threads, cfg.local_target.as_ref()).await?;
     // Each worker's runs reach the target it started, if it started one.
     let shared_cfgs: std::sync::Arc<[_]> = (0..workers.len())
         .map(|i| {
