@@ -132,7 +132,7 @@ async fn per_core_rate(
     span: Duration,
     jobs: usize,
 ) -> Result<Rate, Box<dyn std::error::Error>> {
-    let threads = wireprobe::suite::workers::per_core();
+    let threads = wireprobe::workers::per_core();
     let mut handles = Vec::new();
     for i in 0..threads {
         let id = id.to_owned();

@@ -24,6 +24,7 @@ pub mod suite;
 pub mod transcript;
 pub mod transport;
 pub mod verdict;
+pub mod workers;
 
 /// The version written into every report.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -9,7 +9,7 @@ use std::time::Duration;
 use wireprobe::protocol::{Protocol, TransportKind};
 use wireprobe::reference::{self, RunningTarget, ServeOptions};
 use wireprobe::suite::runner::{Credentials, RunConfig, ToolOffer};
-use wireprobe::suite::workers::LocalTarget;
+use wireprobe::workers::LocalTarget;
 
 /// The faults and variants a builtin target was started with, as the flags that chose them
 /// (` --fault epoch-ts`), so a report of a broken reference says it was broken on purpose.

@@ -11,9 +11,9 @@ use crate::rules;
 use crate::suite::model::{Action, Case};
 use crate::suite::runner::{self, RunConfig};
 use crate::suite::slots::{Slot, WorkSlots};
-use crate::suite::workers::{self, LocalTarget, Workers, WorkersError};
 use crate::transcript::{Direction, Observation};
 use crate::verdict::Verdict;
+use crate::workers::{self, LocalTarget, Workers, WorkersError};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use proptest::strategy::{Strategy, ValueTree};
 use std::collections::BTreeSet;
@@ -157,7 +157,7 @@ pub struct FuzzConfig {
     /// no finding, so a campaign looks past a deviation every run shows.
     pub known_failing: BTreeSet<String>,
     /// Threads the runs go to, each with its own single-threaded runtime (0: one per core, or
-    /// one per run under way when fewer; see [`crate::suite::workers`]).
+    /// one per run under way when fewer; see [`crate::workers`]).
     pub threads: usize,
     /// A target each of those threads starts for its own runs (the builtin reference, started
     /// as the one at `RunConfig::target_url` was, and addressed as

@@ -3,7 +3,7 @@
 
 use super::{Fault, RunningTarget, ServeError, ServeOptions, Variant};
 use crate::protocol::Protocol;
-use crate::suite::workers::{LocalTarget, TargetGuard};
+use crate::workers::{LocalTarget, TargetGuard};
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;

@@ -18,7 +18,6 @@ mod tokens;
 mod verdicts;
 pub mod vocabulary;
 mod waits;
-pub mod workers;
 pub mod writer;
 
 pub use loader::{load_bundled, load_bundled_client, load_path, SuiteError};
