@@ -5,6 +5,8 @@
 # bare WebSocket echo, HPD beside a bare POST-and-stream loop over HTTP + SSE. Each protocol twice,
 # each a process of its own (peer, fuzzer, peer): as `fuzz --jobs JOBS` runs by default, and with
 # `--waiting JOBS` (runs waiting on the target's own timers lend their place to runs that work).
+# The fuzzer runs its runs on a thread per core, each with a runtime of its own; the peer is also
+# measured so arranged, and the ratio to that printed beside the tracked one.
 # Usage: scripts/bench-fuzz.sh [SECONDS] [JOBS] [PROTOCOL...]   (default 10 s, 32, haip hpd)
 set -euo pipefail
 cd "$(dirname "$0")/.."
