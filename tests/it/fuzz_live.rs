@@ -9,6 +9,7 @@ use wireprobe::reference;
 
 use crate::common::bounded;
 mod clients;
+mod workers;
 
 const SEED: &str = "1";
 
