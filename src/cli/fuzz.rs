@@ -54,8 +54,14 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
     let seed = args
         .seed
         .unwrap_or_else(|| uuid::Uuid::new_v4().as_u64_pair().0);
+    // A builtin target's runs go to the ones the worker threads start, each on a port of its
+    // own: a finding's transcript may name one of those.
+    let copies = match prepared.on_each_worker {
+        Some(_) => "; the runs go to a copy of it started on each worker thread",
+        None => "",
+    };
     eprintln!(
-        "wireprobe: fuzzing {} at {} with --seed {seed}",
+        "wireprobe: fuzzing {} at {} with --seed {seed}{copies}",
         p.id(),
         prepared.shown
     );
