@@ -8,8 +8,10 @@
 //! run woke tasks that other cores could steal, and a fuzzed HAIP event cost 25–30% more CPU
 //! than here, an HPD input 30% more (`scripts/bench-fuzz.sh`; `docs/speed.md`).
 //!
-//! The workers are stopped when [`Workers`] is dropped: each thread drops its target and its
-//! runtime (whatever is still under way there is cancelled) and ends.
+//! [`Workers::shutdown`] tells every thread to stop and waits, for a bounded time, until each
+//! has dropped its target and its runtime (whatever was still under way there is cancelled,
+//! so a run's child process is killed as its task is dropped). Dropping [`Workers`] only tells
+//! them to stop.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -51,11 +53,15 @@ pub enum WorkersError {
     Thread(std::io::Error),
     #[error("cannot start a worker thread's async runtime: {0}")]
     Runtime(std::io::Error),
-    #[error("a worker thread's own target did not start: {0}")]
+    #[error("the copy of the target a worker thread starts for its runs did not start: {0}")]
     Target(String),
-    #[error("a worker thread ended before it was ready")]
-    Ended,
+    #[error("a worker thread ended before it was ready (a wireprobe bug: please report it): {0}")]
+    Ended(String),
 }
+
+/// How long [`Workers::shutdown`] waits for the threads to end, as the CLI waits for its own
+/// runtime's tasks.
+const SHUTDOWN: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// One thread and what it holds.
 struct Worker {
@@ -65,7 +71,9 @@ struct Worker {
     /// Runs under way on it (the next run goes to the worker with the fewest).
     runs: Arc<AtomicUsize>,
     /// Dropped (or sent) to stop the thread.
-    _stop: oneshot::Sender<()>,
+    stop: oneshot::Sender<()>,
+    /// Closed once the thread has dropped its runtime.
+    ended: oneshot::Receiver<()>,
 }
 
 /// The worker threads of a campaign.
@@ -92,17 +100,38 @@ impl Workers {
     async fn start_one(i: usize, target: Option<LocalTarget>) -> Result<Worker, WorkersError> {
         let (ready_tx, ready_rx) = oneshot::channel();
         let (stop_tx, stop_rx) = oneshot::channel::<()>();
+        let (ended_tx, ended_rx) = oneshot::channel::<()>();
         std::thread::Builder::new()
             .name(format!("wireprobe-worker-{i}"))
-            .spawn(move || serve(target, ready_tx, stop_rx))
+            .spawn(move || {
+                serve(target, ready_tx, stop_rx);
+                drop(ended_tx);
+            })
             .map_err(WorkersError::Thread)?;
-        let (handle, target_url) = ready_rx.await.map_err(|_| WorkersError::Ended)??;
+        let (handle, target_url) = ready_rx
+            .await
+            .map_err(|_| WorkersError::Ended("its thread ended without a word".into()))??;
         Ok(Worker {
             handle,
             target_url,
             runs: Arc::default(),
-            _stop: stop_tx,
+            stop: stop_tx,
+            ended: ended_rx,
         })
+    }
+
+    /// Tells every thread to stop and waits until each has ended (at most two seconds: a
+    /// thread still waiting on a blocking lookup is left to end on its own).
+    pub async fn shutdown(self) {
+        let ended: Vec<_> = self
+            .workers
+            .into_iter()
+            .map(|w| {
+                drop(w.stop);
+                w.ended
+            })
+            .collect();
+        let _ = tokio::time::timeout(SHUTDOWN, futures_util::future::join_all(ended)).await;
     }
 
     /// How many worker threads there are.
@@ -162,10 +191,15 @@ fn serve(
     runtime.block_on(async move {
         let (url, guard) = match target {
             None => (None, None),
-            Some(LocalTarget(start)) => match start().await {
-                Ok((url, guard)) => (Some(url), Some(guard)),
-                Err(e) => {
+            // In a task of its own, so that a panic in it is an error that says so.
+            Some(LocalTarget(start)) => match tokio::spawn(start()).await {
+                Ok(Ok((url, guard))) => (Some(url), Some(guard)),
+                Ok(Err(e)) => {
                     let _ = ready.send(Err(WorkersError::Target(e)));
+                    return;
+                }
+                Err(e) => {
+                    let _ = ready.send(Err(WorkersError::Ended(e.to_string())));
                     return;
                 }
             },
@@ -260,5 +294,11 @@ mod tests {
         let failing = LocalTarget::new(|| Box::pin(async { Err("port taken".to_owned()) }));
         let err = Workers::start(1, Some(&failing)).await.err();
         assert!(matches!(err, Some(WorkersError::Target(e)) if e == "port taken"));
+        let panicking = LocalTarget::new(|| Box::pin(async { panic!("a reference bug") }));
+        let err = Workers::start(1, Some(&panicking)).await.err();
+        assert!(
+            matches!(&err, Some(WorkersError::Ended(e)) if e.contains("a reference bug")),
+            "{err:?}"
+        );
     }
 }

@@ -57,7 +57,7 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
     // A builtin target's runs go to the ones the worker threads start, each on a port of its
     // own: a finding's transcript may name one of those.
     let copies = match prepared.on_each_worker {
-        Some(_) => "; the runs go to a copy of it started on each worker thread",
+        Some(_) => "; the runs, and the shrinking of what they find, go to a copy of it on each worker thread",
         None => "",
     };
     eprintln!(

@@ -162,7 +162,7 @@ pub struct FuzzConfig {
     /// A target each of those threads starts for its own runs (the builtin reference, started
     /// as the one at `RunConfig::target_url` was, and addressed as
     /// [`RunConfig::scoped_per_case`] says): a run and the target's side of it then share a
-    /// thread. Shrinking and confirming a finding use the target at `target_url`.
+    /// thread. A finding is shrunk and confirmed on the copy its run failed on.
     pub local_target: Option<LocalTarget>,
 }
 
@@ -265,7 +265,6 @@ pub async fn fuzz(
     let judged = run_cfg.judged;
     let strategy = sequences(profile, cfg.max_len);
     let mut runner = gen::runner(cfg.seed);
-    let started = std::time::Instant::now();
     let mut outcome = Outcome::default();
     let mut last_error = String::new();
     let mut trees = std::collections::HashMap::new();
@@ -284,6 +283,8 @@ pub async fn fuzz(
         n => n,
     };
     let workers = Workers::start(threads, cfg.local_target.as_ref()).await?;
+    // `--duration` counts from here: the workers' targets have started.
+    let started = std::time::Instant::now();
     // Each worker's runs reach the target it started, if it started one.
     let shared_cfgs: std::sync::Arc<[_]> = (0..workers.len())
         .map(|i| {
@@ -304,7 +305,7 @@ pub async fn fuzz(
     let mut free: Option<Slot> = None;
     // The lowest-numbered failing run, once one fails: no new runs start, and the ones already
     // running with lower numbers finish first, so a seed always reports the same run.
-    let mut first_failure: Option<(u64, Case, CaseResult, Failure)> = None;
+    let mut first_failure: Option<(u64, Failed)> = None;
     loop {
         let can_start = |first_failure: &Option<_>, running: usize, next_run: u64| {
             first_failure.is_none()
@@ -320,9 +321,15 @@ pub async fn fuzz(
                     None => break,
                 },
             };
-            let tree = strategy
-                .new_tree(&mut runner)
-                .map_err(|e| FuzzError::Strategy(e.to_string()))?;
+            let tree = match strategy.new_tree(&mut runner) {
+                Ok(tree) => tree,
+                Err(e) => {
+                    // The runs under way end with their workers (a run's process is killed).
+                    drop(running);
+                    workers.shutdown().await;
+                    return Err(FuzzError::Strategy(e.to_string()));
+                }
+            };
             let run = next_run;
             next_run += 1;
             if cfg.shard.is_some_and(|s| !s.holds_run(run)) {
@@ -381,11 +388,9 @@ pub async fn fuzz(
             carried: ran.carried,
         });
         match ran.failed {
-            Some((case, result, failure))
-                if first_failure.as_ref().is_none_or(|(r, ..)| run < *r) =>
-            {
+            Some(failed) if first_failure.as_ref().is_none_or(|(r, _)| run < *r) => {
                 // A later-numbered failure it replaces needs its sequence no more.
-                if let Some((later, ..)) = first_failure.replace((run, case, result, failure)) {
+                if let Some((later, _)) = first_failure.replace((run, failed)) {
                     trees.remove(&later);
                 }
             }
@@ -395,12 +400,12 @@ pub async fn fuzz(
         }
     }
     drop(running);
-    drop(workers);
     outcome.lent = slots.as_ref().map_or(0, WorkSlots::lent);
     if outcome.errors > 0 {
         outcome.last_error = Some(last_error.clone());
     }
-    let Some((run, case, result, failure)) = first_failure else {
+    let Some((run, failed)) = first_failure else {
+        workers.shutdown().await;
         if outcome.runs > 0 && outcome.errors == outcome.runs {
             return Err(FuzzError::Unusable(last_error));
         }
@@ -415,14 +420,27 @@ pub async fn fuzz(
         return Ok(outcome);
     };
     let Some(mut tree) = trees.remove(&run) else {
+        workers.shutdown().await;
         return Err(FuzzError::Strategy(format!("run {run} lost its sequence")));
+    };
+    // Shrinking and confirming go to the target the run failed on: the copy its worker started,
+    // if the workers started copies, as it was when the run failed.
+    let Failed {
+        case,
+        result,
+        failure,
+        worker,
+    } = failed;
+    let found_on = RunConfig {
+        target_url: shared_cfgs[worker].target_url.clone(),
+        ..run_cfg.clone()
     };
     let steps_before = tree.current().steps.len();
     let (case, result, steps_after) = shrink(
         protocol,
         profile,
         cfg,
-        run_cfg,
+        &found_on,
         &mut *tree,
         &case.id.clone(),
         &failure,
@@ -433,13 +451,14 @@ pub async fn fuzz(
     .await;
     let mut reproduced = 0;
     for _ in 0..cfg.confirm {
-        let again = runner::run_case(protocol, &case, run_cfg).await;
+        let again = runner::run_case(protocol, &case, &found_on).await;
         if failure_of(protocol, profile, &again, judged, &cfg.known_failing)
             .is_some_and(|f| f.rule == failure.rule)
         {
             reproduced += 1;
         }
     }
+    workers.shutdown().await;
     let mut result = result;
     if result.steps.is_empty() {
         result.steps = runner::step_lines(&case);
@@ -476,7 +495,15 @@ struct Ran {
     carried: usize,
     verdict: Verdict,
     message: String,
-    failed: Option<(Case, CaseResult, Failure)>,
+    failed: Option<Failed>,
+}
+
+/// A run that failed: its case, its result, the failure, and the worker it ran on.
+struct Failed {
+    case: Case,
+    result: CaseResult,
+    failure: Failure,
+    worker: usize,
 }
 
 impl Job {
@@ -512,7 +539,12 @@ impl Job {
                 carried: carried(&result),
                 verdict: result.verdict,
                 message: result.message.clone(),
-                failed: failure.map(|f| (case, result, f)),
+                failed: failure.map(|failure| Failed {
+                    case,
+                    result,
+                    failure,
+                    worker,
+                }),
                 id: task_id,
             }
         });

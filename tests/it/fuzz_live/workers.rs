@@ -47,6 +47,32 @@ async fn a_campaigns_runs_reach_the_target_each_worker_started() {
 }
 
 #[tokio::test]
+async fn a_finding_is_shrunk_and_confirmed_on_the_target_its_run_failed_on() {
+    let p = wireprobe::protocol::get("haip").expect("haip is registered");
+    let builtin = reference::get("haip").expect("haip has a reference");
+    let faulty = ServeOptions {
+        faults: vec!["bad-uuid".into()],
+        ..ServeOptions::default()
+    };
+    let (mut cfg, run_cfg) = campaign(builtin.on_each_worker(faulty));
+    cfg.shrink_time = Duration::from_secs(10);
+    let outcome = engine::fuzz(p, &cfg, &run_cfg, &mut |_| {})
+        .await
+        .expect("the campaign runs");
+    let finding = outcome
+        .finding
+        .expect("every message id the target sends is no UUID");
+    assert_eq!(
+        finding.failure.rule, "HAIP-ENV-002",
+        "{}",
+        finding.failure.message
+    );
+    // At the configured URL nothing listens: a re-run sent there could not fail the same way.
+    assert_eq!((finding.reproduced, finding.attempts), (3, 3));
+    assert!(finding.steps_after <= finding.steps_before);
+}
+
+#[tokio::test]
 async fn a_worker_target_that_does_not_start_is_an_error_that_says_so() {
     let p = wireprobe::protocol::get("haip").expect("haip is registered");
     let refused = LocalTarget::new(|| {
@@ -59,6 +85,6 @@ async fn a_worker_target_that_does_not_start_is_an_error_that_says_so() {
     };
     assert_eq!(
         err.to_string(),
-        "a worker thread's own target did not start: address in use"
+        "the copy of the target a worker thread starts for its runs did not start: address in use"
     );
 }
