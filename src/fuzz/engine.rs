@@ -436,7 +436,7 @@ pub async fn fuzz(
         ..run_cfg.clone()
     };
     let steps_before = tree.current().steps.len();
-    let (case, result, steps_after) = shrink(
+    let (case, result, steps_after) = super::shrink::shrink(
         protocol,
         profile,
         cfg,
@@ -563,58 +563,6 @@ impl Job {
             }
         }
     }
-}
-
-/// Shrinks a failing sequence while it fails the same rule; returns the smallest case found,
-/// its result and its number of generated steps.
-#[allow(clippy::too_many_arguments)]
-async fn shrink(
-    protocol: &dyn Protocol,
-    profile: &dyn FuzzProfile,
-    cfg: &FuzzConfig,
-    run_cfg: &RunConfig,
-    tree: &mut dyn ValueTree<Value = FuzzRun>,
-    id: &str,
-    failure: &Failure,
-    case: Case,
-    result: CaseResult,
-    progress: &mut dyn FnMut(Progress),
-) -> (Case, CaseResult, usize) {
-    let mut best = (case, result, tree.current().steps.len());
-    let mut budget = cfg.shrink_budget;
-    let started = std::time::Instant::now();
-    if budget == 0 || cfg.shrink_time.is_zero() || !tree.simplify() {
-        return best;
-    }
-    while budget > 0 && started.elapsed() < cfg.shrink_time {
-        budget -= 1;
-        let run = tree.current();
-        let steps = run.steps.len();
-        let candidate = case_for(protocol, profile, id, run, &run_cfg.credentials);
-        let result = runner::run_case(protocol, &candidate, run_cfg).await;
-        let same = failure_of(
-            protocol,
-            profile,
-            &result,
-            run_cfg.judged,
-            &cfg.known_failing,
-        )
-        .is_some_and(|f| f.rule == failure.rule);
-        progress(Progress::Shrink {
-            steps,
-            still_fails: same,
-        });
-        let more = if same {
-            best = (candidate, result, steps);
-            tree.simplify()
-        } else {
-            tree.complicate()
-        };
-        if !more {
-            break;
-        }
-    }
-    best
 }
 
 /// How many messages a run's transcript shows on the wire, either way.

@@ -8,6 +8,7 @@ pub mod engine;
 pub mod gen;
 pub mod keeps;
 pub mod mutate;
+mod shrink;
 pub mod targets;
 
 use proptest::strategy::{BoxedStrategy, Strategy};

@@ -1,0 +1,63 @@
+//! Shrinking a live fuzz finding: proptest's value tree made simpler while each smaller
+//! sequence, run against the target again, still fails the same rule.
+
+use super::case::{case_for, FuzzRun};
+use super::engine::{failure_of, Failure, FuzzConfig, Progress};
+use super::FuzzProfile;
+use crate::protocol::Protocol;
+use crate::results::CaseResult;
+use crate::suite::model::Case;
+use crate::suite::runner::{self, RunConfig};
+use proptest::strategy::ValueTree;
+
+/// Shrinks a failing sequence while it fails the same rule; returns the smallest case found,
+/// its result and its number of generated steps.
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn shrink(
+    protocol: &dyn Protocol,
+    profile: &dyn FuzzProfile,
+    cfg: &FuzzConfig,
+    run_cfg: &RunConfig,
+    tree: &mut dyn ValueTree<Value = FuzzRun>,
+    id: &str,
+    failure: &Failure,
+    case: Case,
+    result: CaseResult,
+    progress: &mut dyn FnMut(Progress),
+) -> (Case, CaseResult, usize) {
+    let mut best = (case, result, tree.current().steps.len());
+    let mut budget = cfg.shrink_budget;
+    let started = std::time::Instant::now();
+    if budget == 0 || cfg.shrink_time.is_zero() || !tree.simplify() {
+        return best;
+    }
+    while budget > 0 && started.elapsed() < cfg.shrink_time {
+        budget -= 1;
+        let run = tree.current();
+        let steps = run.steps.len();
+        let candidate = case_for(protocol, profile, id, run, &run_cfg.credentials);
+        let result = runner::run_case(protocol, &candidate, run_cfg).await;
+        let same = failure_of(
+            protocol,
+            profile,
+            &result,
+            run_cfg.judged,
+            &cfg.known_failing,
+        )
+        .is_some_and(|f| f.rule == failure.rule);
+        progress(Progress::Shrink {
+            steps,
+            still_fails: same,
+        });
+        let more = if same {
+            best = (candidate, result, steps);
+            tree.simplify()
+        } else {
+            tree.complicate()
+        };
+        if !more {
+            break;
+        }
+    }
+    best
+}
