@@ -53,7 +53,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     // The fuzzer runs each run on one of a thread per core, each with a runtime and a target of
     // its own; the peer as the issue first measured it runs on tokio's work-stealing runtime.
-    // Arranged as the fuzzer is, the peer is faster too, and the ratio to it is printed too.
+    // Arranged as the fuzzer is, the peer is faster too; the ratio to it is printed as well.
     let per_core = measured(per_core_rate(&id, span, jobs)).await?;
     // The CPU both sides spent per message: steadier than the rates when the machine's speed
     // drifts, and not bound by how long runs wait on the target.

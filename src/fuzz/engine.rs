@@ -262,6 +262,45 @@ pub async fn fuzz(
             })?
         }
     };
+    let working = run_cfg.parallel_jobs(protocol);
+    // A target that is one conversation takes one run at a time, waiting or not.
+    let waiting = match working < run_cfg.jobs.max(1) {
+        true => 0,
+        false => cfg.waiting,
+    };
+    // No more threads than runs under way at once: a thread more would only sit idle.
+    let threads = match cfg.threads {
+        0 => workers::per_core().min(working + waiting),
+        n => n,
+    };
+    let workers = Workers::start(threads, cfg.local_target.as_ref()).await?;
+    let found = campaign(
+        protocol,
+        profile,
+        cfg,
+        run_cfg,
+        &workers,
+        (working, waiting),
+        progress,
+    )
+    .await;
+    // Whatever ended the campaign, runs still under way end with their workers (a run's
+    // process is killed as its task is dropped).
+    workers.shutdown().await;
+    found
+}
+
+/// The campaign itself, its runs on `workers`, `working` of them at once and up to `waiting`
+/// more waiting on the target; then the first failure's shrinking and confirming.
+async fn campaign(
+    protocol: &'static dyn Protocol,
+    profile: &'static dyn FuzzProfile,
+    cfg: &FuzzConfig,
+    run_cfg: &RunConfig,
+    workers: &Workers,
+    (working, waiting): (usize, usize),
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Outcome, FuzzError> {
     let judged = run_cfg.judged;
     let strategy = sequences(profile, cfg.max_len);
     let mut runner = gen::runner(cfg.seed);
@@ -270,19 +309,7 @@ pub async fn fuzz(
     let mut trees = std::collections::HashMap::new();
     let mut running = FuturesUnordered::new();
     let mut next_run = 0u64;
-    let working = run_cfg.parallel_jobs(protocol);
-    // A target that is one conversation takes one run at a time, waiting or not.
-    let waiting = match working < run_cfg.jobs.max(1) {
-        true => 0,
-        false => cfg.waiting,
-    };
     let known = std::sync::Arc::new(cfg.known_failing.clone());
-    // No more threads than runs under way at once: a thread more would only sit idle.
-    let threads = match cfg.threads {
-        0 => workers::per_core().min(working + waiting),
-        n => n,
-    };
-    let workers = Workers::start(threads, cfg.local_target.as_ref()).await?;
     // `--duration` counts from here: the workers' targets have started.
     let started = std::time::Instant::now();
     // Each worker's runs reach the target it started, if it started one.
@@ -321,15 +348,9 @@ pub async fn fuzz(
                     None => break,
                 },
             };
-            let tree = match strategy.new_tree(&mut runner) {
-                Ok(tree) => tree,
-                Err(e) => {
-                    // The runs under way end with their workers (a run's process is killed).
-                    drop(running);
-                    workers.shutdown().await;
-                    return Err(FuzzError::Strategy(e.to_string()));
-                }
-            };
+            let tree = strategy
+                .new_tree(&mut runner)
+                .map_err(|e| FuzzError::Strategy(e.to_string()))?;
             let run = next_run;
             next_run += 1;
             if cfg.shard.is_some_and(|s| !s.holds_run(run)) {
@@ -345,7 +366,7 @@ pub async fn fuzz(
                 configs: shared_cfgs.clone(),
                 known: known.clone(),
             };
-            running.push(job.run(&workers, run, id, sequence, slot));
+            running.push(job.run(workers, run, id, sequence, slot));
         }
         let ran = match &slots {
             Some(slots) if can_start(&first_failure, running.len(), next_run) => {
@@ -405,7 +426,6 @@ pub async fn fuzz(
         outcome.last_error = Some(last_error.clone());
     }
     let Some((run, failed)) = first_failure else {
-        workers.shutdown().await;
         if outcome.runs > 0 && outcome.errors == outcome.runs {
             return Err(FuzzError::Unusable(last_error));
         }
@@ -420,7 +440,6 @@ pub async fn fuzz(
         return Ok(outcome);
     };
     let Some(mut tree) = trees.remove(&run) else {
-        workers.shutdown().await;
         return Err(FuzzError::Strategy(format!("run {run} lost its sequence")));
     };
     // Shrinking and confirming go to the target the run failed on: the copy its worker started,
@@ -458,7 +477,6 @@ pub async fn fuzz(
             reproduced += 1;
         }
     }
-    workers.shutdown().await;
     let mut result = result;
     if result.steps.is_empty() {
         result.steps = runner::step_lines(&case);
