@@ -5,7 +5,10 @@
 //! after the fuzzer and the ratio is taken against the mean of the two, since this machine's
 //! speed drifts (the echo has moved by a fifth from one run to the next).
 //!
-//! Usage: fuzz_bench [SECONDS] [JOBS] [haip|hpd] [WAITING (`fuzz --waiting`, default 0)]
+//! Usage: fuzz_bench [SECONDS] [JOBS] [haip|hpd] [WAITING (`fuzz --waiting`, default 0)] [ROUNDS]
+//!
+//! With ROUNDS above 1 the fuzzer runs that many times between peer runs (peer, fuzzer,
+//! peer, …): each round's ratio, then their median and how many reached 0.5.
 
 #[path = "shared/cpu.rs"]
 mod cpu;
@@ -35,16 +38,25 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let id = args.next().unwrap_or_else(|| "haip".into());
     // `--waiting`: runs waiting on the target's timers lend their place (0: `fuzz`'s default).
     let waiting: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(0);
+    let rounds: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(1).max(1);
     let span = Duration::from_secs(secs);
     let what = match id.as_str() {
         "haip" => "raw WebSocket echo",
         "hpd" => "raw POST-and-stream (HTTP + SSE)",
         other => return Err(format!("no bench for {other}: haip or hpd").into()),
     };
-    let (before, cpu_before) = measured(raw_rate(&id, span, jobs)).await?;
-    let ((fuzz, carried), cpu_fuzz) = measured(fuzz_rate(&id, span, jobs, waiting)).await?;
-    let (after, cpu_after) = measured(raw_rate(&id, span, jobs)).await?;
-    let raw = (before.0 + after.0) / 2.0;
+    // Peer and fuzzer alternate, the peer first and last: each fuzzing round is set against
+    // the mean of the peer runs either side of it, since this machine's speed drifts (the echo
+    // has moved by a fifth from one run to the next), and the rounds' median is the figure.
+    let mut peers = vec![measured(raw_rate(&id, span, jobs)).await?];
+    let mut rounds_done = Vec::new();
+    for _ in 0..rounds {
+        let fuzz = measured(fuzz_rate(&id, span, jobs, waiting)).await?;
+        let peer = measured(raw_rate(&id, span, jobs)).await?;
+        let before = peers.last().ok_or("no peer run")?;
+        rounds_done.push(Round::of(before, &fuzz, &peer, span));
+        peers.push(peer);
+    }
     // The echo as the issue first measured it has tokio-tungstenite's defaults; one with the
     // read buffer wireprobe's transport uses is faster, and the ratio to it is printed too.
     let tuned = match id.as_str() {
@@ -55,33 +67,56 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // its own; the peer as the issue first measured it runs on tokio's work-stealing runtime.
     // Arranged as the fuzzer is, the peer is faster too; the ratio to it is printed as well.
     let per_core = measured(per_core_rate(&id, span, jobs)).await?;
-    // The CPU both sides spent per message: steadier than the rates when the machine's speed
-    // drifts, and not bound by how long runs wait on the target.
-    let cpu_raw = (cpu_before / (before.0 * span.as_secs_f64())
-        + cpu_after / (after.0 * span.as_secs_f64()))
-        / 2.0;
-    let cpu_per_event = cpu_fuzz / fuzz.1;
-    let (before, after, fuzz) = (before.0, after.0, fuzz.0);
     let how = match waiting {
         0 => format!("{jobs} jobs"),
         n => format!("{jobs} jobs, --waiting {n}"),
     };
-    println!("{what}: {before:.0} messages/s before, {after:.0} after ({jobs} connections)");
-    println!("live fuzzing (serve {id}, {how}): {fuzz:.0} events/s");
-    println!(
-        "CPU per message: {:.1} µs raw, {:.1} µs per fuzzed event",
-        cpu_raw * 1e6,
-        cpu_per_event * 1e6
-    );
-    println!("ratio fuzz/raw: {:.3}", fuzz / raw);
+    for (i, r) in rounds_done.iter().enumerate() {
+        println!(
+            "{what}: {:.0} messages/s before, {:.0} after ({jobs} connections)",
+            r.before, r.after
+        );
+        println!("live fuzzing (serve {id}, {how}): {:.0} events/s", r.fuzz);
+        println!(
+            "CPU per message: {:.1} µs raw, {:.1} µs per fuzzed event",
+            r.cpu_raw * 1e6,
+            r.cpu_per_event * 1e6
+        );
+        match rounds {
+            1 => println!("ratio fuzz/raw: {:.3}", r.ratio()),
+            _ => println!(
+                "round {} of {rounds}: ratio fuzz/raw {:.3}",
+                i + 1,
+                r.ratio()
+            ),
+        }
+    }
+    let ratios: Vec<f64> = rounds_done.iter().map(Round::ratio).collect();
+    let median = median_of(&ratios);
+    if rounds > 1 {
+        let (low, high) = ratios
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(l, h), r| (l.min(*r), h.max(*r)));
+        let met = ratios.iter().filter(|r| **r >= 0.5).count();
+        println!(
+            "ratio fuzz/raw: {median:.3} (median of {rounds} rounds, {low:.3}–{high:.3}; {met} of {rounds} at 0.5 or more)"
+        );
+    }
     // Context for the ratio: a fuzzed event is answered by more than one message (HAIP ~1.4,
     // HPD a streamed turn of ~6), where the peer's message comes back once. Counting every
     // message either way crosses the transport (handshakes included), against the peer's two
     // per message (there and back; for HPD the POST and its one SSE event).
+    let carried: Vec<f64> = rounds_done
+        .iter()
+        .map(|r| r.carried / (2.0 * r.raw()))
+        .collect();
+    let fuzz = median_of(&rounds_done.iter().map(|r| r.fuzz).collect::<Vec<_>>());
+    let peer = median_of(&rounds_done.iter().map(Round::raw).collect::<Vec<_>>());
     println!(
-        "messages carried either way: fuzzing {carried:.0}/s, peer {:.0}/s; ratio {:.3}",
-        2.0 * raw,
-        carried / (2.0 * raw)
+        "messages carried either way: fuzzing {:.0}/s, peer {:.0}/s; ratio {:.3}",
+        median_of(&rounds_done.iter().map(|r| r.carried).collect::<Vec<_>>()),
+        2.0 * peer,
+        median_of(&carried)
     );
     let ((rate, messages), cpu) = per_core;
     println!(
@@ -101,6 +136,59 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 /// A rate, and how many messages the measurement moved in all.
 type Rate = (f64, f64);
+
+/// One fuzzing run and the peer runs either side of it.
+struct Round {
+    /// The peer's messages per second before and after.
+    before: f64,
+    after: f64,
+    /// Events per second fuzzing sent, and messages per second its transport carried.
+    fuzz: f64,
+    carried: f64,
+    /// CPU seconds per message of the peer (the two runs' mean), per event of the fuzzer.
+    cpu_raw: f64,
+    cpu_per_event: f64,
+}
+
+impl Round {
+    fn of(
+        before: &(Rate, f64),
+        fuzz: &((Rate, f64), f64),
+        after: &(Rate, f64),
+        span: Duration,
+    ) -> Round {
+        let per_message = |((rate, _), cpu): &(Rate, f64)| cpu / (rate * span.as_secs_f64());
+        let (((rate, events), carried), cpu) = fuzz;
+        Round {
+            before: before.0 .0,
+            after: after.0 .0,
+            fuzz: *rate,
+            carried: *carried,
+            cpu_raw: (per_message(before) + per_message(after)) / 2.0,
+            cpu_per_event: cpu / events,
+        }
+    }
+
+    /// The peer's rate this round is set against.
+    fn raw(&self) -> f64 {
+        (self.before + self.after) / 2.0
+    }
+
+    fn ratio(&self) -> f64 {
+        self.fuzz / self.raw()
+    }
+}
+
+/// The middle value (the mean of the middle two for an even count).
+fn median_of(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    match sorted.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => sorted[n / 2],
+        n => (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0,
+    }
+}
 
 /// What `work` measures and the CPU seconds this process spent on it (every thread: the peer's
 /// server and client, or the fuzzer and the reference target).
