@@ -50,7 +50,12 @@ pub(super) async fn shrink(
             still_fails: same,
         });
         let more = if same {
-            best = (candidate, result, steps);
+            // Simpler to proptest is not always shorter (HAIP draws actions that expand to one
+            // or more messages, and a simpler action may expand to more): a finding is only
+            // replaced by one of no more steps, so shrinking never lengthens what is reported.
+            if steps <= best.2 {
+                best = (candidate, result, steps);
+            }
             tree.simplify()
         } else {
             tree.complicate()

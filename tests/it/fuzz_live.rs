@@ -9,6 +9,7 @@ use wireprobe::reference;
 
 use crate::common::bounded;
 mod clients;
+mod hostile;
 mod workers;
 
 const SEED: &str = "1";
@@ -98,6 +99,20 @@ fn fuzz_with(
         }
         eprintln!("replay files kept in {}", kept.display());
     }
+    // Shrinking never lengthens a finding.
+    if let Some(shrunk) = stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("shrunk from "))
+    {
+        let counts: Vec<usize> = shrunk
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|n| n.parse().ok())
+            .collect();
+        assert!(
+            counts.len() >= 2 && counts[1] <= counts[0],
+            "{protocol} {fault:?}: shrinking lengthened the finding: {stdout}"
+        );
+    }
     let finding = stdout
         .lines()
         .find(|l| l.starts_with("finding: "))
@@ -107,6 +122,23 @@ fn fuzz_with(
         rule,
         finding,
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// Shrinking never lengthens a finding: its `shrunk from A to B steps` line has B <= A.
+fn assert_not_lengthened(stdout: &str, what: &str) {
+    if let Some(shrunk) = stdout
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("shrunk from "))
+    {
+        let counts: Vec<usize> = shrunk
+            .split(|c: char| !c.is_ascii_digit())
+            .filter_map(|n| n.parse().ok())
+            .collect();
+        assert!(
+            counts.len() >= 2 && counts[1] <= counts[0],
+            "{what}: shrinking lengthened the finding: {stdout}"
+        );
     }
 }
 
