@@ -159,3 +159,51 @@ async fn a_target_that_greets_then_floods_ends_the_campaign_in_bounds() {
         assert!(len < 32 << 20, "{:?} is {len} bytes", file.path());
     }
 }
+
+/// A Nuum program that greets and then goes silent or floods stdout: runs start a process each
+/// on the worker threads, and when the campaign ends, found or not, none of them is running.
+#[test]
+fn no_process_outlives_a_campaign_against_a_program_that_misbehaves() {
+    let init = r#"echo "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\",\"version\":\"1\",\"tools\":[]}""#;
+    for (name, then) in [("silence", "exec sleep 600"), ("flood", "exec yes garbage")] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pids = dir.path().join("pids");
+        // `exec` keeps the recorded pid the target's own.
+        let exec = format!(
+            "sh -c 'echo $$ >> \"{}\"; exec sh -c \"$0\"' '{init}; {then}'",
+            pids.display()
+        );
+        let started = Instant::now();
+        let out = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+            .args(["fuzz", "nuum", "--exec", &exec])
+            .args([
+                "--runs",
+                "12",
+                "--jobs",
+                "4",
+                "--seed",
+                "1",
+                "--max-len",
+                "6",
+            ])
+            .args(["--timeout-ms", "400", "--shrink-secs", "3"])
+            .arg("--out")
+            .arg(dir.path().join("found"))
+            .output()
+            .expect("wireprobe runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{name}: {stderr}");
+        assert!(started.elapsed() < Duration::from_secs(60), "{name}");
+        assert!(!stderr.contains("panicked"), "{name}: {stderr}");
+        let recorded = std::fs::read_to_string(&pids).expect("the target was started");
+        let running: Vec<&str> = recorded
+            .lines()
+            .filter(|pid| {
+                // A zombie has exited; only a running process outlives the campaign.
+                std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                    .is_ok_and(|stat| !stat.contains(") Z "))
+            })
+            .collect();
+        assert!(running.is_empty(), "{name}: still running: {running:?}");
+    }
+}
