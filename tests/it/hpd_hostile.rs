@@ -1,5 +1,6 @@
 //! Hostile HTTP targets for the HPD profile over SSE + HTTP: each misbehaves in one way, and a
-//! run against it ends every case as `error` (or `skip`) inside its timeout, with a report.
+//! run against it ends every case as `error` (or `skip`) inside its timeout, with a report; a
+//! fuzz campaign against it ends at once with one line.
 
 use crate::common;
 
@@ -148,5 +149,57 @@ async fn hostile_http_targets_end_as_errors_with_a_report() {
     for run in runs {
         let (how, out, elapsed, report) = run.await.expect("run finished");
         hostile::assert_run_errored(&format!("{how:?}"), &out, elapsed, &report, selected);
+    }
+}
+
+/// `fuzz` meets the same targets on its worker threads: a target that never once sends an HPD
+/// event ends the campaign with exit 3 and one line naming the run and what it did, well
+/// inside the budget (an endless line is cut at the frame limit), and no panic.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fuzzing_a_hostile_http_target_ends_with_one_line() {
+    for (how, says) in [
+        (Misbehaviour::NotAnEventStream, "not text/event-stream"),
+        (Misbehaviour::EndlessLine, "over the 16777216-byte limit"),
+        (Misbehaviour::NeverSends, "within 800 ms"),
+        (Misbehaviour::ClosesMidEvent, "the event stream ended"),
+    ] {
+        let addr = start(how).await;
+        let dir = tempfile::tempdir().expect("temp dir");
+        let started = Instant::now();
+        let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+            .args(["fuzz", "hpd", "--target", &format!("http://{addr}/")])
+            .args([
+                "--transport",
+                "sse",
+                "--runs",
+                "12",
+                "--jobs",
+                "4",
+                "--seed",
+                "1",
+            ])
+            .args([
+                "--max-len",
+                "6",
+                "--timeout-ms",
+                "800",
+                "--shrink-secs",
+                "3",
+            ])
+            .arg("--out")
+            .arg(dir.path())
+            .output()
+            .await
+            .expect("wireprobe runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{how:?}: {stderr}");
+        assert!(started.elapsed() < Duration::from_secs(60), "{how:?}");
+        let last = stderr.trim().lines().last().unwrap_or_default();
+        assert!(
+            last.starts_with("wireprobe: target unreachable: fuzz.hpd.")
+                && [says, "within 800 ms"].iter().any(|s| last.contains(s)),
+            "{how:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{how:?}: {stderr}");
     }
 }
