@@ -5,22 +5,27 @@ use crate::common::hostile::{self, Hostility};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-/// Fuzzes HAIP against `how`, twelve short runs, four at a time.
-async fn fuzz_against(how: Hostility) -> (Output, Duration, tempfile::TempDir) {
-    fuzz_at(hostile::start(how).await, 1000).await
+/// Fuzzes `protocol` against `how` (HUMA over Socket.IO, HAIP over a WebSocket).
+async fn fuzz_against(protocol: &str, how: Hostility) -> (Output, Duration, tempfile::TempDir) {
+    let addr = hostile::start(how).await;
+    let scheme = if protocol == "huma" { "http" } else { "ws" };
+    fuzz_at(protocol, format!("{scheme}://{addr}/"), 1000).await
 }
 
-/// Fuzzes HAIP at `addr`, twelve short runs, four at a time, each wait `timeout_ms` long.
+/// Fuzzes `protocol` at `target`, twelve short runs, four at a time, each wait `timeout_ms`
+/// long.
 async fn fuzz_at(
-    addr: std::net::SocketAddr,
+    protocol: &str,
+    target: String,
     timeout_ms: u64,
 ) -> (Output, Duration, tempfile::TempDir) {
+    let protocol = protocol.to_owned();
     let dir = tempfile::tempdir().expect("tempdir");
     let out_dir = dir.path().to_owned();
     let started = Instant::now();
     let out = tokio::task::spawn_blocking(move || {
         Command::new(env!("CARGO_BIN_EXE_wireprobe"))
-            .args(["fuzz", "haip", "--target", &format!("ws://{addr}/")])
+            .args(["fuzz", &protocol, "--target", &target])
             .args([
                 "--runs",
                 "12",
@@ -47,34 +52,64 @@ async fn fuzz_at(
     (out, started.elapsed(), dir)
 }
 
-/// A target that never once speaks HAIP, however it fails to, ends the campaign at the first run
+/// A target that never once speaks HAIP or HUMA, however it fails to, ends the campaign at the first run
 /// that meets it: exit 3 well inside the budget, one line naming the run and what the target
 /// did, no finding written (nothing was judged), no panic on the workers' threads.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_target_that_never_speaks_ends_the_campaign_with_one_line() {
     // On two cores busy with other tests a connection or a large frame may take longer than
     // the budget: running out of time is then what the line says, and is as right.
-    for (how, says) in [
-        (Hostility::Silent, "no handshake reply within 1000 ms"),
+    for (protocol, how, says) in [
         (
+            "haip",
+            Hostility::Silent,
+            "no handshake reply within 1000 ms",
+        ),
+        (
+            "haip",
             Hostility::ClosesAtOnce,
             "the connection ended during the handshake",
         ),
-        (Hostility::DropsTcp, "could not connect"),
+        ("haip", Hostility::DropsTcp, "could not connect"),
         (
+            "haip",
             Hostility::Garbage,
             "a text frame that is not a JSON message",
         ),
-        (Hostility::Oversized, "over the 16777216-byte limit"),
-        (Hostility::Floods, "the target sent no protocol message"),
+        ("haip", Hostility::Oversized, "over the 16777216-byte limit"),
+        (
+            "haip",
+            Hostility::Floods,
+            "the target sent no protocol message",
+        ),
+        (
+            "huma",
+            Hostility::EioGarbage,
+            "no handshake reply within 1000 ms",
+        ),
+        (
+            "huma",
+            Hostility::EioNoConnectReply,
+            "no handshake reply within 1000 ms",
+        ),
+        (
+            "huma",
+            Hostility::EioPingFlood,
+            "no handshake reply within 1000 ms",
+        ),
+        (
+            "huma",
+            Hostility::EioOversized,
+            "over the 16777216-byte limit",
+        ),
     ] {
-        let (out, took, dir) = fuzz_against(how).await;
+        let (out, took, dir) = fuzz_against(protocol, how).await;
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(3), "{how:?}: {stderr}");
         assert!(took < Duration::from_secs(30), "{how:?} took {took:?}");
         let last = stderr.trim().lines().last().unwrap_or_default();
         assert!(
-            last.starts_with("wireprobe: target unreachable: fuzz.haip.")
+            last.starts_with(&format!("wireprobe: target unreachable: fuzz.{protocol}."))
                 && [says, "within 1000 ms", "timed out after 1000 ms"]
                     .iter()
                     .any(|s| last.contains(s)),
@@ -140,7 +175,7 @@ async fn a_target_that_greets_then_floods_ends_the_campaign_in_bounds() {
     let addr = hostile::listen(greets_then_floods).await;
     // Every run meets a PING it must answer and a flood to wait through; shrinking this
     // finding (seed 1) has been seen to lengthen it, from two steps to three.
-    let (out, took, dir) = fuzz_at(addr, 300).await;
+    let (out, took, dir) = fuzz_at("haip", format!("ws://{addr}/"), 300).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
