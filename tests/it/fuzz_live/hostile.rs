@@ -52,9 +52,9 @@ async fn fuzz_at(
     (out, started.elapsed(), dir)
 }
 
-/// A target that never once speaks HAIP or HUMA, however it fails to, ends the campaign at the first run
-/// that meets it: exit 3 well inside the budget, one line naming the run and what the target
-/// did, no finding written (nothing was judged), no panic on the workers' threads.
+/// A target that never once speaks HAIP or HUMA, however it fails to, ends the campaign: exit 3
+/// well inside the budget, one line naming a run and what the target did, no finding written
+/// (nothing was judged), no panic on the workers' threads.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_target_that_never_speaks_ends_the_campaign_with_one_line() {
     // On two cores busy with other tests a connection or a large frame may take longer than
