@@ -1,9 +1,13 @@
 //! A peer's broken message sent back: what a target answers to input sent broken on purpose is
 //! judged by the rules about broken input alone, and a message carrying the envelope `id` of
 //! the peer's broken message is its echo, not the target's own (the public HAIP server relays
-//! every message its client sends, our mutations included, suites/haip/ERRATA.md).
+//! every message its client sends, our mutations included, suites/haip/ERRATA.md). A server
+//! that takes a broken REPLAY_REQUEST answers it with what it replays: its relays of the
+//! client's valid messages then answer broken input too; and a text the client began with a
+//! broken start, ended or continued by the server, is such a relay.
 
 use super::{side, HaipChecker, UNKNOWN_FIELD};
+use crate::protocol::haip::facts::Facts;
 use crate::protocol::haip::rules::RULES;
 use crate::rules::{self, Violation};
 use crate::transcript::Direction;
@@ -20,6 +24,13 @@ pub(super) const REMEMBERED_BROKEN: usize = 1024;
 struct IdOf<'a> {
     #[serde(borrow, default)]
     id: Option<Cow<'a, str>>,
+}
+
+/// Such a text's type, when it has a string one.
+#[derive(serde::Deserialize)]
+struct TypeOf<'a> {
+    #[serde(borrow, rename = "type")]
+    ty: Cow<'a, str>,
 }
 
 /// Such a text's PING nonce, when it is a PING with a string nonce (the reading fails
@@ -66,9 +77,17 @@ fn may_hold(text: &str, word: &str) -> bool {
 impl HaipChecker {
     /// True when the message from `from` carries the `id` of a broken message its peer sent:
     /// an echo of broken input, not judged.
+    /// So is a server's relay of a valid client message while the client's latest
+    /// REPLAY_REQUEST was broken: what the server replays answers that request.
     pub(super) fn echoes_broken(&self, from: Direction, id: Option<&str>) -> bool {
+        let Some(id) = id else {
+            return false;
+        };
         let sent = &self.senders[1 - side(from)].broken_ids;
-        !sent.is_empty() && id.is_some_and(|id| sent.contains(id))
+        let replayed = from == Direction::Server
+            && self.replay_asked_broken
+            && self.valid_client_ids.contains(id);
+        replayed || (!sent.is_empty() && sent.contains(id))
     }
 
     /// A text frame from `from` that is no message: when it still names an `id` (JSON whose
@@ -87,6 +106,11 @@ impl HaipChecker {
                 self.senders[side(from)].broken_ids.insert(&id);
             }
         }
+        if from == Direction::Client && may_hold(text, "REPLAY_REQUEST") {
+            if let Ok(TypeOf { ty }) = serde_json::from_str::<TypeOf<'_>>(text) {
+                self.replay_asked_broken |= ty == "REPLAY_REQUEST";
+            }
+        }
         if !may_hold(text, "PING") {
             return;
         }
@@ -97,20 +121,43 @@ impl HaipChecker {
         }
     }
 
-    /// After a message from `from` was judged (`found` holds what broke in it): remembers
-    /// its `id` when it was broken, malformed or breaking a must, or carried an unknown field
-    /// (a mutation too, one its receiver may refuse).
-    pub(super) fn note_sent(&mut self, from: Direction, id: Option<&str>, found: &[Violation]) {
-        let Some(id) = id else {
-            return;
-        };
+    /// After a message from `from` was judged (`f` what could be read of it, `found` what
+    /// broke in it): remembers its `id` when it was broken, malformed or breaking a must, or
+    /// carried an unknown field (a mutation too, one its receiver may refuse), and the text it
+    /// began when it was a broken TEXT_MESSAGE_START; for a client's REPLAY_REQUEST, whether
+    /// what the server replays next answers broken input.
+    pub(super) fn note_sent(
+        &mut self,
+        from: Direction,
+        f: Option<&Facts<'_>>,
+        id: Option<&str>,
+        found: &[Violation],
+    ) {
         let broken = !self.well_formed
             || found
                 .iter()
                 .any(|v| v.rule == UNKNOWN_FIELD || rules::is_must(RULES, v.rule));
-        if broken {
-            self.senders[side(from)].broken_ids.insert(id);
+        let ty = f.map(|f| f.ty);
+        if from == Direction::Client && ty == Some("REPLAY_REQUEST") {
+            self.replay_asked_broken = broken;
         }
+        if !broken {
+            return;
+        }
+        let sender = &mut self.senders[side(from)];
+        if let Some(id) = id {
+            sender.broken_ids.insert(id);
+        }
+        if let (Some("TEXT_MESSAGE_START"), Some(text)) = (ty, f.and_then(|f| f.message_id)) {
+            sender.broken_texts.insert(text);
+        }
+    }
+
+    /// True when `text` is a message the peer of `from` began with a broken start: `from`
+    /// ending or continuing it relays what was broken on purpose, judged by the rules about
+    /// broken input alone.
+    pub(super) fn continues_broken_text(&self, from: Direction, text: &str) -> bool {
+        self.senders[1 - side(from)].broken_texts.contains(text)
     }
 }
 
@@ -234,5 +281,73 @@ mod tests {
         assert_eq!(talk.garbage(Client, &raw), ["HAIP-ENV-001"]);
         assert_eq!(talk.send(Server, "PONG", json!({"nonce": "odd"})), NONE);
         assert_eq!(talk.send(Server, "PONG", json!({"nonce": "owed"})), NONE);
+    }
+
+    /// A server that takes a broken REPLAY_REQUEST replays: the public HAIP server resends
+    /// the client's own messages by number, and one whose number the broken request took is
+    /// lost, leaving a text end without its start (seen fuzzing it, suites/haip/ERRATA.md).
+    /// What it replays answers broken input; the same relay answering a valid REPLAY_REQUEST
+    /// is the server's own message, and judged.
+    #[test]
+    fn what_a_broken_replay_request_brings_back_answers_broken_input() {
+        for broken in [true, false] {
+            let mut talk = Talk::open();
+            let message_id = uuid();
+            let start = json!({"message_id": message_id, "author": "user", "text": "hi"});
+            assert_eq!(talk.send(Client, "TEXT_MESSAGE_START", start), NONE);
+            let end_id = uuid();
+            let end = json!({"message_id": message_id});
+            let sent = json!({"id": end_id});
+            assert_eq!(
+                talk.send_with(Client, "TEXT_MESSAGE_END", end.clone(), sent),
+                NONE
+            );
+            if broken {
+                let raw = format!(
+                    r#"{{"id":"{}","type":"REPLAY_REQUEST","payload":{{"from_seq":"1"}},"pv":1e400}}"#,
+                    uuid()
+                );
+                assert_eq!(talk.garbage(Client, &raw), ["HAIP-ENV-001"]);
+            } else {
+                assert_eq!(
+                    talk.send(Client, "REPLAY_REQUEST", json!({"from_seq": "1"})),
+                    NONE
+                );
+            }
+            let relay = json!({"id": end_id, "channel": "USER"});
+            let found = talk.send_with(Server, "TEXT_MESSAGE_END", end, relay);
+            match broken {
+                true => assert_eq!(found, NONE),
+                false => assert_eq!(found, ["HAIP-TEXT-001"]),
+            }
+        }
+    }
+
+    /// A text the client began with a start broken on purpose (here an unknown envelope
+    /// field), ended validly: the server's relay of the end, its start not relayed, answers
+    /// broken input, even in a replay the client asked for properly. A server ending a text
+    /// the client began with a valid start is judged (`streams.rs`).
+    #[test]
+    fn a_text_begun_broken_and_ended_by_the_server_relays_it() {
+        let mut talk = Talk::open();
+        let message_id = uuid();
+        let start = json!({"message_id": message_id, "author": "user", "text": "hi"});
+        let future = json!({"x_wireprobe_future": 1});
+        assert_eq!(
+            talk.send_with(Client, "TEXT_MESSAGE_START", start, future),
+            ["HAIP-ENV-005"]
+        );
+        let (end_id, end) = (uuid(), json!({"message_id": message_id}));
+        let sent = json!({"id": end_id});
+        assert_eq!(
+            talk.send_with(Client, "TEXT_MESSAGE_END", end.clone(), sent),
+            NONE
+        );
+        assert_eq!(
+            talk.send(Client, "REPLAY_REQUEST", json!({"from_seq": "1"})),
+            NONE
+        );
+        let relay = json!({"id": end_id, "channel": "USER"});
+        assert_eq!(talk.send_with(Server, "TEXT_MESSAGE_END", end, relay), NONE);
     }
 }

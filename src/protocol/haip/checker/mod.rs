@@ -84,6 +84,9 @@ struct Sender {
     rejected: BTreeSet<u64>,
     /// Open text streams by message_id.
     open_texts: HashSet<String>,
+    /// Message ids of this side's latest broken TEXT_MESSAGE_STARTs: the peer ending one
+    /// relays what was broken on purpose (see `echoes.rs`).
+    broken_texts: RecentSet<{ echoes::REMEMBERED_BROKEN }>,
     /// After an envelope with bin_len: the binary frame length owed.
     owed_binary: Option<u64>,
 }
@@ -127,6 +130,9 @@ pub struct HaipChecker {
     client_so_far: answers::ClientSoFar,
     /// Broken client messages no ERROR has answered yet.
     broken_unanswered: usize,
+    /// The client's latest REPLAY_REQUEST on this connection was broken: until a valid one,
+    /// the server's relays of the client's own messages answer it (see `echoes.rs`).
+    replay_asked_broken: bool,
     /// The session UUID of the client's latest HAI: a message naming another is rejected.
     session_id: Option<String>,
 }
@@ -141,8 +147,9 @@ impl HaipChecker {
             s.sent_on_connection = 0;
             s.owed_binary = None;
         }
-        // An ERROR on this connection answers nothing sent on the last.
+        // An ERROR on this connection answers nothing sent on the last, nor does a replay.
         self.broken_unanswered = 0;
+        self.replay_asked_broken = false;
         self.client_so_far = Default::default();
     }
 
@@ -193,7 +200,7 @@ impl HaipChecker {
         if from == Direction::Client {
             self.client_message_judged(facts, &out[before..]);
         }
-        self.note_sent(from, facts.id, &out[before..]);
+        self.note_sent(from, Some(facts), facts.id, &out[before..]);
     }
 
     /// Checks a parsed event: the schema (by the fast path when it is sure), then the
@@ -223,10 +230,10 @@ impl HaipChecker {
         }
         if from == Direction::Client {
             // A message without a type is malformed, and judged so.
-            let facts = facts.unwrap_or_else(|| Facts::bare(""));
-            self.client_message_judged(&facts, &out[before..]);
+            let bare = Facts::bare("");
+            self.client_message_judged(facts.as_ref().unwrap_or(&bare), &out[before..]);
         }
-        self.note_sent(from, id, &out[before..]);
+        self.note_sent(from, facts.as_ref(), id, &out[before..]);
     }
 }
 

@@ -1,5 +1,6 @@
 //! Text streams: a TEXT_MESSAGE_PART or TEXT_MESSAGE_END names a message its sender began with
-//! a TEXT_MESSAGE_START and has not ended (HAIP-TEXT-001).
+//! a TEXT_MESSAGE_START and has not ended (HAIP-TEXT-001). One naming a message the peer began
+//! with a start broken on purpose relays it (`echoes.rs`) and is not judged here.
 
 use super::{side, HaipChecker};
 use crate::protocol::haip::facts::Facts;
@@ -22,7 +23,7 @@ impl HaipChecker {
             "TEXT_MESSAGE_END" => open_texts.remove(id),
             _ => return,
         };
-        if !open {
+        if !open && !self.continues_broken_text(from, id) {
             out.push(Violation::new(
                 "HAIP-TEXT-001",
                 format!("{ty} names message {id}, which no open TEXT_MESSAGE_START began"),
