@@ -160,7 +160,7 @@ async fn fuzzing_a_hostile_http_target_ends_with_one_line() {
     for (how, says) in [
         (Misbehaviour::NotAnEventStream, "not text/event-stream"),
         (Misbehaviour::EndlessLine, "over the 16777216-byte limit"),
-        (Misbehaviour::NeverSends, "within 800 ms"),
+        (Misbehaviour::NeverSends, "within 400 ms"),
         (Misbehaviour::ClosesMidEvent, "the event stream ended"),
     ] {
         let addr = start(how).await;
@@ -180,11 +180,11 @@ async fn fuzzing_a_hostile_http_target_ends_with_one_line() {
             ])
             .args([
                 "--max-len",
-                "6",
+                "2",
                 "--timeout-ms",
-                "800",
+                "400",
                 "--shrink-secs",
-                "3",
+                "1",
             ])
             .arg("--out")
             .arg(dir.path())
@@ -197,7 +197,7 @@ async fn fuzzing_a_hostile_http_target_ends_with_one_line() {
         let last = stderr.trim().lines().last().unwrap_or_default();
         assert!(
             last.starts_with("wireprobe: target unreachable: fuzz.hpd.")
-                && [says, "within 800 ms"].iter().any(|s| last.contains(s)),
+                && [says, "within 400 ms"].iter().any(|s| last.contains(s)),
             "{how:?}: {stderr}"
         );
         assert!(!stderr.contains("panicked"), "{how:?}: {stderr}");

@@ -9,14 +9,15 @@ use std::time::{Duration, Instant};
 async fn fuzz_against(protocol: &str, how: Hostility) -> (Output, Duration, tempfile::TempDir) {
     let addr = hostile::start(how).await;
     let scheme = if protocol == "huma" { "http" } else { "ws" };
-    fuzz_at(protocol, format!("{scheme}://{addr}/"), 1000).await
+    fuzz_at(protocol, format!("{scheme}://{addr}/"), 4, 500).await
 }
 
-/// Fuzzes `protocol` at `target`, twelve short runs, four at a time, each wait `timeout_ms`
+/// Fuzzes `protocol` at `target`: `runs` short runs, four at a time, each wait `timeout_ms`
 /// long.
 async fn fuzz_at(
     protocol: &str,
     target: String,
+    runs: u32,
     timeout_ms: u64,
 ) -> (Output, Duration, tempfile::TempDir) {
     let protocol = protocol.to_owned();
@@ -28,7 +29,7 @@ async fn fuzz_at(
             .args(["fuzz", &protocol, "--target", &target])
             .args([
                 "--runs",
-                "12",
+                &runs.to_string(),
                 "--jobs",
                 "4",
                 "--seed",
@@ -63,7 +64,7 @@ async fn a_target_that_never_speaks_ends_the_campaign_with_one_line() {
         (
             "haip",
             Hostility::Silent,
-            "no handshake reply within 1000 ms",
+            "no handshake reply within 500 ms",
         ),
         (
             "haip",
@@ -85,17 +86,17 @@ async fn a_target_that_never_speaks_ends_the_campaign_with_one_line() {
         (
             "huma",
             Hostility::EioGarbage,
-            "no handshake reply within 1000 ms",
+            "no handshake reply within 500 ms",
         ),
         (
             "huma",
             Hostility::EioNoConnectReply,
-            "no handshake reply within 1000 ms",
+            "no handshake reply within 500 ms",
         ),
         (
             "huma",
             Hostility::EioPingFlood,
-            "no handshake reply within 1000 ms",
+            "no handshake reply within 500 ms",
         ),
         (
             "huma",
@@ -110,7 +111,7 @@ async fn a_target_that_never_speaks_ends_the_campaign_with_one_line() {
         let last = stderr.trim().lines().last().unwrap_or_default();
         assert!(
             last.starts_with(&format!("wireprobe: target unreachable: fuzz.{protocol}."))
-                && [says, "within 1000 ms", "timed out after 1000 ms"]
+                && [says, "within 500 ms", "timed out after 500 ms"]
                     .iter()
                     .any(|s| last.contains(s)),
             "{how:?}: {stderr}"
@@ -175,7 +176,7 @@ async fn a_target_that_greets_then_floods_ends_the_campaign_in_bounds() {
     let addr = hostile::listen(greets_then_floods).await;
     // Every run meets a PING it must answer and a flood to wait through; shrinking this
     // finding (seed 1) has been seen to lengthen it, from two steps to three.
-    let (out, took, dir) = fuzz_at("haip", format!("ws://{addr}/"), 300).await;
+    let (out, took, dir) = fuzz_at("haip", format!("ws://{addr}/"), 12, 300).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -213,7 +214,7 @@ fn no_process_outlives_a_campaign_against_a_program_that_misbehaves() {
             .args(["fuzz", "nuum", "--exec", &exec])
             .args([
                 "--runs",
-                "12",
+                "4",
                 "--jobs",
                 "4",
                 "--seed",
@@ -221,7 +222,7 @@ fn no_process_outlives_a_campaign_against_a_program_that_misbehaves() {
                 "--max-len",
                 "6",
             ])
-            .args(["--timeout-ms", "400", "--shrink-secs", "3"])
+            .args(["--timeout-ms", "400", "--shrink-secs", "1"])
             .arg("--out")
             .arg(dir.path().join("found"))
             .output()
