@@ -99,20 +99,7 @@ fn fuzz_with(
         }
         eprintln!("replay files kept in {}", kept.display());
     }
-    // Shrinking never lengthens a finding.
-    if let Some(shrunk) = stdout
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("shrunk from "))
-    {
-        let counts: Vec<usize> = shrunk
-            .split(|c: char| !c.is_ascii_digit())
-            .filter_map(|n| n.parse().ok())
-            .collect();
-        assert!(
-            counts.len() >= 2 && counts[1] <= counts[0],
-            "{protocol} {fault:?}: shrinking lengthened the finding: {stdout}"
-        );
-    }
+    assert_not_lengthened(&stdout, &format!("{protocol} {fault:?}"));
     let finding = stdout
         .lines()
         .find(|l| l.starts_with("finding: "))

@@ -5,6 +5,26 @@ use crate::common::hostile::{self, Hostility};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+/// `wireprobe fuzz PROTOCOL` at `target` (`--target URL` or `--exec CMD`): `runs` short runs of
+/// seed 1, four at a time, each wait `timeout_ms` long, a finding written under `out`.
+fn fuzz_command(
+    protocol: &str,
+    target: [&str; 2],
+    runs: u32,
+    timeout_ms: u64,
+    out: &std::path::Path,
+) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_wireprobe"));
+    command
+        .args(["fuzz", protocol])
+        .args(target)
+        .args(["--runs", &runs.to_string(), "--jobs", "4", "--seed", "1"])
+        .args(["--max-len", "6", "--timeout-ms", &timeout_ms.to_string()])
+        .arg("--out")
+        .arg(out);
+    command
+}
+
 /// Fuzzes `protocol` against `how` (HUMA over Socket.IO, HAIP over a WebSocket).
 async fn fuzz_against(protocol: &str, how: Hostility) -> (Output, Duration, tempfile::TempDir) {
     let addr = hostile::start(how).await;
@@ -25,26 +45,8 @@ async fn fuzz_at(
     let out_dir = dir.path().to_owned();
     let started = Instant::now();
     let out = tokio::task::spawn_blocking(move || {
-        Command::new(env!("CARGO_BIN_EXE_wireprobe"))
-            .args(["fuzz", &protocol, "--target", &target])
-            .args([
-                "--runs",
-                &runs.to_string(),
-                "--jobs",
-                "4",
-                "--seed",
-                "1",
-                "--max-len",
-                "6",
-            ])
-            .args([
-                "--timeout-ms",
-                &timeout_ms.to_string(),
-                "--shrink-secs",
-                "5",
-            ])
-            .arg("--out")
-            .arg(&out_dir)
+        fuzz_command(&protocol, ["--target", &target], runs, timeout_ms, &out_dir)
+            .args(["--shrink-secs", "5"])
             .output()
             .expect("wireprobe runs")
     })
@@ -210,21 +212,8 @@ fn no_process_outlives_a_campaign_against_a_program_that_misbehaves() {
             pids.display()
         );
         let started = Instant::now();
-        let out = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
-            .args(["fuzz", "nuum", "--exec", &exec])
-            .args([
-                "--runs",
-                "4",
-                "--jobs",
-                "4",
-                "--seed",
-                "1",
-                "--max-len",
-                "6",
-            ])
-            .args(["--timeout-ms", "400", "--shrink-secs", "1"])
-            .arg("--out")
-            .arg(dir.path().join("found"))
+        let out = fuzz_command("nuum", ["--exec", &exec], 4, 400, &dir.path().join("found"))
+            .args(["--shrink-secs", "1"])
             .output()
             .expect("wireprobe runs");
         let stderr = String::from_utf8_lossy(&out.stderr);
