@@ -5,6 +5,7 @@
 
 pub mod case;
 pub mod engine;
+mod failure;
 pub mod gen;
 pub mod keeps;
 pub mod mutate;

@@ -1,0 +1,99 @@
+//! What a fuzz run's result counts as: the rule it broke (past the target's known deviations),
+//! its verdict, and the words a finding leads with.
+
+use super::FuzzProfile;
+use crate::protocol::Protocol;
+use crate::results::CaseResult;
+use crate::rules;
+use crate::transcript::{Direction, Observation};
+use crate::verdict::Verdict;
+use std::collections::BTreeSet;
+
+/// A rule broken by a run, with the runner's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub rule: String,
+    pub verdict: Verdict,
+    pub message: String,
+}
+
+/// The failure a case result shows, if any (`fail`, or `warn` for a should rule). A target
+/// that ended where the profile's probe says it must stay breaks that rule, whatever step
+/// noticed it. A run that broke only `known` rules (`fuzz --known-failing`: deviations the
+/// target is known for) shows none; one that broke another is named by the first other.
+pub fn failure_of(
+    protocol: &dyn Protocol,
+    profile: &dyn FuzzProfile,
+    result: &CaseResult,
+    judged: Direction,
+    known: &BTreeSet<String>,
+) -> Option<Failure> {
+    if !result.verdict.is_broken() {
+        return None;
+    }
+    if !known.is_empty()
+        && result
+            .judged
+            .iter()
+            .all(|(rule, v)| !v.is_broken() || known.contains(rule))
+    {
+        return None;
+    }
+    if let Some(rule) = profile
+        .probe()
+        .ended
+        .filter(|_| target_ended(result, judged))
+        .filter(|rule| !known.contains(*rule))
+    {
+        return Some(Failure {
+            rule: rule.to_owned(),
+            verdict: Verdict::Fail,
+            message: format!(
+                "{rule}: the target ended after an adversarial input ({})",
+                result.message
+            ),
+        });
+    }
+    // The first rule named that is more than a note: an `info` finding rides along in the
+    // message but never fails a run.
+    let named = result
+        .message
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .find(|w| {
+            !known.contains(*w)
+                && rules::find(protocol.rules(), w).is_some_and(|r| r.level > rules::Level::May)
+        });
+    // The finding's verdict is its rule's: a `should` named past a known `must` is a warning.
+    let verdict = named
+        .and_then(|rule| result.judged.get(rule).copied())
+        .filter(|v| v.is_broken())
+        .unwrap_or(result.verdict);
+    Some(Failure {
+        rule: named.unwrap_or("?").to_owned(),
+        verdict,
+        message: result.message.clone(),
+    })
+}
+
+/// True when the target (the `judged` side) ended a connection, or its process exited, that
+/// we were not closing.
+fn target_ended(result: &CaseResult, judged: Direction) -> bool {
+    let mut closing = false;
+    for entry in &result.transcript {
+        let Some(observed) = entry.observation() else {
+            continue;
+        };
+        let ours = entry.from != judged;
+        match observed {
+            Observation::Close { .. } if ours => closing = true,
+            // A new connection, whichever side the transcript credits with it (ours when we
+            // dial a server, the client's when we serve one).
+            Observation::Connect { .. } => closing = false,
+            Observation::Close { .. } | Observation::Error { .. } if !ours && !closing => {
+                return true
+            }
+            _ => {}
+        }
+    }
+    false
+}
