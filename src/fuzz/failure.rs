@@ -2,6 +2,7 @@
 //! its verdict, and the words a finding leads with.
 
 use super::FuzzProfile;
+use crate::judge::FrameViolation;
 use crate::protocol::Protocol;
 use crate::results::CaseResult;
 use crate::rules;
@@ -71,8 +72,23 @@ pub fn failure_of(
     Some(Failure {
         rule: named.unwrap_or("?").to_owned(),
         verdict,
-        message: result.message.clone(),
+        message: leading_with(named, &result.message, &result.violations),
     })
+}
+
+/// The run's message, led by what broke `rule` when the message starts with another (a known
+/// deviation, say): a finding's words are about the rule it names, the rest follows.
+fn leading_with(rule: Option<&str>, message: &str, violations: &[FrameViolation]) -> String {
+    let Some(rule) = rule.filter(|r| !message.starts_with(&format!("{r}:"))) else {
+        return message.to_owned();
+    };
+    match violations.iter().find(|v| v.rule == rule) {
+        Some(v) => format!(
+            "{rule}: {} (transcript entry {}); {message}",
+            v.message, v.frame
+        ),
+        None => message.to_owned(),
+    }
 }
 
 /// True when the target (the `judged` side) ended a connection, or its process exited, that
@@ -96,4 +112,41 @@ fn target_ended(result: &CaseResult, judged: Direction) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Level;
+
+    fn violation(rule: &'static str, message: &str, frame: usize) -> FrameViolation {
+        FrameViolation {
+            rule: rule.into(),
+            level: Level::Must,
+            message: message.to_owned(),
+            frame,
+            side: None,
+        }
+    }
+
+    /// Past a known deviation the message starts with, a finding leads with its own rule's
+    /// violation; a message that already starts with it is left as it is.
+    #[test]
+    fn a_finding_leads_with_the_rule_it_names() {
+        let known = "HAIP-ERR-001: expected an error within 2000 ms; HAIP-TEXT-001: end";
+        let found = [
+            violation("HAIP-ENV-003", "/seq: no match", 2),
+            violation("HAIP-TEXT-001", "TEXT_MESSAGE_END names message m", 32),
+        ];
+        assert_eq!(
+            leading_with(Some("HAIP-TEXT-001"), known, &found),
+            format!(
+                "HAIP-TEXT-001: TEXT_MESSAGE_END names message m (transcript entry 32); {known}"
+            )
+        );
+        assert_eq!(leading_with(Some("HAIP-ERR-001"), known, &found), known);
+        assert_eq!(leading_with(None, known, &found), known);
+        // Named by a step, with no violation of its own in the transcript: as it was.
+        assert_eq!(leading_with(Some("HAIP-SEQ-003"), known, &found), known);
+    }
 }
