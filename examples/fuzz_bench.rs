@@ -48,14 +48,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Peer and fuzzer alternate, the peer first and last: each fuzzing round is set against
     // the mean of the peer runs either side of it, since this machine's speed drifts (the echo
     // has moved by a fifth from one run to the next), and the rounds' median is the figure.
-    let mut peers = vec![measured(raw_rate(&id, span, jobs)).await?];
+    let mut before = measured(raw_rate(&id, span, jobs)).await?;
     let mut rounds_done = Vec::new();
     for _ in 0..rounds {
         let fuzz = measured(fuzz_rate(&id, span, jobs, waiting)).await?;
-        let peer = measured(raw_rate(&id, span, jobs)).await?;
-        let before = peers.last().ok_or("no peer run")?;
-        rounds_done.push(Round::of(before, &fuzz, &peer, span));
-        peers.push(peer);
+        let after = measured(raw_rate(&id, span, jobs)).await?;
+        rounds_done.push(Round::of(&before, &fuzz, &after, span));
+        before = after;
     }
     // The echo as the issue first measured it has tokio-tungstenite's defaults; one with the
     // read buffer wireprobe's transport uses is faster, and the ratio to it is printed too.
