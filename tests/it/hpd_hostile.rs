@@ -166,28 +166,10 @@ async fn fuzzing_a_hostile_http_target_ends_with_one_line() {
         let addr = start(how).await;
         let dir = tempfile::tempdir().expect("temp dir");
         let started = Instant::now();
-        let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_wireprobe"))
-            .args(["fuzz", "hpd", "--target", &format!("http://{addr}/")])
-            .args([
-                "--transport",
-                "sse",
-                "--runs",
-                "12",
-                "--jobs",
-                "4",
-                "--seed",
-                "1",
-            ])
-            .args([
-                "--max-len",
-                "2",
-                "--timeout-ms",
-                "400",
-                "--shrink-secs",
-                "1",
-            ])
-            .arg("--out")
-            .arg(dir.path())
+        let target = format!("http://{addr}/");
+        let campaign = hostile::fuzz_command("hpd", ["--target", &target], 4, 400, dir.path());
+        let out = tokio::process::Command::from(campaign)
+            .args(["--transport", "sse", "--shrink-secs", "1"])
             .output()
             .await
             .expect("wireprobe runs");

@@ -128,6 +128,27 @@ async fn misbehave(mut tcp: TcpStream, how: Hostility) {
     }
 }
 
+/// `wireprobe fuzz PROTOCOL` at `target` (`--target URL` or `--exec CMD`): `runs` short runs of
+/// seed 1, four at a time, each wait `timeout_ms` long, a finding written under `out`: how a
+/// test starts a fuzz campaign against a hostile target.
+pub fn fuzz_command(
+    protocol: &str,
+    target: [&str; 2],
+    runs: u32,
+    timeout_ms: u64,
+    out: &std::path::Path,
+) -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_wireprobe"));
+    command
+        .args(["fuzz", protocol])
+        .args(target)
+        .args(["--runs", &runs.to_string(), "--jobs", "4", "--seed", "1"])
+        .args(["--max-len", "6", "--timeout-ms", &timeout_ms.to_string()])
+        .arg("--out")
+        .arg(out);
+    command
+}
+
 /// Checks a run against a hostile target: exit 1 within a minute, a JSON report at `report`
 /// with `expected_cases` cases, each `error` or `skip` (an info case records what happened),
 /// most of them `error`.

@@ -1,29 +1,9 @@
 //! `fuzz` against targets that misbehave: every campaign ends within its budget with a clear
 //! outcome, whatever its runs met on the worker threads.
 
-use crate::common::hostile::{self, Hostility};
-use std::process::{Command, Output};
+use crate::common::hostile::{self, fuzz_command, Hostility};
+use std::process::Output;
 use std::time::{Duration, Instant};
-
-/// `wireprobe fuzz PROTOCOL` at `target` (`--target URL` or `--exec CMD`): `runs` short runs of
-/// seed 1, four at a time, each wait `timeout_ms` long, a finding written under `out`.
-fn fuzz_command(
-    protocol: &str,
-    target: [&str; 2],
-    runs: u32,
-    timeout_ms: u64,
-    out: &std::path::Path,
-) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_wireprobe"));
-    command
-        .args(["fuzz", protocol])
-        .args(target)
-        .args(["--runs", &runs.to_string(), "--jobs", "4", "--seed", "1"])
-        .args(["--max-len", "6", "--timeout-ms", &timeout_ms.to_string()])
-        .arg("--out")
-        .arg(out);
-    command
-}
 
 /// Fuzzes `protocol` against `how` (HUMA over Socket.IO, HAIP over a WebSocket).
 async fn fuzz_against(protocol: &str, how: Hostility) -> (Output, Duration, tempfile::TempDir) {
