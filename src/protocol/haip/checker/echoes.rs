@@ -3,8 +3,9 @@
 //! the peer's broken message is its echo, not the target's own (the public HAIP server relays
 //! every message its client sends, our mutations included, suites/haip/ERRATA.md). A server
 //! that takes a broken REPLAY_REQUEST answers it with what it replays: its relays of the
-//! client's valid messages then answer broken input too; and a text the client began with a
-//! broken start, ended or continued by the server, is such a relay.
+//! client's valid messages then answer broken input too. So does a message naming a text, a
+//! tool call or a run the peer began with a broken message: a server that took the broken
+//! TEXT_MESSAGE_START, TOOL_CALL or RUN_STARTED and went on with it (or relayed the rest).
 
 use super::{side, HaipChecker, UNKNOWN_FIELD};
 use crate::protocol::haip::facts::Facts;
@@ -24,6 +25,29 @@ pub(super) const REMEMBERED_BROKEN: usize = 1024;
 struct IdOf<'a> {
     #[serde(borrow, default)]
     id: Option<Cow<'a, str>>,
+}
+
+/// What a message begins that later messages name.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Begun {
+    /// A text, by its `message_id` (TEXT_MESSAGE_START).
+    Text,
+    /// A tool call, by its `call_id` (TOOL_CALL).
+    Call,
+    /// A run, by its `run_id` (RUN_STARTED).
+    Run,
+}
+
+impl Begun {
+    /// What a message of type `ty` begins, and under which of its ids.
+    fn of<'a>(f: &Facts<'a>) -> Option<(Begun, &'a str)> {
+        match f.ty {
+            "TEXT_MESSAGE_START" => f.message_id.map(|id| (Begun::Text, id)),
+            "TOOL_CALL" => f.call_id.map(|id| (Begun::Call, id)),
+            "RUN_STARTED" => f.run_id.map(|id| (Begun::Run, id)),
+            _ => None,
+        }
+    }
 }
 
 /// Such a text's type, when it has a string one.
@@ -123,9 +147,9 @@ impl HaipChecker {
 
     /// After a message from `from` was judged (`f` what could be read of it, `found` what
     /// broke in it): remembers its `id` when it was broken, malformed or breaking a must, or
-    /// carried an unknown field (a mutation too, one its receiver may refuse), and the text it
-    /// began when it was a broken TEXT_MESSAGE_START; for a client's REPLAY_REQUEST, whether
-    /// what the server replays next answers broken input.
+    /// carried an unknown field (a mutation too, one its receiver may refuse), and the text,
+    /// call or run it began; for a client's REPLAY_REQUEST, whether what the server replays
+    /// next answers broken input.
     pub(super) fn note_sent(
         &mut self,
         from: Direction,
@@ -148,16 +172,16 @@ impl HaipChecker {
         if let Some(id) = id {
             sender.broken_ids.insert(id);
         }
-        if let (Some("TEXT_MESSAGE_START"), Some(text)) = (ty, f.and_then(|f| f.message_id)) {
-            sender.broken_texts.insert(text);
+        if let Some((begun, id)) = f.and_then(Begun::of) {
+            sender.broken_begun[begun as usize].insert(id);
         }
     }
 
-    /// True when `text` is a message the peer of `from` began with a broken start: `from`
-    /// ending or continuing it relays what was broken on purpose, judged by the rules about
-    /// broken input alone.
-    pub(super) fn continues_broken_text(&self, from: Direction, text: &str) -> bool {
-        self.senders[1 - side(from)].broken_texts.contains(text)
+    /// True when `id` names a text, call or run (`begun`) the peer of `from` began with a
+    /// broken message: `from` going on with it answers what was broken on purpose, judged by
+    /// the rules about broken input alone.
+    pub(super) fn continues_broken(&self, from: Direction, begun: Begun, id: &str) -> bool {
+        self.senders[1 - side(from)].broken_begun[begun as usize].contains(id)
     }
 }
 

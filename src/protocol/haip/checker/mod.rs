@@ -84,9 +84,10 @@ struct Sender {
     rejected: BTreeSet<u64>,
     /// Open text streams by message_id.
     open_texts: HashSet<String>,
-    /// Message ids of this side's latest broken TEXT_MESSAGE_STARTs: the peer ending one
-    /// relays what was broken on purpose (see `echoes.rs`).
-    broken_texts: RecentSet<{ echoes::REMEMBERED_BROKEN }>,
+    /// The texts, calls and runs this side's latest broken messages began (by
+    /// [`echoes::Begun`]): the peer naming one answers what was broken on purpose (see
+    /// `echoes.rs`).
+    broken_begun: [RecentSet<{ echoes::REMEMBERED_BROKEN }>; 3],
     /// After an envelope with bin_len: the binary frame length owed.
     owed_binary: Option<u64>,
 }
@@ -175,7 +176,7 @@ impl HaipChecker {
         self.accepted_by_peer(from, f, out);
         self.check_media(from, f, out);
         self.check_flow(from, f, out);
-        self.check_runs(f, out);
+        self.check_runs(from, f, out);
         // At most one of these judges a message: each concerns types of its own.
         self.check_calls(from, f, out);
         self.check_texts(from, f, out);

@@ -3,14 +3,20 @@
 //! (HAIP-RUN-006), RUN_ERROR and RUN_CANCEL name theirs (HAIP-RUN-003); a tool's updates and
 //! result answer a call the peer made and is not done with (HAIP-TOOL-001).
 
+use super::echoes::Begun;
 use super::HaipChecker;
 use crate::protocol::haip::facts::Facts;
 use crate::rules::Violation;
 use crate::transcript::Direction;
 
 impl HaipChecker {
-    pub(super) fn check_runs(&mut self, f: &Facts<'_>, out: &mut Vec<Violation>) {
+    pub(super) fn check_runs(&mut self, from: Direction, f: &Facts<'_>, out: &mut Vec<Violation>) {
         let ty = f.ty;
+        // A run the peer began with a broken RUN_STARTED is not open: going on with it answers
+        // broken input (`echoes.rs`), and is not held to the run being open.
+        let answers_broken = f
+            .run_id
+            .is_some_and(|id| self.continues_broken(from, Begun::Run, id));
         let runs = &mut self.shared;
         match ty {
             "RUN_STARTED" => match f.run_id {
@@ -29,10 +35,12 @@ impl HaipChecker {
                 )),
             },
             "RUN_FINISHED" | "RUN_ERROR" => match f.run_id {
-                Some(id) if !runs.runs_open.remove(id) => out.push(Violation::new(
-                    "HAIP-RUN-001",
-                    format!("{ty} names run {id}, which is not open"),
-                )),
+                Some(id) if !runs.runs_open.remove(id) && !answers_broken => {
+                    out.push(Violation::new(
+                        "HAIP-RUN-001",
+                        format!("{ty} names run {id}, which is not open"),
+                    ))
+                }
                 Some(_) => {}
                 None if ty == "RUN_ERROR" => out.push(Violation::new(
                     "HAIP-RUN-003",
@@ -51,7 +59,7 @@ impl HaipChecker {
             "ERROR" | "HAI" => {}
             _ => {
                 if let Some(id) = f.run_id {
-                    if !runs.runs_open.contains(id) {
+                    if !runs.runs_open.contains(id) && !answers_broken {
                         out.push(Violation::new(
                             "HAIP-RUN-001",
                             format!("{ty} names run {id}, which is not open"),
@@ -67,6 +75,9 @@ impl HaipChecker {
         let (Some(id), "TOOL_CALL" | "TOOL_UPDATE" | "TOOL_DONE") = (f.call_id, ty) else {
             return;
         };
+        // A call the peer made with a broken TOOL_CALL: answering it answers broken input
+        // (`echoes.rs`).
+        let answers_broken = self.continues_broken(from, Begun::Call, id);
         let calls = &mut self.shared;
         if ty == "TOOL_CALL" {
             calls.calls_open.insert(id.to_owned(), from);
@@ -83,6 +94,7 @@ impl HaipChecker {
                 "HAIP-TOOL-001",
                 format!("{ty} for call {id}, which is already done"),
             )),
+            _ if answers_broken => {}
             _ => out.push(Violation::new(
                 "HAIP-TOOL-001",
                 format!("{ty} names call {id}, which the peer never called"),
@@ -170,6 +182,47 @@ mod tests {
         assert_eq!(
             talk.send(Client, "TOOL_DONE", json!({"call_id": uuid()})),
             ["HAIP-TOOL-001"]
+        );
+    }
+
+    /// A call or a run the client began with a message broken on purpose (here a `pv` out of
+    /// range) is none the server may go on with, but a server that took it and does answers
+    /// broken input: judged by the rules about broken input alone, not as a call never made or
+    /// a run not open. A call or run nobody began is still both.
+    #[test]
+    fn a_call_or_run_begun_broken_and_answered_is_no_lifecycle_breach() {
+        let mut talk = Talk::open();
+        let broken = json!({"pv": -1});
+        let call = uuid();
+        let called = json!({"call_id": call, "tool": "echo"});
+        assert_eq!(
+            talk.send_with(Client, "TOOL_CALL", called, broken.clone()),
+            ["HAIP-ENV-007"]
+        );
+        let done = json!({"call_id": call, "status": "OK"});
+        assert_eq!(talk.send(Server, "TOOL_DONE", done), NONE);
+        let run = uuid();
+        let mut started = in_run(&run);
+        started["pv"] = json!(-1);
+        assert_eq!(
+            talk.send_with(Client, "RUN_STARTED", json!({}), started),
+            ["HAIP-ENV-007"]
+        );
+        let text = json!({"message_id": uuid(), "author": "agent", "text": "hi"});
+        assert_eq!(
+            talk.send_with(Server, "TEXT_MESSAGE_START", text, in_run(&run)),
+            NONE
+        );
+        let finished = json!({"status": "OK"});
+        assert_eq!(
+            talk.send_with(Server, "RUN_FINISHED", finished.clone(), in_run(&run)),
+            NONE
+        );
+        let never = json!({"call_id": uuid(), "status": "OK"});
+        assert_eq!(talk.send(Server, "TOOL_DONE", never), ["HAIP-TOOL-001"]);
+        assert_eq!(
+            talk.send_with(Server, "RUN_FINISHED", finished, in_run(&uuid())),
+            ["HAIP-RUN-001"]
         );
     }
 }

@@ -2,6 +2,7 @@
 //! a TEXT_MESSAGE_START and has not ended (HAIP-TEXT-001). One naming a message the peer began
 //! with a start broken on purpose relays it (`echoes.rs`) and is not judged here.
 
+use super::echoes::Begun;
 use super::{side, HaipChecker};
 use crate::protocol::haip::facts::Facts;
 use crate::rules::Violation;
@@ -23,7 +24,7 @@ impl HaipChecker {
             "TEXT_MESSAGE_END" => open_texts.remove(id),
             _ => return,
         };
-        if !open && !self.continues_broken_text(from, id) {
+        if !open && !self.continues_broken(from, Begun::Text, id) {
             out.push(Violation::new(
                 "HAIP-TEXT-001",
                 format!("{ty} names message {id}, which no open TEXT_MESSAGE_START began"),
