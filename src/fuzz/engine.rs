@@ -217,7 +217,10 @@ async fn campaign(
     let mut runner = gen::runner(cfg.seed);
     let mut outcome = Outcome::default();
     let mut last_error = String::new();
-    let mut trees = std::collections::HashMap::new();
+    // Each run under way keeps the generator as it was before the run's draw, not the value tree
+    // drawn: a tree holds a couple of hundred KB, which dozens of runs in flight made a cost
+    // of every run's work (the cache), and only a failing run's tree is ever needed again.
+    let mut draws = std::collections::HashMap::new();
     let mut running = FuturesUnordered::new();
     let mut next_run = 0u64;
     let known = std::sync::Arc::new(cfg.known_failing.clone());
@@ -259,6 +262,7 @@ async fn campaign(
                     None => break,
                 },
             };
+            let before = runner.clone();
             let tree = strategy
                 .new_tree(&mut runner)
                 .map_err(|e| FuzzError::Strategy(e.to_string()))?;
@@ -270,7 +274,7 @@ async fn campaign(
             }
             let id = format!("fuzz.{}.{}.s{}", protocol.id(), run, cfg.seed);
             let sequence = tree.current();
-            trees.insert(run, tree);
+            draws.insert(run, before);
             let job = Job {
                 protocol,
                 profile,
@@ -323,11 +327,11 @@ async fn campaign(
             Some(failed) if first_failure.as_ref().is_none_or(|(r, _)| run < *r) => {
                 // A later-numbered failure it replaces needs its sequence no more.
                 if let Some((later, _)) = first_failure.replace((run, failed)) {
-                    trees.remove(&later);
+                    draws.remove(&later);
                 }
             }
             _ => {
-                trees.remove(&run);
+                draws.remove(&run);
             }
         }
     }
@@ -350,9 +354,13 @@ async fn campaign(
         }
         return Ok(outcome);
     };
-    let Some(mut tree) = trees.remove(&run) else {
+    let Some(mut before) = draws.remove(&run) else {
         return Err(FuzzError::Strategy(format!("run {run} lost its sequence")));
     };
+    // The same generator state draws the same tree again, the failing run's sequence first.
+    let mut tree = strategy
+        .new_tree(&mut before)
+        .map_err(|e| FuzzError::Strategy(e.to_string()))?;
     // Shrinking and confirming go to the target the run failed on: the copy its worker started,
     // if the workers started copies, as it was when the run failed.
     let Failed {
