@@ -79,3 +79,34 @@ fn generation_is_reproducible_from_the_seed() {
         assert_eq!(render(3), render(3), "{id}");
     }
 }
+
+/// The campaign keeps each run's runner as it was before the run's draw, not the value tree
+/// drawn, and draws the tree again when the run fails: that state must draw the same run, and
+/// shrink it the same way, however many runs were drawn after it.
+#[test]
+fn a_runner_kept_from_before_a_draw_draws_that_run_again() {
+    use proptest::strategy::{Strategy, ValueTree};
+    use wireprobe::fuzz::case::sequences;
+    for (id, profile) in fuzzable() {
+        let strategy = sequences(profile, 30);
+        let mut runner = gen::runner(11);
+        for _ in 0..5 {
+            let _ = strategy.new_tree(&mut runner).expect("draws");
+        }
+        let mut before = runner.clone();
+        let mut drawn = strategy.new_tree(&mut runner).expect("draws");
+        for _ in 0..5 {
+            let _ = strategy.new_tree(&mut runner).expect("draws");
+        }
+        let mut again = strategy.new_tree(&mut before).expect("draws");
+        assert_eq!(drawn.current(), again.current(), "{id}");
+        if drawn.simplify() {
+            assert!(again.simplify(), "{id}");
+            assert_eq!(
+                drawn.current(),
+                again.current(),
+                "{id}: the first shrink step"
+            );
+        }
+    }
+}
