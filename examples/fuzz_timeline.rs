@@ -4,7 +4,11 @@
 //! entries on either side: a wait keyed on time rather than on what the target sent shows up
 //! here as a gap after the target had already answered.
 //!
-//! Usage: fuzz_timeline [PROTOCOL] [RUNS] [SEED]   (default haip 20 1)
+//! A run that skips or cannot complete also prints its steps and its whole transcript, and
+//! FIRST starts with that run of the seed (the runs before it are drawn, not run), so one run
+//! a campaign reported can be looked at alone.
+//!
+//! Usage: fuzz_timeline [PROTOCOL] [RUNS] [SEED] [FIRST]   (default haip 20 1 0)
 
 #[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
 #[global_allocator]
@@ -19,6 +23,7 @@ use wireprobe::protocol;
 use wireprobe::reference::{self, ServeOptions};
 use wireprobe::suite::runner::{self, RunConfig};
 use wireprobe::transcript::Entry;
+use wireprobe::verdict::Verdict;
 
 /// Shortest gap between two transcript entries that is printed.
 const GAP_MS: u64 = 20;
@@ -29,6 +34,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let id = args.next().unwrap_or_else(|| "haip".into());
     let runs: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(20);
     let seed: u64 = args.next().and_then(|s| s.parse().ok()).unwrap_or(1);
+    let first: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(0);
     let p = protocol::get(&id).ok_or("not registered")?;
     let any = SocketAddr::from(([127, 0, 0, 1], 0));
     let target = reference::start(&id, any, &ServeOptions::default()).await?;
@@ -38,7 +44,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let strategy = sequences(profile, 50);
     let mut rng = gen::runner(seed);
     let (mut total, mut sends, mut received) = (Duration::ZERO, 0, 0);
-    for i in 0..runs {
+    // Drawn as the campaign draws them, so run N is the campaign's run N.
+    for _ in 0..first {
+        strategy.new_tree(&mut rng).map_err(|e| e.to_string())?;
+    }
+    for i in first..first + runs {
         let tree = strategy.new_tree(&mut rng).map_err(|e| e.to_string())?;
         let case = case_for(
             p,
@@ -78,9 +88,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             }
             before = Some(entry);
         }
+        if matches!(result.verdict, Verdict::Skip | Verdict::Error) {
+            for line in runner::step_lines(&case) {
+                println!("   step {line}");
+            }
+            for entry in &result.transcript {
+                let whole = match entry.event() {
+                    Some(event) => event.to_string(),
+                    None => format!("{:?}", entry.observation()),
+                };
+                println!("   {} ms {:?} {whole}", entry.at_ms, entry.from);
+            }
+        }
     }
     println!(
-        "{runs} runs: {} ms, {sends} sends, {received} events received, {:.0} sends/s for one job",
+        "{runs} runs from run {first}: {} ms, {sends} sends, {received} events received, {:.0} sends/s for one job",
         total.as_millis(),
         sends as f64 / total.as_secs_f64()
     );
