@@ -289,9 +289,15 @@ impl Session for HaipSession {
     /// §Flow Control and Back-Pressure: "Send `FLOW_UPDATE` to grant more credit", "`PAUSE_CHANNEL`/
     /// `RESUME_CHANNEL` for immediate throttle": credit on every channel the target has spent
     /// some on, and every channel we paused resumed (a run may have opened with little credit,
-    /// or paused a channel and never resumed it).
+    /// or paused a channel and never resumed it). A channel we paused gets credit too: what the
+    /// target held back on it spends credit once the channel resumes, before anything new can
+    /// pass (fuzzing opened with 3 messages' credit, and a scenario skipped after the resume let
+    /// out only the three the pause had held).
     fn unblocking(&self) -> Vec<Value> {
-        let grants = self.channels.used_by_target.iter().map(|ch| {
+        let channels = &self.channels;
+        let paused_only =
+            (channels.paused_by_us.iter()).filter(|ch| !channels.used_by_target.contains(ch));
+        let grants = channels.used_by_target.iter().chain(paused_only).map(|ch| {
             json!({"type": "FLOW_UPDATE", "payload": {"channel": ch,
                 "add_messages": UNBLOCK_MESSAGES, "add_bytes": UNBLOCK_BYTES}})
         });
@@ -388,10 +394,42 @@ mod tests {
                 .collect()
         };
         let granted = named("FLOW_UPDATE");
-        assert_eq!(granted.len(), MAX_CHANNELS, "bounded");
+        assert_eq!(
+            granted.len(),
+            MAX_CHANNELS + 1,
+            "bounded, and the paused one"
+        );
         assert_eq!(granted[0], "talk");
+        assert_eq!(
+            granted.last(),
+            Some(&"mic"),
+            "a paused channel gets credit too"
+        );
         assert!(!granted.contains(&"SYSTEM") && !granted.contains(&"not a channel!"));
         assert_eq!(named("RESUME_CHANNEL"), ["mic"]);
+    }
+
+    #[test]
+    fn a_channel_paused_before_the_target_used_it_gets_credit_as_it_resumes() {
+        let mut client = HaipSession::new();
+        sent(
+            &mut client,
+            json!({"type": "PAUSE_CHANNEL", "payload": {"channel": "AGENT"}}),
+        );
+        let out = client.unblocking();
+        let types: Vec<(&str, &str)> = out
+            .iter()
+            .filter_map(|e| {
+                Some((
+                    e["type"].as_str()?,
+                    e.pointer("/payload/channel")?.as_str()?,
+                ))
+            })
+            .collect();
+        assert_eq!(
+            types,
+            [("FLOW_UPDATE", "AGENT"), ("RESUME_CHANNEL", "AGENT")]
+        );
     }
 
     #[test]

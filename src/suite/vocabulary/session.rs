@@ -85,8 +85,8 @@ pub struct Discard {
 }
 
 /// `unblock = {}`: sends what frees the target to go on sending, as far as the traffic so far
-/// shows what holds it back (HAIP: credit on the channels it has used, the channels we paused
-/// resumed); nothing for a protocol without flow control.
+/// shows what holds it back (HAIP: credit on the channels it has used and on those we paused,
+/// which are resumed); nothing for a protocol without flow control.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Unblock {
