@@ -159,6 +159,14 @@ impl FuzzProfile for NuumFuzz {
         scenarios::oracles(mutator.name)
     }
 
+    /// A settle ends once the agent is idle (the session tells, from `turn_accepted`, `queued`
+    /// and `result`), so it may wait out the longest turn a sequence starts (a scenario's
+    /// `wireprobe: slow 2000`): a scenario sent while a turn still runs is queued behind it and
+    /// never starts the turn it is about. Fixed at 200 ms, one run in fourteen skipped so.
+    fn settle_ms(&self) -> u64 {
+        2_500
+    }
+
     /// What a process does with an interrupt when no turn runs is open (NUUM-CTL-005).
     fn answer_open(&self, event: &Value) -> bool {
         event["type"] == "control" && event["action"] == "interrupt"

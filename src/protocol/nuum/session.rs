@@ -2,15 +2,79 @@
 //! system/init, which is the handshake reply), events written as one JSON line each, exactly as
 //! the case gives them, and stdout lines decoded as JSON.
 
+use super::input::{line_of, HostLine};
 use crate::protocol::{Decoded, ProtocolError, Session};
 use crate::transport::{Frame, Outgoing};
 use serde_json::Value;
 
-/// Nuum state: none on the host's side; standing in for the agent (judging a host), the
-/// session id its init announced, which its assistant, result and system lines carry.
+/// Nuum state: on the host's side, what the agent owes for the user lines sent; standing in
+/// for the agent (judging a host), the session id its init announced, which its assistant,
+/// result and system lines carry.
 #[derive(Debug, Default)]
 pub struct NuumSession {
     serving: Option<String>,
+    owed: Owed,
+}
+
+/// What the agent's lines show of the turns it owes the host, so that a settle ends once it is
+/// idle rather than after a fixed time: a message sent while a turn runs is queued behind it
+/// (§Mid-Turn Message Injection), and a fuzzing scenario sent then never starts its own turn.
+/// A valid user line is answered by `turn_accepted` ("emitted immediately when a message is
+/// received and processing begins", §Turn Accepted) or `queued`; a turn runs until its
+/// `result` ("sent when a turn completes", §Result Message). A broken line may go unanswered
+/// and is not waited for.
+#[derive(Debug, Default)]
+struct Owed {
+    /// Valid user lines sent that nothing has answered yet.
+    unanswered: usize,
+    /// A turn is under way: accepted, or its assistant output seen, and no result since.
+    running: bool,
+}
+
+impl Owed {
+    fn sent_line(&mut self, event: &Value) {
+        if let Ok(HostLine::User { .. }) = line_of(event) {
+            self.unanswered += 1;
+        }
+    }
+
+    fn received(&mut self, event: &Value) {
+        let answered = |owed: &mut Owed| owed.unanswered = owed.unanswered.saturating_sub(1);
+        match event.get("type").and_then(Value::as_str) {
+            Some("system") => match event.get("subtype").and_then(Value::as_str) {
+                // A process that announces itself (started again) owes nothing of the last.
+                Some("init") => *self = Owed::default(),
+                Some("turn_accepted" | "queued") => {
+                    answered(self);
+                    self.running = true;
+                }
+                // An error may answer a line we sent valid (a queue that is full).
+                Some("error") => answered(self),
+                // The public agent ends an interrupted turn so, with no result (an extra
+                // subtype, suites/nuum/ERRATA.md): whatever is judged of it, it owes no more.
+                Some("interrupted") => self.running = false,
+                _ => {}
+            },
+            // An agent that does not announce its turns shows one by its output.
+            Some("assistant") => {
+                if !self.running {
+                    answered(self);
+                }
+                self.running = true;
+            }
+            Some("result") => {
+                if !self.running {
+                    answered(self);
+                }
+                self.running = false;
+            }
+            _ => {}
+        }
+    }
+
+    fn settled(&self) -> bool {
+        self.unanswered == 0 && !self.running
+    }
 }
 
 impl NuumSession {
@@ -18,6 +82,7 @@ impl NuumSession {
     pub fn serving() -> Self {
         NuumSession {
             serving: Some(format!("nuum_{}", uuid::Uuid::new_v4().simple())),
+            owed: Owed::default(),
         }
     }
 }
@@ -64,6 +129,9 @@ impl Session for NuumSession {
     /// The line as the case gives it; standing in for the agent, with the session id filled
     /// where the line carries one and the case set none.
     fn encode(&mut self, event: &Value) -> Result<Outgoing, ProtocolError> {
+        if self.serving.is_none() {
+            self.owed.sent_line(event);
+        }
         if let (Some(session), Value::Object(m)) = (&self.serving, event) {
             if carries_session(event) && !m.contains_key("session_id") {
                 let mut filled = m.clone();
@@ -81,8 +149,15 @@ impl Session for NuumSession {
 
     fn decode(&mut self, frame: &Frame) -> Decoded {
         match frame {
-            Frame::Text(text) => serde_json::from_str(text)
-                .map_or_else(|_| Decoded::Garbage(text.clone()), Decoded::Event),
+            Frame::Text(text) => match serde_json::from_str::<Value>(text) {
+                Ok(event) => {
+                    if self.serving.is_none() {
+                        self.owed.received(&event);
+                    }
+                    Decoded::Event(event)
+                }
+                Err(_) => Decoded::Garbage(text.clone()),
+            },
             Frame::Binary(b) | Frame::RawText(b) => {
                 Decoded::Garbage(String::from_utf8_lossy(b).into_owned())
             }
@@ -97,5 +172,95 @@ impl Session for NuumSession {
     /// A field of the init line (`${capability.tools}`).
     fn capability(&self, reply: &Value, name: &str) -> Option<Value> {
         reply.get(name).cloned()
+    }
+
+    /// On the host's side, once every valid user line sent has been answered and no turn is
+    /// under way (an agent that has just announced itself owes nothing); `None` standing in
+    /// for the agent.
+    fn settled(&self) -> Option<bool> {
+        self.serving.is_none().then(|| self.owed.settled())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn line(s: &mut NuumSession, event: Value) {
+        s.decode(&Frame::Text(event.to_string()));
+    }
+
+    fn user(text: &str) -> Value {
+        json!({"type": "user", "message": {"role": "user", "content": text}})
+    }
+
+    #[test]
+    fn settled_once_every_valid_user_line_was_answered_and_no_turn_runs() {
+        let mut s = NuumSession::default();
+        assert_eq!(s.settled(), Some(true), "nothing sent, nothing owed");
+        // A broken line may go unanswered: it is not waited for.
+        assert!(s.encode(&json!({"type": "user", "message": {}})).is_ok());
+        assert!(s
+            .encode(&json!({"type": "control", "action": "heartbeat"}))
+            .is_ok());
+        assert_eq!(s.settled(), Some(true));
+        assert!(s.encode(&user("one")).is_ok());
+        assert!(s.encode(&user("two")).is_ok());
+        assert_eq!(s.settled(), Some(false), "nothing answered yet");
+        line(
+            &mut s,
+            json!({"type": "system", "subtype": "turn_accepted"}),
+        );
+        line(
+            &mut s,
+            json!({"type": "system", "subtype": "queued", "position": 1}),
+        );
+        assert_eq!(s.settled(), Some(false), "the turn runs");
+        line(
+            &mut s,
+            json!({"type": "system", "subtype": "injected", "message_count": 1}),
+        );
+        line(
+            &mut s,
+            json!({"type": "assistant", "message": {"content": []}}),
+        );
+        assert_eq!(s.settled(), Some(false));
+        line(&mut s, json!({"type": "result", "subtype": "success"}));
+        assert_eq!(s.settled(), Some(true));
+        // An agent that announces no turn shows it by its output.
+        assert!(s.encode(&user("three")).is_ok());
+        assert_eq!(s.settled(), Some(false));
+        line(
+            &mut s,
+            json!({"type": "assistant", "message": {"content": []}}),
+        );
+        assert_eq!(s.settled(), Some(false));
+        line(&mut s, json!({"type": "result", "subtype": "success"}));
+        assert_eq!(s.settled(), Some(true));
+        // The public agent ends an interrupted turn with system/interrupted alone.
+        assert!(s.encode(&user("four")).is_ok());
+        line(
+            &mut s,
+            json!({"type": "system", "subtype": "turn_accepted"}),
+        );
+        line(&mut s, json!({"type": "system", "subtype": "interrupted"}));
+        assert_eq!(s.settled(), Some(true));
+        // A process started again owes nothing of the one before it.
+        assert!(s.encode(&user("five")).is_ok());
+        line(
+            &mut s,
+            json!({"type": "system", "subtype": "turn_accepted"}),
+        );
+        assert_eq!(s.settled(), Some(false));
+        line(&mut s, json!({"type": "system", "subtype": "init"}));
+        assert_eq!(s.settled(), Some(true));
+    }
+
+    #[test]
+    fn standing_in_for_the_agent_it_cannot_tell() {
+        let mut s = NuumSession::serving();
+        assert!(s.encode(&user("hello")).is_ok());
+        assert_eq!(s.settled(), None);
     }
 }
