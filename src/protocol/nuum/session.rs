@@ -195,23 +195,32 @@ mod tests {
         json!({"type": "user", "message": {"role": "user", "content": text}})
     }
 
+    /// The agent writes a system line of `subtype`.
+    fn system(s: &mut NuumSession, subtype: &str) {
+        line(s, json!({"type": "system", "subtype": subtype}));
+    }
+
+    /// The agent writes an assistant line, then ends its turn.
+    fn answer_and_end(s: &mut NuumSession) {
+        line(s, json!({"type": "assistant", "message": {"content": []}}));
+        assert_eq!(s.settled(), Some(false), "the turn runs");
+        line(s, json!({"type": "result", "subtype": "success"}));
+        assert_eq!(s.settled(), Some(true), "the turn ended");
+    }
+
     #[test]
     fn settled_once_every_valid_user_line_was_answered_and_no_turn_runs() {
         let mut s = NuumSession::default();
         assert_eq!(s.settled(), Some(true), "nothing sent, nothing owed");
         // A broken line may go unanswered: it is not waited for.
         assert!(s.encode(&json!({"type": "user", "message": {}})).is_ok());
-        assert!(s
-            .encode(&json!({"type": "control", "action": "heartbeat"}))
-            .is_ok());
+        let heartbeat = json!({"type": "control", "action": "heartbeat"});
+        assert!(s.encode(&heartbeat).is_ok());
         assert_eq!(s.settled(), Some(true));
         assert!(s.encode(&user("one")).is_ok());
         assert!(s.encode(&user("two")).is_ok());
         assert_eq!(s.settled(), Some(false), "nothing answered yet");
-        line(
-            &mut s,
-            json!({"type": "system", "subtype": "turn_accepted"}),
-        );
+        system(&mut s, "turn_accepted");
         line(
             &mut s,
             json!({"type": "system", "subtype": "queued", "position": 1}),
@@ -221,39 +230,21 @@ mod tests {
             &mut s,
             json!({"type": "system", "subtype": "injected", "message_count": 1}),
         );
-        line(
-            &mut s,
-            json!({"type": "assistant", "message": {"content": []}}),
-        );
-        assert_eq!(s.settled(), Some(false));
-        line(&mut s, json!({"type": "result", "subtype": "success"}));
-        assert_eq!(s.settled(), Some(true));
+        answer_and_end(&mut s);
         // An agent that announces no turn shows it by its output.
         assert!(s.encode(&user("three")).is_ok());
         assert_eq!(s.settled(), Some(false));
-        line(
-            &mut s,
-            json!({"type": "assistant", "message": {"content": []}}),
-        );
-        assert_eq!(s.settled(), Some(false));
-        line(&mut s, json!({"type": "result", "subtype": "success"}));
-        assert_eq!(s.settled(), Some(true));
+        answer_and_end(&mut s);
         // The public agent ends an interrupted turn with system/interrupted alone.
         assert!(s.encode(&user("four")).is_ok());
-        line(
-            &mut s,
-            json!({"type": "system", "subtype": "turn_accepted"}),
-        );
-        line(&mut s, json!({"type": "system", "subtype": "interrupted"}));
+        system(&mut s, "turn_accepted");
+        system(&mut s, "interrupted");
         assert_eq!(s.settled(), Some(true));
         // A process started again owes nothing of the one before it.
         assert!(s.encode(&user("five")).is_ok());
-        line(
-            &mut s,
-            json!({"type": "system", "subtype": "turn_accepted"}),
-        );
+        system(&mut s, "turn_accepted");
         assert_eq!(s.settled(), Some(false));
-        line(&mut s, json!({"type": "system", "subtype": "init"}));
+        system(&mut s, "init");
         assert_eq!(s.settled(), Some(true));
     }
 
