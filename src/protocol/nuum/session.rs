@@ -7,13 +7,20 @@ use crate::protocol::{Decoded, ProtocolError, Session};
 use crate::transport::{Frame, Outgoing};
 use serde_json::Value;
 
-/// Nuum state: on the host's side, what the agent owes for the user lines sent; standing in
-/// for the agent (judging a host), the session id its init announced, which its assistant,
-/// result and system lines carry.
-#[derive(Debug, Default)]
-pub struct NuumSession {
-    serving: Option<String>,
-    owed: Owed,
+/// Nuum state, by the side wireprobe plays.
+#[derive(Debug)]
+pub enum NuumSession {
+    /// The host: what the agent owes for the user lines sent.
+    Host(Owed),
+    /// Standing in for the agent (judging a host): the session id its init announced, which
+    /// its assistant, result and system lines carry.
+    Agent { session_id: String },
+}
+
+impl Default for NuumSession {
+    fn default() -> Self {
+        NuumSession::Host(Owed::default())
+    }
 }
 
 /// What the agent's lines show of the turns it owes the host, so that a settle ends once it is
@@ -24,7 +31,7 @@ pub struct NuumSession {
 /// `result` ("sent when a turn completes", §Result Message). A broken line may go unanswered
 /// and is not waited for.
 #[derive(Debug, Default)]
-struct Owed {
+pub struct Owed {
     /// Valid user lines sent that nothing has answered yet.
     unanswered: usize,
     /// A turn is under way: accepted, or its assistant output seen, and no result since.
@@ -55,18 +62,13 @@ impl Owed {
                 Some("interrupted") => self.running = false,
                 _ => {}
             },
-            // An agent that does not announce its turns shows one by its output.
-            Some("assistant") => {
+            // An agent that does not announce its turns shows one by its output (or by a
+            // result alone); the turn runs until its result.
+            Some(ty @ ("assistant" | "result")) => {
                 if !self.running {
                     answered(self);
                 }
-                self.running = true;
-            }
-            Some("result") => {
-                if !self.running {
-                    answered(self);
-                }
-                self.running = false;
+                self.running = ty == "assistant";
             }
             _ => {}
         }
@@ -80,9 +82,8 @@ impl Owed {
 impl NuumSession {
     /// The agent's side, for a host under test.
     pub fn serving() -> Self {
-        NuumSession {
-            serving: Some(format!("nuum_{}", uuid::Uuid::new_v4().simple())),
-            owed: Owed::default(),
+        NuumSession::Agent {
+            session_id: format!("nuum_{}", uuid::Uuid::new_v4().simple()),
         }
     }
 }
@@ -112,13 +113,13 @@ impl Session for NuumSession {
         _resume: bool,
     ) -> Result<Vec<Frame>, ProtocolError> {
         // The agent announces itself once it starts (§Init Message).
-        Ok(match &self.serving {
-            Some(session) => {
+        Ok(match self {
+            NuumSession::Agent { session_id } => {
                 let init = serde_json::json!({"type": "system", "subtype": "init",
-                    "session_id": session, "version": "0.1.0", "tools": ["read", "write"]});
+                    "session_id": session_id, "version": "0.1.0", "tools": ["read", "write"]});
                 vec![Frame::Text(init.to_string())]
             }
-            None => Vec::new(),
+            NuumSession::Host(_) => Vec::new(),
         })
     }
 
@@ -129,15 +130,16 @@ impl Session for NuumSession {
     /// The line as the case gives it; standing in for the agent, with the session id filled
     /// where the line carries one and the case set none.
     fn encode(&mut self, event: &Value) -> Result<Outgoing, ProtocolError> {
-        if self.serving.is_none() {
-            self.owed.sent_line(event);
-        }
-        if let (Some(session), Value::Object(m)) = (&self.serving, event) {
-            if carries_session(event) && !m.contains_key("session_id") {
+        match (&mut *self, event) {
+            (NuumSession::Host(owed), _) => owed.sent_line(event),
+            (NuumSession::Agent { session_id }, Value::Object(m))
+                if carries_session(event) && !m.contains_key("session_id") =>
+            {
                 let mut filled = m.clone();
-                filled.insert("session_id".into(), Value::String(session.clone()));
+                filled.insert("session_id".into(), Value::String(session_id.clone()));
                 return Ok(Frame::Text(Value::Object(filled).to_string()).into());
             }
+            (NuumSession::Agent { .. }, _) => {}
         }
         Ok(Frame::Text(event.to_string()).into())
     }
@@ -151,8 +153,8 @@ impl Session for NuumSession {
         match frame {
             Frame::Text(text) => match serde_json::from_str::<Value>(text) {
                 Ok(event) => {
-                    if self.serving.is_none() {
-                        self.owed.received(&event);
+                    if let NuumSession::Host(owed) = self {
+                        owed.received(&event);
                     }
                     Decoded::Event(event)
                 }
@@ -178,7 +180,10 @@ impl Session for NuumSession {
     /// under way (an agent that has just announced itself owes nothing); `None` standing in
     /// for the agent.
     fn settled(&self) -> Option<bool> {
-        self.serving.is_none().then(|| self.owed.settled())
+        match self {
+            NuumSession::Host(owed) => Some(owed.settled()),
+            NuumSession::Agent { .. } => None,
+        }
     }
 }
 
