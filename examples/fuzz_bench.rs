@@ -62,6 +62,20 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         "haip" => Some(measured(tuned_echo_rate(span, jobs)).await?),
         _ => None,
     };
+    // An HPD input is answered by a turn of several events where the loop's POST is answered by
+    // one. The loop answering each POST with as many events as fuzzing received per input
+    // carries the same traffic: measured right after the last round's peer run and before
+    // one more, so that what the extra events cost the wire is seen between two plain runs.
+    let shaped = match id.as_str() {
+        "hpd" => {
+            let answers = answers_per_input(&rounds_done);
+            let rate = sse_rate(span, jobs, answers).await?;
+            let plain_after = sse_rate(span, jobs, 1).await?;
+            let plain_before = rounds_done.last().map_or(plain_after, |r| r.after);
+            Some((answers, rate, (plain_before + plain_after) / 2.0))
+        }
+        _ => None,
+    };
     // The fuzzer runs each run on one of a thread per core, each with a runtime and a target of
     // its own; the peer as the issue first measured it runs on tokio's work-stealing runtime.
     // Arranged as the fuzzer is, the peer is faster too; the ratio to it is printed as well.
@@ -123,6 +137,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         cpu / messages * 1e6,
         fuzz / rate
     );
+    if let Some((answers, rate, plain)) = shaped {
+        println!(
+            "{what} answering each POST with {answers} events in one chunk (as many as fuzzing received per input): {rate:.0} POSTs/s, {:.2}× the plain loop's {plain:.0} either side; ratio fuzz/that: {:.3}",
+            rate / plain,
+            fuzz / rate
+        );
+    }
     if let Some(((rate, messages), cpu)) = tuned {
         println!(
             "{what} with wireprobe's read buffer: {rate:.0} messages/s, {:.1} µs CPU per message; ratio fuzz/that: {:.3}",
@@ -178,6 +199,17 @@ impl Round {
     }
 }
 
+/// Events the target sent per event fuzzing sent (every message carried, less those sent, over
+/// those sent; handshakes make it a little high), rounded, at least one.
+fn answers_per_input(rounds: &[Round]) -> usize {
+    let carried = median_of(&rounds.iter().map(|r| r.carried).collect::<Vec<_>>());
+    let sent = median_of(&rounds.iter().map(|r| r.fuzz).collect::<Vec<_>>());
+    match sent {
+        sent if sent > 0.0 => ((carried - sent) / sent).round().max(1.0) as usize,
+        _ => 1,
+    }
+}
+
 /// The middle value (the mean of the middle two for an even count).
 fn median_of(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
@@ -207,7 +239,7 @@ async fn raw_rate(
 ) -> Result<Rate, Box<dyn std::error::Error>> {
     let rate = match id {
         "haip" => echo_rate(span, jobs).await?,
-        _ => sse_rate(span, jobs).await?,
+        _ => sse_rate(span, jobs, 1).await?,
     };
     Ok((rate, rate * span.as_secs_f64()))
 }
@@ -315,11 +347,16 @@ async fn tuned_echo_rate(span: Duration, jobs: usize) -> Result<Rate, Box<dyn st
     Ok((rate, rate * span.as_secs_f64()))
 }
 
-/// Events per second through a bare hyper server, `jobs` clients each posting one message the
-/// size of a typical HPD input and reading it back from its SSE stream.
-async fn sse_rate(span: Duration, jobs: usize) -> Result<f64, Box<dyn std::error::Error>> {
-    let addr = sse_echo::server().await?;
+/// POSTs per second through a bare hyper server, `jobs` clients each posting one message the
+/// size of a typical HPD input and reading it back from its SSE stream `answers` times (the
+/// server writes them at once).
+async fn sse_rate(
+    span: Duration,
+    jobs: usize,
+    answers: usize,
+) -> Result<f64, Box<dyn std::error::Error>> {
+    let addr = sse_echo::server(answers).await?;
     let message =
         r#"{"version":"1.0","type":"USER_TEXT_INPUT","text":"wireprobe: say hello there"}"#;
-    Ok(sse_echo::rate(addr, span, jobs, message).await)
+    Ok(sse_echo::rate(addr, span, jobs, message, answers).await)
 }

@@ -2,7 +2,9 @@
 
 //! What HTTP + SSE benchmarks measure against: a bare hyper server where each client holds an
 //! SSE stream (`GET /stream/ID`) and posts (`POST /inputs/ID`); every body posted comes back
-//! on that client's stream as one event. Clients post one message and wait for its event.
+//! on that client's stream as one event, or as `answers` events written together (the shape of
+//! an agent's turn, which answers one input with several). Clients post one message and wait
+//! for all its events.
 
 use bytes::Bytes;
 use futures_util::StreamExt;
@@ -21,8 +23,10 @@ use tokio::sync::mpsc;
 type Streams = Arc<Mutex<HashMap<String, mpsc::Sender<Bytes>>>>;
 type Body = BoxBody<Bytes, Infallible>;
 
-/// Starts the server on a free loopback port.
-pub async fn server() -> std::io::Result<SocketAddr> {
+/// Starts the server on a free loopback port, answering each POST with `answers` events (at
+/// least one), all in one chunk.
+pub async fn server(answers: usize) -> std::io::Result<SocketAddr> {
+    let answers = answers.max(1);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
     let streams = Streams::default();
@@ -31,7 +35,8 @@ pub async fn server() -> std::io::Result<SocketAddr> {
             let _ = tcp.set_nodelay(true);
             let streams = streams.clone();
             tokio::spawn(async move {
-                let service = hyper::service::service_fn(move |req| answer(req, streams.clone()));
+                let service =
+                    hyper::service::service_fn(move |req| answer(req, streams.clone(), answers));
                 let _ = hyper::server::conn::http1::Builder::new()
                     .serve_connection(TokioIo::new(tcp), service)
                     .await;
@@ -41,7 +46,11 @@ pub async fn server() -> std::io::Result<SocketAddr> {
     Ok(addr)
 }
 
-async fn answer(req: Request<Incoming>, streams: Streams) -> Result<Response<Body>, Infallible> {
+async fn answer(
+    req: Request<Incoming>,
+    streams: Streams,
+    answers: usize,
+) -> Result<Response<Body>, Infallible> {
     let id = req.uri().path().rsplit('/').next().unwrap_or("").to_owned();
     if req.method() == Method::GET {
         let (tx, rx) = mpsc::channel::<Bytes>(64);
@@ -67,19 +76,30 @@ async fn answer(req: Request<Incoming>, streams: Streams) -> Result<Response<Bod
         .unwrap_or_default();
     let tx = streams.lock().ok().and_then(|all| all.get(&id).cloned());
     if let Some(tx) = tx {
-        let mut event = b"data: ".to_vec();
-        event.extend_from_slice(&body);
-        event.extend_from_slice(b"\n\n");
-        let _ = tx.send(Bytes::from(event)).await;
+        let mut events = Vec::with_capacity(answers * (body.len() + 8));
+        for _ in 0..answers {
+            events.extend_from_slice(b"data: ");
+            events.extend_from_slice(&body);
+            events.extend_from_slice(b"\n\n");
+        }
+        let _ = tx.send(Bytes::from(events)).await;
     }
     let mut resp = Response::new(Empty::new().boxed());
     *resp.status_mut() = StatusCode::ACCEPTED;
     Ok(resp)
 }
 
-/// Events per second through `addr` for `span`, `jobs` clients each posting `message` and
-/// reading its event back from its stream before posting the next.
-pub async fn rate(addr: SocketAddr, span: Duration, jobs: usize, message: &'static str) -> f64 {
+/// POSTs per second through `addr` (a [`server`] answering each with `answers` events) for
+/// `span`, `jobs` clients each posting `message` and reading all its events back from its
+/// stream before posting the next.
+pub async fn rate(
+    addr: SocketAddr,
+    span: Duration,
+    jobs: usize,
+    message: &'static str,
+    answers: usize,
+) -> f64 {
+    let answers = answers.max(1);
     let count = Arc::new(AtomicU64::new(0));
     let deadline = Instant::now() + span;
     let client = reqwest::Client::new();
@@ -105,15 +125,17 @@ pub async fn rate(addr: SocketAddr, span: Duration, jobs: usize, message: &'stat
                 if posted.is_err() {
                     return;
                 }
-                // The event is whole at its blank line.
-                while !pending.windows(2).any(|w| w == b"\n\n") {
-                    match stream.next().await {
-                        Some(Ok(chunk)) => pending.extend_from_slice(&chunk),
-                        _ => return,
+                // Each event is whole at its blank line.
+                for _ in 0..answers {
+                    while !pending.windows(2).any(|w| w == b"\n\n") {
+                        match stream.next().await {
+                            Some(Ok(chunk)) => pending.extend_from_slice(&chunk),
+                            _ => return,
+                        }
                     }
-                }
-                if let Some(end) = pending.windows(2).position(|w| w == b"\n\n") {
-                    pending.drain(..end + 2);
+                    if let Some(end) = pending.windows(2).position(|w| w == b"\n\n") {
+                        pending.drain(..end + 2);
+                    }
                 }
                 count.fetch_add(1, Ordering::Relaxed);
             }
