@@ -147,18 +147,15 @@ fn gather(
     chatty: bool,
 ) -> (Bytes, bool) {
     *last = event.seq;
-    let first = frame(ids, event, chatty);
-    let mut out: Vec<u8> = Vec::new();
+    let mut out = Vec::new();
+    frame_into(&mut out, ids, event, chatty);
     let mut behind = false;
-    while first.len() + out.len() < COALESCED {
+    while out.len() < COALESCED {
         match live.try_recv() {
             Ok(next) if next.seq <= *last => {}
             Ok(next) => {
-                if out.is_empty() {
-                    out.extend_from_slice(&first);
-                }
                 *last = next.seq;
-                out.extend_from_slice(&frame(ids, &next, chatty));
+                frame_into(&mut out, ids, &next, chatty);
             }
             Err(broadcast::error::TryRecvError::Lagged(_)) => {
                 behind = true;
@@ -167,20 +164,28 @@ fn gather(
             Err(_) => break,
         }
     }
-    (if out.is_empty() { first } else { out.into() }, behind)
+    (out.into(), behind)
 }
 
 fn frame(ids: &Ids<'_>, event: &Published, chatty: bool) -> Bytes {
+    let mut out = Vec::new();
+    frame_into(&mut out, ids, event, chatty);
+    out.into()
+}
+
+/// Appends `event`'s frame to `out`, room made for it at once: `format!` grew its string two or
+/// three times for a frame of some hundred bytes (3% of fuzzing HPD's instructions).
+fn frame_into(out: &mut Vec<u8>, ids: &Ids<'_>, event: &Published, chatty: bool) {
+    use std::io::Write as _;
     let id = ids.of(event.seq);
-    let text = if chatty {
-        format!(
-            "id: {id}\r\nevent: {}\r\ndata: {}\r\n\r\n",
-            event.ty, event.json
-        )
-    } else {
-        format!("id: {id}\ndata: {}\n\n", event.json)
+    out.reserve(event.json.len() + event.ty.len() + 48);
+    // Writing to a `Vec` cannot fail.
+    let _ = match chatty {
+        true => write!(out, "id: {id}\r\nevent: {}\r\ndata: ", event.ty),
+        false => write!(out, "id: {id}\ndata: "),
     };
-    Bytes::from(text)
+    out.extend_from_slice(event.json.as_bytes());
+    out.extend_from_slice(if chatty { b"\r\n\r\n" } else { b"\n\n" });
 }
 
 #[cfg(test)]
