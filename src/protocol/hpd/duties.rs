@@ -120,12 +120,6 @@ impl ClientDuties {
         let Some((_, Some(known))) = validate::client_envelope(event, out) else {
             return;
         };
-        // Read as a lenient agent reads it, so a misspelt name (HPD-ENV-004) is not also an
-        // answer to nothing.
-        let event = super::session::lenient(event.clone());
-        let Some(m) = event.as_object() else {
-            return;
-        };
         if let Some(route) = route {
             let belongs = super::session::route_of(known.name);
             if route != belongs {
@@ -139,6 +133,13 @@ impl ClientDuties {
             }
         }
         let Some(field) = events::response_id_field(known.name) else {
+            return;
+        };
+        // Read as a lenient agent reads it, so a misspelt name (HPD-ENV-004) is not also an
+        // answer to nothing. Only a response is read so (a copy of each input was 1.4% of
+        // fuzzing HPD's instructions).
+        let event = super::session::lenient(event.clone());
+        let Some(m) = event.as_object() else {
             return;
         };
         let Some(id) = m.get(field).and_then(Value::as_str) else {
