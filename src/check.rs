@@ -151,7 +151,7 @@ pub fn check_stream<R: BufRead>(
                 match (t.event, t.observed) {
                     (Some(event), None) => {
                         summary.events += 1;
-                        let seen = Observed::Event(&event, t.sse.as_ref());
+                        let seen = Observed::Event((&event).into(), t.sse.as_ref());
                         judge.observe(t.from, t.at_ms, seen, &mut out)
                     }
                     (None, Some(observation)) => {
@@ -207,7 +207,12 @@ pub fn check_stream<R: BufRead>(
             }
         };
         summary.events += 1;
-        judge.observe(from, at_ms, Observed::Event(&frame, None), &mut out);
+        judge.observe(
+            from,
+            at_ms,
+            Observed::Event((&frame).into(), None),
+            &mut out,
+        );
         record(&mut summary, line_no, from, &mut out, &mut on_finding);
     }
     Ok(summary)
@@ -416,7 +421,7 @@ fn check_frames<R: BufRead>(
             let len = frame.len();
             match session.decode(&Frame::Binary(frame)) {
                 crate::protocol::Decoded::Event(event) => {
-                    let item = Observed::Event(&event, None);
+                    let item = Observed::Event((&event).into(), None);
                     judge_server(&mut judge, &mut summary, item, &mut on_finding)
                 }
                 // A frame the protocol cannot read: judged by its length.
@@ -567,7 +572,7 @@ mod tests {
             judge.observe(
                 Direction::Server,
                 0,
-                Observed::Event(&event, None),
+                Observed::Event((&event).into(), None),
                 &mut out,
             );
             in_full.extend(out.iter().map(|v| (n as u64 + 1, v.rule)));

@@ -18,7 +18,7 @@ pub const MAX_PER_RULE: usize = 5;
 /// transcript stopped storing: nothing after it is judged, as after the end of a connection.
 pub fn observed_of(record: &Record) -> Observed<'_> {
     let o = match record {
-        Record::Event { event, sse } => return Observed::Event(event, sse.as_ref()),
+        Record::Event { event, sse } => return Observed::Event(event.into(), sse.as_ref()),
         Record::Observed(o) => o,
     };
     match o {

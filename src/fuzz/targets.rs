@@ -224,7 +224,7 @@ pub fn haip_frames(data: &[u8]) {
         let at = i as u64;
         match session.decode(&frame) {
             Decoded::Event(event) => {
-                checker.observe(from, at, Observed::Event(&event, None), &mut out)
+                checker.observe(from, at, Observed::Event((&event).into(), None), &mut out)
             }
             Decoded::Binary(len) => checker.observe(from, at, Observed::Binary(len), &mut out),
             Decoded::Garbage(text) => checker.observe(from, at, Observed::Garbage(&text), &mut out),

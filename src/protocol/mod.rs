@@ -20,6 +20,7 @@ use crate::rules::Violation;
 use crate::transcript::Direction;
 use crate::transport::{Body, Frame, HttpAnswer, Outgoing, SseMeta, StreamFrom};
 use serde_json::Value;
+use std::sync::Arc;
 
 /// The transport a protocol's targets speak.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -285,13 +286,61 @@ pub trait Session: Send {
     }
 }
 
+/// A JSON message as a checker sees it: the transcript's own (shared, so a checker that must
+/// remember it keeps a count on it, not a copy of the tree), or one a caller parsed for a
+/// single look (`check` reading a capture line by line, where sharing would cost an
+/// allocation per event that nothing keeps).
+#[derive(Debug, Clone, Copy)]
+pub enum EventRef<'a> {
+    Shared(&'a Arc<Value>),
+    Borrowed(&'a Value),
+}
+
+impl<'a> EventRef<'a> {
+    /// The message, for as long as what it was borrowed from.
+    pub fn value(self) -> &'a Value {
+        match self {
+            EventRef::Shared(event) => event,
+            EventRef::Borrowed(event) => event,
+        }
+    }
+
+    /// The message to keep: the transcript's own, or a copy of a borrowed one.
+    pub fn kept(self) -> Arc<Value> {
+        match self {
+            EventRef::Shared(event) => Arc::clone(event),
+            EventRef::Borrowed(event) => Arc::new(event.clone()),
+        }
+    }
+}
+
+impl<'a> From<&'a Value> for EventRef<'a> {
+    fn from(event: &'a Value) -> Self {
+        EventRef::Borrowed(event)
+    }
+}
+
+impl<'a> From<&'a Arc<Value>> for EventRef<'a> {
+    fn from(event: &'a Arc<Value>) -> Self {
+        EventRef::Shared(event)
+    }
+}
+
+impl std::ops::Deref for EventRef<'_> {
+    type Target = Value;
+
+    fn deref(&self) -> &Value {
+        self.value()
+    }
+}
+
 /// One thing a checker observes in a transcript.
 #[derive(Debug, Clone, Copy)]
 pub enum Observed<'a> {
     /// A new connection opened (to this URL, when the transcript says).
     Connect(&'a str),
     /// A JSON message, with the SSE fields it came with (SSE + HTTP).
-    Event(&'a Value, Option<&'a SseMeta>),
+    Event(EventRef<'a>, Option<&'a SseMeta>),
     Binary(usize),
     /// A text frame or line that is not JSON: a framing the protocol parses itself (a
     /// Socket.IO packet) or garbage.

@@ -166,7 +166,9 @@ async fn mute_process(
         };
         match received {
             Received::Frame(frame) => match session.decode(&frame) {
-                Decoded::Event(event) if protocol.recognises(Observed::Event(&event, None)) => {
+                Decoded::Event(event)
+                    if protocol.recognises(Observed::Event((&event).into(), None)) =>
+                {
                     return None
                 }
                 Decoded::Event(event) => {

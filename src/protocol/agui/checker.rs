@@ -33,13 +33,15 @@ impl Checker for AguiChecker {
             // not, rather than as a POST: AG-UI's inputs all go by POST, so it is an exchange
             // all the same, answered in its turn. Left out, every answer after it was paired
             // with the POST after its own once answers lagged behind the POSTs.
-            (Direction::Client, Observed::Event(event, _)) => http::posted_raw(conv, Some(event)),
+            (Direction::Client, Observed::Event(event, _)) => {
+                http::posted_raw(conv, Some(event.value()))
+            }
             (Direction::Client, Observed::Garbage(_) | Observed::Binary(_)) => {
                 http::posted_raw(conv, None)
             }
             (Direction::Client, _) => {}
             (Direction::Server, Observed::Http(answer)) => http::answered(conv, answer, out),
-            (Direction::Server, Observed::Event(event, _)) => self.event(event, out),
+            (Direction::Server, Observed::Event(event, _)) => self.event(event.value(), out),
             // An event too large to keep whole is stored cut, and cannot be read back: it was
             // an event of the stream, whatever it said.
             (Direction::Server, Observed::Garbage(text))

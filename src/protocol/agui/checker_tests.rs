@@ -30,7 +30,12 @@ fn judged(answers: &[Vec<Value>]) -> Vec<&'static str> {
         };
         checker.observe(Direction::Server, 0, Observed::Http(&head), &mut out);
         for e in events {
-            checker.observe(Direction::Server, 0, Observed::Event(e, None), &mut out);
+            checker.observe(
+                Direction::Server,
+                0,
+                Observed::Event(e.into(), None),
+                &mut out,
+            );
         }
         checker.observe(
             Direction::Server,
@@ -158,7 +163,7 @@ fn a_raw_post_is_an_exchange_when_answers_lag_behind() {
     let number = json!(42);
     let malformed = [
         Observed::Garbage("{\"messages\":[{\"role\":\"user\""),
-        Observed::Event(&number, None),
+        Observed::Event((&number).into(), None),
         Observed::Binary(7),
     ];
     for bytes in malformed {
@@ -173,7 +178,12 @@ fn a_raw_post_is_an_exchange_when_answers_lag_behind() {
         for (i, answer) in [(0, &ok), (usize::MAX, &refused), (1, &ok)] {
             checker.observe(Direction::Server, 0, Observed::Http(answer), &mut out);
             for e in events.get(i).into_iter().flatten() {
-                checker.observe(Direction::Server, 0, Observed::Event(e, None), &mut out);
+                checker.observe(
+                    Direction::Server,
+                    0,
+                    Observed::Event(e.into(), None),
+                    &mut out,
+                );
             }
             let end = Observed::AnswerEnded { error: None };
             checker.observe(Direction::Server, 0, end, &mut out);

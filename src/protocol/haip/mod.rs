@@ -82,14 +82,14 @@ impl Protocol for Haip {
     }
 
     fn recognises(&self, item: crate::protocol::Observed<'_>) -> bool {
-        matches!(item, crate::protocol::Observed::Event(e, _) if model::event_type(e).is_some())
+        matches!(item, crate::protocol::Observed::Event(e, _) if model::event_type(e.value()).is_some())
     }
 
     /// An ERROR, or the connection's end, may answer what we sent.
     fn may_answer_input(&self, item: crate::protocol::Observed<'_>) -> bool {
         use crate::protocol::Observed;
         match item {
-            Observed::Event(e, _) => model::event_type(e) == Some("ERROR"),
+            Observed::Event(e, _) => model::event_type(e.value()) == Some("ERROR"),
             Observed::Closed { .. } => true,
             _ => false,
         }

@@ -7,7 +7,7 @@ use super::events::{self, Family};
 use super::lifecycle::Lifecycle;
 use super::stream::StreamIds;
 use super::{validate, INPUTS_ROUTE, INTERRUPT_ROUTE, RESPONSES_ROUTE};
-use crate::protocol::{Checker, Observed};
+use crate::protocol::{Checker, EventRef, Observed};
 use crate::rules::Violation;
 use crate::transcript::Direction;
 use crate::transport::{Body, HttpAnswer, SseMeta, StreamFrom};
@@ -228,12 +228,17 @@ impl HpdChecker {
         }
     }
 
-    fn server_event(&mut self, event: &Value, sse: Option<&SseMeta>, out: &mut Vec<Violation>) {
-        let Some((m, known)) = validate::envelope(event, out) else {
+    fn server_event(
+        &mut self,
+        event: EventRef<'_>,
+        sse: Option<&SseMeta>,
+        out: &mut Vec<Violation>,
+    ) {
+        let Some((m, known)) = validate::envelope(event.value(), out) else {
             return;
         };
         if let Some(id) = sse.and_then(|s| s.id.as_deref()) {
-            if self.stream.observe(id, m, out) {
+            if self.stream.observe(id, event, out) {
                 return;
             }
         }
@@ -274,8 +279,8 @@ impl Checker for HpdChecker {
                 self.duties.connected();
             }
             (Direction::Client, Observed::Event(event, _)) => {
-                self.duties.client_sent(event, None, out);
-                self.client_event(event)
+                self.duties.client_sent(&event, None, out);
+                self.client_event(&event)
             }
             (Direction::Client, Observed::StreamOpened(from)) => {
                 self.duties.client_opened(from, out);
@@ -315,7 +320,7 @@ impl Checker for HpdChecker {
                 self.client_post(path, body)
             }
             (Direction::Server, Observed::Event(event, sse)) => {
-                self.duties.agent_sent(Some(event));
+                self.duties.agent_sent(Some(&event));
                 self.server_event(event, sse, out)
             }
             (Direction::Server, Observed::Http(answer)) => self.http_answer(answer, out),

@@ -125,7 +125,7 @@ impl Protocol for Hpd {
         use crate::protocol::Observed;
         let typed = |e: &Value| e.get("type").is_some_and(Value::is_string);
         match item {
-            Observed::Event(e, _) => typed(e),
+            Observed::Event(e, _) => typed(e.value()),
             Observed::Post {
                 body: crate::transport::Body::Json(e),
                 ..

@@ -1,9 +1,11 @@
 //! The SSE stream's ids: strictly increasing along one stream (HPD-SSE-001), and a resumed
 //! stream that delivers exactly what came after the id it resumed from (HPD-SSE-002).
 
+use crate::protocol::EventRef;
 use crate::rules::Violation;
-use serde_json::{Map, Value};
+use serde_json::Value;
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 /// Events remembered for comparing a replay with what was first received.
 const REMEMBERED: usize = 2048;
@@ -13,7 +15,7 @@ const REMEMBERED: usize = 2048;
 struct Replay {
     after: u64,
     /// The events seen earlier with ids after `after`, in order.
-    expected: VecDeque<(u64, Value)>,
+    expected: VecDeque<(u64, Arc<Value>)>,
     /// The highest id seen before the resume: an id above it is a new event.
     seen_up_to: u64,
 }
@@ -23,14 +25,10 @@ struct Replay {
 pub struct StreamIds {
     /// The last numeric id on the current stream.
     last: Option<u64>,
-    seen: VecDeque<(u64, Value)>,
+    /// The transcript's own events, shared: a copy of each was 3% of fuzzing HPD.
+    seen: VecDeque<(u64, Arc<Value>)>,
     max_seen: Option<u64>,
     replay: Option<Replay>,
-}
-
-/// The envelope as the target sent it (its SSE fields are not part of it).
-fn envelope_of(event: &Map<String, Value>) -> Value {
-    Value::Object(event.clone())
 }
 
 impl StreamIds {
@@ -60,14 +58,10 @@ impl StreamIds {
         });
     }
 
-    /// Checks one event's id; true when the event is one already judged (a replay or a
-    /// repeat), so the lifecycle must not see it a second time.
-    pub fn observe(
-        &mut self,
-        id: &str,
-        event: &Map<String, Value>,
-        out: &mut Vec<Violation>,
-    ) -> bool {
+    /// Checks one event's id (`event` is the envelope as the target sent it: its SSE fields
+    /// are not part of it); true when the event is one already judged (a replay or a repeat),
+    /// so the lifecycle must not see it a second time.
+    pub fn observe(&mut self, id: &str, event: EventRef<'_>, out: &mut Vec<Violation>) -> bool {
         let Ok(id) = id.trim().parse::<u64>() else {
             return false;
         };
@@ -98,7 +92,7 @@ impl StreamIds {
                 }
                 report_missed(replay.after, &missed, out);
                 if let Some((_, first)) = replay.expected.front().filter(|(e, _)| *e == id) {
-                    if *first != envelope_of(event) {
+                    if **first != *event {
                         out.push(Violation::new(
                             "HPD-SSE-002",
                             format!("the resumed stream's event {id} differs from the one first delivered"),
@@ -114,12 +108,11 @@ impl StreamIds {
         } else if self.max_seen.is_some_and(|m| id <= m) {
             // A stream that starts again from old events unasked: an event seen before is
             // not judged twice (an id out of order, with an event not seen, is judged).
-            let envelope = envelope_of(event);
-            if self.seen.iter().any(|(e, v)| *e == id && *v == envelope) {
+            if self.seen.iter().any(|(e, v)| *e == id && **v == *event) {
                 return true;
             }
         }
-        crate::protocol::recent::push_bounded(&mut self.seen, (id, envelope_of(event)), REMEMBERED);
+        crate::protocol::recent::push_bounded(&mut self.seen, (id, event.kept()), REMEMBERED);
         self.max_seen = Some(self.max_seen.map_or(id, |m| m.max(id)));
         false
     }
@@ -142,22 +135,19 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn ev(n: u64) -> Map<String, Value> {
-        match json!({"type": "TEXT_DELTA", "n": n}) {
-            Value::Object(m) => m,
-            _ => Map::new(),
-        }
+    fn ev(n: u64) -> Arc<Value> {
+        Arc::new(json!({"type": "TEXT_DELTA", "n": n}))
     }
 
     fn run(ids: &[u64], resume_after: u64, replayed: &[u64]) -> Vec<&'static str> {
         let mut s = StreamIds::default();
         let mut out = Vec::new();
         for id in ids {
-            s.observe(&id.to_string(), &ev(*id), &mut out);
+            s.observe(&id.to_string(), (&ev(*id)).into(), &mut out);
         }
         s.resumed(&resume_after.to_string());
         for id in replayed {
-            s.observe(&id.to_string(), &ev(*id), &mut out);
+            s.observe(&id.to_string(), (&ev(*id)).into(), &mut out);
         }
         out.iter().map(|v| v.rule).collect()
     }

@@ -90,9 +90,10 @@ pub(crate) fn packet_text<'a>(
     use crate::protocol::Observed;
     match item {
         Observed::Garbage(text) => Some(std::borrow::Cow::Borrowed(text)),
-        Observed::Event(serde_json::Value::Number(n), None) => {
-            Some(std::borrow::Cow::Owned(n.to_string()))
-        }
+        Observed::Event(event, None) => match event.value() {
+            serde_json::Value::Number(n) => Some(std::borrow::Cow::Owned(n.to_string())),
+            _ => None,
+        },
         _ => None,
     }
 }

@@ -407,8 +407,8 @@ impl Checker for NuumChecker {
             (_, Observed::Connect(_)) => {
                 self.process = Process::default();
             }
-            (Direction::Server, Observed::Event(line, _)) => self.on_server_line(line, out),
-            (Direction::Client, Observed::Event(line, _)) => self.on_client_line(line, out),
+            (Direction::Server, Observed::Event(line, _)) => self.on_server_line(line.value(), out),
+            (Direction::Client, Observed::Event(line, _)) => self.on_client_line(line.value(), out),
             (Direction::Client, Observed::Garbage(text)) => {
                 self.saw_client = true;
                 self.client_broken = true;
@@ -470,7 +470,7 @@ mod tests {
             } else {
                 Direction::Server
             };
-            checker.observe(from, 0, Observed::Event(line, None), &mut out);
+            checker.observe(from, 0, Observed::Event(line.into(), None), &mut out);
         }
         out.into_iter().map(|v| v.rule).collect()
     }

@@ -268,7 +268,7 @@ impl Checker for UaeChecker {
                 self.call_order.clear();
                 self.answered_trace = None;
             }
-            Observed::Event(event, _) => self.event(from, event, out),
+            Observed::Event(event, _) => self.event(from, event.value(), out),
             // Either side's: only the side a run judges counts (an agent under test that
             // calls its executor is the client side).
             Observed::Garbage(text) => out.push(Violation::new(
@@ -306,7 +306,7 @@ mod tests {
         let mut checker = UaeChecker::default();
         let mut out = Vec::new();
         for (from, e) in events {
-            checker.observe(*from, 0, Observed::Event(e, None), &mut out);
+            checker.observe(*from, 0, Observed::Event(e.into(), None), &mut out);
         }
         out.iter().map(|v| v.rule).collect()
     }

@@ -249,7 +249,7 @@ impl Checker for HaipChecker {
         self.now_ms = at_ms;
         match item {
             Observed::Connect(_) => self.on_connect(),
-            Observed::Event(event, _) => self.on_value(from, event, out),
+            Observed::Event(event, _) => self.on_value(from, event.value(), out),
             Observed::Binary(len) => self.on_binary(from, len, out),
             Observed::Garbage(text) => {
                 if from == Direction::Client {

@@ -115,7 +115,7 @@ impl Talk {
         if let Some(seq) = sent.and_then(|s| s.parse::<u64>().ok()) {
             self.next_seq[side] = seq + 1;
         }
-        self.judge(from, Observed::Event(&event, None))
+        self.judge(from, Observed::Event((&event).into(), None))
     }
 
     /// `from` sends a binary frame of `len` bytes.
