@@ -29,13 +29,18 @@ impl Default for NuumSession {
 /// A valid user line is answered by `turn_accepted` ("emitted immediately when a message is
 /// received and processing begins", §Turn Accepted) or `queued`; a turn runs until its
 /// `result` ("sent when a turn completes", §Result Message). A broken line may go unanswered
-/// and is not waited for.
+/// and is not waited for. A queued message is owed until it is `injected` ("at the next
+/// opportunity (before the next model call)") or a turn of its own starts: a turn may end
+/// before its next model call, and the spec leaves open what then becomes of its queue (the
+/// reference runs it as the next turn, announced like any other).
 #[derive(Debug, Default)]
 pub struct Owed {
     /// Valid user lines sent that nothing has answered yet.
     unanswered: usize,
     /// A turn is under way: accepted, or its assistant output seen, and no result since.
     running: bool,
+    /// Messages `queued` mid-turn that no `injected` or new turn has taken yet.
+    queued: usize,
 }
 
 impl Owed {
@@ -51,9 +56,23 @@ impl Owed {
             Some("system") => match event.get("subtype").and_then(Value::as_str) {
                 // A process that announces itself (started again) owes nothing of the last.
                 Some("init") => *self = Owed::default(),
-                Some("turn_accepted" | "queued") => {
+                Some("turn_accepted") => {
                     answered(self);
                     self.running = true;
+                    self.queued = 0;
+                }
+                Some("queued") => {
+                    answered(self);
+                    self.running = true;
+                    self.queued += 1;
+                }
+                // Without a count, the injection took the whole queue.
+                Some("injected") => {
+                    let taken = event.get("message_count").and_then(Value::as_u64);
+                    self.queued = taken.map_or(0, |n| {
+                        self.queued
+                            .saturating_sub(usize::try_from(n).unwrap_or(usize::MAX))
+                    });
                 }
                 // An error may answer a line we sent valid (a queue that is full).
                 Some("error") => answered(self),
@@ -75,7 +94,7 @@ impl Owed {
     }
 
     fn settled(&self) -> bool {
-        self.unanswered == 0 && !self.running
+        self.unanswered == 0 && !self.running && self.queued == 0
     }
 }
 
@@ -250,6 +269,25 @@ mod tests {
         system(&mut s, "turn_accepted");
         assert_eq!(s.settled(), Some(false));
         system(&mut s, "init");
+        assert_eq!(s.settled(), Some(true));
+    }
+
+    #[test]
+    fn a_queued_message_is_owed_until_injected_or_run_as_a_turn_of_its_own() {
+        let mut s = NuumSession::default();
+        assert!(s.encode(&user("slow")).is_ok());
+        system(&mut s, "turn_accepted");
+        assert!(s.encode(&user("meanwhile")).is_ok());
+        line(
+            &mut s,
+            json!({"type": "system", "subtype": "queued", "position": 1}),
+        );
+        // The turn ends before its next model call: the queued message is not yet taken.
+        line(&mut s, json!({"type": "result", "subtype": "success"}));
+        assert_eq!(s.settled(), Some(false), "the queue is still owed");
+        system(&mut s, "turn_accepted");
+        assert_eq!(s.settled(), Some(false), "its turn runs");
+        line(&mut s, json!({"type": "result", "subtype": "success"}));
         assert_eq!(s.settled(), Some(true));
     }
 
