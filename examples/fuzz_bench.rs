@@ -66,9 +66,12 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // one. The loop answering each POST with as many events as fuzzing received per input
     // carries the same traffic: measured right after the last round's peer run and before
     // one more, so that what the extra events cost the wire is seen between two plain runs.
+    // The fuzzer's median rates over the rounds: events sent, and messages carried either way.
+    let fuzz = median_of(&rounds_done.iter().map(|r| r.fuzz).collect::<Vec<_>>());
+    let fuzz_carried = median_of(&rounds_done.iter().map(|r| r.carried).collect::<Vec<_>>());
     let shaped = match id.as_str() {
         "hpd" => {
-            let answers = answers_per_input(&rounds_done);
+            let answers = answers_per_input(fuzz_carried, fuzz);
             let rate = sse_rate(span, jobs, answers).await?;
             let plain_after = sse_rate(span, jobs, 1).await?;
             let plain_before = rounds_done.last().map_or(plain_after, |r| r.after);
@@ -123,11 +126,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .map(|r| r.carried / (2.0 * r.raw()))
         .collect();
-    let fuzz = median_of(&rounds_done.iter().map(|r| r.fuzz).collect::<Vec<_>>());
     let peer = median_of(&rounds_done.iter().map(Round::raw).collect::<Vec<_>>());
     println!(
-        "messages carried either way: fuzzing {:.0}/s, peer {:.0}/s; ratio {:.3}",
-        median_of(&rounds_done.iter().map(|r| r.carried).collect::<Vec<_>>()),
+        "messages carried either way: fuzzing {fuzz_carried:.0}/s, peer {:.0}/s; ratio {:.3}",
         2.0 * peer,
         median_of(&carried)
     );
@@ -199,11 +200,9 @@ impl Round {
     }
 }
 
-/// Events the target sent per event fuzzing sent (every message carried, less those sent, over
-/// those sent; handshakes make it a little high), rounded, at least one.
-fn answers_per_input(rounds: &[Round]) -> usize {
-    let carried = median_of(&rounds.iter().map(|r| r.carried).collect::<Vec<_>>());
-    let sent = median_of(&rounds.iter().map(|r| r.fuzz).collect::<Vec<_>>());
+/// Events the target sent per event fuzzing sent, from the messages carried either way and the
+/// events sent per second (handshakes make it a little high), rounded, at least one.
+fn answers_per_input(carried: f64, sent: f64) -> usize {
     match sent {
         sent if sent > 0.0 => ((carried - sent) / sent).round().max(1.0) as usize,
         _ => 1,

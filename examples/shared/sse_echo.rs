@@ -127,14 +127,15 @@ pub async fn rate(
                 }
                 // Each event is whole at its blank line.
                 for _ in 0..answers {
-                    while !pending.windows(2).any(|w| w == b"\n\n") {
+                    loop {
+                        if let Some(end) = pending.windows(2).position(|w| w == b"\n\n") {
+                            pending.drain(..end + 2);
+                            break;
+                        }
                         match stream.next().await {
                             Some(Ok(chunk)) => pending.extend_from_slice(&chunk),
                             _ => return,
                         }
-                    }
-                    if let Some(end) = pending.windows(2).position(|w| w == b"\n\n") {
-                        pending.drain(..end + 2);
                     }
                 }
                 count.fetch_add(1, Ordering::Relaxed);

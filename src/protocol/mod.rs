@@ -326,14 +326,6 @@ impl<'a> From<&'a Arc<Value>> for EventRef<'a> {
     }
 }
 
-impl std::ops::Deref for EventRef<'_> {
-    type Target = Value;
-
-    fn deref(&self) -> &Value {
-        self.value()
-    }
-}
-
 /// One thing a checker observes in a transcript.
 #[derive(Debug, Clone, Copy)]
 pub enum Observed<'a> {

@@ -54,7 +54,7 @@ impl Protocol for Lines {
         Box::new(NoChecks)
     }
     fn recognises(&self, item: Observed<'_>) -> bool {
-        matches!(item, Observed::Event(e, _) if e.is_object())
+        matches!(item, Observed::Event(e, _) if e.value().is_object())
     }
 }
 

@@ -95,7 +95,7 @@ impl Protocol for Agui {
     /// (5xx).
     fn recognises(&self, item: Observed<'_>) -> bool {
         match item {
-            Observed::Event(e, _) => e.get("type").is_some_and(Value::is_string),
+            Observed::Event(e, _) => e.value().get("type").is_some_and(Value::is_string),
             Observed::Http(answer) => answer.status < 500 && !matches!(answer.status, 404 | 405),
             _ => false,
         }

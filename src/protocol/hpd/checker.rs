@@ -279,8 +279,8 @@ impl Checker for HpdChecker {
                 self.duties.connected();
             }
             (Direction::Client, Observed::Event(event, _)) => {
-                self.duties.client_sent(&event, None, out);
-                self.client_event(&event)
+                self.duties.client_sent(event.value(), None, out);
+                self.client_event(event.value())
             }
             (Direction::Client, Observed::StreamOpened(from)) => {
                 self.duties.client_opened(from, out);
@@ -320,7 +320,7 @@ impl Checker for HpdChecker {
                 self.client_post(path, body)
             }
             (Direction::Server, Observed::Event(event, sse)) => {
-                self.duties.agent_sent(Some(&event));
+                self.duties.agent_sent(Some(event.value()));
                 self.server_event(event, sse, out)
             }
             (Direction::Server, Observed::Http(answer)) => self.http_answer(answer, out),

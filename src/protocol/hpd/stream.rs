@@ -92,7 +92,7 @@ impl StreamIds {
                 }
                 report_missed(replay.after, &missed, out);
                 if let Some((_, first)) = replay.expected.front().filter(|(e, _)| *e == id) {
-                    if **first != *event {
+                    if **first != *event.value() {
                         out.push(Violation::new(
                             "HPD-SSE-002",
                             format!("the resumed stream's event {id} differs from the one first delivered"),
@@ -108,7 +108,11 @@ impl StreamIds {
         } else if self.max_seen.is_some_and(|m| id <= m) {
             // A stream that starts again from old events unasked: an event seen before is
             // not judged twice (an id out of order, with an event not seen, is judged).
-            if self.seen.iter().any(|(e, v)| *e == id && **v == *event) {
+            if self
+                .seen
+                .iter()
+                .any(|(e, v)| *e == id && **v == *event.value())
+            {
                 return true;
             }
         }

@@ -75,7 +75,7 @@ impl Protocol for Nuum {
             return false;
         };
         matches!(
-            frame.get("type").and_then(Value::as_str),
+            frame.value().get("type").and_then(Value::as_str),
             Some("system" | "assistant" | "result" | "user")
         )
     }

@@ -103,6 +103,7 @@ impl Protocol for Uae {
             return false;
         };
         frame
+            .value()
             .get("type")
             .and_then(Value::as_str)
             .is_some_and(|ty| !matches!(validate::Kind::of(ty), validate::Kind::Other(_)))
