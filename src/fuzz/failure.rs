@@ -55,15 +55,22 @@ pub fn failure_of(
             ),
         });
     }
-    // The first rule named that is more than a note: an `info` finding rides along in the
-    // message but never fails a run.
-    let named = result
+    // The first rule named that is more than a note (an `info` finding rides along in the
+    // message but never fails a run), a failed one before a warned one: a run that failed is
+    // never reported as a warning because a `should` came first in its message.
+    let mut named_rules = result
         .message
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
-        .find(|w| {
+        .filter(|w| {
             !known.contains(*w)
                 && rules::find(protocol.rules(), w).is_some_and(|r| r.level > rules::Level::May)
         });
+    let first = named_rules.next();
+    let named = std::iter::once(first)
+        .flatten()
+        .chain(named_rules)
+        .find(|rule| result.judged.get(*rule) == Some(&Verdict::Fail))
+        .or(first);
     // The finding's verdict is its rule's: a `should` named past a known `must` is a warning.
     let verdict = named
         .and_then(|rule| result.judged.get(rule).copied())
@@ -127,6 +134,59 @@ mod tests {
             frame,
             side: None,
         }
+    }
+
+    /// A run that failed a `must` is named by it, though a `should` it only warned about comes
+    /// first in its message (a HUMA error that came late, after the liveness probe: the probe's
+    /// HUMA-ERR-003 is named first, and the error answering a valid event is HUMA-VAL-007).
+    #[test]
+    fn a_failed_rule_names_the_finding_before_a_warned_one() {
+        let huma = crate::protocol::get("huma").expect("huma");
+        let profile = huma.fuzzing().expect("huma fuzzes");
+        let result = |judged: &[(&str, Verdict)]| CaseResult {
+            id: "run".into(),
+            title: String::new(),
+            rules: judged.iter().map(|(r, _)| r.to_string()).collect(),
+            level: Level::Must,
+            verdict: judged
+                .iter()
+                .map(|(_, v)| *v)
+                .max()
+                .unwrap_or(Verdict::Pass),
+            message: "HUMA-ERR-003: expected silence for 300 ms; HUMA-VAL-007: an error answers \
+                      the client's valid context-update"
+                .into(),
+            duration_ms: 0,
+            judged: judged.iter().map(|(r, v)| (r.to_string(), *v)).collect(),
+            violations: Vec::new(),
+            transcript: Vec::new(),
+            steps: Vec::new(),
+            stopped_at: None,
+        };
+        let none = BTreeSet::new();
+        let found = |r: &CaseResult, known: &BTreeSet<String>| {
+            failure_of(huma, profile, r, Direction::Server, known).map(|f| (f.rule, f.verdict))
+        };
+        let both = result(&[
+            ("HUMA-ERR-003", Verdict::Warn),
+            ("HUMA-VAL-007", Verdict::Fail),
+        ]);
+        assert_eq!(
+            found(&both, &none),
+            Some(("HUMA-VAL-007".into(), Verdict::Fail))
+        );
+        // Warned only: the first named, as before.
+        let warned = result(&[("HUMA-ERR-003", Verdict::Warn)]);
+        assert_eq!(
+            found(&warned, &none),
+            Some(("HUMA-ERR-003".into(), Verdict::Warn))
+        );
+        // A failed rule the target is known to break names nothing: the warning is the finding.
+        let known = BTreeSet::from(["HUMA-VAL-007".to_string()]);
+        assert_eq!(
+            found(&both, &known),
+            Some(("HUMA-ERR-003".into(), Verdict::Warn))
+        );
     }
 
     /// Past a known deviation the message starts with, a finding leads with its own rule's
