@@ -38,6 +38,8 @@ struct Fuzzed {
     rule: Option<String>,
     /// The finding's line (`finding: RULE (verdict) in run N: …`), empty without one.
     finding: String,
+    /// The finding did not reproduce every time it was re-run.
+    flaky: bool,
     stderr: String,
 }
 
@@ -108,6 +110,7 @@ fn fuzz_with(
     Fuzzed {
         rule,
         finding,
+        flaky: stdout.contains("(flaky)"),
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
 }
@@ -244,6 +247,15 @@ fn correct_references_give_no_finding() {
             let more = ["--variant", "whole-text"];
             fuzz_with("hpd", None, None, &more, 150, dir.path())
         });
+        // A HUMA server refusing results for calls it never issued, as the spec allows: the
+        // generated results name such calls, and the error answering one, coming after the
+        // next event was sent, was judged as answering that event (a false HUMA-VAL-007 in
+        // run 13 with seed 1, before).
+        let refuses_unknown = scope.spawn(|| {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let more = ["--variant", "refuses-unknown-calls"];
+            fuzz_with("huma", None, None, &more, 40, dir.path())
+        });
         // An executor answering calls one at a time, slowly: the fuzzer's calls queue up, and
         // a call whose result is judged waits for the backlog to drain first (run 1 found a
         // false UAE-RES-001, before).
@@ -278,6 +290,17 @@ fn correct_references_give_no_finding() {
             !fuzzed.stderr.contains("runs skipped"),
             "hpd --variant whole-text: {}",
             fuzzed.stderr
+        );
+        // What is left is a matter of time: the fuzzer forgets what arrives within 300 ms of an
+        // input whose answer is open, and on two cores running a dozen fuzzers a refusal can
+        // come later, to be heard by the liveness probe's silence (HUMA-ERR-003, a should).
+        // Such a finding does not reproduce; one that does is a false alarm.
+        let fuzzed = refuses_unknown.join().expect("a fuzzing thread");
+        assert!(
+            fuzzed.rule.is_none()
+                || (fuzzed.flaky && fuzzed.rule.as_deref() == Some("HUMA-ERR-003")),
+            "huma --variant refuses-unknown-calls: {}",
+            fuzzed.finding
         );
         let finding = slow_executor.join().expect("a fuzzing thread").rule;
         assert_eq!(finding, None, "uae executor --variant slow");

@@ -19,11 +19,9 @@ pub struct HumaChecker {
     /// The client's last frame was broken: a packet that does not parse, or an emit on
     /// another channel than `message`.
     client_broken: bool,
-    /// Broken client frames no error has answered yet.
-    broken_unanswered: usize,
-    /// The client's latest event was valid and its answer is not left open (a tool-result for
-    /// an outstanding call, a context-update): an error answering it breaks HUMA-VAL-007.
-    last_client_valid: Option<&'static str>,
+    /// The client's frames no error has answered yet, in the order sent: what the next error
+    /// can answer.
+    awaiting: Awaiting,
     /// What the client owes for what the server sent (judged when the client is).
     duties: ClientDuties,
 }
@@ -96,21 +94,18 @@ impl HumaChecker {
             };
             Violation::new(rule, v.message)
         }));
-        if !valid {
-            self.broken_unanswered = self.broken_unanswered.saturating_add(1);
-        }
         let ty = event.get("type").and_then(Value::as_str);
         let id = event.get("toolCallId").and_then(Value::as_str);
         // What the server does with a result for a call it never issued, or a confirmation,
         // is open (HUMA-LC-006): an error answering one is not judged.
-        self.last_client_valid = match ty {
-            _ if !valid => None,
-            Some("context-update") => Some("context-update"),
+        self.awaiting.push(match ty {
+            _ if !valid => Sent::Broken,
+            Some("context-update") => Sent::Valid("context-update"),
             Some("tool-result") if id.is_some_and(|id| self.duties.is_outstanding(id)) => {
-                Some("tool-result")
+                Sent::Valid("tool-result")
             }
-            _ => None,
-        };
+            _ => Sent::Open,
+        });
         // An invalid event is refused: a tool-result's call stays outstanding.
         if valid {
             self.duties.on_client(at_ms, event, out);
@@ -128,22 +123,73 @@ impl HumaChecker {
     /// event.
     fn client_broke(&mut self) {
         self.client_broken = true;
-        self.broken_unanswered = self.broken_unanswered.saturating_add(1);
-        self.last_client_valid = None;
+        self.awaiting.push(Sent::Broken);
     }
 
-    /// An error emit: it answers the oldest broken frame still unanswered, else the client's
-    /// latest event, which must not have been valid (HUMA-VAL-007).
+    /// An error emit. A server reads a connection's events in order, so its errors come in the
+    /// order of what they answer: this one answers the oldest frame still unanswered that may
+    /// draw an error (a broken one, or one whose answer is open), and every valid event sent
+    /// before that frame drew none. With no such frame, it answers the oldest valid event still
+    /// unanswered, which breaks HUMA-VAL-007.
     fn error_answers(&mut self, out: &mut Vec<Violation>) {
-        if self.broken_unanswered > 0 {
-            self.broken_unanswered -= 1;
-            return;
-        }
-        if let Some(ty) = self.last_client_valid.take() {
+        if let Some(ty) = self.awaiting.answer() {
             out.push(Violation::new(
                 "HUMA-VAL-007",
                 format!("an error answers the client's valid {ty}"),
             ));
+        }
+    }
+}
+
+/// A client frame as an error may answer it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sent {
+    /// Not a valid client event: the server must refuse it.
+    Broken,
+    /// A valid event whose answer the spec leaves open (HUMA-LC-006): a result for a call the
+    /// server never issued, a confirmation.
+    Open,
+    /// A valid event of this type, which no error may answer (HUMA-VAL-007).
+    Valid(&'static str),
+}
+
+/// The client's frames since the last error that answered them, oldest first, each run of
+/// valid events kept as its first. Past [`Awaiting::MOST`] entries the oldest go: a client
+/// that sends that many frames no error answers is judged as if the server answered those.
+#[derive(Debug, Default)]
+struct Awaiting(std::collections::VecDeque<Sent>);
+
+impl Awaiting {
+    const MOST: usize = 4096;
+
+    fn push(&mut self, sent: Sent) {
+        if matches!(
+            (self.0.back(), sent),
+            (Some(Sent::Valid(_)), Sent::Valid(_))
+        ) {
+            return;
+        }
+        if self.0.len() >= Self::MOST {
+            self.0.pop_front();
+        }
+        self.0.push_back(sent);
+    }
+
+    /// An error came: the frame it answers leaves the queue with every frame before it. The
+    /// type of a valid event it answers, when there was nothing else it could answer.
+    fn answer(&mut self) -> Option<&'static str> {
+        match self.0.iter().position(|s| !matches!(s, Sent::Valid(_))) {
+            Some(at) => {
+                self.0.drain(..=at);
+                None
+            }
+            None => match self.0.pop_front() {
+                Some(Sent::Valid(ty)) => {
+                    self.0.clear();
+                    Some(ty)
+                }
+                _ => None,
+            },
         }
     }
 }
@@ -212,5 +258,121 @@ impl Checker for HumaChecker {
 
     fn input_broken(&self) -> bool {
         self.client_broken
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use Direction::{Client, Server};
+
+    fn emit(channel: &str, event: Value) -> String {
+        format!("42{}", json!([channel, event]))
+    }
+
+    fn context_update() -> String {
+        emit(
+            "message",
+            json!({"type": "context-update", "triggering": false, "name": "n", "context": {},
+                   "description": "d"}),
+        )
+    }
+
+    /// A result for a call the server never issued: what it answers is open.
+    fn unknown_result() -> String {
+        emit(
+            "message",
+            json!({"type": "tool-result", "triggering": false, "toolCallId": "never-issued",
+                   "toolName": "t", "outcome": "success", "result": 1}),
+        )
+    }
+
+    fn broken() -> String {
+        emit("message", json!({"type": "context-update"}))
+    }
+
+    fn error() -> String {
+        emit(
+            "error",
+            json!({"type": "error", "code": "INVALID_EVENT", "message": "no"}),
+        )
+    }
+
+    /// The HUMA-VAL-007 findings over `frames`, in order.
+    fn val_007(frames: &[(Direction, String)]) -> Vec<String> {
+        let mut checker = HumaChecker::default();
+        let mut out = Vec::new();
+        for (at, (from, text)) in frames.iter().enumerate() {
+            checker.observe(*from, at as u64, Observed::Garbage(text), &mut out);
+        }
+        out.into_iter()
+            .filter(|v| v.rule == "HUMA-VAL-007")
+            .map(|v| v.message)
+            .collect()
+    }
+
+    /// An error that comes after the next event was sent answers the earlier one whose answer
+    /// is open, not the valid event sent after it.
+    #[test]
+    fn a_late_error_answers_the_open_frame_sent_before() {
+        let frames = [
+            (Client, unknown_result()),
+            (Client, context_update()),
+            (Server, error()),
+        ];
+        assert_eq!(val_007(&frames), Vec::<String>::new());
+    }
+
+    /// With nothing sent that may draw one, an error answers the oldest valid event: once.
+    #[test]
+    fn an_error_with_nothing_open_answers_a_valid_event() {
+        let frames = [
+            (Client, context_update()),
+            (Server, error()),
+            (Server, error()),
+        ];
+        assert_eq!(
+            val_007(&frames),
+            ["an error answers the client's valid context-update"]
+        );
+        // A broken frame sent later is answered first, as the server reads in order: the valid
+        // event before it drew no error, and one error too many answers the event after it.
+        let frames = [
+            (Client, context_update()),
+            (Client, broken()),
+            (Client, context_update()),
+            (Server, error()),
+            (Server, error()),
+        ];
+        assert_eq!(
+            val_007(&frames),
+            ["an error answers the client's valid context-update"]
+        );
+        let frames = [
+            (Client, broken()),
+            (Client, broken()),
+            (Server, error()),
+            (Server, error()),
+        ];
+        assert_eq!(val_007(&frames), Vec::<String>::new());
+    }
+
+    /// However many frames go unanswered, what is kept stays bounded.
+    #[test]
+    fn what_awaits_an_answer_is_bounded() {
+        let mut awaiting = Awaiting::default();
+        for i in 0..3 * Awaiting::MOST {
+            awaiting.push(if i % 2 == 0 {
+                Sent::Open
+            } else {
+                Sent::Valid("context-update")
+            });
+        }
+        assert_eq!(awaiting.0.len(), Awaiting::MOST);
+        for _ in 0..10_000 {
+            awaiting.push(Sent::Valid("context-update"));
+        }
+        assert!(awaiting.0.len() <= Awaiting::MOST);
     }
 }

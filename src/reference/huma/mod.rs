@@ -249,6 +249,11 @@ fn on_message(s: SocketRef, event: Value, state: Shared, config: Arc<Config>) {
             // Variant `own-tool-names` also holds a result to "the tool name from the original
             // tool-call event" (a server may check it).
             let named = st.outstanding.get(&id).cloned();
+            if named.is_none() && config.variants.has("refuses-unknown-calls") {
+                drop(st);
+                emit_error(&s, f, "tool-result: no such tool call");
+                return;
+            }
             if config.variants.has("own-tool-names")
                 && named.is_some_and(|name| name != text("toolName"))
             {

@@ -16,6 +16,11 @@ pub static VARIANTS: &[Variant] = &[
         "messaging events carry no toolCallId (the spec makes it optional); confirmations \
          name ''"
     ),
+    variant!(
+        "refuses-unknown-calls",
+        "answers a tool-result for a call it never issued with an error (the spec leaves that \
+         open, HUMA-LC-006)"
+    ),
 ];
 
 /// The reference client's variants (`wireprobe client huma --variant NAME`).
