@@ -299,6 +299,9 @@ mod tests {
         )
     }
 
+    /// Frames as sent and received, in order.
+    type Frames = Vec<(Direction, String)>;
+
     /// The HUMA-VAL-007 findings over `frames`, in order.
     fn val_007(frames: &[(Direction, String)]) -> Vec<String> {
         let mut checker = HumaChecker::default();
@@ -312,50 +315,58 @@ mod tests {
             .collect()
     }
 
-    /// An error that comes after the next event was sent answers the earlier one whose answer
-    /// is open, not the valid event sent after it.
+    /// Errors answer, in order, the frames that may draw one (broken, or with an open answer);
+    /// only one with none left answers a valid event, the oldest, once.
     #[test]
-    fn a_late_error_answers_the_open_frame_sent_before() {
-        let frames = [
-            (Client, unknown_result()),
-            (Client, context_update()),
-            (Server, error()),
+    fn each_error_answers_the_oldest_frame_that_may_draw_one() {
+        let valid = "an error answers the client's valid context-update";
+        let cases: [(&str, Frames, &[&str]); 4] = [
+            (
+                // Came after the next event was sent: still the open one's.
+                "late answer to an open frame",
+                vec![
+                    (Client, unknown_result()),
+                    (Client, context_update()),
+                    (Server, error()),
+                ],
+                &[],
+            ),
+            (
+                "nothing that may draw one",
+                vec![
+                    (Client, context_update()),
+                    (Server, error()),
+                    (Server, error()),
+                ],
+                &[valid],
+            ),
+            (
+                // The valid event before the broken one drew no error; one error too many
+                // answers the event after it.
+                "a broken frame between valid events",
+                vec![
+                    (Client, context_update()),
+                    (Client, broken()),
+                    (Client, context_update()),
+                    (Server, error()),
+                    (Server, error()),
+                ],
+                &[valid],
+            ),
+            (
+                "one error each for broken frames",
+                vec![
+                    (Client, broken()),
+                    (Client, broken()),
+                    (Server, error()),
+                    (Server, error()),
+                ],
+                &[],
+            ),
         ];
-        assert_eq!(val_007(&frames), Vec::<String>::new());
-    }
-
-    /// With nothing sent that may draw one, an error answers the oldest valid event: once.
-    #[test]
-    fn an_error_with_nothing_open_answers_a_valid_event() {
-        let frames = [
-            (Client, context_update()),
-            (Server, error()),
-            (Server, error()),
-        ];
-        assert_eq!(
-            val_007(&frames),
-            ["an error answers the client's valid context-update"]
-        );
-        // A broken frame sent later is answered first, as the server reads in order: the valid
-        // event before it drew no error, and one error too many answers the event after it.
-        let frames = [
-            (Client, context_update()),
-            (Client, broken()),
-            (Client, context_update()),
-            (Server, error()),
-            (Server, error()),
-        ];
-        assert_eq!(
-            val_007(&frames),
-            ["an error answers the client's valid context-update"]
-        );
-        let frames = [
-            (Client, broken()),
-            (Client, broken()),
-            (Server, error()),
-            (Server, error()),
-        ];
-        assert_eq!(val_007(&frames), Vec::<String>::new());
+        for (what, frames, expected) in cases {
+            assert_eq!(val_007(&frames), expected, "{what}");
+        }
     }
 
     /// However many frames go unanswered, what is kept stays bounded.
