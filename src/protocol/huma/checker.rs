@@ -212,6 +212,11 @@ impl Checker for HumaChecker {
                 );
                 return;
             }
+            // An error on a new connection answers only what was sent on it.
+            (None, Observed::Connect(_)) => {
+                self.awaiting = Awaiting::default();
+                return;
+            }
             _ => return,
         };
         if from == Direction::Client {
@@ -299,6 +304,9 @@ mod tests {
         )
     }
 
+    /// Stands for a new connection among the frames.
+    const CONNECT: &str = "(connect)";
+
     /// Frames as sent and received, in order.
     type Frames = Vec<(Direction, String)>;
 
@@ -307,7 +315,11 @@ mod tests {
         let mut checker = HumaChecker::default();
         let mut out = Vec::new();
         for (at, (from, text)) in frames.iter().enumerate() {
-            checker.observe(*from, at as u64, Observed::Garbage(text), &mut out);
+            let item = match text.as_str() {
+                CONNECT => Observed::Connect("http://127.0.0.1:1/"),
+                text => Observed::Garbage(text),
+            };
+            checker.observe(*from, at as u64, item, &mut out);
         }
         out.into_iter()
             .filter(|v| v.rule == "HUMA-VAL-007")
@@ -320,7 +332,7 @@ mod tests {
     #[test]
     fn each_error_answers_the_oldest_frame_that_may_draw_one() {
         let valid = "an error answers the client's valid context-update";
-        let cases: [(&str, Frames, &[&str]); 4] = [
+        let cases: [(&str, Frames, &[&str]); 5] = [
             (
                 // Came after the next event was sent: still the open one's.
                 "late answer to an open frame",
@@ -349,6 +361,17 @@ mod tests {
                     (Client, broken()),
                     (Client, context_update()),
                     (Server, error()),
+                    (Server, error()),
+                ],
+                &[valid],
+            ),
+            (
+                // The server closed on the broken frame: its error never came.
+                "a broken frame on a connection that ended",
+                vec![
+                    (Client, broken()),
+                    (Client, CONNECT.into()),
+                    (Client, context_update()),
                     (Server, error()),
                 ],
                 &[valid],
