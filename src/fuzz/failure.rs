@@ -58,19 +58,19 @@ pub fn failure_of(
     // The first rule named that is more than a note (an `info` finding rides along in the
     // message but never fails a run), a failed one before a warned one: a run that failed is
     // never reported as a warning because a `should` came first in its message.
-    let mut named_rules = result
+    let named_rules: Vec<&str> = result
         .message
         .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
         .filter(|w| {
             !known.contains(*w)
                 && rules::find(protocol.rules(), w).is_some_and(|r| r.level > rules::Level::May)
-        });
-    let first = named_rules.next();
-    let named = std::iter::once(first)
-        .flatten()
-        .chain(named_rules)
-        .find(|rule| result.judged.get(*rule) == Some(&Verdict::Fail))
-        .or(first);
+        })
+        .collect();
+    let named = named_rules
+        .iter()
+        .find(|rule| result.judged.get(**rule) == Some(&Verdict::Fail))
+        .or(named_rules.first())
+        .copied();
     // The finding's verdict is its rule's: a `should` named past a known `must` is a warning.
     let verdict = named
         .and_then(|rule| result.judged.get(rule).copied())

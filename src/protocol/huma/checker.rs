@@ -153,6 +153,13 @@ enum Sent {
     Valid(&'static str),
 }
 
+impl Sent {
+    /// A correct server may answer this frame with an error.
+    fn may_draw_error(self) -> bool {
+        !matches!(self, Sent::Valid(_))
+    }
+}
+
 /// The client's frames since the last error that answered them, oldest first, each run of
 /// valid events kept as its first. Past [`Awaiting::MOST`] entries the oldest go: a client
 /// that sends that many frames no error answers is judged as if the server answered those.
@@ -163,10 +170,8 @@ impl Awaiting {
     const MOST: usize = 4096;
 
     fn push(&mut self, sent: Sent) {
-        if matches!(
-            (self.0.back(), sent),
-            (Some(Sent::Valid(_)), Sent::Valid(_))
-        ) {
+        let last = self.0.back().copied();
+        if last.is_some_and(|l| !l.may_draw_error()) && !sent.may_draw_error() {
             return;
         }
         if self.0.len() >= Self::MOST {
@@ -176,18 +181,16 @@ impl Awaiting {
     }
 
     /// An error came: the frame it answers leaves the queue with every frame before it. The
-    /// type of a valid event it answers, when there was nothing else it could answer.
+    /// type of a valid event it answers, when there was nothing else it could answer (runs of
+    /// valid events are kept as one, so that event is then all the queue holds).
     fn answer(&mut self) -> Option<&'static str> {
-        match self.0.iter().position(|s| !matches!(s, Sent::Valid(_))) {
+        match self.0.iter().position(|s| s.may_draw_error()) {
             Some(at) => {
                 self.0.drain(..=at);
                 None
             }
             None => match self.0.pop_front() {
-                Some(Sent::Valid(ty)) => {
-                    self.0.clear();
-                    Some(ty)
-                }
+                Some(Sent::Valid(ty)) => Some(ty),
                 _ => None,
             },
         }

@@ -246,19 +246,19 @@ fn on_message(s: SocketRef, event: Value, state: Shared, config: Arc<Config>) {
         }
         Some("tool-result") => {
             let id = text("toolCallId");
-            // Variant `own-tool-names` also holds a result to "the tool name from the original
-            // tool-call event" (a server may check it).
-            let named = st.outstanding.get(&id).cloned();
-            if named.is_none() && config.variants.has("refuses-unknown-calls") {
+            let v = &config.variants;
+            let refusal = match st.outstanding.get(&id) {
+                // A result for a call never issued: the spec leaves its answer open.
+                None if v.has("refuses-unknown-calls") => Some("tool-result: no such tool call"),
+                // "The tool name from the original tool-call event" (a server may check it).
+                Some(name) if v.has("own-tool-names") && *name != text("toolName") => {
+                    Some("tool-result: toolName is not the tool-call's")
+                }
+                _ => None,
+            };
+            if let Some(why) = refusal {
                 drop(st);
-                emit_error(&s, f, "tool-result: no such tool call");
-                return;
-            }
-            if config.variants.has("own-tool-names")
-                && named.is_some_and(|name| name != text("toolName"))
-            {
-                drop(st);
-                emit_error(&s, f, "tool-result: toolName is not the tool-call's");
+                emit_error(&s, f, why);
                 return;
             }
             st.outstanding.remove(&id);
