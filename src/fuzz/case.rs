@@ -324,7 +324,19 @@ fn oracle_steps(
     let plain = |action| vec![Step { action, rule: None }];
     match oracle {
         Oracle::Send(event) => vec![send_step(event)],
-        Oracle::Silence { matching, ms, rule } => vec![silence_step(matching, ms, rule)],
+        Oracle::Silence {
+            matching,
+            ms,
+            rule,
+            answer,
+        } => vec![silence_step(
+            Silence {
+                ms,
+                matching: Patterns(matching),
+                answer,
+            },
+            rule,
+        )],
         Oracle::Reply {
             patterns,
             rule,
@@ -384,14 +396,11 @@ fn refusable_reply_step(
     }
 }
 
-/// Nothing matching `matching` arrives (or waits) for `ms`, else `rule` is broken.
-fn silence_step(matching: Vec<Value>, ms: u64, rule: &str) -> Step {
+/// `silence` holds, else `rule` is broken.
+fn silence_step(silence: Silence, rule: &str) -> Step {
     Step {
         action: ExpectSilence {
-            silence: Silence {
-                ms,
-                matching: Patterns(matching),
-            },
+            silence,
             scenario: false,
             probe: false,
         }
@@ -407,7 +416,15 @@ fn probe_steps(probe: &Probe, rule: &str, scenario: bool, tag: usize) -> Vec<Ste
     let own = |v: &Value| numbered(v, &format!("${{uuid:probe{tag}}}"));
     let answer = match probe.answers.is_empty() {
         false => reply_step(probe.answers.iter().map(own).collect(), rule, scenario),
-        true => silence_step(vec![probe.error.clone()], PROBE_SILENCE_MS, rule),
+        // No error answers the probe's valid event.
+        true => silence_step(
+            Silence {
+                ms: PROBE_SILENCE_MS,
+                matching: Patterns(vec![probe.error.clone()]),
+                answer: true,
+            },
+            rule,
+        ),
     };
     probe
         .sends

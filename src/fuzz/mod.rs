@@ -48,11 +48,14 @@ pub enum Oracle {
     /// Send this event (through the session, as a valid event is; `"${NAME}"` is a value an
     /// earlier reply captured).
     Send(Value),
-    /// Nothing matching any of `matching` arrives (or waits) for `ms`.
+    /// Nothing matching any of `matching` arrives (or waits) for `ms`; with `answer`, the
+    /// silence is the target's answer to the event just sent, and lasts a round trip longer
+    /// (see [`crate::suite::model::Silence::answer`]); without, a timer ends it.
     Silence {
         matching: Vec<Value>,
         ms: u64,
         rule: &'static str,
+        answer: bool,
     },
     /// A message matching one of `patterns` arrives within the step timeout (`"$capture:NAME"`
     /// binds a value a later [`Oracle::Send`] uses as `"${NAME}"`). A `scenario` reply is a

@@ -162,6 +162,10 @@ pub(super) struct Link {
     pub(super) answers: Vec<Value>,
     /// The run's work slot, lent while it waits on the target (a campaign's runs share them).
     pub(super) slot: Option<Slot>,
+    /// The longest round trip a connection of this case measured as it opened (see
+    /// [`Connection::round_trip`]): how much longer than its `ms` a wait for the target's
+    /// answers lasts, so a distant target's answers arrive before a later step is judged.
+    pub(super) round_trip: std::time::Duration,
 }
 
 /// Most automatic answers waiting to go out (a target flooding calls cannot grow this).

@@ -82,6 +82,8 @@ impl CaseRun<'_> {
         let result = open_transport(self.protocol, opts, self.cfg, &tmp).await;
         match result {
             Ok(conn) => {
+                let took = conn.round_trip().unwrap_or_default();
+                self.link.round_trip = self.link.round_trip.max(took);
                 self.link.conn = Some(conn);
                 Ok(())
             }

@@ -74,6 +74,7 @@ impl<'a> CaseRun<'a> {
                 auto_answer: case.auto_answer,
                 answers: Vec::new(),
                 slot: None,
+                round_trip: Duration::ZERO,
             },
             vars: Vars::new(),
             from_target: Default::default(),
@@ -288,12 +289,8 @@ impl<'a> CaseRun<'a> {
                 wanted: CloseWanted { code, within_ms },
             }) => self.expect_close(*code, *within_ms).await,
             Action::ExpectSilence(silence) => {
-                self.expect_silence(
-                    silence.silence.ms,
-                    &silence.silence.matching,
-                    silence.unanswered(),
-                )
-                .await
+                self.expect_silence(&silence.silence, silence.unanswered())
+                    .await
             }
             Action::ExpectRefused(ExpectRefused {
                 wanted: RefusalWanted { within_ms },
@@ -301,8 +298,16 @@ impl<'a> CaseRun<'a> {
             Action::Wait(Wait {
                 pause: Pause { ms, until, settled },
             }) => {
-                let deadline = Instant::now() + Duration::from_millis(*ms);
-                if until.is_empty() && !settled {
+                let plain = until.is_empty() && !settled;
+                // A plain wait is the time it names; one for the target's answers gives them
+                // a round trip more to come back.
+                let distance = if plain {
+                    Duration::ZERO
+                } else {
+                    self.link.round_trip
+                };
+                let deadline = Instant::now() + Duration::from_millis(*ms) + distance;
+                if plain {
                     match &mut self.link.slot {
                         Some(slot) => slot.sleep_until(deadline).await,
                         None => tokio::time::sleep_until(deadline).await,

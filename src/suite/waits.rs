@@ -235,13 +235,23 @@ impl CaseRun<'_> {
 
     pub(super) async fn expect_silence(
         &mut self,
-        ms: u64,
-        matching: &[Value],
+        silence: &Silence,
         unanswered: Unanswered,
     ) -> Result<(), Outcome> {
+        let Silence {
+            ms,
+            matching,
+            answer,
+        } = silence;
         let matching = self.substitute_all(matching)?;
-        let from = self.sent_at.take().unwrap_or_else(Instant::now);
-        let deadline = from + Duration::from_millis(ms);
+        // An answer's silence counted from what we sent is the target's once that arrives, and
+        // what it says then takes as long again to come back: the window is a round trip longer.
+        let (from, distance) = match self.sent_at.take() {
+            Some(sent) if *answer => (sent, self.link.round_trip),
+            Some(sent) => (sent, Duration::ZERO),
+            None => (Instant::now(), Duration::ZERO),
+        };
+        let deadline = from + Duration::from_millis(*ms) + distance;
         let found = self
             .link
             .watch(deadline, |a, _| match a {
@@ -257,7 +267,10 @@ impl CaseRun<'_> {
             None => Ok(()),
             Some(what) => Err(unmet(
                 unanswered,
-                format!("expected silence for {ms} ms, but received {what}"),
+                format!(
+                    "expected silence for {ms} ms{}, but received {what}",
+                    named_round_trip(distance)
+                ),
             )),
         }
     }
@@ -287,6 +300,15 @@ impl CaseRun<'_> {
                 timeout.as_millis()
             ))),
         }
+    }
+}
+
+/// A round trip long enough to have lengthened a window noticeably, named for the message
+/// (a loopback target's, a millisecond or so, is not: messages stay the same run to run).
+fn named_round_trip(distance: Duration) -> String {
+    match distance.as_millis() {
+        ms @ 100.. => format!(" (and the {ms} ms round trip its connection measured)"),
+        _ => String::new(),
     }
 }
 

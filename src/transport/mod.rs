@@ -284,6 +284,8 @@ pub struct Connection {
     /// as sends go and as their answers' last items are taken in, so it is never ahead of
     /// what the runner has received.
     answers_owed: Option<usize>,
+    /// How long the transport's opening exchange took (see [`Connection::round_trip`]).
+    round_trip: Option<std::time::Duration>,
 }
 
 impl Connection {
@@ -314,7 +316,23 @@ impl Connection {
             pipelined: false,
             unconfirmed: None,
             answers_owed: None,
+            round_trip: None,
         }
+    }
+
+    /// This connection's opening exchange (a request the target answered) took `took`.
+    pub(crate) fn opened_in(mut self, took: std::time::Duration) -> Self {
+        self.round_trip = Some(took);
+        self
+    }
+
+    /// How long the one request this connection's opening made took to be answered (the
+    /// WebSocket upgrade, the event stream's GET), or to be accepted (a TCP connect, for an
+    /// SSE binding without a standing stream): a round trip to the target, its time to answer
+    /// included. `None` for a connection that made none (a process, a client that connected
+    /// to us). A wait for a target's answers gives a distant target this much longer.
+    pub fn round_trip(&self) -> Option<std::time::Duration> {
+        self.round_trip
     }
 
     /// This connection's sends are exchanges, each answered on its own, whose answer's last

@@ -69,6 +69,7 @@ pub async fn connect(opts: &SseOptions) -> Result<Connection, TransportError> {
         opts: opts.clone(),
         urls: Default::default(),
     };
+    let asked = std::time::Instant::now();
     let response = match &opts.stream_path {
         Some(_) => Some(http.open_stream(&StreamFrom::Live).await?),
         None => {
@@ -76,9 +77,12 @@ pub async fn connect(opts: &SseOptions) -> Result<Connection, TransportError> {
             None
         }
     };
+    let took = asked.elapsed();
     let (inbox, commands, parts) = Connection::channels();
     let task = tokio::spawn(run(http, response, inbox, commands));
-    Ok(Connection::from_parts(parts, task).counting_answers())
+    Ok(Connection::from_parts(parts, task)
+        .counting_answers()
+        .opened_in(took))
 }
 
 /// The HTTP side: one client, the base URL, the options.

@@ -121,6 +121,7 @@ where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let budget_ms = opts.connect_timeout.as_millis() as u64;
+    let asked = std::time::Instant::now();
     let (ws, _response) = tokio::time::timeout(
         opts.connect_timeout,
         tokio_tungstenite::client_async_with_config(
@@ -139,8 +140,11 @@ where
     })?;
 
     let (inbox, commands, parts) = Connection::channels();
+    let took = asked.elapsed();
     let task = tokio::spawn(pump(ws, inbox, commands, opts.max_frame));
-    Ok(Connection::from_parts(parts, task).pipelined())
+    Ok(Connection::from_parts(parts, task)
+        .pipelined()
+        .opened_in(took))
 }
 
 /// What a client asked for when it opened a WebSocket to wireprobe (the server side).

@@ -300,3 +300,21 @@ async fn frames_handed_over_still_go_out_when_the_connection_is_dropped() {
         .expect("bytes");
     assert_eq!(bytes.len(), 6 + "last words".len(), "{bytes:?}");
 }
+
+/// The upgrade is one request the target answers: its time is the round trip a wait for the
+/// target's answers adds (see `waits.rs`), here 100 ms each way through a delaying proxy.
+#[tokio::test]
+async fn the_upgrade_measures_the_round_trip() {
+    let (url, _seen) = server().await;
+    let addr: std::net::SocketAddr = url
+        .trim_start_matches("ws://")
+        .split('/')
+        .next()
+        .and_then(|a| a.parse().ok())
+        .expect("a loopback address");
+    let far = crate::common::distant::proxy(addr, std::time::Duration::from_millis(100)).await;
+    let opts = WsOptions::new(format!("ws://{far}/"));
+    let conn = websocket::connect(&opts).await.expect("connects");
+    let took = conn.round_trip().expect("measured").as_millis();
+    assert!((200..2000).contains(&took), "{took} ms");
+}

@@ -180,3 +180,111 @@ async fn an_expectation_ends_once_every_answer_came_whole_without_it() {
     );
     assert!(plain.duration_ms < 3000, "{} ms", plain.duration_ms);
 }
+
+const HUMA_FAR_SUITE: &str = r#"
+[[case]]
+id = "wait.settled.distant"
+title = "A settled wait gives a distant target's answers a round trip more to come"
+rules = ["HUMA-VAL-005", "HUMA-ERR-003"]
+steps = [
+  { send = { type = "tool-result", triggering = false, toolCallId = "${uuid:c}", toolName = "t", outcome = "success", result = "r" } },
+  { wait = { ms = 200, settled = true } },
+  { discard = {} },
+  { send = { type = "addon-tool-event", data = { messageIndex = 3, success = true } } },
+  { expect_error = { code = "INVALID_EVENT" }, rule = "HUMA-VAL-005" },
+  { discard = {} },
+  { send = { type = "context-update", triggering = false, name = "p", context = {}, description = "after" } },
+  { expect_silence = { ms = 300, matching = { channel = "error" } }, rule = "HUMA-ERR-003" },
+]
+"#;
+
+/// A HUMA server may refuse a result for a call it never issued (ERRATA HUMA 7), and a wait
+/// for the target's answers is there to let that refusal come and be forgotten. 200 ms each
+/// way away, it came after a 200 ms wait: taken as the answer to the broken event, whose own
+/// error then broke the next event's silence (a false HUMA-ERR-003, which the fuzzer found
+/// 3/3 through such a proxy). The wait now lasts the round trip the connection measured more.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wait_for_answers_lasts_a_round_trip_longer_for_a_distant_target() {
+    let variants = ["refuses-unknown-calls"];
+    for each_way in [0, 200].map(std::time::Duration::from_millis) {
+        let results =
+            common::run_text_from_afar("huma", [&[], &variants], HUMA_FAR_SUITE, each_way).await;
+        let case = &results[0];
+        assert_eq!(
+            case.verdict,
+            Verdict::Pass,
+            "{each_way:?} each way: {}",
+            case.message
+        );
+    }
+}
+
+const HUMA_CANCELED: &str = r#"
+[[case]]
+id = "silence.distant"
+title = "A silence after a send lasts a round trip longer for a distant target"
+rules = ["HUMA-VAL-007"]
+steps = [
+  { send = { type = "context-update", triggering = true, name = "n", description = "d", context = { wireprobe = { do = "hold-tool", tool = "slow_tool" } } } },
+  { expect = { channel = "event", event = { type = "tool-call", toolCallId = "$capture:call", toolName = "$capture:tool" } }, scenario = true },
+  { send = { type = "tool-result", triggering = false, toolCallId = "${call}", toolName = "${tool}", outcome = "canceled" } },
+  { expect_silence = { ms = 300, answer = true, matching = { event = { type = "error" } } } },
+]
+"#;
+
+/// The silence that answers a send is the target's only once the send has reached it, and
+/// what it says then takes as long again to come back. 200 ms each way away, a server refusing a
+/// canceled result (HUMA-VAL-007) answered after a 300 ms window had closed: the fuzzer's
+/// liveness probe heard the refusal instead, and named it HUMA-ERR-003, a should.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answers_silence_lasts_a_round_trip_longer_for_a_distant_target() {
+    let faults = ["rejects-canceled-results"];
+    let each_way = std::time::Duration::from_millis(200);
+    let results = common::run_text_from_afar("huma", [&faults, &[]], HUMA_CANCELED, each_way).await;
+    let case = &results[0];
+    assert_eq!(case.verdict, Verdict::Fail, "{}", case.message);
+    assert!(
+        case.message.contains("HUMA-VAL-007") && case.message.contains("round trip"),
+        "{}",
+        case.message
+    );
+    let results = common::run_text_from_afar("huma", [&[], &[]], HUMA_CANCELED, each_way).await;
+    assert_eq!(results[0].verdict, Verdict::Pass, "{}", results[0].message);
+}
+
+/// A gap the target must wait 500 ms to fill before asking for a replay (HAIP-SEQ-004), then
+/// the ask: the silence before it is one a timer ends, or, with `ANSWER`, one that answers.
+const HAIP_TIMER: &str = r#"
+[[case]]
+id = "silence.timer"
+title = "A silence a timer ends is not stretched by the round trip"
+rules = ["HAIP-SEQ-004"]
+steps = [
+  { send = { type = "PING", payload = { nonce = "before-gap" } } },
+  { expect = { type = "PONG" }, probe = true },
+  { send = { type = "PING", seq = "4", payload = { nonce = "after-gap" } } },
+  { expect_silence = { ms = 400, ANSWER matching = { type = "REPLAY_REQUEST" } } },
+  { expect = { type = "REPLAY_REQUEST" }, within_ms = 3000 },
+]
+"#;
+
+/// A connection opened while the machine was busy measures a round trip longer than the one
+/// it has (here 600 ms, where later traffic passes at once). A silence a timer ends keeps its
+/// own length: stretched by that round trip, it took in the REPLAY_REQUEST the spec's 500 ms
+/// timer sends (a false HAIP-SEQ-004 the fuzzer met under load, before silences said which
+/// kind they are). Declared an answer, the same silence is stretched, and does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silence_a_timer_ends_keeps_its_length() {
+    let timer = HAIP_TIMER.replace("ANSWER ", "");
+    let results = common::run_text_slow_to_open("haip", &timer).await;
+    assert_eq!(results[0].verdict, Verdict::Pass, "{}", results[0].message);
+    let stretched = HAIP_TIMER.replace("ANSWER ", "answer = true, ");
+    let results = common::run_text_slow_to_open("haip", &stretched).await;
+    // HAIP-SEQ-004 is a should.
+    assert_eq!(results[0].verdict, Verdict::Warn, "{}", results[0].message);
+    assert!(
+        results[0].message.contains("REPLAY_REQUEST") && results[0].message.contains("round trip"),
+        "{}",
+        results[0].message
+    );
+}

@@ -80,6 +80,7 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
                 matching: vec![json!({"channel": "error"})],
                 ms: 300,
                 rule: "HUMA-VAL-007",
+                answer: true,
             },
         ],
         "unconfirmed-message" => vec![
@@ -92,6 +93,8 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
                 matching: vec![message(1)],
                 ms: UNCONFIRMED_MS,
                 rule: "HUMA-LC-002",
+                // The confirmation timeout ends it.
+                answer: false,
             },
         ],
         "abort-burst" => vec![

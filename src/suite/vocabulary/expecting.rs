@@ -157,6 +157,14 @@ pub struct Silence {
     /// Only events matching these break the silence (default: any event).
     #[serde(default, skip_serializing_if = "Patterns::is_empty")]
     pub matching: Patterns,
+    /// The silence is the target's answer to what the step before sent (no error for a valid
+    /// event): it starts once the send reaches the target, and what the target says then takes
+    /// as long again to come back, so the window is `ms` plus the round trip the connection
+    /// measured as it opened. Leave it out for a silence a timer ends (nothing before the
+    /// spec's 500 ms): a round trip measured on a busy machine can be long, and would stretch
+    /// the window past the timer.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub answer: bool,
 }
 
 impl ExpectSilence {
@@ -305,7 +313,7 @@ impl StepKind for ExpectSilence {
     }
 
     fn describe(&self) -> String {
-        let Silence { ms, matching } = &self.silence;
+        let Silence { ms, matching, .. } = &self.silence;
         match matching.is_empty() {
             true => format!("expect silence for {ms} ms"),
             false => format!("expect no {} for {ms} ms", patterns(matching)),

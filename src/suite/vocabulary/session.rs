@@ -27,7 +27,9 @@ pub struct Wait {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Pause {
-    /// Milliseconds.
+    /// Milliseconds. A wait with `until` or `settled` waits for the target's answers: it lasts
+    /// at most this plus the round trip the connection measured as it opened (its WebSocket
+    /// upgrade, its event stream's GET), so a distant target's answers have time to arrive.
     pub ms: u64,
     /// Events (a table, or a list of tables) whose arrival ends the wait early: the answer to
     /// a message sent just before, by which the target shows it has taken in what came first.

@@ -133,8 +133,13 @@ pub async fn connect(
         }
     };
     let (inbox, commands, parts) = Connection::channels();
+    let upgraded_in = inner.round_trip();
     let task = tokio::spawn(relay(inner, inbox, commands, open_text, info.clone()));
-    Ok((Connection::from_parts(parts, task), info))
+    let mut conn = Connection::from_parts(parts, task);
+    if let Some(took) = upgraded_in {
+        conn = conn.opened_in(took);
+    }
+    Ok((conn, info))
 }
 
 /// Relays frames between the runner and the WebSocket, answering pings and watching the

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod bounded;
+pub mod distant;
 pub mod hostile;
 
 use std::net::SocketAddr;
@@ -100,6 +101,58 @@ pub async fn run_text_against_reference(id: &str, text: &str) -> Vec<CaseResult>
     run_suite(protocol, &suite, &cfg, &|_| {})
         .await
         .expect("target reachable")
+}
+
+/// The cases of a suite file's `text` run against `id`'s reference target, started with
+/// `faults` and `variants` and reached through a [`distant::proxy`] that holds each chunk
+/// `each_way`.
+pub async fn run_text_from_afar(
+    id: &str,
+    [faults, variants]: [&[&str]; 2],
+    text: &str,
+    each_way: Duration,
+) -> Vec<CaseResult> {
+    run_text_through(id, [faults, variants], text, |addr| {
+        distant::proxy(addr, each_way)
+    })
+    .await
+}
+
+/// The cases of a suite file's `text` run against `id`'s reference target, started with
+/// `faults` and `variants` and reached through the proxy `proxy` starts in front of it.
+async fn run_text_through<P, Fut>(
+    id: &str,
+    [faults, variants]: [&[&str]; 2],
+    text: &str,
+    proxy: P,
+) -> Vec<CaseResult>
+where
+    P: FnOnce(SocketAddr) -> Fut,
+    Fut: std::future::Future<Output = SocketAddr>,
+{
+    let protocol = protocol::get(id).expect("protocol is registered");
+    let (target, mut cfg) = start_reference(Target::default_of(id), faults, variants, None).await;
+    let target = target.expect("a network reference target");
+    let far = proxy(target.addr).await;
+    cfg.target_url = cfg
+        .target_url
+        .replace(&target.addr.to_string(), &far.to_string());
+    let suite = suite::loader::load_texts(protocol, &[("t.toml".into(), text.into())])
+        .expect("the suite loads");
+    run_suite(protocol, &suite, &cfg, &|_| {})
+        .await
+        .expect("target reachable")
+}
+
+/// The cases of a suite file's `text` run against `id`'s reference target through a
+/// [`distant::slow_to_open`] proxy: 300 ms each way for a connection's first 500 ms (its
+/// opening), nothing after.
+pub async fn run_text_slow_to_open(id: &str, text: &str) -> Vec<CaseResult> {
+    let slow = |addr| {
+        let (each_way, first) = (Duration::from_millis(300), Duration::from_millis(500));
+        distant::slow_to_open(addr, each_way, first)
+    };
+    run_text_through(id, [&[], &[]], text, slow).await
 }
 
 /// `target`'s reference target started with `faults` and `variants` (none for a stdio one:
