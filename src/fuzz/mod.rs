@@ -50,7 +50,8 @@ pub enum Oracle {
     Send(Value),
     /// Nothing matching any of `matching` arrives (or waits) for `ms`; with `answer`, the
     /// silence is the target's answer to the event just sent, and lasts a round trip longer
-    /// (see [`crate::suite::model::Silence::answer`]); without, a timer ends it.
+    /// (see [`crate::suite::model::Silence::answer`]); without, it keeps its length (a timer
+    /// ends it, or it counts from an arrival, not a send).
     Silence {
         matching: Vec<Value>,
         ms: u64,
