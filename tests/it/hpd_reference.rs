@@ -664,3 +664,28 @@ async fn idle_stream_gets_heartbeats() {
     let chunk = timeout(WAIT, resp.chunk()).await.unwrap().unwrap().unwrap();
     assert_eq!(&chunk[..], b": heartbeat\n\n");
 }
+
+/// Opening an SSE + HTTP connection GETs the event stream once: its time is the round trip a
+/// wait for the target's answers adds, here 100 ms each way through a delaying proxy.
+#[tokio::test]
+async fn opening_the_event_stream_measures_the_round_trip() {
+    let target = target(&[], &[]).await;
+    let far = crate::common::distant::proxy(target.addr, Duration::from_millis(100)).await;
+    let opts = wireprobe::transport::sse::SseOptions {
+        base: target
+            .url
+            .replace(&target.addr.to_string(), &far.to_string()),
+        stream_path: Some("/events/live".into()),
+        default_post_path: "/inputs".into(),
+        headers: Vec::new(),
+        max_frame: 1 << 20,
+        timeout: Duration::from_secs(5),
+        insecure: false,
+        framed_types: Vec::new(),
+    };
+    let conn = wireprobe::transport::sse::connect(&opts)
+        .await
+        .expect("the stream opens");
+    let took = conn.round_trip().expect("measured").as_millis();
+    assert!((200..2000).contains(&took), "{took} ms");
+}
