@@ -287,7 +287,9 @@ fn sync_steps(profile: &dyn FuzzProfile, tag: u64) -> Vec<Step> {
 /// Steps that let the target show what it makes of an input whose answer the spec leaves open,
 /// judging nothing of it: the profile's sync message sent behind it, and a wait that ends with
 /// the sync's answer (the input came first, so its answer, if any, has come) or the
-/// connection's end; at most [`OPEN_ANSWER_MS`], as long as a protocol without a sync waits.
+/// connection's end, at most [`OPEN_ANSWER_MS`] and the connection's round trip; for a
+/// protocol without a sync, [`OPEN_ANSWER_MS`] (what it shows then is judged nothing, and a
+/// restart follows).
 fn aftermath(profile: &dyn FuzzProfile, tag: u64) -> Vec<Step> {
     match profile.sync(tag) {
         Some(sync) => vec![

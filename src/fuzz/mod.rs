@@ -207,7 +207,8 @@ pub trait FuzzProfile: Send + Sync {
     }
 
     /// The longest a settle waits, in ms, for a protocol without a sync message (see
-    /// [`FuzzProfile::sync`]): it ends sooner once the session can tell the target settled.
+    /// [`FuzzProfile::sync`]), besides the round trip its connection measured: it ends sooner
+    /// once the session can tell the target settled.
     /// Default 200; a profile whose session tells, and whose target may owe a backlog it
     /// works through one at a time (a UAE executor), waits longer.
     fn settle_ms(&self) -> u64 {

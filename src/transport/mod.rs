@@ -327,10 +327,11 @@ impl Connection {
     }
 
     /// How long the one request this connection's opening made took to be answered (the
-    /// WebSocket upgrade, the event stream's GET), or to be accepted (a TCP connect, for an
-    /// SSE binding without a standing stream): a round trip to the target, its time to answer
-    /// included. `None` for a connection that made none (a process, a client that connected
-    /// to us). A wait for a target's answers gives a distant target this much longer.
+    /// WebSocket upgrade, timed once TCP and TLS are up), or for SSE + HTTP, to open the event
+    /// stream (its GET, with the TCP and TLS setup before it: two or more round trips over a
+    /// real network) or, for a binding without a standing stream, to connect over TCP: about
+    /// a round trip to the target, its time to answer included. `None` for a
+    /// connection that made none (a process, a client that connected to us).
     pub fn round_trip(&self) -> Option<std::time::Duration> {
         self.round_trip
     }

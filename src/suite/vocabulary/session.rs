@@ -53,8 +53,8 @@ impl Wait {
         }
     }
 
-    /// At most `ms`, ending when the target has settled (see [`Pause::settled`]) or the
-    /// connection ends.
+    /// At most `ms` (and the connection's round trip, see [`Pause::ms`]), ending when the
+    /// target has settled (see [`Pause::settled`]) or the connection ends.
     pub fn settled(ms: u64) -> Wait {
         Wait {
             pause: Pause {
@@ -65,8 +65,8 @@ impl Wait {
         }
     }
 
-    /// At most `ms`, ending when an event matching one of `patterns` arrives or the
-    /// connection ends.
+    /// At most `ms` (and the connection's round trip, see [`Pause::ms`]), ending when an event
+    /// matching one of `patterns` arrives or the connection ends.
     pub fn until(ms: u64, patterns: Vec<Value>) -> Wait {
         Wait {
             pause: Pause {
