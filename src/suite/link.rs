@@ -168,6 +168,11 @@ pub(super) struct Link {
     pub(super) round_trip: std::time::Duration,
 }
 
+/// What a frame of `len` bytes adds to a send's deadline: a second per whole MiB.
+fn reading_time(len: usize) -> std::time::Duration {
+    std::time::Duration::from_secs((len >> 20) as u64)
+}
+
 /// Most automatic answers waiting to go out (a target flooding calls cannot grow this).
 const MAX_ANSWERS: usize = 256;
 
@@ -419,6 +424,11 @@ impl Link {
         parsed: Option<Value>,
         deadline: Instant,
     ) -> Result<(), Outcome> {
+        // A target still reading a large frame while it works takes longer over it than over a
+        // small one: a second more per MiB, so a slow reader is not called one that stopped (a
+        // 4 MiB line to a process on a busy machine, seen), while one that stopped still times
+        // out.
+        let deadline = deadline + reading_time(out.len());
         // Take in what already arrived first, so the transcript keeps the wire's order.
         self.drain();
         self.send_answers(deadline).await;
@@ -497,6 +507,14 @@ impl Link {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A frame the size of a case's 4 MiB line gets four seconds more to go out; an event's
+    /// size, none.
+    #[test]
+    fn a_large_frame_gets_a_second_more_per_mib_to_go_out() {
+        assert_eq!(reading_time(4 << 20), std::time::Duration::from_secs(4));
+        assert_eq!(reading_time(64 * 1024), std::time::Duration::ZERO);
+    }
 
     fn answer(status: u16) -> Item {
         Item::Http(HttpAnswer {
