@@ -185,8 +185,18 @@ fn assert_faults_found_as(
                     share
                         .iter()
                         .filter_map(|fault| {
-                            let fuzzed =
-                                fuzz_with(protocol, role, Some(fault.name), &[], runs, dir.path());
+                            let fuzz = || {
+                                fuzz_with(protocol, role, Some(fault.name), &[], runs, dir.path())
+                            };
+                            let mut fuzzed = fuzz();
+                            // A first finding that did not reproduce is a matter of time on
+                            // two cores running a dozen fuzzers (a refusal the fault's server
+                            // may legally send, late enough to break the liveness probe's
+                            // silence: HUMA-ERR-003 before HUMA-VAL-007, seen in CI): the
+                            // campaign stops there, so it gets one more go.
+                            if fuzzed.flaky && !names_fault(fault, &fuzzed, beside) {
+                                fuzzed = fuzz();
+                            }
                             (!names_fault(fault, &fuzzed, beside)).then(|| {
                                 format!(
                                     "{} (breaks {:?}): found {:?}",
