@@ -30,6 +30,11 @@ pub static VARIANTS: &[Variant] = &[
          default, once a channel has used half and gone quiet for a second)"
     ),
     variant!(
+        "pings-paused-channels",
+        "sends a PING on a channel the moment the client pauses it (a pause holds what credit \
+         counts, and a PING is not counted)"
+    ),
+    variant!(
         "no-client-runs",
         "opens runs only for user messages: a client's RUN_STARTED is accepted silently and \
          opens nothing"

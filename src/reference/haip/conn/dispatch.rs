@@ -261,7 +261,8 @@ impl Conn {
 
     /// FLOW_UPDATE, PAUSE_CHANNEL, RESUME_CHANNEL: what the client lets us send.
     async fn on_flow_control(&mut self, ty: &str, event: &Value) {
-        if let (Some(ch), Some(o)) = (payload_string(event, "channel"), self.outbox.as_mut()) {
+        let channel = payload_string(event, "channel");
+        if let (Some(ch), Some(o)) = (channel.clone(), self.outbox.as_mut()) {
             match ty {
                 "FLOW_UPDATE" => {
                     let m = event
@@ -276,6 +277,14 @@ impl Conn {
         }
         if ty != "PAUSE_CHANNEL" {
             self.flush().await;
+            return;
+        }
+        // A pause holds what credit counts, and a PING is not counted (ERRATA 9): it goes out
+        // on the paused channel at once.
+        let pings = self.config.variants.has("pings-paused-channels");
+        if let Some(ch) = channel.filter(|_| pings) {
+            let payload = json!({"nonce": "wireprobe-paused"});
+            self.emit(Outgoing::new("PING", &ch, payload)).await;
         }
     }
 
