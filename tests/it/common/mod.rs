@@ -96,9 +96,18 @@ pub async fn run_reference_as(
 pub async fn run_text_against_reference(id: &str, text: &str) -> Vec<CaseResult> {
     let protocol = protocol::get(id).expect("protocol is registered");
     let (_target, cfg) = start_reference(Target::default_of(id), &[], &[], None).await;
+    run_text(protocol, text, &cfg).await
+}
+
+/// The cases of a suite file's `text` run as `cfg` says.
+async fn run_text(
+    protocol: &'static dyn protocol::Protocol,
+    text: &str,
+    cfg: &RunConfig,
+) -> Vec<CaseResult> {
     let suite = suite::loader::load_texts(protocol, &[("t.toml".into(), text.into())])
         .expect("the suite loads");
-    run_suite(protocol, &suite, &cfg, &|_| {})
+    run_suite(protocol, &suite, cfg, &|_| {})
         .await
         .expect("target reachable")
 }
@@ -137,11 +146,7 @@ where
     cfg.target_url = cfg
         .target_url
         .replace(&target.addr.to_string(), &far.to_string());
-    let suite = suite::loader::load_texts(protocol, &[("t.toml".into(), text.into())])
-        .expect("the suite loads");
-    run_suite(protocol, &suite, &cfg, &|_| {})
-        .await
-        .expect("target reachable")
+    run_text(protocol, text, &cfg).await
 }
 
 /// The cases of a suite file's `text` run against `id`'s reference target through a
