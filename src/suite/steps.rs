@@ -42,6 +42,9 @@ pub struct CaseRun<'a> {
     /// then, not from when this step got to run (a run starved of CPU starts a step late, and a
     /// window begun late takes in an answer the target was right to send).
     pub(super) sent_at: Option<Instant>,
+    /// How many of the arrivals kept unjudged (`link.pending`, oldest first) had come before
+    /// the step before this one sent: none of them answers what it sent.
+    pub(super) before_send: usize,
 }
 
 /// A fresh session of the side wireprobe plays (the CLI serves a client only with a protocol
@@ -84,6 +87,7 @@ impl<'a> CaseRun<'a> {
             at_step: None,
             serving: None,
             sent_at: None,
+            before_send: 0,
         }
     }
 
@@ -195,8 +199,14 @@ impl<'a> CaseRun<'a> {
     }
 
     async fn step(&mut self, action: &Action) -> Result<(), Outcome> {
-        let done = self.run_step(action).await;
         let sent = matches!(action, Action::Send(_) | Action::SendRaw(_));
+        if sent {
+            // What arrived so far is kept in wire order ahead of anything this step's sends
+            // can draw (a send takes it in first anyway).
+            self.link.drain();
+            self.before_send = self.link.pending.len();
+        }
+        let done = self.run_step(action).await;
         self.sent_at = sent.then(Instant::now);
         done
     }

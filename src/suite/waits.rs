@@ -246,16 +246,24 @@ impl CaseRun<'_> {
         let matching = self.substitute_all(matching)?;
         // An answer's silence counted from what we sent is the target's once that arrives, and
         // what it says then takes as long again to come back: the window is a round trip longer.
-        let (from, distance) = match self.sent_at.take() {
-            Some(sent) if *answer => (sent, self.link.round_trip),
-            Some(sent) => (sent, Duration::ZERO),
-            None => (Instant::now(), Duration::ZERO),
+        // Nor can anything that came before the send answer it: a late answer to something
+        // sent earlier (a refusal the spec leaves open, say) is let be.
+        let (from, distance, mut earlier) = match self.sent_at.take() {
+            Some(sent) if *answer => (sent, self.link.round_trip, self.before_send),
+            Some(sent) => (sent, Duration::ZERO, 0),
+            None => (Instant::now(), Duration::ZERO, 0),
         };
         let deadline = from + Duration::from_millis(*ms) + distance;
         let found = self
             .link
             .watch(deadline, |a, _| match a {
+                // An end stays an end, whenever it came.
                 Item::Ended(how) => Watch::Stop(format!("the connection ended ({how})")),
+                // The kept arrivals come first, oldest first.
+                _ if earlier > 0 => {
+                    earlier -= 1;
+                    Watch::Keep
+                }
                 _ if matching.is_empty() => Watch::Stop(a.describe()),
                 _ if matching.iter().any(|m| a.matches(m, &mut Vars::new())) => {
                     Watch::Stop(a.describe())

@@ -12,7 +12,7 @@ use tokio::time::Instant;
 /// Relays every connection to `upstream`, each chunk `each_way` late, in order; a round trip
 /// through it takes twice that. It runs until the test ends.
 pub async fn proxy(upstream: SocketAddr, each_way: Duration) -> SocketAddr {
-    slow_to_open(upstream, each_way, Duration::MAX).await
+    slow_for(upstream, each_way, Duration::ZERO, Duration::MAX).await
 }
 
 /// As [`proxy`], but only for the chunks read in the first `for_first` of each connection;
@@ -23,14 +23,37 @@ pub async fn slow_to_open(
     each_way: Duration,
     for_first: Duration,
 ) -> SocketAddr {
+    slow_for(upstream, each_way, Duration::ZERO, for_first).await
+}
+
+/// As [`proxy`], but only for the chunks read once a connection is `after` old: a target
+/// whose answers come late though it opened at once (its machine got busy), so its opening
+/// round trip says it is nearer than its later answers are.
+pub async fn late_after_open(
+    upstream: SocketAddr,
+    each_way: Duration,
+    after: Duration,
+) -> SocketAddr {
+    slow_for(upstream, each_way, after, Duration::MAX).await
+}
+
+/// Relays every connection to `upstream`, holding each chunk read between `from` and `until`
+/// after the connection opened `each_way`; every chunk passes in order.
+async fn slow_for(
+    upstream: SocketAddr,
+    each_way: Duration,
+    from: Duration,
+    until: Duration,
+) -> SocketAddr {
     super::hostile::listen(move |client: TcpStream| async move {
         let Ok(server) = TcpStream::connect(upstream).await else {
             return;
         };
-        let slow_until = Instant::now().checked_add(for_first);
+        let opened = Instant::now();
         let delay = Delay {
             each_way,
-            slow_until,
+            slow_from: opened + from,
+            slow_until: opened.checked_add(until),
         };
         let (from_client, to_client) = client.into_split();
         let (from_server, to_server) = server.into_split();
@@ -46,15 +69,18 @@ pub async fn slow_to_open(
 #[derive(Clone, Copy)]
 struct Delay {
     each_way: Duration,
+    /// Chunks read before this pass at once.
+    slow_from: Instant,
     /// Chunks read after this pass at once (`None`: never).
     slow_until: Option<Instant>,
 }
 
 impl Delay {
     fn due(&self, read_at: Instant) -> Instant {
-        match self.slow_until {
-            Some(until) if read_at >= until => read_at,
-            _ => read_at + self.each_way,
+        let slow = read_at >= self.slow_from && self.slow_until.is_none_or(|u| read_at < u);
+        match slow {
+            true => read_at + self.each_way,
+            false => read_at,
         }
     }
 }

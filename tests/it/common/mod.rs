@@ -149,6 +149,21 @@ where
     run_text(protocol, text, &cfg).await
 }
 
+/// The cases of a suite file's `text` run against `id`'s reference target, started with
+/// `faults` and `variants`, through a [`distant::late_after_open`] proxy: nothing for a
+/// connection's first 300 ms (its opening), 250 ms each way after.
+pub async fn run_text_answering_late(
+    id: &str,
+    [faults, variants]: [&[&str]; 2],
+    text: &str,
+) -> Vec<CaseResult> {
+    let late = |addr| {
+        let (each_way, after) = (Duration::from_millis(250), Duration::from_millis(300));
+        distant::late_after_open(addr, each_way, after)
+    };
+    run_text_through(id, [faults, variants], text, late).await
+}
+
 /// The cases of a suite file's `text` run against `id`'s reference target through a
 /// [`distant::slow_to_open`] proxy: 300 ms each way for a connection's first 500 ms (its
 /// opening), nothing after.
