@@ -38,13 +38,20 @@ pub struct CaseRun<'a> {
     pub(super) at_step: Option<usize>,
     /// Judging a client: the case's listener and the client started against it.
     pub(super) serving: Option<super::serving::Serving>,
-    /// When the step before this one sent something: a silence expected next is counted from
-    /// then, not from when this step got to run (a run starved of CPU starts a step late, and a
-    /// window begun late takes in an answer the target was right to send).
-    pub(super) sent_at: Option<Instant>,
+    /// What the step before this one sent, if it sent something.
+    pub(super) sent: Option<SentStep>,
+}
+
+/// A step that sent: a silence expected next is counted from when it was done, not from when
+/// that step got to run (a run starved of CPU starts a step late, and a window begun late takes
+/// in an answer the target was right to send).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct SentStep {
+    /// When its sends were done.
+    pub(super) at: Instant,
     /// How many of the arrivals kept unjudged (`link.pending`, oldest first) had come before
-    /// the step before this one sent: none of them answers what it sent.
-    pub(super) before_send: usize,
+    /// it sent: none of them answers what it sent.
+    pub(super) earlier: usize,
 }
 
 /// A fresh session of the side wireprobe plays (the CLI serves a client only with a protocol
@@ -86,8 +93,7 @@ impl<'a> CaseRun<'a> {
             scope: format!("wp-{}", uuid::Uuid::new_v4().simple()),
             at_step: None,
             serving: None,
-            sent_at: None,
-            before_send: 0,
+            sent: None,
         }
     }
 
@@ -199,15 +205,18 @@ impl<'a> CaseRun<'a> {
     }
 
     async fn step(&mut self, action: &Action) -> Result<(), Outcome> {
-        let sent = matches!(action, Action::Send(_) | Action::SendRaw(_));
-        if sent {
-            // What arrived so far is kept in wire order ahead of anything this step's sends
-            // can draw (a send takes it in first anyway).
+        let sends = matches!(action, Action::Send(_) | Action::SendRaw(_));
+        // What arrived so far is kept in wire order ahead of anything this step's sends can
+        // draw (a send takes it in first anyway).
+        let earlier = sends.then(|| {
             self.link.drain();
-            self.before_send = self.link.pending.len();
-        }
+            self.link.pending.len()
+        });
         let done = self.run_step(action).await;
-        self.sent_at = sent.then(Instant::now);
+        self.sent = earlier.map(|earlier| SentStep {
+            at: Instant::now(),
+            earlier,
+        });
         done
     }
 

@@ -248,9 +248,9 @@ impl CaseRun<'_> {
         // what it says then takes as long again to come back: the window is a round trip longer.
         // Nor can anything that came before the send answer it: a late answer to something
         // sent earlier (a refusal the spec leaves open, say) is let be.
-        let (from, distance, mut earlier) = match self.sent_at.take() {
-            Some(sent) if *answer => (sent, self.link.round_trip, self.before_send),
-            Some(sent) => (sent, Duration::ZERO, 0),
+        let (from, distance, mut earlier) = match self.sent.take() {
+            Some(sent) if *answer => (sent.at, self.link.round_trip, sent.earlier),
+            Some(sent) => (sent.at, Duration::ZERO, 0),
             None => (Instant::now(), Duration::ZERO, 0),
         };
         let deadline = from + Duration::from_millis(*ms) + distance;
