@@ -31,6 +31,7 @@ pub fn observed_of(record: &Record) -> Observed<'_> {
         Observation::StreamRequested { from: None } => Observed::StreamDropped,
         Observation::Stderr { .. }
         | Observation::Stdout { .. }
+        | Observation::RoundTrip { .. }
         | Observation::StreamRequested { .. } => Observed::Aside,
         Observation::Text { text, .. } => Observed::Garbage(text),
         Observation::Binary { len, .. } => Observed::Binary(*len),

@@ -99,6 +99,7 @@ pub fn record(r: &crate::transcript::Record) -> String {
         O::StreamOpened { .. } => "the event stream reopened".into(),
         O::Truncated { dropped } => format!("{dropped} entries not stored"),
         O::NoGreeting { waited_ms } => format!("no greeting within {waited_ms} ms"),
+        O::RoundTrip { ms } => format!("a ping answered in {ms} ms"),
         O::TokenPresented { at: Some(at) } => format!("the token presented in the {at}"),
         O::TokenPresented { at: None } => "no token presented".into(),
     }

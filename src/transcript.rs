@@ -133,6 +133,10 @@ pub enum Observation {
     StreamRequested { from: Option<StreamFrom> },
     /// The event stream was reopened: what follows is the new stream's.
     StreamOpened { from: StreamFrom },
+    /// wireprobe's own measurement, never judged: a ping it sent to see how far the target is
+    /// now (a wait for the target's answers asks, where the transport can) was answered after
+    /// this many ms, behind everything the target sent before it.
+    RoundTrip { ms: u64 },
     /// The transcript was full: this many entries were not stored, and nothing after is judged.
     Truncated { dropped: usize },
     /// A target that speaks first (Nuum's init) said nothing of the protocol within this
@@ -544,6 +548,9 @@ pub fn received_record(received: &Received) -> Record {
             message: what.clone(),
         }),
         Received::Stderr(line) => Record::Observed(Observation::Stderr { line: line.clone() }),
+        Received::RoundTrip(took) => Record::Observed(Observation::RoundTrip {
+            ms: took.as_millis() as u64,
+        }),
     }
 }
 

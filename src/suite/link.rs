@@ -162,10 +162,23 @@ pub(super) struct Link {
     pub(super) answers: Vec<Value>,
     /// The run's work slot, lent while it waits on the target (a campaign's runs share them).
     pub(super) slot: Option<Slot>,
-    /// The longest round trip a connection of this case measured as it opened (see
-    /// [`Connection::round_trip`]): how much longer than its `ms` a wait for the target's
-    /// answers lasts, so a distant target's answers arrive before a later step is judged.
+    /// The longest round trip this case measured: as a connection opened (see
+    /// [`Connection::round_trip`]) or as a ping was answered ([`Link::pong`]). How much
+    /// longer than its `ms` a wait for the target's answers lasts, so a distant target's
+    /// answers arrive before a later step is judged.
     pub(super) round_trip: std::time::Duration,
+    /// How many pings were answered, and when the last answer came.
+    pub(super) pongs: Option<Pong>,
+    /// A ping went unanswered in its time: this case asks no more (a target that never
+    /// answers would cost each wait that long).
+    pub(super) unanswered_ping: bool,
+}
+
+/// The pings of a case answered so far.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Pong {
+    pub(super) count: u64,
+    pub(super) at: Instant,
 }
 
 /// What a frame of `len` bytes adds to a send's deadline: a second per whole MiB.
@@ -258,6 +271,17 @@ impl Link {
                     self.non_frame(received)
                 }
             },
+            // Our own measurement: kept in the record, never an arrival the steps see.
+            Received::RoundTrip(took) => {
+                self.transcript
+                    .record_received(&Received::RoundTrip(took), at);
+                self.round_trip = self.round_trip.max(took);
+                self.pongs = Some(Pong {
+                    count: self.pongs.map_or(1, |p| p.count + 1),
+                    at: Instant::from_std(at),
+                });
+                None
+            }
             other => {
                 self.transcript.record_received(&other, at);
                 self.non_frame(other)
@@ -316,7 +340,7 @@ impl Link {
             Received::Failed(e) => Item::Ended(e.to_string()),
             // A framing anomaly is something the target sent; stderr is only for the record.
             Received::Notice(what) => Item::Garbage(what),
-            Received::Stderr(_) => return None,
+            Received::Stderr(_) | Received::RoundTrip(_) => return None,
         };
         if let Item::Ended(how) = &item {
             self.ended = Some(how.clone());
@@ -404,6 +428,43 @@ impl Link {
                 }
                 Watch::Keep => self.keep(arrival),
             }
+        }
+    }
+
+    /// Asks the target for a pong where the transport can (a WebSocket), and waits for it until
+    /// `bound`, keeping what arrives meanwhile for the steps after: when it came, everything
+    /// the target sent before it read the ping having come before it. `None` when the
+    /// transport cannot ask, the connection ended, or the pong did not come in time (then the
+    /// case asks no more).
+    pub(super) async fn pong(&mut self, bound: Instant) -> Option<Instant> {
+        if self.unanswered_ping || self.ended.is_some() {
+            return None;
+        }
+        if !self.conn.as_mut().is_some_and(Connection::ping) {
+            return None;
+        }
+        let asked = self.pongs.map_or(0, |p| p.count);
+        loop {
+            match self.pongs {
+                Some(pong) if pong.count > asked => return Some(pong.at),
+                _ => {}
+            }
+            if self.ended.is_some() {
+                return None;
+            }
+            let conn = self.conn.as_mut()?;
+            let got = match &mut self.slot {
+                Some(slot) => slot.recv(conn, bound).await,
+                None => conn.recv(bound).await,
+            };
+            let Some((received, at)) = got else {
+                self.unanswered_ping = Instant::now() >= bound;
+                return None;
+            };
+            if let Some(arrival) = self.arrive(received, at) {
+                self.keep(arrival);
+            }
+            self.send_answers(bound).await;
         }
     }
 

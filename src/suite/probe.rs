@@ -197,7 +197,8 @@ async fn mute_process(
             | Received::StreamOpened(_)
             | Received::Posted { .. }
             | Received::AnswerEnded { .. }
-            | Received::Subscribed(_) => {}
+            | Received::Subscribed(_)
+            | Received::RoundTrip(_) => {}
         }
     }
 }

@@ -151,6 +151,11 @@ pub enum Received {
     Notice(String),
     /// A line the target wrote to stderr.
     Stderr(String),
+    /// Our own measurement, not the target's data: a ping [`Connection::ping`] asked for was
+    /// answered this long after it went out (a WebSocket pong carrying the ping's random
+    /// payload, which only an answer to it can). Everything the target sent before it read
+    /// the ping arrived before this.
+    RoundTrip(std::time::Duration),
 }
 
 impl Received {
@@ -208,6 +213,9 @@ impl TransportError {
 #[derive(Debug)]
 pub(crate) enum Command {
     Send(Outgoing, oneshot::Sender<Result<(), TransportError>>),
+    /// Ask the target for a pong now, behind the frames already sent (a transport that can:
+    /// see [`Connection::pinging`]).
+    Ping,
     Close,
 }
 
@@ -286,6 +294,8 @@ pub struct Connection {
     answers_owed: Option<usize>,
     /// How long the transport's opening exchange took (see [`Connection::round_trip`]).
     round_trip: Option<std::time::Duration>,
+    /// The transport answers [`Command::Ping`] (see [`Connection::ping`]).
+    pings: bool,
 }
 
 impl Connection {
@@ -317,7 +327,22 @@ impl Connection {
             unconfirmed: None,
             answers_owed: None,
             round_trip: None,
+            pings: false,
         }
+    }
+
+    /// This connection's transport can ask the target for a pong ([`Connection::ping`]).
+    pub(crate) fn pinging(mut self) -> Self {
+        self.pings = true;
+        self
+    }
+
+    /// Asks the target to answer a ping now, behind what was already sent: its answer arrives
+    /// as [`Received::RoundTrip`], after everything the target sent before reading the ping.
+    /// False when this transport cannot ask (SSE + HTTP, a process) or the ask could not be
+    /// queued; a target that never answers is the caller's to bound.
+    pub fn ping(&mut self) -> bool {
+        self.pings && !self.finished && self.commands.try_send(Command::Ping).is_ok()
     }
 
     /// This connection's opening exchange (a request the target answered) took `took`.

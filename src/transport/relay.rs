@@ -85,6 +85,8 @@ async fn pump<R, W>(
                     let result = async { writer.write_all(&bytes).await?; writer.flush().await }.await;
                     let _ = done.send(result.map_err(|_| TransportError::Closed));
                 }
+                // Not a pinging connection: never asked.
+                Some(Command::Ping) => {}
                 Some(Command::Close) | None => {
                     let _ = writer.shutdown().await;
                     return;

@@ -326,6 +326,8 @@ async fn run(
         let (out, done) = match command {
             Command::Close => break,
             Command::Send(out, done) => (out, done),
+            // Not a pinging connection: never asked.
+            Command::Ping => continue,
         };
         let result = match out {
             Outgoing::Frame(frame) => {

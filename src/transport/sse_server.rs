@@ -333,6 +333,8 @@ impl SessionTask {
                         let result = self.send(out).await;
                         let _ = done.send(result);
                     }
+                    // Not a pinging connection: never asked.
+                    Some(Command::Ping) => {}
                     Some(Command::Close) | None => break,
                 },
                 Some(http) = from_http.recv() => match http {

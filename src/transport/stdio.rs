@@ -197,6 +197,8 @@ async fn pump(
                         _ => TransportError::Protocol(format!("cannot write to the process: {e}")),
                     }));
                 }
+                // Not a pinging connection: never asked.
+                Some(RunnerCommand::Ping) => {}
                 // The runner is done: close stdin, and the drop below kills what is left.
                 None => {
                     let _ = stdin.shutdown().await;

@@ -144,6 +144,7 @@ where
     let task = tokio::spawn(pump(ws, inbox, commands, opts.max_frame));
     Ok(Connection::from_parts(parts, task)
         .pipelined()
+        .pinging()
         .opened_in(took))
 }
 
@@ -231,7 +232,10 @@ pub async fn accept(
     .map_err(|e| TransportError::Protocol(format!("WebSocket upgrade failed: {e}")))?;
     let (inbox, commands, parts) = Connection::channels();
     let task = tokio::spawn(pump(ws, inbox, commands, max_frame));
-    Ok((Connection::from_parts(parts, task).pipelined(), opened))
+    Ok((
+        Connection::from_parts(parts, task).pipelined().pinging(),
+        opened,
+    ))
 }
 
 /// The `101 Switching Protocols` answer to a WebSocket upgrade request, or `None` when
@@ -273,7 +277,7 @@ pub async fn over_upgraded(upgraded: hyper::upgrade::Upgraded, max_frame: usize)
     .await;
     let (inbox, commands, parts) = Connection::channels();
     let task = tokio::spawn(pump(ws, inbox, commands, max_frame));
-    Connection::from_parts(parts, task).pipelined()
+    Connection::from_parts(parts, task).pipelined().pinging()
 }
 
 /// Frame limits, and a read buffer sized for speed: tungstenite zero-fills its whole read
@@ -298,12 +302,18 @@ async fn pump<S>(
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let (mut sink, mut stream) = ws.split();
+    let pings = Pings::new();
     let reader = async {
         loop {
             let observed = match stream.next().await {
                 Some(Ok(Message::Text(text))) => Received::Frame(Frame::Text(text.to_string())),
                 Some(Ok(Message::Binary(bytes))) => Received::Frame(Frame::Binary(bytes.to_vec())),
-                Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => continue,
+                Some(Ok(Message::Pong(payload))) => match pings.answered(&payload) {
+                    Some(took) => Received::RoundTrip(took),
+                    // Unasked (RFC 6455 lets a peer send one as a heartbeat): nothing to us.
+                    None => continue,
+                },
+                Some(Ok(Message::Ping(_) | Message::Frame(_))) => continue,
                 Some(Ok(Message::Close(frame))) => Received::Closed {
                     code: frame.as_ref().map(|f| u16::from(f.code)),
                     reason: frame.map(|f| f.reason.to_string()).unwrap_or_default(),
@@ -338,6 +348,10 @@ async fn pump<S>(
                             batch.push((done, fed.map_err(map_write_error)));
                         }
                     },
+                    // A failed write shows in the reader's end of the connection.
+                    Command::Ping => {
+                        let _ = sink.feed(Message::Ping(pings.ask().into())).await;
+                    }
                     Command::Close => {
                         confirm(&mut batch, sink.flush().await, &mut broken);
                         // A normal closure says so (1000), as the transcript records it: a peer
@@ -356,6 +370,40 @@ async fn pump<S>(
     tokio::select! {
         _ = reader => {}
         _ = writer => {}
+    }
+}
+
+/// The pings a connection asks for ([`Connection::ping`]): each carries this connection's
+/// random nonce and when it went out, so its pong says how long it took without any state
+/// shared between the pump's writer and reader, and a pong the target made up cannot pass for
+/// one (it would have to know the nonce).
+struct Pings {
+    nonce: [u8; 8],
+    epoch: std::time::Instant,
+}
+
+impl Pings {
+    fn new() -> Self {
+        Pings {
+            nonce: uuid::Uuid::new_v4().as_u64_pair().0.to_be_bytes(),
+            epoch: std::time::Instant::now(),
+        }
+    }
+
+    /// The payload of a ping going out now.
+    fn ask(&self) -> Vec<u8> {
+        let sent = self.epoch.elapsed().as_nanos() as u64;
+        [self.nonce, sent.to_be_bytes()].concat()
+    }
+
+    /// How long ago the ping a pong with `payload` answers went out, if it answers one of ours.
+    fn answered(&self, payload: &[u8]) -> Option<Duration> {
+        let (nonce, sent) = payload.split_first_chunk::<8>()?;
+        let sent: [u8; 8] = sent.try_into().ok()?;
+        (*nonce == self.nonce).then(|| {
+            let sent = Duration::from_nanos(u64::from_be_bytes(sent));
+            self.epoch.elapsed().saturating_sub(sent)
+        })
     }
 }
 

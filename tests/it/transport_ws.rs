@@ -54,6 +54,11 @@ async fn server() -> (String, Seen) {
                             };
                             let _ = tx.send(Message::Close(Some(frame))).await;
                         }
+                        // A pong nobody asked for (RFC 6455 lets a peer send one).
+                        Ok(Message::Text(t)) if t.as_str() == "pong-me" => {
+                            let _ = tx.send(Message::Pong("unasked".into())).await;
+                            let _ = tx.send(Message::text("echo pong-me")).await;
+                        }
                         Ok(Message::Text(t)) => {
                             log.lock().unwrap().push(format!("text {t}"));
                             let _ = tx.send(Message::text(format!("echo {t}"))).await;
@@ -317,4 +322,37 @@ async fn the_upgrade_measures_the_round_trip() {
     let conn = websocket::connect(&opts).await.expect("connects");
     let took = conn.round_trip().expect("measured").as_millis();
     assert!((200..2000).contains(&took), "{took} ms");
+}
+
+/// A ping asked for is answered behind everything the target sent before it read it, and says
+/// how long that took; a pong the target sent unasked says nothing.
+#[tokio::test]
+async fn a_ping_is_answered_behind_what_came_before_it() {
+    let (url, _seen) = server().await;
+    let mut conn = websocket::connect(&WsOptions::new(url))
+        .await
+        .expect("connects");
+    conn.send(Frame::Text("pong-me".into()), soon())
+        .await
+        .expect("sent");
+    conn.send(Frame::Text("a".into()), soon())
+        .await
+        .expect("sent");
+    assert!(conn.ping(), "a WebSocket can ask for a pong");
+    let mut got = Vec::new();
+    while let Some((received, _)) = conn.recv(soon()).await {
+        let last = matches!(received, Received::RoundTrip(_));
+        got.push(received);
+        if last {
+            break;
+        }
+    }
+    assert!(
+        matches!(&got[..], [
+            Received::Frame(Frame::Text(first)),
+            Received::Frame(Frame::Text(second)),
+            Received::RoundTrip(took),
+        ] if first == "echo pong-me" && second == "echo a" && *took < Duration::from_secs(5)),
+        "{got:?}"
+    );
 }

@@ -289,6 +289,55 @@ async fn an_answers_silence_lets_be_what_came_before_its_send() {
     );
 }
 
+/// Two results for calls the target never issued, a wait for its answers, a broken event
+/// and its error, then the fuzzer's liveness probe: a valid event no error may answer. Begun
+/// once the proxy's delay has (a connection's first 300 ms pass at once).
+const HUMA_LATE_REFUSALS: &str = r#"
+[[case]]
+id = "settle.late-refusals"
+title = "A wait for the target's answers outlasts answers that come later than its opening said"
+rules = ["HUMA-VAL-001", "HUMA-ERR-003"]
+steps = [
+  { wait = { ms = 400 } },
+  { send = { type = "tool-result", triggering = false, toolCallId = "${uuid:a}", toolName = "t", outcome = "success", result = "r" } },
+  { send = { type = "tool-result", triggering = false, toolCallId = "${uuid:b}", toolName = "t", outcome = "success", result = "r" } },
+  { wait = { ms = 200, settled = true } },
+  { discard = {} },
+  { send = { type = "context-updated", triggering = false, name = "n", context = {}, description = "d" } },
+  { expect_error = {}, rule = "HUMA-VAL-001" },
+  { discard = {} },
+  { send = { type = "context-update", triggering = false, name = "probe", context = {}, description = "liveness" } },
+  { expect_silence = { ms = 300, answer = true, matching = { channel = "error" } }, rule = "HUMA-ERR-003" },
+]
+"#;
+
+/// A server may refuse results for calls it never issued (ERRATA HUMA 7). One that opened at
+/// once and then answered late (its machine got busy) refused two such results only after the
+/// wait for its answers had ended, sized by its opening's round trip: the next broken event's
+/// expected error took the first refusal, and the second came inside the liveness probe's
+/// silence, a false HUMA-ERR-003 (fuzzing found it at run 16, 3/3, through a proxy holding
+/// answers 250 ms each way after the opening). The wait now asks the target's WebSocket for a
+/// pong, which comes behind both refusals. A server that drops the connection after an error
+/// still fails the probe.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_wait_for_answers_outlasts_answers_later_than_the_opening_said() {
+    let variants = ["refuses-unknown-calls"];
+    let results =
+        common::run_text_answering_late("huma", [&[], &variants], HUMA_LATE_REFUSALS).await;
+    assert_eq!(results[0].verdict, Verdict::Pass, "{}", results[0].message);
+    let faults = ["disconnects-after-error"];
+    let near = std::time::Duration::ZERO;
+    let results =
+        common::run_text_from_afar("huma", [&faults, &variants], HUMA_LATE_REFUSALS, near).await;
+    // HUMA-ERR-003 is a should.
+    assert_eq!(results[0].verdict, Verdict::Warn, "{}", results[0].message);
+    assert!(
+        results[0].message.contains("HUMA-ERR-003"),
+        "{}",
+        results[0].message
+    );
+}
+
 /// A gap the target must wait 500 ms to fill before asking for a replay (HAIP-SEQ-004), then
 /// the ask: the silence before it is one a timer ends, or, with `ANSWER`, one that answers.
 const HAIP_TIMER: &str = r#"

@@ -124,7 +124,9 @@ pub async fn connect(
             | Received::StreamOpened(_)
             | Received::Posted { .. }
             | Received::AnswerEnded { .. }
-            | Received::Subscribed(_),
+            | Received::Subscribed(_)
+            // Nothing asked for one yet.
+            | Received::RoundTrip(_),
             _,
         )) => {
             return Err(not_socketio(
@@ -135,7 +137,8 @@ pub async fn connect(
     let (inbox, commands, parts) = Connection::channels();
     let upgraded_in = inner.round_trip();
     let task = tokio::spawn(relay(inner, inbox, commands, open_text, info.clone()));
-    let mut conn = Connection::from_parts(parts, task);
+    // Over a WebSocket (Engine.IO's polling is not used here): its pings are ours to ask for.
+    let mut conn = Connection::from_parts(parts, task).pinging();
     if let Some(took) = upgraded_in {
         conn = conn.opened_in(took);
     }
@@ -163,6 +166,10 @@ async fn relay(
                 Some(Command::Send(out, done)) => {
                     let result = inner.send(out, Instant::now() + SEND_BUDGET).await;
                     let _ = done.send(result);
+                }
+                // The WebSocket's pong comes back through `inner`, behind what came before it.
+                Some(Command::Ping) => {
+                    inner.ping();
                 }
                 Some(Command::Close) | None => {
                     inner.close().await;

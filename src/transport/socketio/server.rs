@@ -387,6 +387,8 @@ impl Engine {
                         };
                         let _ = done.send(result);
                     }
+                    // Not a pinging connection: never asked.
+                    Some(Command::Ping) => {}
                     Some(Command::Close) | None => {
                         let _ = self.send(Frame::Text("1".into())).await;
                         return Ended::Quietly;
