@@ -301,11 +301,12 @@ fn correct_references_give_no_finding() {
             "hpd --variant whole-text: {}",
             fuzzed.stderr
         );
-        // What is left is a matter of time: the fuzzer forgets what arrives within 200 ms (and
-        // the round trip the connection measured as it opened) of an input whose answer is
-        // open, and on two cores running a dozen fuzzers a refusal can come later, to be heard
-        // by the liveness probe's silence (HUMA-ERR-003, a should). Such a finding does not
-        // reproduce; one that does is a false alarm.
+        // What is left is a matter of time: the fuzzer forgets what arrives within 200 ms of a
+        // pong asked for as it waits after an input whose answer is open. The pong comes behind
+        // what the target sent before reading the ping, but socketioxide runs each event's
+        // handler as a task of its own, and on two cores running a dozen fuzzers a refusal can
+        // come later still, to be heard by the liveness probe's silence (HUMA-ERR-003, a
+        // should). Such a finding does not reproduce; one that does is a false alarm.
         let fuzzed = refuses_unknown.join().expect("a fuzzing thread");
         assert!(
             fuzzed.rule.is_none()
