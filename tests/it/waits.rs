@@ -289,32 +289,16 @@ async fn an_answers_silence_lets_be_what_came_before_its_send() {
     );
 }
 
-/// Two results for calls the target never issued, a wait for its answers, a broken event
-/// and its error, then the fuzzer's liveness probe: a valid event no error may answer. Begun
-/// once the proxy's delay has (a connection's first 300 ms pass at once).
-const HUMA_LATE_REFUSALS: &str = r#"
-[[case]]
-id = "settle.late-refusals"
-title = "A wait for the target's answers outlasts answers that come later than its opening said"
-rules = ["HUMA-VAL-001", "HUMA-ERR-003"]
-steps = [
-  { wait = { ms = 400 } },
-  { send = { type = "tool-result", triggering = false, toolCallId = "${uuid:a}", toolName = "t", outcome = "success", result = "r" } },
-  { send = { type = "tool-result", triggering = false, toolCallId = "${uuid:b}", toolName = "t", outcome = "success", result = "r" } },
-  { wait = { ms = 200, settled = true } },
-  { discard = {} },
-  { send = { type = "context-updated", triggering = false, name = "n", context = {}, description = "d" } },
-  { expect_error = {}, rule = "HUMA-VAL-001" },
-  { discard = {} },
-  { send = { type = "context-update", triggering = false, name = "probe", context = {}, description = "liveness" } },
-  { expect_silence = { ms = 300, answer = true, matching = { channel = "error" } }, rule = "HUMA-ERR-003" },
-]
-"#;
+/// [`HUMA_FAR_SUITE`], begun once the proxy's delay has (a connection's first 300 ms pass at
+/// once).
+fn huma_far_after_open() -> String {
+    HUMA_FAR_SUITE.replacen("steps = [\n", "steps = [\n  { wait = { ms = 400 } },\n", 1)
+}
 
 /// A server may refuse results for calls it never issued (ERRATA HUMA 7). One that opened at
-/// once and then answered late (its machine got busy) refused two such results only after the
+/// once and then answered late (its machine got busy) refused such results only after the
 /// wait for its answers had ended, sized by its opening's round trip: the next broken event's
-/// expected error took the first refusal, and the second came inside the liveness probe's
+/// expected error took a refusal, and its own error came inside the liveness probe's
 /// silence, a false HUMA-ERR-003 (fuzzing found it at run 16, 3/3, through a proxy holding
 /// answers 250 ms each way after the opening). The wait now asks the target's WebSocket for a
 /// pong, which comes behind both refusals. A server that drops the connection after an error
@@ -323,12 +307,13 @@ steps = [
 async fn a_wait_for_answers_outlasts_answers_later_than_the_opening_said() {
     let variants = ["refuses-unknown-calls"];
     let results =
-        common::run_text_answering_late("huma", [&[], &variants], HUMA_LATE_REFUSALS).await;
+        common::run_text_answering_late("huma", [&[], &variants], &huma_far_after_open()).await;
     assert_eq!(results[0].verdict, Verdict::Pass, "{}", results[0].message);
     let faults = ["disconnects-after-error"];
     let near = std::time::Duration::ZERO;
     let results =
-        common::run_text_from_afar("huma", [&faults, &variants], HUMA_LATE_REFUSALS, near).await;
+        common::run_text_from_afar("huma", [&faults, &variants], &huma_far_after_open(), near)
+            .await;
     // HUMA-ERR-003 is a should.
     assert_eq!(results[0].verdict, Verdict::Warn, "{}", results[0].message);
     assert!(
