@@ -341,14 +341,17 @@ impl<'a> CaseRun<'a> {
                 if *settled && self.link.seen().settled() {
                     return Ok(());
                 }
-                // A target may answer later than its opening's round trip says (its machine got
-                // busy after). Where the transport can, it is asked for a pong now: that comes
-                // behind everything the target sent before reading it, and the wait lasts its
-                // `ms` from there at least (the target's time to answer what it read before
-                // the ping).
-                let bound = Instant::now() + self.timeout(None);
-                if let Some(pong) = self.link.pong(bound).await {
-                    deadline = deadline.max(pong + Duration::from_millis(*ms));
+                // A settle the protocol's structure cannot end is time alone, and a target may
+                // answer later than its opening's round trip says (its machine got busy after).
+                // Where the transport can, it is asked for a pong now: that comes behind
+                // everything the target sent before reading it, and the wait lasts its `ms`
+                // from there at least (the target's time to answer what it read before the
+                // ping). A wait `until` an answer ends on that answer, and asks nothing.
+                if *settled && self.link.session.settled().is_none() {
+                    let bound = Instant::now() + self.timeout(None);
+                    if let Some(pong) = self.link.pong(bound).await {
+                        deadline = deadline.max(pong + Duration::from_millis(*ms));
+                    }
                 }
                 // What arrives stays for the steps after: this only decides when to go on.
                 self.link

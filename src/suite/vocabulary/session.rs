@@ -30,9 +30,10 @@ pub struct Pause {
     /// Milliseconds. A wait with `until` or `settled` waits for the target's answers: it lasts
     /// at most this plus the round trip the connection measured as it opened (its WebSocket
     /// upgrade, its event stream's GET), so a distant target's answers have time to arrive.
-    /// Over a WebSocket it first asks the target for a pong, which comes behind everything the
-    /// target sent before reading it, and lasts this long after the pong at least: a target
-    /// that answers later than its opening said (its machine got busy) is waited for too.
+    /// A `settled` wait the protocol cannot end by its structure (HUMA, UAE) first asks the
+    /// target for a pong over a WebSocket, which comes behind everything the target sent before
+    /// reading it, and lasts this long after the pong at least: a target that answers later
+    /// than its opening said (its machine got busy) is waited for too.
     pub ms: u64,
     /// Events (a table, or a list of tables) whose arrival ends the wait early: the answer to
     /// a message sent just before, by which the target shows it has taken in what came first.
