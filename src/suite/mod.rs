@@ -1,5 +1,6 @@
 //! Declarative suites: the case model, the TOML loader, case filters and the runner.
 
+mod arrival;
 mod config;
 mod connect;
 mod copied;

@@ -3,9 +3,10 @@
 //! requires of the reply. Judging a client: the listener, the client started against it, and
 //! the connection it opens.
 
+use super::arrival::Item;
 use super::config::CASE_SCOPE;
 use super::connect::{open_transport, CaseDir};
-use super::link::{Item, Watch};
+use super::link::Watch;
 use super::model::*;
 use super::outcome::{fail, Outcome};
 use super::serving::{presented_at, Serving, ServingError};

@@ -1,8 +1,9 @@
 //! Executes one case's steps over a live connection.
 
+use super::arrival::Item;
 use super::config::RunConfig;
 use super::connect::CaseDir;
-use super::link::{Item, Link, Watch};
+use super::link::{Link, Watch};
 use super::model::*;
 use super::outcome::{unmet, Outcome};
 use super::tokens::token_for;

@@ -1,8 +1,9 @@
 //! The steps that wait on the target: an expected event (or its answer in another form), an
 //! error, the end of the connection, silence, a refusal, and a tool the target offers.
 
+use super::arrival::Item;
 use super::config::ToolOffer;
-use super::link::{Item, Watch};
+use super::link::Watch;
 use super::model::*;
 use super::outcome::{fail, unmet, Outcome};
 use super::steps::CaseRun;
