@@ -134,8 +134,8 @@ pub enum Observation {
     /// The event stream was reopened: what follows is the new stream's.
     StreamOpened { from: StreamFrom },
     /// wireprobe's own measurement, never judged: a ping it sent to see how far the target is
-    /// now (a wait for the target's answers asks, where the transport can) was answered after
-    /// this many ms, behind everything the target sent before it.
+    /// now (a `settled` wait the protocol cannot end by its structure asks, over a WebSocket)
+    /// was answered after this many ms, behind everything the target sent before it.
     RoundTrip { ms: u64 },
     /// The transcript was full: this many entries were not stored, and nothing after is judged.
     Truncated { dropped: usize },

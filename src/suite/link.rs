@@ -294,11 +294,7 @@ impl Link {
             if Instant::now() >= deadline || (until_answered && self.seen().answered_whole()) {
                 return None;
             }
-            let conn = self.conn.as_mut()?;
-            let (received, at) = match &mut self.slot {
-                Some(slot) => slot.recv(conn, deadline).await?,
-                None => conn.recv(deadline).await?,
-            };
+            let (received, at) = self.receive(deadline).await?;
             let Some(arrival) = self.arrive(received, at) else {
                 continue;
             };
@@ -311,6 +307,16 @@ impl Link {
                 }
                 Watch::Keep => self.keep(arrival),
             }
+        }
+    }
+
+    /// The connection's next observation, lending the run's slot while it waits: `None` once
+    /// `deadline` passes, the connection has ended, or there is none.
+    async fn receive(&mut self, deadline: Instant) -> Option<(Received, std::time::Instant)> {
+        let conn = self.conn.as_mut()?;
+        match &mut self.slot {
+            Some(slot) => slot.recv(conn, deadline).await,
+            None => conn.recv(deadline).await,
         }
     }
 
@@ -335,12 +341,7 @@ impl Link {
             if self.ended.is_some() {
                 return None;
             }
-            let conn = self.conn.as_mut()?;
-            let got = match &mut self.slot {
-                Some(slot) => slot.recv(conn, bound).await,
-                None => conn.recv(bound).await,
-            };
-            let Some((received, at)) = got else {
+            let Some((received, at)) = self.receive(bound).await else {
                 self.unanswered_ping = Instant::now() >= bound;
                 return None;
             };

@@ -160,10 +160,11 @@ pub struct Silence {
     /// The silence is the target's answer to what the step before sent (no error for a valid
     /// event): it starts once the send reaches the target, and what the target says then takes
     /// as long again to come back, so the window is `ms` plus the longest round trip the case
-    /// measured (as its connections opened, or a pong a wait asked for). What arrived before that send (a late answer to something sent
-    /// earlier) cannot answer it and does not break the silence. Leave it out for a silence a
-    /// timer ends (nothing before a spec's timeout fires): a round trip measured on a busy
-    /// machine can be long, and would stretch the window past the timer.
+    /// measured (as its connections opened, or a pong a wait asked for). What arrived before
+    /// that send (a late answer to something sent earlier) cannot answer it and does not break
+    /// the silence. Leave it out for a silence a timer ends (nothing before a spec's timeout
+    /// fires): a round trip measured on a busy machine can be long, and would stretch the
+    /// window past the timer.
     #[serde(default, skip_serializing_if = "is_false")]
     pub answer: bool,
 }
