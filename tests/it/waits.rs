@@ -273,20 +273,27 @@ fn huma_late_refusal() -> String {
 /// and still fails on a refusal of its own send.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_answers_silence_lets_be_what_came_before_its_send() {
+    let text = huma_late_refusal();
+    passes_late_and_finds_near(
+        &text,
+        "rejects-canceled-results",
+        Verdict::Fail,
+        "HUMA-VAL-007",
+    )
+    .await;
+}
+
+/// HUMA's `text` passes against a server refusing results for calls it never issued whose
+/// answers come late though it opened at once ([`common::run_text_answering_late`]), and on
+/// loopback against the same server with `fault` gives `verdict` under `rule`.
+async fn passes_late_and_finds_near(text: &str, fault: &str, verdict: Verdict, rule: &str) {
     let variants = ["refuses-unknown-calls"];
-    let results =
-        common::run_text_answering_late("huma", [&[], &variants], &huma_late_refusal()).await;
+    let results = common::run_text_answering_late("huma", [&[], &variants], text).await;
     assert_eq!(results[0].verdict, Verdict::Pass, "{}", results[0].message);
-    let faults = ["rejects-canceled-results"];
     let near = std::time::Duration::ZERO;
-    let results =
-        common::run_text_from_afar("huma", [&faults, &variants], &huma_late_refusal(), near).await;
-    assert_eq!(results[0].verdict, Verdict::Fail, "{}", results[0].message);
-    assert!(
-        results[0].message.contains("HUMA-VAL-007"),
-        "{}",
-        results[0].message
-    );
+    let results = common::run_text_from_afar("huma", [&[fault], &variants], text, near).await;
+    assert_eq!(results[0].verdict, verdict, "{}", results[0].message);
+    assert!(results[0].message.contains(rule), "{}", results[0].message);
 }
 
 /// [`HUMA_FAR_SUITE`], begun once the proxy's delay has (a connection's first 300 ms pass at
@@ -305,22 +312,15 @@ fn huma_far_after_open() -> String {
 /// still fails the probe.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_wait_for_answers_outlasts_answers_later_than_the_opening_said() {
-    let variants = ["refuses-unknown-calls"];
-    let results =
-        common::run_text_answering_late("huma", [&[], &variants], &huma_far_after_open()).await;
-    assert_eq!(results[0].verdict, Verdict::Pass, "{}", results[0].message);
-    let faults = ["disconnects-after-error"];
-    let near = std::time::Duration::ZERO;
-    let results =
-        common::run_text_from_afar("huma", [&faults, &variants], &huma_far_after_open(), near)
-            .await;
+    let text = huma_far_after_open();
     // HUMA-ERR-003 is a should.
-    assert_eq!(results[0].verdict, Verdict::Warn, "{}", results[0].message);
-    assert!(
-        results[0].message.contains("HUMA-ERR-003"),
-        "{}",
-        results[0].message
-    );
+    passes_late_and_finds_near(
+        &text,
+        "disconnects-after-error",
+        Verdict::Warn,
+        "HUMA-ERR-003",
+    )
+    .await;
 }
 
 /// A gap the target must wait 500 ms to fill before asking for a replay (HAIP-SEQ-004), then
