@@ -11,6 +11,7 @@ pub mod exchanges;
 pub(crate) mod http_serve;
 pub mod length_prefixed;
 pub mod line_tap;
+pub mod local_ports;
 pub mod passthrough;
 pub mod pipe_relay;
 pub mod process;
@@ -195,6 +196,9 @@ pub enum TransportError {
     Timeout(u64),
     #[error("invalid target {target:?}: {reason}")]
     BadTarget { target: String, reason: String },
+    /// This machine had no port to connect from: nothing the target did (see `local_ports`).
+    #[error("cannot connect to {target}: {reason}")]
+    NoLocalPort { target: String, reason: String },
     #[error("{0}")]
     Protocol(String),
 }

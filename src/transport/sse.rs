@@ -12,13 +12,14 @@
 //! [`Outgoing::Stream`] reopens the event stream (`?after=N`, or the `Last-Event-ID` header) or
 //! drops it, and a plain frame is POSTed exactly as it is to the default route.
 
+use super::local_ports::{self, Tried};
 use super::{
     Body, Command, Connection, Frame, HttpAnswer, Inbox, Outgoing, Received, SseMeta, StreamFrom,
     TransportError,
 };
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::task::JoinHandle;
 
 /// How to open an SSE + HTTP connection.
@@ -171,15 +172,35 @@ impl Http {
         })?;
         let host = host.trim_start_matches('[').trim_end_matches(']');
         let port = url.port_or_known_default().unwrap_or(80);
-        match tokio::time::timeout(
-            self.opts.timeout,
-            tokio::net::TcpStream::connect((host, port)),
-        )
-        .await
-        {
-            Ok(Ok(_)) => Ok(()),
-            Ok(Err(e)) => Err(unreachable(e.to_string())),
+        let deadline = Instant::now() + self.opts.timeout;
+        let opened =
+            local_ports::retrying(deadline, || tokio::net::TcpStream::connect((host, port)));
+        match tokio::time::timeout(self.opts.timeout, opened).await {
+            Ok(Tried::Done(Ok(_))) => Ok(()),
+            Ok(Tried::Done(Err(e))) => Err(unreachable(e.to_string())),
+            Ok(Tried::RanOut(_, waited)) => Err(self.no_local_port("", waited)),
             Err(_) => Err(TransportError::Timeout(self.opts.timeout.as_millis() as u64)),
+        }
+    }
+
+    /// Sends the request `build` makes, made again while this machine has no port free to open
+    /// its connection from, until `deadline` ([`local_ports`]).
+    async fn send(
+        &self,
+        path: &str,
+        deadline: Instant,
+        build: impl Fn() -> reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, TransportError> {
+        match local_ports::retrying(deadline, || build().send()).await {
+            Tried::Done(sent) => sent.map_err(|e| self.failure(path, e)),
+            Tried::RanOut(_, waited) => Err(self.no_local_port(path, waited)),
+        }
+    }
+
+    fn no_local_port(&self, path: &str, waited: Duration) -> TransportError {
+        TransportError::NoLocalPort {
+            target: format!("{}{}", self.base, path),
+            reason: local_ports::why(waited),
         }
     }
 
@@ -196,16 +217,20 @@ impl Http {
             }
             _ => stream_path.clone(),
         };
-        let mut req = self
-            .request(reqwest::Method::GET, &path)
-            .header("accept", "text/event-stream");
-        if let StreamFrom::LastEventId(n) = from {
-            req = req.header("last-event-id", n.as_str());
-        }
-        let sent = tokio::time::timeout(self.opts.timeout, req.send()).await;
+        let build = || {
+            let req = self
+                .request(reqwest::Method::GET, &path)
+                .header("accept", "text/event-stream");
+            match from {
+                StreamFrom::LastEventId(n) => req.header("last-event-id", n.as_str()),
+                _ => req,
+            }
+        };
+        let deadline = Instant::now() + self.opts.timeout;
+        let sent = tokio::time::timeout(self.opts.timeout, self.send(&path, deadline, build)).await;
         let response = match sent {
             Err(_) => return Err(TransportError::Timeout(self.opts.timeout.as_millis() as u64)),
-            Ok(r) => r.map_err(|e| self.failure(&path, e))?,
+            Ok(r) => r?,
         };
         let status = response.status().as_u16();
         if status == 401 || status == 403 {
@@ -235,15 +260,20 @@ impl Http {
         body: Vec<u8>,
         headers: &[(String, String)],
     ) -> Result<(HttpAnswer, Option<(AnswerBody, reqwest::Response)>), TransportError> {
-        let mut req = self
-            .request(reqwest::Method::POST, path)
-            .header("content-type", "application/json");
-        for (name, value) in headers {
-            req = req.header(name, value);
-        }
-        let req = req.body(body);
+        // Shared, not copied, by a request made again (see `send`).
+        let body = Bytes::from(body);
+        let build = || {
+            let mut req = self
+                .request(reqwest::Method::POST, path)
+                .header("content-type", "application/json");
+            for (name, value) in headers {
+                req = req.header(name, value);
+            }
+            req.body(body.clone())
+        };
+        let deadline = Instant::now() + self.opts.timeout;
         let work = async {
-            let mut response = req.send().await.map_err(|e| self.failure(path, e))?;
+            let mut response = self.send(path, deadline, build).await?;
             let status = response.status().as_u16();
             let kind = content_type(&response);
             let mut answer = HttpAnswer {

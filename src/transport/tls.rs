@@ -11,6 +11,7 @@ use std::sync::{Arc, OnceLock};
 use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
 
+use super::local_ports::Tried;
 use super::TransportError;
 
 /// What `--insecure` adds to a certificate error, so the reader knows the way out.
@@ -96,10 +97,18 @@ pub async fn dial(
         reason,
     };
     let ms = timeout.as_millis() as u64;
-    let tcp = tokio::time::timeout(timeout, TcpStream::connect((host, port)))
-        .await
-        .map_err(|_| unreachable(format!("TCP connect timed out after {ms} ms")))?
-        .map_err(|e| unreachable(e.to_string()))?;
+    let deadline = std::time::Instant::now() + timeout;
+    let opened = super::local_ports::retrying(deadline, || TcpStream::connect((host, port)));
+    let tcp = match tokio::time::timeout(timeout, opened).await {
+        Err(_) => return Err(unreachable(format!("TCP connect timed out after {ms} ms"))),
+        Ok(Tried::Done(tcp)) => tcp.map_err(|e| unreachable(e.to_string()))?,
+        Ok(Tried::RanOut(_, waited)) => {
+            return Err(TransportError::NoLocalPort {
+                target: target.to_owned(),
+                reason: super::local_ports::why(waited),
+            })
+        }
+    };
     let _ = tcp.set_nodelay(true);
     if !secure {
         return Ok(Box::new(tcp));
