@@ -6,7 +6,9 @@
 //! namespace: nothing a target sends can pose as an observation, in memory, in `check`'s input
 //! or in a saved report.
 
-use crate::transport::{Body, Frame, HttpAnswer, Outgoing, Received, SseMeta, StreamFrom};
+use crate::transport::{
+    Body, Frame, HttpAnswer, Outgoing, Received, SseMeta, StreamFrom, TransportError,
+};
 use base64::Engine;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -410,7 +412,13 @@ impl Transcript {
     /// Records what the target sent or the transport saw.
     pub fn record_received(&mut self, received: &Received, at: Instant) {
         let record = stored_record(received, self.condense);
-        self.push_at(self.judged, at, record, received.len());
+        // This machine having no port to connect from is nothing the target did: judged as
+        // the target's, it would read as the target ending the connection.
+        let from = match received {
+            Received::Failed(TransportError::NoLocalPort { .. }) => self.judged.other(),
+            _ => self.judged,
+        };
+        self.push_at(from, at, record, received.len());
         // A client's POST was answered by wireprobe's transport: the answer is ours.
         if let Received::Posted {
             path,
@@ -664,6 +672,20 @@ mod tests {
             full.push_text_at(Direction::Client, now, "{}");
         }
         assert_eq!(full.dropped(), 1);
+    }
+
+    /// This machine running out of ports is recorded as ours; any other failure as the target's.
+    #[test]
+    fn no_local_port_is_ours() {
+        let mut t = Transcript::new();
+        let ran_out = TransportError::NoLocalPort {
+            target: "http://10.0.0.2/".into(),
+            reason: "none free".into(),
+        };
+        t.record_received(&Received::Failed(ran_out), Instant::now());
+        t.record_received(&Received::Failed(TransportError::Closed), Instant::now());
+        let sides: Vec<Direction> = t.entries().iter().map(|e| e.from).collect();
+        assert_eq!(sides, [Direction::Client, Direction::Server]);
     }
 
     /// Past the byte budget nothing more is stored, not even what has no size: what is kept

@@ -104,9 +104,14 @@ impl CaseRun<'_> {
                 }
             }
             Err(e) => {
-                self.link.transcript.observe_target(Observation::Error {
+                let seen = Observation::Error {
                     message: e.to_string(),
-                });
+                };
+                // This machine having no port to connect from is nothing the target did.
+                match e {
+                    TransportError::NoLocalPort { .. } => self.link.transcript.observe_ours(seen),
+                    _ => self.link.transcript.observe_target(seen),
+                }
                 Err(Outcome::Error(format!("could not connect: {e}")))
             }
         }
