@@ -15,9 +15,14 @@ use super::tokens::connect_options;
 use crate::protocol::TransportKind;
 use crate::transcript::Observation;
 use crate::transport::process::{OutputLine, Stream};
-use crate::transport::{Outgoing, TransportError};
+use crate::transport::{local_ports, Outgoing, TransportError};
 use serde_json::Value;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 use tokio::time::Instant;
+
+/// How long a connect that found no local port free waits before it tries again.
+const AGAIN_AFTER: Duration = Duration::from_millis(50);
 
 impl CaseRun<'_> {
     /// A case's `handshake_with` over the run's defaults, with variables substituted.
@@ -80,7 +85,25 @@ impl CaseRun<'_> {
             .as_ref()
             .map(|d| d.path().to_path_buf())
             .unwrap_or_default();
-        let result = open_transport(self.protocol, opts, self.cfg, &tmp).await;
+        // A connect that found no local port free (each tried for its own timeout) is tried
+        // again until ports come free, a minute at most: the time is this machine's, and the
+        // watchdog is told of it.
+        let began = Instant::now();
+        let mut counted = Duration::ZERO;
+        let result = loop {
+            match open_transport(self.protocol, opts.clone(), self.cfg, &tmp).await {
+                Err(TransportError::NoLocalPort { .. })
+                    if began.elapsed() < local_ports::LONGEST_DROUGHT =>
+                {
+                    let waited = began.elapsed();
+                    let more = (waited - counted).as_millis() as u64;
+                    self.port_waits.fetch_add(more, Ordering::Relaxed);
+                    counted = waited;
+                    tokio::time::sleep(AGAIN_AFTER).await;
+                }
+                done => break done,
+            }
+        };
         match result {
             Ok(conn) => {
                 let took = conn.round_trip().unwrap_or_default();

@@ -13,7 +13,7 @@ use crate::results::CaseResult;
 use crate::verdict::Verdict;
 use futures_util::StreamExt;
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Runs every case of `suite` that `cfg.filter` selects (in parallel up to `cfg.jobs`);
@@ -198,9 +198,10 @@ pub async fn run_case_holding(
     // Every step is bounded on its own; the watchdog is the backstop that turns a harness bug
     // into an `error` verdict instead of a hung run.
     let budget = case_budget(case, cfg);
-    let outcome = match tokio::time::timeout(budget, run.execute()).await {
-        Ok(outcome) => outcome,
-        Err(_) => Err(Outcome::Error(format!(
+    let port_waits = run.port_waits.clone();
+    let outcome = match watchdog(budget, &port_waits, run.execute()).await {
+        Some(outcome) => outcome,
+        None => Err(Outcome::Error(format!(
             "the case overran its {} ms budget (a wireprobe bug: please report it with this transcript)",
             budget.as_millis()
         ))),
@@ -219,6 +220,29 @@ pub async fn run_case_holding(
     result.duration_ms = started.elapsed().as_millis() as u64;
     result.transcript = transcript;
     result
+}
+
+/// `work`, unless it outlasts `budget` and the milliseconds `port_waits` counts (the case's
+/// connects waiting for a local port to connect from: this machine's time, not the target's).
+async fn watchdog<T>(
+    budget: Duration,
+    port_waits: &AtomicU64,
+    work: impl std::future::Future<Output = T>,
+) -> Option<T> {
+    let mut deadline = tokio::time::Instant::now() + budget;
+    let mut counted = 0;
+    let mut work = std::pin::pin!(work);
+    loop {
+        if let Ok(done) = tokio::time::timeout_at(deadline, &mut work).await {
+            return Some(done);
+        }
+        let waited = port_waits.load(Ordering::Relaxed);
+        if waited <= counted {
+            return None;
+        }
+        deadline += Duration::from_millis(waited - counted);
+        counted = waited;
+    }
 }
 
 /// Generous upper bound on a case's run time: every step's own limit, plus slack.
@@ -260,4 +284,31 @@ fn unmet_run_requirement(case: &Case, cfg: &RunConfig) -> Option<String> {
         }
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+
+    /// The watchdog lets a case run past its budget by as long as its connects waited for a
+    /// local port, and no longer.
+    #[tokio::test]
+    async fn the_watchdog_adds_the_wait_for_a_port_and_nothing_else() {
+        let budget = Duration::from_millis(100);
+        let slow = || tokio::time::sleep(Duration::from_millis(300));
+        let none = AtomicU64::new(0);
+        assert!(watchdog(budget, &none, slow()).await.is_none());
+
+        let waits = Arc::new(AtomicU64::new(0));
+        let told = waits.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            told.fetch_add(250, Ordering::Relaxed);
+        });
+        assert!(watchdog(budget, &waits, slow()).await.is_some());
+
+        let short = AtomicU64::new(50);
+        assert!(watchdog(budget, &short, slow()).await.is_none());
+    }
 }

@@ -41,6 +41,9 @@ pub struct CaseRun<'a> {
     pub(super) serving: Option<super::serving::Serving>,
     /// What the step before this one sent, if it sent something.
     pub(super) sent: Option<SentStep>,
+    /// Milliseconds its connects waited for a local port to connect from: this machine's wait,
+    /// which the case's watchdog adds to its budget (see `local_ports`).
+    pub(super) port_waits: std::sync::Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// A step that sent: a silence expected next is counted from when it was done, not from when
@@ -97,6 +100,7 @@ impl<'a> CaseRun<'a> {
             at_step: None,
             serving: None,
             sent: None,
+            port_waits: Default::default(),
         }
     }
 

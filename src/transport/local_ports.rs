@@ -70,6 +70,10 @@ where
     }
 }
 
+/// The longest a port this side closed stays taken (Linux's TIME_WAIT, which no setting
+/// changes): a wait for a port past this is a wait for something else.
+pub const LONGEST_DROUGHT: Duration = Duration::from_secs(60);
+
 /// Why a connection could not be opened after `waited`, in words a user can act on.
 pub fn why(waited: Duration) -> String {
     format!(
