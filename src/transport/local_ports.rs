@@ -10,11 +10,11 @@
 //! 72–87% of a campaign's runs ended as "could not complete", each naming the target
 //! unreachable, while it said "nothing found". Loopback is spared (Linux reuses such
 //! ports there), so the tests never see it. Ports come free as fast as they were taken a minute
-//! before, so a short wait mostly finds one: `scripts/local-ports.sh` narrows the range to run
-//! out within seconds, and a campaign that lost 3,490 of 4,000 runs with 2,000 ports lost 81.
-//! What is left are runs under way while no port came free for longer than their timeout (the
-//! first minute's ports all taken, none yet back); a wait outside the cases' own timeouts would
-//! save those too.
+//! before, so a short wait mostly finds one; when none came free for longer than a connect's
+//! timeout (the first minute's ports all taken, none back yet), a case's opening connect tries
+//! again for up to [`LONGEST_DROUGHT`] outside the case's budget. `scripts/local-ports.sh`
+//! narrows the range to run out within seconds: a campaign that lost 3,490 of 4,000 runs with
+//! 2,000 ports loses 3, each a POST mid-run.
 
 use std::time::{Duration, Instant};
 
