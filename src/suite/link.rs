@@ -36,6 +36,9 @@ pub(super) struct Link {
     pub(super) refused: Option<String>,
     /// How the connection ended, once it has.
     pub(super) ended: Option<String>,
+    /// Why this machine lost the connection (it had no local port to connect from), when it
+    /// did: what a step sees after that is no verdict on the target.
+    pub(super) lost: Option<String>,
     pub(super) transcript: Transcript,
     /// Items no step has consumed yet (order the spec leaves open is tolerated).
     pub(super) pending: VecDeque<Item>,
@@ -220,7 +223,12 @@ impl Link {
                 None if reason.is_empty() => "closed without a close frame".into(),
                 None => reason,
             }),
-            Received::Failed(e) => Item::Ended(e.to_string()),
+            Received::Failed(e) => {
+                if matches!(e, TransportError::NoLocalPort { .. }) {
+                    self.lost = Some(e.to_string());
+                }
+                Item::Ended(e.to_string())
+            }
             // A framing anomaly is something the target sent; stderr is only for the record.
             Received::Notice(what) => Item::Garbage(what),
             Received::Stderr(_) | Received::RoundTrip(_) => return None,

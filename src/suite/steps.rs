@@ -83,6 +83,7 @@ impl<'a> CaseRun<'a> {
                 conn: None,
                 refused: None,
                 ended: None,
+                lost: None,
                 transcript: Transcript::judging(cfg.judged).condensing(condense),
                 pending: VecDeque::new(),
                 auto_answer: case.auto_answer,
@@ -149,7 +150,11 @@ impl<'a> CaseRun<'a> {
         self.check_capabilities()?;
         for (i, step) in steps.iter().enumerate() {
             self.at_step = Some(first + i);
-            self.step(&step.action).await.map_err(|o| match o {
+            let stepped = self.step(&step.action).await;
+            if let (Err(_), Some(lost)) = (&stepped, &self.link.lost) {
+                return Err(Outcome::Error(format!("could not complete: {lost}")));
+            }
+            stepped.map_err(|o| match o {
                 Outcome::Fail {
                     rule: None,
                     message,
