@@ -6,9 +6,7 @@
 //! namespace: nothing a target sends can pose as an observation, in memory, in `check`'s input
 //! or in a saved report.
 
-use crate::transport::{
-    Body, Frame, HttpAnswer, Outgoing, Received, SseMeta, StreamFrom, TransportError,
-};
+use crate::transport::{Body, Frame, HttpAnswer, Outgoing, Received, SseMeta, StreamFrom};
 use base64::Engine;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -415,7 +413,7 @@ impl Transcript {
         // This machine having no port to connect from is nothing the target did: judged as
         // the target's, it would read as the target ending the connection.
         let from = match received {
-            Received::Failed(TransportError::NoLocalPort { .. }) => self.judged.other(),
+            Received::Failed(e) if e.is_local() => self.judged.other(),
             _ => self.judged,
         };
         self.push_at(from, at, record, received.len());
@@ -677,6 +675,7 @@ mod tests {
     /// This machine running out of ports is recorded as ours; any other failure as the target's.
     #[test]
     fn no_local_port_is_ours() {
+        use crate::transport::TransportError;
         let mut t = Transcript::new();
         let ran_out = TransportError::NoLocalPort {
             target: "http://10.0.0.2/".into(),

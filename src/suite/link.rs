@@ -224,10 +224,11 @@ impl Link {
                 None => reason,
             }),
             Received::Failed(e) => {
-                if matches!(e, TransportError::NoLocalPort { .. }) {
-                    self.lost = Some(e.to_string());
+                let how = e.to_string();
+                if e.is_local() {
+                    self.lost = Some(how.clone());
                 }
-                Item::Ended(e.to_string())
+                Item::Ended(how)
             }
             // A framing anomaly is something the target sent; stderr is only for the record.
             Received::Notice(what) => Item::Garbage(what),

@@ -92,9 +92,7 @@ impl CaseRun<'_> {
         let mut counted = Duration::ZERO;
         let result = loop {
             match open_transport(self.protocol, opts.clone(), self.cfg, &tmp).await {
-                Err(TransportError::NoLocalPort { .. })
-                    if began.elapsed() < local_ports::LONGEST_DROUGHT =>
-                {
+                Err(e) if e.is_local() && began.elapsed() < local_ports::LONGEST_DROUGHT => {
                     let waited = began.elapsed();
                     let more = (waited - counted).as_millis() as u64;
                     self.port_waits.fetch_add(more, Ordering::Relaxed);
@@ -131,9 +129,9 @@ impl CaseRun<'_> {
                     message: e.to_string(),
                 };
                 // This machine having no port to connect from is nothing the target did.
-                match e {
-                    TransportError::NoLocalPort { .. } => self.link.transcript.observe_ours(seen),
-                    _ => self.link.transcript.observe_target(seen),
+                match e.is_local() {
+                    true => self.link.transcript.observe_ours(seen),
+                    false => self.link.transcript.observe_target(seen),
                 }
                 Err(Outcome::Error(format!("could not connect: {e}")))
             }

@@ -16,6 +16,7 @@
 //! narrows the range to run out within seconds: a campaign that lost 3,490 of 4,000 runs with
 //! 2,000 ports loses 3, each a POST mid-run.
 
+use super::TransportError;
 use std::time::{Duration, Instant};
 
 /// The first pause before trying again, doubled each time up to [`LONGEST_PAUSE`].
@@ -42,7 +43,7 @@ pub enum Tried<T, E> {
     /// The attempt's own outcome: it succeeded, or failed for another reason.
     Done(Result<T, E>),
     /// Every attempt until the deadline found no local port free; how long that took.
-    RanOut(E, Duration),
+    RanOut(Duration),
 }
 
 /// Runs `attempt` (one connection opened, or a request whose connection is), and again while
@@ -60,7 +61,7 @@ where
         match attempt().await {
             Err(e) if ran_out(&e) => {
                 if Instant::now() + pause >= deadline {
-                    return Tried::RanOut(e, began.elapsed());
+                    return Tried::RanOut(began.elapsed());
                 }
                 tokio::time::sleep(pause).await;
                 pause = (pause * 2).min(LONGEST_PAUSE);
@@ -74,13 +75,17 @@ where
 /// changes): a wait for a port past this is a wait for something else.
 pub const LONGEST_DROUGHT: Duration = Duration::from_secs(60);
 
-/// Why a connection could not be opened after `waited`, in words a user can act on.
-pub fn why(waited: Duration) -> String {
-    format!(
-        "no local port was free to connect from for {} ms (connections this machine closed keep \
-         theirs for a minute): fewer --jobs, or a wider net.ipv4.ip_local_port_range",
-        waited.as_millis()
-    )
+/// The error of a connection to `target` that found no local port in `waited`, saying why in
+/// words a user can act on.
+pub fn error(target: String, waited: Duration) -> TransportError {
+    TransportError::NoLocalPort {
+        target,
+        reason: format!(
+            "no local port was free to connect from for {} ms (connections this machine closed \
+             keep theirs for a minute): fewer --jobs, or a wider net.ipv4.ip_local_port_range",
+            waited.as_millis()
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -137,7 +142,7 @@ mod tests {
             Err::<(), _>(Error::from(ErrorKind::AddrNotAvailable))
         })
         .await;
-        let Tried::RanOut(_, waited) = tried else {
+        let Tried::RanOut(waited) = tried else {
             panic!("a port never free is said so");
         };
         assert!(Instant::now() < deadline, "it stops before the deadline");
@@ -145,6 +150,8 @@ mod tests {
             waited >= Duration::from_millis(100),
             "it waited: {waited:?}"
         );
-        assert!(why(waited).contains("--jobs"));
+        assert!(error("http://a/".into(), waited)
+            .to_string()
+            .contains("--jobs"));
     }
 }

@@ -211,6 +211,12 @@ impl TransportError {
             TransportError::Unreachable { .. } | TransportError::BadTarget { .. }
         )
     }
+
+    /// True when the failure was this machine's own (no local port to connect from): nothing
+    /// the target did, so never recorded or judged as the target's.
+    pub fn is_local(&self) -> bool {
+        matches!(self, TransportError::NoLocalPort { .. })
+    }
 }
 
 /// What the runner asks the transport task to do.

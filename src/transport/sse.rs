@@ -178,7 +178,7 @@ impl Http {
         match tokio::time::timeout(self.opts.timeout, opened).await {
             Ok(Tried::Done(Ok(_))) => Ok(()),
             Ok(Tried::Done(Err(e))) => Err(unreachable(e.to_string())),
-            Ok(Tried::RanOut(_, waited)) => Err(self.no_local_port("", waited)),
+            Ok(Tried::RanOut(waited)) => Err(local_ports::error(self.base.clone(), waited)),
             Err(_) => Err(TransportError::Timeout(self.opts.timeout.as_millis() as u64)),
         }
     }
@@ -193,14 +193,9 @@ impl Http {
     ) -> Result<reqwest::Response, TransportError> {
         match local_ports::retrying(deadline, || build().send()).await {
             Tried::Done(sent) => sent.map_err(|e| self.failure(path, e)),
-            Tried::RanOut(_, waited) => Err(self.no_local_port(path, waited)),
-        }
-    }
-
-    fn no_local_port(&self, path: &str, waited: Duration) -> TransportError {
-        TransportError::NoLocalPort {
-            target: format!("{}{}", self.base, path),
-            reason: local_ports::why(waited),
+            Tried::RanOut(waited) => {
+                Err(local_ports::error(format!("{}{path}", self.base), waited))
+            }
         }
     }
 

@@ -102,12 +102,7 @@ pub async fn dial(
     let tcp = match tokio::time::timeout(timeout, opened).await {
         Err(_) => return Err(unreachable(format!("TCP connect timed out after {ms} ms"))),
         Ok(Tried::Done(tcp)) => tcp.map_err(|e| unreachable(e.to_string()))?,
-        Ok(Tried::RanOut(_, waited)) => {
-            return Err(TransportError::NoLocalPort {
-                target: target.to_owned(),
-                reason: super::local_ports::why(waited),
-            })
-        }
+        Ok(Tried::RanOut(waited)) => return Err(super::local_ports::error(target.into(), waited)),
     };
     let _ = tcp.set_nodelay(true);
     if !secure {
