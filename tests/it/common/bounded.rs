@@ -11,7 +11,7 @@ use std::process::Command;
 /// unanswered then makes a fault look harmless). The runs' 3 s timeout leaves room besides.
 /// With four test threads (.cargo/config.toml) other tests' work runs beside these: at 24,
 /// one of four `cargo test`s had a reference client run out of its 3 s before it sent a
-/// thing; at 12, none of four (one of them with a core kept busy by another program).
+/// thing; at 12, none of six (one of them with a core kept busy by another program).
 pub const MAX_RUNS: usize = 12;
 
 static RUNNING: (std::sync::Mutex<usize>, std::sync::Condvar) =
