@@ -153,7 +153,7 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
         );
     }
     let Some(finding) = outcome.finding else {
-        eprintln!("wireprobe: nothing found");
+        eprintln!("wireprobe: {}", nothing_found(&outcome));
         return Ok(Ended::Clean);
     };
     let written = write_finding(&args.out, p, seed, &finding)
@@ -175,6 +175,20 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
         replay_command(p, &written, &args.target, args.client, args.timeout_ms)
     );
     Ok(Ended::Found)
+}
+
+/// The last line of a campaign without a finding. Runs that could not complete or were skipped
+/// tested nothing, so the line counts only the runs judged when there were such runs.
+fn nothing_found(outcome: &engine::Outcome) -> String {
+    let untested = outcome.errors + outcome.skipped;
+    match untested {
+        0 => "nothing found".to_owned(),
+        _ => format!(
+            "nothing found in the {} runs judged; {untested} of {} tested nothing (above)",
+            outcome.runs.saturating_sub(untested),
+            outcome.runs
+        ),
+    }
 }
 
 /// The `run` that replays a finding against the same target, as one line a shell takes
@@ -277,6 +291,26 @@ fn write_finding(out: &Path, p: &dyn Protocol, seed: u64, finding: &Finding) -> 
 mod tests {
     use super::*;
     use clap::Parser;
+
+    #[test]
+    fn nothing_found_counts_only_the_runs_judged() {
+        let clean = engine::Outcome {
+            runs: 4000,
+            ..Default::default()
+        };
+        assert_eq!(nothing_found(&clean), "nothing found");
+        // Runs lost for want of a local port (the harness's) and skipped runs tested nothing.
+        let lost = engine::Outcome {
+            runs: 4000,
+            errors: 3,
+            skipped: 2,
+            ..Default::default()
+        };
+        assert_eq!(
+            nothing_found(&lost),
+            "nothing found in the 3995 runs judged; 5 of 4000 tested nothing (above)"
+        );
+    }
 
     #[test]
     fn the_replay_hint_is_a_whole_command_a_shell_takes() {
