@@ -3,6 +3,10 @@
 // --exec "node tests/node/huma-client.js {url}"`. socket.io-client opens with HTTP
 // long-polling and upgrades to WebSocket, as real clients do by default.
 //
+// An optional second argument, a comma-separated list of milliseconds, delays each answer by
+// the next delay of the list in turn (starting at a place the process id picks): answers then
+// leave before, during and after the transport's upgrade from polling to WebSocket.
+//
 // Tools: lookup_movie answers at once; slow_search runs until cancelled. Any other name is
 // answered with a failure, as the spec asks.
 const { io } = require("socket.io-client");
@@ -10,9 +14,13 @@ const { io } = require("socket.io-client");
 const url = process.argv[2] || process.env.WIREPROBE_URL;
 const socket = io(url, { reconnection: false });
 const running = new Map();
+const delays = (process.argv[3] || "0").split(",").map(Number);
+let nextDelay = process.pid % delays.length;
 
 function emit(event) {
-  socket.emit("message", event);
+  const delay = delays[nextDelay++ % delays.length];
+  if (delay > 0) setTimeout(() => socket.emit("message", event), delay);
+  else socket.emit("message", event);
 }
 
 function result(call, outcome, extra) {

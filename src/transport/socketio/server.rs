@@ -62,8 +62,10 @@ type Body = Full<Bytes>;
 enum ToSession {
     /// A long-poll GET, answered with what the server has to send.
     Poll(oneshot::Sender<Response<Body>>),
-    /// A POST's packets.
-    Post(Bytes),
+    /// A POST's packets, and who to tell once every one of them has reached the runner: the
+    /// POST is answered only then, so a client that goes on over the upgraded WebSocket once
+    /// its POST is answered (as `socket.io-client` does) cannot overtake what it posted.
+    Post(Bytes, oneshot::Sender<()>),
     /// A WebSocket opened with this session's id: the upgrade's probe runs over it.
     Upgrade(Connection),
 }
@@ -184,7 +186,9 @@ async fn route(
                     )
                 }
             };
-            if session.send(ToSession::Post(body)).await.is_err() {
+            let (taken, all_taken) = oneshot::channel();
+            if session.send(ToSession::Post(body, taken)).await.is_err() || all_taken.await.is_err()
+            {
                 return refuse(StatusCode::BAD_REQUEST, 1, "Session ID unknown");
             }
             text_answer("ok")
@@ -320,6 +324,10 @@ struct Engine {
     ws: Option<Connection>,
     /// A WebSocket in the middle of the upgrade's probe.
     probe: Option<Connection>,
+    /// The probe was answered: the client is pausing its polling to move over, and waits for
+    /// its last poll to come back before it sends the upgrade (and, till then, holds every
+    /// packet it has to send). No poll may be parked from here on.
+    probed: bool,
     /// Packets for a polling client, oldest first.
     held: VecDeque<Frame>,
     /// The long-poll GET waiting for packets.
@@ -354,6 +362,7 @@ impl Engine {
             requests,
             ws,
             probe: None,
+            probed: false,
             held: VecDeque::new(),
             parked: None,
             next_ping,
@@ -396,14 +405,18 @@ impl Engine {
                 },
                 request = self.requests.recv() => match request {
                     Some(ToSession::Poll(answer)) => self.poll(answer),
-                    Some(ToSession::Post(body)) => {
+                    Some(ToSession::Post(body, taken)) => {
                         for frame in packets_of(&body) {
                             if let Some(ended) = self.take_packet(frame).await {
                                 return ended;
                             }
                         }
+                        let _ = taken.send(());
                     }
-                    Some(ToSession::Upgrade(conn)) => self.probe = Some(conn),
+                    Some(ToSession::Upgrade(conn)) => {
+                        self.probe = Some(conn);
+                        self.probed = false;
+                    }
                     None => return Ended::Quietly,
                 },
                 got = next_of(&mut self.probe) => self.probing(got).await,
@@ -475,8 +488,20 @@ impl Engine {
     }
 
     /// A long-poll: answered at once with what is held, else parked until there is some. A
-    /// second poll while one is parked releases the first with a noop.
+    /// second poll while one is parked releases the first with a noop, and so does the
+    /// probe. Once upgraded, polling is over: a poll is refused, as Engine.IO servers do.
     fn poll(&mut self, answer: oneshot::Sender<Response<Body>>) {
+        if self.ws.is_some() {
+            let _ = answer.send(refuse(StatusCode::BAD_REQUEST, 3, "Bad request"));
+            return;
+        }
+        if self.held.is_empty() && self.probed {
+            // A poll that was on its way when the probe was answered: parked, it would hold
+            // the client's upgrade (and everything it has to send) until we next had a
+            // packet for it.
+            let _ = answer.send(text_answer("6"));
+            return;
+        }
         if self.held.is_empty() {
             if let Some(earlier) = self.parked.replace(answer) {
                 let _ = earlier.send(text_answer("6"));
@@ -504,11 +529,13 @@ impl Engine {
                 let _ = probe
                     .send(Frame::Text("3probe".into()), Instant::now() + SEND_BUDGET)
                     .await;
+                self.probed = true;
                 if let Some(poll) = self.parked.take() {
                     let _ = poll.send(text_answer("6"));
                 }
             }
             Some((Received::Frame(Frame::Text(text)), _)) if text == "5" => {
+                self.probed = false;
                 self.ws = self.probe.take();
                 let held: Vec<Frame> = self.held.drain(..).collect();
                 for frame in held {
@@ -516,7 +543,10 @@ impl Engine {
                 }
             }
             // Anything else on a probing socket ends the attempt; polling goes on.
-            _ => self.probe = None,
+            _ => {
+                self.probe = None;
+                self.probed = false;
+            }
         }
     }
 }

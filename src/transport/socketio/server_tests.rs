@@ -141,6 +141,63 @@ async fn a_polling_client_upgrades_and_keeps_what_was_held() {
     assert_eq!(text_of(&mut served).await, "42[\"message\",2]");
 }
 
+/// `socket.io-client` sends the upgrade only once its last poll has come back, and holds every
+/// packet it has to send till then. A poll that reached the server after the probe was
+/// answered used to be parked until the runner next sent something: the client's answers
+/// waited behind it, and a case waiting for them timed out.
+#[tokio::test]
+async fn a_poll_after_the_probe_comes_back_at_once_and_a_post_is_answered_once_taken() {
+    let (server, addr) = listening(ServerOptions::new(4096)).await;
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(3))
+        .build()
+        .expect("client");
+    let base = format!("http://{addr}/socket.io/?EIO=4&transport=polling");
+    let open = http.get(&base).send().await.expect("handshake");
+    let open = open.text().await.expect("body");
+    let Ok(socketio::packet::EioPacket::Open(info)) = socketio::packet::parse_eio(&open) else {
+        panic!("{open}");
+    };
+    let (mut served, _) = server
+        .accept(Duration::from_secs(5))
+        .await
+        .expect("a session");
+    let with_sid = format!("{base}&sid={}", info.sid);
+    // Everything a POST carried is with the runner by the time the POST is answered, so
+    // nothing the client sends next (over the WebSocket, say) can overtake it.
+    let posted = http.post(&with_sid).body("40").send().await.expect("post");
+    assert_eq!(posted.text().await.expect("ok"), "ok");
+    let taken = served.recv(Instant::now()).await;
+    assert!(
+        matches!(&taken, Some((Received::Frame(Frame::Text(t)), _)) if t == "40"),
+        "{taken:?}"
+    );
+    let ws_url = format!(
+        "ws://{addr}/socket.io/?EIO=4&transport=websocket&sid={}",
+        info.sid
+    );
+    let mut ws = crate::transport::websocket::connect(&WsOptions::new(ws_url))
+        .await
+        .expect("upgrades");
+    ws.send(Frame::Text("2probe".into()), soon())
+        .await
+        .expect("probe");
+    assert_eq!(text_of(&mut ws).await, "3probe");
+    // The poll that was on its way: a noop at once, not parked.
+    let polled = http.get(&with_sid).send().await.expect("answered at once");
+    assert_eq!(polled.text().await.expect("body"), "6");
+    ws.send(Frame::Text("5".into()), soon())
+        .await
+        .expect("upgrade");
+    ws.send(Frame::Text("42[\"message\",1]".into()), soon())
+        .await
+        .expect("sends");
+    assert_eq!(text_of(&mut served).await, "42[\"message\",1]");
+    // Polling is over once upgraded.
+    let late = http.get(&with_sid).send().await.expect("answered");
+    assert_eq!(late.status(), 400);
+}
+
 #[tokio::test]
 async fn a_client_that_never_pongs_fails_the_heartbeat() {
     let mut opts = ServerOptions::new(1024);
