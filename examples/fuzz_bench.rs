@@ -321,7 +321,7 @@ async fn fuzz_rate(
         }
     })
     .await?;
-    if let Some(f) = outcome.finding {
+    if let Some(f) = outcome.findings.first() {
         return Err(format!("the correct reference failed: {}", f.failure.message).into());
     }
     let secs = span.as_secs_f64();

@@ -422,6 +422,10 @@ pub struct FuzzArgs {
     /// Longest time spent shrinking a finding, in seconds (0: report it as found).
     #[arg(long, value_name = "SECS", default_value_t = 30)]
     pub shrink_secs: u64,
+    /// The campaign starts no more runs once this many distinct findings reproduced (flaky
+    /// ones, which never failed again alone, do not count).
+    #[arg(long, value_name = "N", default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub max_findings: u64,
     /// Rule ids the target is known to break, one per line (`#` starts a comment): a run
     /// that breaks only these is no finding, so the campaign looks past a deviation every run
     /// shows; one that breaks another rule is named by it.

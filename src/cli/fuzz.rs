@@ -97,6 +97,7 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
         waiting: args.waiting as usize,
         known_failing,
         local_target: prepared.on_each_worker.clone(),
+        max_findings: args.max_findings as usize,
         ..FuzzConfig::default()
     };
     // A spinner when only a duration bounds the runs.
@@ -152,29 +153,116 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
             outcome.known_only
         );
     }
-    let Some(finding) = outcome.finding else {
+    if outcome.findings.is_empty() {
         eprintln!("wireprobe: {}", nothing_found(&outcome));
         return Ok(Ended::Clean);
+    }
+    for finding in &outcome.findings {
+        let written = write_finding(&args.out, p, seed, finding)
+            .with_context(|| format!("writing the finding to {}", args.out.display()))?;
+        let replay = replay_command(p, &written, &args.target, args.client, args.timeout_ms);
+        println!("{}", finding_lines(finding, &replay));
+    }
+    println!(
+        "wireprobe: {}",
+        found_summary(&outcome.findings, cfg.max_findings)
+    );
+    Ok(match outcome.findings.iter().any(Finding::reproduces) {
+        true => Ended::Found,
+        false => Ended::Clean,
+    })
+}
+
+/// What is printed of one finding: a counted one as `finding: …`, one that never failed again
+/// alone as `flaky: …`; then how it was confirmed, its input, and the command that replays it.
+fn finding_lines(finding: &Finding, replay: &str) -> String {
+    let f = &finding.failure;
+    let mut lines = Vec::new();
+    match finding.reproduces() {
+        true => {
+            lines.push(format!(
+                "finding: {} ({}) in run {}: {}",
+                f.rule, f.verdict, finding.run, f.message
+            ));
+            lines.push(format!(
+                "  shrunk from {} to {} steps; reproduced {}/{}{}",
+                finding.steps_before,
+                finding.steps_after,
+                finding.reproduced,
+                finding.attempts,
+                if finding.is_flaky() { " (flaky)" } else { "" }
+            ));
+        }
+        false => {
+            lines.push(format!(
+                "flaky: {} ({}) in run {}: {}",
+                f.rule, f.verdict, finding.run, f.message
+            ));
+            lines.push(format!(
+                "  did not fail again in {} replays alone, as it ran: not counted",
+                finding.attempts
+            ));
+        }
+    }
+    lines.push(format!("  input: {}", shape_words(&finding.shape)));
+    if finding.repeats > 0 {
+        lines.push(format!(
+            "  {} other runs failed the same way on such input",
+            finding.repeats
+        ));
+    }
+    lines.push(format!("  replay: {replay}"));
+    lines.join("\n")
+}
+
+/// A finding's shape in words.
+fn shape_words(shape: &[&str]) -> String {
+    match shape {
+        [] => "valid events alone".to_owned(),
+        kinds => format!("valid events and {}", kinds.join(", ")),
+    }
+}
+
+/// The last line of a campaign that found something: the distinct findings and their rules,
+/// the flaky ones apart, and whether `--max-findings` stopped it.
+fn found_summary(findings: &[Finding], max_findings: usize) -> String {
+    // Each rule once, in the order first found, with how many findings it has past one.
+    let rules = |counted: bool| {
+        let of_kind: Vec<&str> = findings
+            .iter()
+            .filter(|f| f.reproduces() == counted)
+            .map(|f| f.failure.rule.as_str())
+            .collect();
+        let mut named: Vec<(&str, usize)> = Vec::new();
+        for rule in &of_kind {
+            match named.iter_mut().find(|(r, _)| r == rule) {
+                Some((_, n)) => *n += 1,
+                None => named.push((rule, 1)),
+            }
+        }
+        let words: Vec<String> = named
+            .iter()
+            .map(|(rule, n)| match n {
+                1 => rule.to_string(),
+                n => format!("{rule} ×{n}"),
+            })
+            .collect();
+        (of_kind.len(), words.join(", "))
     };
-    let written = write_finding(&args.out, p, seed, &finding)
-        .with_context(|| format!("writing the finding to {}", args.out.display()))?;
-    println!(
-        "finding: {} ({}) in run {}: {}",
-        finding.failure.rule, finding.failure.verdict, finding.run, finding.failure.message
-    );
-    println!(
-        "  shrunk from {} to {} steps; reproduced {}/{}{}",
-        finding.steps_before,
-        finding.steps_after,
-        finding.reproduced,
-        finding.attempts,
-        if finding.is_flaky() { " (flaky)" } else { "" }
-    );
-    println!(
-        "  replay: {}",
-        replay_command(p, &written, &args.target, args.client, args.timeout_ms)
-    );
-    Ok(Ended::Found)
+    let (found, found_rules) = rules(true);
+    let (flaky, flaky_rules) = rules(false);
+    let mut line = match found {
+        0 => "no finding reproduced".to_owned(),
+        1 => format!("1 finding ({found_rules})"),
+        n => format!("{n} distinct findings ({found_rules})"),
+    };
+    if flaky > 0 {
+        line.push_str(&format!("; {flaky} flaky, not counted ({flaky_rules})"));
+    }
+    if found >= max_findings {
+        line.push_str(&format!("; stopped at --max-findings {max_findings}"));
+    }
+    line
 }
 
 /// The last line of a campaign without a finding. Runs that could not complete or were skipped
@@ -269,12 +357,16 @@ fn write_finding(out: &Path, p: &dyn Protocol, seed: u64, finding: &Finding) -> 
     let stem = format!("{}-s{seed}-r{}", p.id(), finding.run);
     let toml = out.join(format!("{stem}.toml"));
     let header = format!(
-        "# wireprobe fuzz finding: {} ({}), seed {seed}, run {}; reproduced {}/{}.\n# {}\n\n",
+        "# wireprobe fuzz finding: {} ({}), seed {seed}, run {}; reproduced {}/{}{}.\n# {}\n\n",
         finding.failure.rule,
         finding.failure.verdict,
         finding.run,
         finding.reproduced,
         finding.attempts,
+        match finding.reproduces() {
+            true => "",
+            false => " (flaky: it never failed again alone, and is not counted)",
+        },
         finding.failure.message.replace('\n', " ")
     );
     std::fs::write(&toml, header + &writer::case_to_toml(&finding.case)?)?;

@@ -41,6 +41,31 @@ pub struct FuzzRun {
     pub steps: Vec<FuzzStep>,
 }
 
+impl FuzzRun {
+    /// What the run holds besides valid events, by name, sorted and each once: its opening
+    /// when it is not the session's own handshake, and each mutator it applies. Two findings
+    /// of one rule are told apart by this shape (empty: valid input alone broke the rule).
+    pub fn shape(&self, profile: &dyn FuzzProfile) -> Vec<&'static str> {
+        let opening = match &self.opening {
+            Opening::Handshake(None) => None,
+            Opening::Handshake(Some(_)) => Some("a handshake with fields of its own"),
+            Opening::Refused { .. } => Some("a handshake to refuse"),
+            Opening::Unauthorized { .. } => Some("a bad token"),
+        };
+        let mutators = profile.mutators();
+        let mut shape: Vec<&'static str> = opening
+            .into_iter()
+            .chain(self.steps.iter().filter_map(|step| match step {
+                FuzzStep::Mutated { mutator, .. } => mutators.get(*mutator).map(|m| m.name),
+                FuzzStep::Valid(_) => None,
+            }))
+            .collect();
+        shape.sort_unstable();
+        shape.dedup();
+        shape
+    }
+}
+
 /// Runs of up to `max_len` steps, about one in four mutated. Shrinking removes steps, turns
 /// mutated steps back into valid ones and the opening into the session's own handshake.
 pub fn sequences(profile: &dyn FuzzProfile, max_len: usize) -> BoxedStrategy<FuzzRun> {

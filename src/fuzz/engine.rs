@@ -1,9 +1,13 @@
 //! Live fuzzing: generated runs become suite cases ([`super::case`]), run against the target
-//! over its real transport by the suite runner, several at once. A failure is shrunk with
-//! proptest's value trees, re-run to see whether it reproduces, and kept as a case that
-//! `wireprobe run --suite` replays.
+//! over its real transport by the suite runner, several at once. A campaign goes on past what
+//! it finds: each failure not already accounted for by a finding (the same rule, on input
+//! holding that finding's shape) pauses the campaign while it is replayed alone, shrunk with
+//! proptest's value trees and confirmed ([`super::confirm`]), and kept as a case that
+//! `wireprobe run --suite` replays. It ends with its budget, or once `max_findings` findings
+//! reproduced.
 
 use super::case::{case_for, sequences, FuzzRun};
+use super::confirm::{absorb, confirm, covering, Candidate};
 pub use super::failure::{failure_of, Failure};
 use super::{gen, FuzzProfile};
 use crate::protocol::Protocol;
@@ -30,15 +34,30 @@ pub struct Finding {
     /// Steps before and after shrinking.
     pub steps_before: usize,
     pub steps_after: usize,
-    /// How often the shrunk case failed the same way when re-run.
+    /// How often the case failed the same way when re-run alone: a finding that never did
+    /// (`reproduced` 0) was the campaign's load, or chance, as far as anyone can show.
     pub reproduced: u32,
     pub attempts: u32,
+    /// What the input that broke the rule held besides valid events ([`FuzzRun::shape`]).
+    pub shape: Vec<&'static str>,
+    /// Later runs that failed the same rule on input holding this shape, accounted for here.
+    pub repeats: u64,
+    /// Which replay alone of the case as the campaign ran it (from 1) failed again, before
+    /// shrinking; `None` when none did, or none was asked for.
+    pub failed_again_at: Option<u32>,
 }
 
 impl Finding {
-    /// True when the shrunk case did not fail every time it was re-run.
+    /// True when the case did not fail every time it was re-run.
     pub fn is_flaky(&self) -> bool {
         self.reproduced < self.attempts
+    }
+
+    /// True when the case failed again at least once alone, or was not re-run (no confirming
+    /// asked for): a finding that counts (fails the campaign). One that never failed again is
+    /// reported, apart, and counts for nothing.
+    pub fn reproduces(&self) -> bool {
+        self.reproduced > 0 || self.attempts == 0
     }
 }
 
@@ -55,8 +74,10 @@ pub struct FuzzConfig {
     pub shrink_budget: u32,
     /// Longest time spent shrinking (a failure that is a timeout costs one per attempt).
     pub shrink_time: std::time::Duration,
-    /// How often a shrunk failure is re-run to confirm it.
+    /// How often a failure is re-run to confirm it (alone, as it ran; then shrunk).
     pub confirm: u32,
+    /// The campaign starts no run once this many findings reproduced (`--max-findings`).
+    pub max_findings: usize,
     /// `--shard I/N`: only the runs this shard holds are made (every run's sequence is still
     /// drawn, in order, so run K is the same sequence in a shard as in the whole campaign).
     pub shard: Option<crate::shard::Shard>,
@@ -87,6 +108,7 @@ impl Default for FuzzConfig {
             shrink_budget: 64,
             shrink_time: std::time::Duration::from_secs(30),
             confirm: 3,
+            max_findings: 5,
             shard: None,
             waiting: 0,
             known_failing: BTreeSet::new(),
@@ -131,7 +153,9 @@ pub struct Outcome {
     pub runs: u64,
     /// Frames sent (every event, mutation and probe).
     pub events: u64,
-    pub finding: Option<Finding>,
+    /// What the campaign found, each distinct (by rule and shape), in the order of their runs:
+    /// those that [`Finding::reproduces`] and those that never did.
+    pub findings: Vec<Finding>,
     /// Runs the harness could not complete (`error` verdicts).
     pub errors: u64,
     /// Why the last of them could not (with its run's case id).
@@ -154,7 +178,7 @@ pub struct Outcome {
 const LEND_AFTER: std::time::Duration = std::time::Duration::from_millis(25);
 
 /// Fuzzes `protocol`'s target (`run_cfg` says where it is, and how many runs go at once) until
-/// a failure or the budget ends.
+/// the budget ends or `max_findings` findings reproduced.
 pub async fn fuzz(
     protocol: &'static dyn Protocol,
     cfg: &FuzzConfig,
@@ -202,7 +226,7 @@ pub async fn fuzz(
 }
 
 /// The campaign itself, its runs on `workers`, `working` of them at once and up to `waiting`
-/// more waiting on the target; then the first failure's shrinking and confirming.
+/// more waiting on the target; each failure not yet accounted for confirmed as it comes.
 async fn campaign(
     protocol: &'static dyn Protocol,
     profile: &'static dyn FuzzProfile,
@@ -212,7 +236,6 @@ async fn campaign(
     (working, waiting): (usize, usize),
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Outcome, FuzzError> {
-    let judged = run_cfg.judged;
     let strategy = sequences(profile, cfg.max_len);
     let mut runner = gen::runner(cfg.seed);
     let mut outcome = Outcome::default();
@@ -224,8 +247,10 @@ async fn campaign(
     let mut running = FuturesUnordered::new();
     let mut next_run = 0u64;
     let known = std::sync::Arc::new(cfg.known_failing.clone());
-    // `--duration` counts from here: the workers' targets have started.
+    // `--duration` counts from here (the workers' targets have started), less the time spent
+    // confirming findings: the budget is the runs'.
     let started = std::time::Instant::now();
+    let mut confirming = std::time::Duration::ZERO;
     // Each worker's runs reach the target it started, if it started one.
     let shared_cfgs: std::sync::Arc<[_]> = (0..workers.len())
         .map(|i| {
@@ -244,17 +269,22 @@ async fn campaign(
     // started (whose whole work would count against its case's budget).
     let slots = (waiting > 0).then(|| WorkSlots::new(working, LEND_AFTER));
     let mut free: Option<Slot> = None;
-    // The lowest-numbered failing run, once one fails: no new runs start, and the ones already
-    // running with lower numbers finish first, so a seed always reports the same run.
-    let mut first_failure: Option<(u64, Failed)> = None;
+    // Failed runs no finding accounts for yet, with the worker each ran on. While there are
+    // any, no new run starts: the runs under way finish, then these are confirmed, lowest run
+    // first, alone, so a seed reports the same runs whatever finished first.
+    let mut pending: Vec<(Candidate, usize)> = Vec::new();
     loop {
-        let can_start = |first_failure: &Option<_>, running: usize, next_run: u64| {
-            first_failure.is_none()
+        let counted = outcome.findings.iter().filter(|f| f.reproduces()).count();
+        let can_start = |pending: usize, running: usize, next_run: u64| {
+            pending == 0
+                && counted < cfg.max_findings
                 && running < working + waiting
                 && next_run < cfg.runs
-                && cfg.duration.is_none_or(|d| started.elapsed() < d)
+                && cfg
+                    .duration
+                    .is_none_or(|d| started.elapsed().saturating_sub(confirming) < d)
         };
-        while can_start(&first_failure, running.len(), next_run) {
+        while can_start(pending.len(), running.len(), next_run) {
             let slot = match &slots {
                 None => None,
                 Some(slots) => match free.take().or_else(|| slots.try_take()) {
@@ -283,8 +313,38 @@ async fn campaign(
             };
             running.push(job.run(workers, run, id, sequence, slot));
         }
+        if running.is_empty() && !pending.is_empty() {
+            let began = std::time::Instant::now();
+            pending.sort_by_key(|(candidate, _)| candidate.run);
+            for (candidate, worker) in std::mem::take(&mut pending) {
+                let counted = outcome.findings.iter().filter(|f| f.reproduces()).count();
+                if let Some(at) =
+                    covering(&outcome.findings, &candidate.failure.rule, &candidate.shape)
+                {
+                    outcome.findings[at].repeats += 1;
+                    continue;
+                }
+                if counted >= cfg.max_findings {
+                    break;
+                }
+                // Confirming goes to the target the run failed on: the copy its worker
+                // started, if the workers started copies.
+                let found_on = RunConfig {
+                    target_url: shared_cfgs[worker].target_url.clone(),
+                    ..run_cfg.clone()
+                };
+                let finding = confirm(
+                    protocol, profile, &strategy, cfg, &found_on, candidate, progress,
+                )
+                .await?;
+                absorb(&mut outcome.findings, finding);
+            }
+            outcome.findings.sort_by_key(|f| f.run);
+            confirming += began.elapsed();
+            continue;
+        }
         let ran = match &slots {
-            Some(slots) if can_start(&first_failure, running.len(), next_run) => {
+            Some(slots) if can_start(pending.len(), running.len(), next_run) => {
                 tokio::select! {
                     biased;
                     ran = running.next() => ran,
@@ -323,24 +383,40 @@ async fn campaign(
             events: ran.sends,
             carried: ran.carried,
         });
-        match ran.failed {
-            Some(failed) if first_failure.as_ref().is_none_or(|(r, _)| run < *r) => {
-                // A later-numbered failure it replaces needs its sequence no more.
-                if let Some((later, _)) = first_failure.replace((run, failed)) {
-                    draws.remove(&later);
-                }
-            }
-            _ => {
-                draws.remove(&run);
-            }
+        let draw = draws.remove(&run);
+        let Some(failed) = ran.failed else {
+            continue;
+        };
+        if let Some(at) = covering(&outcome.findings, &failed.failure.rule, &failed.shape) {
+            outcome.findings[at].repeats += 1;
+            continue;
         }
+        let Some(draw) = draw else {
+            return Err(FuzzError::Strategy(format!("run {run} lost its sequence")));
+        };
+        let Failed {
+            case,
+            result,
+            failure,
+            shape,
+            worker,
+        } = failed;
+        let candidate = Candidate {
+            run,
+            draw,
+            case,
+            result,
+            failure,
+            shape,
+        };
+        pending.push((candidate, worker));
     }
     drop(running);
     outcome.lent = slots.as_ref().map_or(0, WorkSlots::lent);
     if outcome.errors > 0 {
         outcome.last_error = Some(last_error.clone());
     }
-    let Some((run, failed)) = first_failure else {
+    if outcome.findings.is_empty() {
         if outcome.runs > 0 && outcome.errors == outcome.runs {
             return Err(FuzzError::Unusable(last_error));
         }
@@ -352,65 +428,7 @@ async fn campaign(
                 outcome.skipped, outcome.errors
             )));
         }
-        return Ok(outcome);
-    };
-    let Some(mut before) = draws.remove(&run) else {
-        return Err(FuzzError::Strategy(format!("run {run} lost its sequence")));
-    };
-    // The same generator state draws the same tree again, the failing run's sequence first.
-    let mut tree = strategy
-        .new_tree(&mut before)
-        .map_err(|e| FuzzError::Strategy(e.to_string()))?;
-    // Shrinking and confirming go to the target the run failed on: the copy its worker started,
-    // if the workers started copies, as it was when the run failed.
-    let Failed {
-        case,
-        result,
-        failure,
-        worker,
-    } = failed;
-    let found_on = RunConfig {
-        target_url: shared_cfgs[worker].target_url.clone(),
-        ..run_cfg.clone()
-    };
-    let steps_before = tree.current().steps.len();
-    let (case, result, steps_after) = super::shrink::shrink(
-        protocol,
-        profile,
-        cfg,
-        &found_on,
-        &mut *tree,
-        &case.id.clone(),
-        &failure,
-        case,
-        result,
-        progress,
-    )
-    .await;
-    let mut reproduced = 0;
-    for _ in 0..cfg.confirm {
-        let again = runner::run_case(protocol, &case, &found_on).await;
-        if failure_of(protocol, profile, &again, judged, &cfg.known_failing)
-            .is_some_and(|f| f.rule == failure.rule)
-        {
-            reproduced += 1;
-        }
     }
-    let mut result = result;
-    if result.steps.is_empty() {
-        result.steps = runner::step_lines(&case);
-    }
-    outcome.finding = Some(Finding {
-        failure: failure_of(protocol, profile, &result, judged, &cfg.known_failing)
-            .unwrap_or(failure),
-        run,
-        steps_after,
-        case,
-        result,
-        steps_before,
-        reproduced,
-        attempts: cfg.confirm,
-    });
     Ok(outcome)
 }
 
@@ -440,6 +458,8 @@ struct Failed {
     case: Case,
     result: CaseResult,
     failure: Failure,
+    /// The run's [`FuzzRun::shape`].
+    shape: Vec<&'static str>,
     worker: usize,
 }
 
@@ -467,6 +487,7 @@ impl Job {
                 known,
             } = self;
             let cfg = configs[worker].clone();
+            let shape = sequence.shape(profile);
             let case = case_for(protocol, profile, &task_id, sequence, &cfg.credentials);
             let result = runner::run_case_holding(protocol, &case, &cfg, slot).await;
             let failure = failure_of(protocol, profile, &result, cfg.judged, &known);
@@ -480,6 +501,7 @@ impl Job {
                     case,
                     result,
                     failure,
+                    shape,
                     worker,
                 }),
                 id: task_id,

@@ -4,6 +4,7 @@
 //! protocol module implements [`FuzzProfile`].
 
 pub mod case;
+mod confirm;
 pub mod engine;
 mod failure;
 pub mod gen;

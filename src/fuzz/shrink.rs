@@ -11,7 +11,7 @@ use crate::suite::runner::{self, RunConfig};
 use proptest::strategy::ValueTree;
 
 /// Shrinks a failing sequence while it fails the same rule; returns the smallest case found,
-/// its result and its number of generated steps.
+/// its result, its number of generated steps and its shape ([`FuzzRun::shape`]).
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn shrink(
     protocol: &dyn Protocol,
@@ -21,11 +21,11 @@ pub(super) async fn shrink(
     tree: &mut dyn ValueTree<Value = FuzzRun>,
     id: &str,
     failure: &Failure,
-    case: Case,
-    result: CaseResult,
+    (case, result): (Case, CaseResult),
     progress: &mut dyn FnMut(Progress),
-) -> (Case, CaseResult, usize) {
-    let mut best = (case, result, tree.current().steps.len());
+) -> (Case, CaseResult, usize, Vec<&'static str>) {
+    let first = tree.current();
+    let mut best = (case, result, first.steps.len(), first.shape(profile));
     let mut budget = cfg.shrink_budget;
     let started = std::time::Instant::now();
     if budget == 0 || cfg.shrink_time.is_zero() || !tree.simplify() {
@@ -35,6 +35,7 @@ pub(super) async fn shrink(
         budget -= 1;
         let run = tree.current();
         let steps = run.steps.len();
+        let shape = run.shape(profile);
         let candidate = case_for(protocol, profile, id, run, &run_cfg.credentials);
         let result = runner::run_case(protocol, &candidate, run_cfg).await;
         let same = failure_of(
@@ -54,7 +55,7 @@ pub(super) async fn shrink(
             // or more messages, and a simpler action may expand to more): a finding is only
             // replaced by one of no more steps, so shrinking never lengthens what is reported.
             if steps <= best.2 {
-                best = (candidate, result, steps);
+                best = (candidate, result, steps, shape);
             }
             tree.simplify()
         } else {

@@ -9,6 +9,7 @@ use wireprobe::reference;
 
 use crate::common::bounded;
 mod clients;
+mod findings;
 mod hostile;
 mod workers;
 
@@ -71,9 +72,12 @@ fn fuzz_with(
         "4",
         "--timeout-ms",
         timeout_ms,
-        // The finding's rule is what these tests judge; a short shrink keeps them quick.
+        // The finding's rule is what these tests judge; a short shrink keeps them quick, and
+        // the campaign stops at the first finding that reproduces.
         "--shrink-secs",
         "3",
+        "--max-findings",
+        "1",
     ])
     .arg("--out")
     .arg(out);
@@ -589,7 +593,7 @@ fn fuzzing_finds_uae_faults() {
 /// check's time. Each check's own panic message says what it found.
 #[test]
 fn fuzzing_against_the_reference_targets() {
-    let checks: [(&str, fn()); 12] = [
+    let checks: [(&str, fn()); 14] = [
         (
             "correct_references_give_no_finding",
             correct_references_give_no_finding,
@@ -619,6 +623,14 @@ fn fuzzing_against_the_reference_targets() {
         (
             "a_client_never_judged_is_not_reported_clean",
             clients::a_client_never_judged_is_not_reported_clean,
+        ),
+        (
+            "a_failure_that_never_fails_again_is_flaky_and_the_campaign_goes_on",
+            findings::a_failure_that_never_fails_again_is_flaky_and_the_campaign_goes_on,
+        ),
+        (
+            "a_campaign_stops_at_max_findings",
+            findings::a_campaign_stops_at_max_findings,
         ),
     ];
     let failed: Vec<&str> = std::thread::scope(|scope| {
@@ -664,7 +676,11 @@ async fn a_finding_reports_its_steps() {
     let outcome = engine::fuzz(p, &cfg, &run_cfg, &mut |_| {})
         .await
         .expect("fuzzing runs");
-    let finding = outcome.finding.expect("no-pong is found");
+    let finding = outcome
+        .findings
+        .into_iter()
+        .next()
+        .expect("no-pong is found");
     assert!(!finding.result.steps.is_empty());
     assert_eq!(finding.result.steps, runner::step_lines(&finding.case));
 }
@@ -694,7 +710,8 @@ async fn waiting_runs_judge_as_working_ones_do() {
             runs,
             max_len: 30,
             shrink_time: std::time::Duration::ZERO,
-            confirm: 0,
+            // One replay alone: what the campaign's load alone broke is flaky, not found.
+            confirm: 1,
             waiting: 6,
             ..FuzzConfig::default()
         };
@@ -702,7 +719,14 @@ async fn waiting_runs_judge_as_working_ones_do() {
             .await
             .expect("fuzzing runs");
         assert_eq!(outcome.errors, 0, "{fault:?}: {:?}", outcome.last_error);
-        (outcome.finding.map(|f| f.failure.rule), outcome.lent)
+        (
+            outcome
+                .findings
+                .into_iter()
+                .find(|f| f.reproduces())
+                .map(|f| f.failure.rule),
+            outcome.lent,
+        )
     };
     let (correct, late, early) = tokio::join!(
         campaign(None, 120),

@@ -34,6 +34,8 @@ pub struct Config {
     pub initial_credit_bytes: u64,
     /// A channel idle this long with half its credit used gets a FLOW_UPDATE.
     pub credit_refill_idle: Duration,
+    /// No ERROR sent yet by this server, on any connection (the `slow-first-error` variant).
+    pub no_error_yet: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Config {
@@ -56,6 +58,7 @@ impl Config {
             initial_credit_messages,
             initial_credit_bytes: 1 << 20,
             credit_refill_idle: Duration::from_millis(1000),
+            no_error_yet: std::sync::Arc::new(std::sync::atomic::AtomicBool::new(true)),
         })
     }
 }

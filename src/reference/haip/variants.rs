@@ -35,6 +35,12 @@ pub static VARIANTS: &[Variant] = &[
          counts, and a PING is not counted)"
     ),
     variant!(
+        "slow-first-error",
+        "sends the first ERROR of its life 2.5 s late, as a server still warming up might (the \
+         spec sets no time for an error; a fuzz campaign with a shorter timeout sees one late \
+         answer that no replay shows again)"
+    ),
+    variant!(
         "no-client-runs",
         "opens runs only for user messages: a client's RUN_STARTED is accepted silently and \
          opens nothing"

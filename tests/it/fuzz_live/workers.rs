@@ -40,9 +40,9 @@ async fn a_campaigns_runs_reach_the_target_each_worker_started() {
         outcome.last_error
     );
     assert!(
-        outcome.finding.is_none(),
+        outcome.findings.is_empty(),
         "{:?}",
-        outcome.finding.map(|f| f.failure)
+        outcome.findings.first().map(|f| &f.failure)
     );
 }
 
@@ -60,7 +60,9 @@ async fn a_finding_is_shrunk_and_confirmed_on_the_target_its_run_failed_on() {
         .await
         .expect("the campaign runs");
     let finding = outcome
-        .finding
+        .findings
+        .into_iter()
+        .next()
         .expect("every message id the target sends is no UUID");
     assert_eq!(
         finding.failure.rule, "HAIP-ENV-002",

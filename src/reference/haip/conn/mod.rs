@@ -200,6 +200,14 @@ impl Conn {
                 ClientPrefs::default(),
             ));
         }
+        if self.config.variants.has("slow-first-error")
+            && self
+                .config
+                .no_error_yet
+                .swap(false, std::sync::atomic::Ordering::Relaxed)
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+        }
         let mut payload = json!({"code": code});
         if !self.config.faults.has("error-without-message") {
             payload["message"] = json!(message);
