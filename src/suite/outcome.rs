@@ -15,6 +15,9 @@ pub enum Outcome {
     },
     Skip(String),
     Error(String),
+    /// What happened is recorded, not judged (`info`): the step could not speak for its rule
+    /// (a frame the transport refused before the application saw it).
+    Recorded(String),
 }
 
 /// What an unmet expectation becomes: a failure, or a skip when it was a precondition.

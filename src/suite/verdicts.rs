@@ -50,6 +50,18 @@ pub(super) fn judge_case(
     judged: Direction,
 ) -> Judged {
     let level = case_level(protocol, case);
+    // A frame the judged side's transport refused as too big never reached its application:
+    // what a step then missed (the error an application rule asks for, say) says nothing of
+    // that rule, so it is recorded, not judged.
+    let outcome = match (outcome, size_refusal(transcript, judged)) {
+        (Err(Outcome::Fail { message, .. } | Outcome::Error(message)), Some(how)) => {
+            Err(Outcome::Recorded(format!(
+                "recorded, not judged: the transport refused a frame as too big ({how}) \
+                 before the application saw it; {message}"
+            )))
+        }
+        (outcome, _) => outcome,
+    };
     let step_failed = matches!(outcome, Err(Outcome::Fail { .. }));
     let every_rule = |of: &dyn Fn(&str) -> Verdict| -> BTreeMap<String, Verdict> {
         case.rules.iter().map(|r| (r.clone(), of(r))).collect()
@@ -67,6 +79,10 @@ pub(super) fn judge_case(
         Err(Outcome::Error(why)) => {
             own = every_rule(&|_| Verdict::Error);
             (Verdict::Error, why)
+        }
+        Err(Outcome::Recorded(what)) => {
+            own = every_rule(&|_| Verdict::Info);
+            (Verdict::Info, what)
         }
         Err(Outcome::Fail { rule, message }) => {
             // A step that names no rule speaks for the case's strictest rules.
@@ -142,6 +158,24 @@ pub(super) fn judge_case(
     }
 }
 
+/// How the judged side's transport refused a frame as too big, if it did: a WebSocket close
+/// 1009 (message too big: Node's `ws` under socket.io's maxHttpBufferSize, say) or an HTTP 413.
+fn size_refusal(transcript: &[Entry], judged: Direction) -> Option<&'static str> {
+    transcript
+        .iter()
+        .filter(|e| e.from == judged)
+        .find_map(|e| match e.observation()? {
+            Observation::Close {
+                code: Some(1009), ..
+            } => Some("close 1009, message too big"),
+            Observation::Rejected { status: 413 } => Some("HTTP 413, payload too large"),
+            Observation::Http(answer) if answer.status == 413 => {
+                Some("HTTP 413, payload too large")
+            }
+            _ => None,
+        })
+}
+
 /// True when the target answered at all: an explicit refusal of the connection, or a message
 /// the protocol recognises as its own.
 fn answered(protocol: &dyn Protocol, transcript: &[Entry], judged: Direction) -> bool {
@@ -149,4 +183,57 @@ fn answered(protocol: &dyn Protocol, transcript: &[Entry], judged: Direction) ->
         e.from == judged && matches!(e.observation(), Some(Observation::Rejected { .. }))
     };
     transcript.iter().any(|e| refused(&e)) || judge::target_spoke(protocol, transcript, judged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::Record;
+
+    fn observed(from: Direction, what: Observation) -> Entry {
+        Entry {
+            from,
+            at_ms: 0,
+            record: Record::Observed(what),
+        }
+    }
+
+    /// A client under test whose transport closed with 1009 after our oversized frame: the
+    /// step that then missed its answer is recorded, not failed. A close with another code
+    /// fails as before, and so does a 1009 from our own side.
+    #[test]
+    fn a_step_missed_behind_a_size_refusal_is_recorded() {
+        let huma = crate::protocol::get("huma").expect("huma");
+        let case: Case = serde_json::from_value(serde_json::json!({
+            "id": "c", "title": "t", "rules": ["HUMA-CLI-009"], "steps": []
+        }))
+        .expect("a case");
+        let judge = |code: u16, from: Direction| {
+            let transcript = [
+                observed(Direction::Server, Observation::Connect { url: "u".into() }),
+                observed(
+                    from,
+                    Observation::Close {
+                        code: Some(code),
+                        reason: String::new(),
+                    },
+                ),
+            ];
+            let outcome = Err(Outcome::Fail {
+                rule: None,
+                message: "no answer".into(),
+            });
+            judge_case(huma, &case, outcome, &transcript, Direction::Client)
+        };
+        let refused = judge(1009, Direction::Client);
+        assert_eq!(refused.verdict, Verdict::Info, "{}", refused.message);
+        assert!(
+            refused.message.contains("close 1009"),
+            "{}",
+            refused.message
+        );
+        assert_eq!(refused.rules.get("HUMA-CLI-009"), Some(&Verdict::Info));
+        assert_ne!(judge(1011, Direction::Client).verdict, Verdict::Info);
+        assert_ne!(judge(1009, Direction::Server).verdict, Verdict::Info);
+    }
 }

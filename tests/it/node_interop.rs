@@ -144,6 +144,44 @@ async fn huma_cases_run_against_node_socket_io() {
     }
 }
 
+/// Node's socket.io refuses a message over its default maxHttpBufferSize (1,000,000 bytes) at
+/// the transport: its WebSocket closes with 1009 before the application sees the event. A
+/// case that wanted the application's error for an oversized result records that (`info`);
+/// it used to fail HUMA-VAL-004, a rule the application never had the chance to keep.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_frame_the_transport_refuses_as_too_big_is_recorded_not_failed() {
+    let node = start_node();
+    let suite = r#"
+[[case]]
+id = "node.result-over-transport-limit"
+title = "A tool-result over 1 MB is rejected"
+rules = ["HUMA-VAL-004"]
+steps = [
+  { send = { type = "tool-result", triggering = false, toolCallId = "${uuid}", toolName = "t", outcome = "success", result = "${repeat:1100000:r}" } },
+  { expect_error = {} },
+]
+"#;
+    let suite =
+        loader::load_texts(&Huma, &[("node.toml".into(), suite.into())]).expect("suite loads");
+    let mut cfg = runner::RunConfig::new(node.url.clone());
+    cfg.step_timeout = Duration::from_millis(2000);
+    let results = runner::run_suite(&Huma, &suite, &cfg, &|_| {})
+        .await
+        .expect("reachable");
+    let [result] = results.as_slice() else {
+        panic!("one case: {results:?}");
+    };
+    assert_eq!(result.verdict, Verdict::Info, "{}", result.message);
+    assert!(
+        result
+            .message
+            .contains("the transport refused a frame as too big (close 1009"),
+        "{}",
+        result.message
+    );
+    assert_eq!(result.judged.get("HUMA-VAL-004"), Some(&Verdict::Info));
+}
+
 /// `run PROTOCOL --client` of the Node client `script` (in tests/node) with `args`: how it
 /// ended, and its JSON report.
 fn judged_client(

@@ -230,9 +230,11 @@ static MUTATORS: &[Mutator] = &[
         breaks: "HUMA-VAL-004",
         answer: REJECT,
         apply: |e, rng| {
-            // 65,535 characters (65,537 serialised, just past the limit), or megabytes.
+            // 65,535 characters (65,537 serialised, just past the limit), or far past it but
+            // under the 1,000,000 bytes Node's socket.io takes by default: a message over
+            // that is refused by the transport (close 1009) before the rule could be judged.
             let len = match rng.below(4) {
-                0 => 3 * 1024 * 1024,
+                0 => 512 * 1024,
                 _ => MAX_RESULT - 1 + rng.below(3),
             };
             of_type(e, "tool-result")

@@ -73,6 +73,7 @@ pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarge
         variants: Variants::parse(variants::VARIANTS, &opts.variants)?,
         confirm_timeout: opts.confirm_timeout.unwrap_or(CONFIRM_TIMEOUT),
     });
+    let limited = config.variants.has("socket-io-limits");
     // Two socketioxide behaviours shape this. Message handlers are spawned, so two quick
     // events could be handled out of order: the handler closure itself (which socketioxide
     // calls in packet order) only queues the event, and one worker per connection handles the
@@ -91,7 +92,16 @@ pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarge
             Ok::<(), std::convert::Infallible>(())
         }
     };
-    start_socketio(addr, SocketIo::builder(), move |io| {
+    // Node socket.io's maxHttpBufferSize (1e6), which its WebSocket transport enforces too.
+    const SOCKET_IO_LIMIT: usize = 1_000_000;
+    let builder = match limited {
+        true => SocketIo::builder()
+            .max_payload(SOCKET_IO_LIMIT as u64)
+            .ws_max_message_size(SOCKET_IO_LIMIT)
+            .ws_max_frame_size(SOCKET_IO_LIMIT),
+        false => SocketIo::builder(),
+    };
+    start_socketio(addr, builder, move |io| {
         io.ns("/", (async |_: SocketRef| {}).with(register));
     })
     .await

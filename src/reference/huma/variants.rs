@@ -21,6 +21,11 @@ pub static VARIANTS: &[Variant] = &[
         "answers a tool-result for a call it never issued with an error (the spec leaves that \
          open, HUMA-LC-006)"
     ),
+    variant!(
+        "socket-io-limits",
+        "refuses, at its transport, any message over 1,000,000 bytes (Node socket.io's default \
+         maxHttpBufferSize; over a WebSocket, close 1009) before its application sees it"
+    ),
 ];
 
 /// The reference client's variants (`wireprobe client huma --variant NAME`).
