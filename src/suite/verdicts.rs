@@ -27,7 +27,9 @@ pub(super) struct Judged {
     pub violations: Vec<FrameViolation>,
 }
 
-/// The level of rule `id` (an unknown id counts as `info`: it cannot fail anything).
+/// The level of rule `id` (an unknown id counts as `info`: it cannot fail anything, so
+/// `tests/it/rule_ids.rs` holds every id the code and the bundled suites name to a catalogue,
+/// and a suite file naming an unknown one is refused as it loads).
 fn level_of(protocol: &dyn Protocol, id: &str) -> Level {
     rules::find(protocol.rules(), id).map_or(Level::Info, |r| r.level)
 }

@@ -29,6 +29,7 @@ mod nuum_faults;
 mod nuum_hostile;
 mod proxy;
 mod reports;
+mod rule_ids;
 mod shards;
 mod stdio_runner;
 mod suite_files;

@@ -1,0 +1,85 @@
+//! Every rule id the code and the bundled suites name is a rule of its protocol's catalogue.
+//! The judge reads an id it cannot find as `info`, so a misspelt id in a check, a case, a
+//! fault or a mutator would quietly turn a MUST into a note: this walks them all.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use wireprobe::protocol;
+
+/// Every file under `dir` whose name ends with one of `endings`.
+fn files(dir: &Path, endings: &[&str], out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("a source folder").flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files(&path, endings, out);
+        } else if endings.iter().any(|e| path.to_string_lossy().ends_with(e)) {
+            out.push(path);
+        }
+    }
+}
+
+/// The words of `text` shaped like a rule id: `LETTERS-AREA-DIGITS`, the first part two to
+/// six capitals, the area capitals and digits, the last part digits.
+fn id_shaped(text: &str) -> Vec<&str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|word| {
+            let parts: Vec<&str> = word.split('-').collect();
+            matches!(parts.as_slice(), [prefix, area, number]
+                if (2..=6).contains(&prefix.len())
+                    && prefix.chars().all(|c| c.is_ascii_uppercase())
+                    && !area.is_empty()
+                    && area.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+                    && area.chars().any(|c| c.is_ascii_uppercase())
+                    && !number.is_empty()
+                    && number.chars().all(|c| c.is_ascii_digit()))
+        })
+        .collect()
+}
+
+#[test]
+fn every_rule_id_named_anywhere_is_in_its_protocols_catalogue() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut sources = Vec::new();
+    files(&root.join("src"), &[".rs"], &mut sources);
+    files(&root.join("suites"), &[".toml"], &mut sources);
+    files(&root.join("fuzz"), &[".rs"], &mut sources);
+    // Each protocol's ids start with its own prefix (HAIP-SEQ-003 is haip's).
+    let catalogues: Vec<(String, BTreeSet<&str>)> = protocol::all()
+        .iter()
+        .map(|p| {
+            let ids: BTreeSet<&str> = p.rules().iter().map(|r| r.id).collect();
+            let prefix = ids
+                .iter()
+                .next()
+                .and_then(|id| id.split('-').next())
+                .expect("a catalogue with rules")
+                .to_owned();
+            (prefix, ids)
+        })
+        .collect();
+    let mut unknown = Vec::new();
+    let mut seen = 0;
+    for path in &sources {
+        let text = std::fs::read_to_string(path).expect("readable source");
+        for id in id_shaped(&text) {
+            seen += 1;
+            let prefix = id.split('-').next().unwrap_or_default();
+            match catalogues.iter().find(|(p, _)| p == prefix) {
+                Some((_, ids)) if ids.contains(id) => {}
+                Some(_) => unknown.push(format!("{}: {id} is no rule", path.display())),
+                None => unknown.push(format!("{}: {id} names no protocol", path.display())),
+            }
+        }
+    }
+    assert!(seen > 1000, "the walk found only {seen} ids");
+    assert!(unknown.is_empty(), "{}", unknown.join("\n"));
+}
+
+/// The shape the walk looks for, against near misses a typo makes.
+#[test]
+fn the_walk_sees_what_a_typo_makes() {
+    assert_eq!(
+        id_shaped(r#"rule = "HAIP-SEQ-03", x: "HIAP-SEQ-003" UTF-8 ISO-8601 R-A-001 HPD-ENV-002."#),
+        vec!["HAIP-SEQ-03", "HIAP-SEQ-003", "HPD-ENV-002"]
+    );
+}
