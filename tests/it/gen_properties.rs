@@ -61,6 +61,40 @@ fn every_mutation_breaks_exactly_its_rule() {
     }
 }
 
+/// An input that tests an application's rule (its answer is the protocol's error) stays
+/// under 1,000,000 bytes, what Node's socket.io takes by default: past that the transport
+/// refuses the frame (close 1009) before the application can keep or break the rule. A
+/// HUMA result of 3 MiB was found as HUMA-VAL-004 against such a server, before. A line on a
+/// child's stdin has no such limit.
+#[test]
+fn inputs_judged_by_an_application_rule_stay_under_common_transport_limits() {
+    const TRANSPORT_LIMIT: usize = 1_000_000;
+    let framed = |id: &str| {
+        protocol::get(id).is_some_and(|p| p.transport() != protocol::TransportKind::Stdio)
+    };
+    for (id, profile) in fuzzable().into_iter().filter(|(id, _)| framed(id)) {
+        for mutator in profile
+            .mutators()
+            .iter()
+            .filter(|m| matches!(m.answer, Answer::Error(_)))
+        {
+            for seed in 0..40 {
+                for m in gen::invalid(profile, Some(mutator.name), 5, seed).expect("generates") {
+                    let size = match &m.input {
+                        wireprobe::fuzz::Input::Event(e) => e.to_string().len(),
+                        wireprobe::fuzz::Input::Raw(bytes) => bytes.len(),
+                    };
+                    assert!(
+                        size < TRANSPORT_LIMIT,
+                        "{id} {} seed {seed}: {size} bytes",
+                        mutator.name
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn generation_is_reproducible_from_the_seed() {
     for (id, profile) in fuzzable() {

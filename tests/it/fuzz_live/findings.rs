@@ -28,7 +28,7 @@ fn last_line(text: &str) -> &str {
 /// hid a planted bug behind it.
 pub(super) fn a_failure_that_never_fails_again_is_flaky_and_the_campaign_goes_on() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let out = fuzz_haip(&["--variant", "slow-first-error"], 40, dir.path());
+    let out = fuzz_haip(&["--variant", "slow-first-error"], 24, dir.path());
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
@@ -48,13 +48,13 @@ pub(super) fn a_failure_that_never_fails_again_is_flaky_and_the_campaign_goes_on
         "{stdout}"
     );
     // Every run was made: the flaky one stopped nothing.
-    assert!(stderr.contains("wireprobe: 40 runs"), "{stderr}");
+    assert!(stderr.contains("wireprobe: 24 runs"), "{stderr}");
 
     // A planted bug besides (every id the server makes up is no UUID): found, counted, and
     // the flaky failure apart from it.
     let dir = tempfile::tempdir().expect("temp dir");
     let more = ["--variant", "slow-first-error", "--fault", "bad-uuid"];
-    let out = fuzz_haip(&more, 40, dir.path());
+    let out = fuzz_haip(&more, 24, dir.path());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     let found = stdout
