@@ -84,6 +84,8 @@ const EXPECTED: &[Expectation] = &[
         None,
         &[("nuum.result.error-turn", Fail)],
     ),
+    ("error-subtypes", None, &[("nuum.result.error-turn", Fail)]),
+    ("status-subtype", None, &[("nuum.control.status", Warn)]),
     (
         "result-without-duration",
         None,

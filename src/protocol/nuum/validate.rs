@@ -49,7 +49,8 @@ pub fn classify(line: &Value) -> Result<Kind<'_>, String> {
             "error" => Kind::Error,
             "queued" => Kind::Queued,
             "injected" => Kind::Injected,
-            // Public builds answer status with system/status (suites/nuum/ERRATA.md).
+            // A public build answers status with system/status: the answer still, judged as
+            // one, its name found wanting (NUUM-CTL-006; suites/nuum/ERRATA.md).
             "status_response" | "status" => Kind::StatusResponse,
             "heartbeat_ack" => Kind::HeartbeatAck,
             other => Kind::OtherSystem(other),
@@ -152,15 +153,20 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
             }
         }
         Kind::Result => {
-            let subtype = line
-                .get("subtype")
-                .and_then(Value::as_str)
-                .map(result_subtype);
+            let subtype = line.get("subtype").and_then(Value::as_str);
+            // The spec lists the subtypes: a public build's own names for an error break the
+            // list as any other name does, and the message says whose they are.
+            let whose = match subtype {
+                Some(s) if PUBLIC_ERROR_SUBTYPES.contains(&s) => {
+                    " (the public build's name for an error; the spec lists error)"
+                }
+                _ => "",
+            };
             need(
                 "NUUM-RES-002",
                 matches!(subtype, Some("success" | "error" | "cancelled")),
                 &format!(
-                    "subtype {} is not success, error or cancelled",
+                    "subtype {} is not success, error or cancelled{whose}",
                     crate::show::quoted_or_none(subtype)
                 ),
             );
@@ -203,6 +209,12 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
             "message_count is not a positive integer",
         ),
         Kind::StatusResponse => {
+            need(
+                "NUUM-CTL-006",
+                line.get("subtype").and_then(Value::as_str) == Some("status_response"),
+                "system/status, the public build's name for the status answer; the spec's \
+                 example names it status_response",
+            );
             need(
                 "NUUM-OUT-002",
                 line.get("running").is_some_and(Value::is_boolean),
@@ -307,14 +319,9 @@ fn tasks_violations(line: &Value, out: &mut Vec<Violation>) {
     }
 }
 
-/// A result subtype as the spec names it: public builds write an error as
-/// `error_during_execution` or `error_max_turns` (suites/nuum/ERRATA.md).
-pub fn result_subtype(subtype: &str) -> &str {
-    match subtype {
-        s if s.starts_with("error_") => "error",
-        s => s,
-    }
-}
+/// The result subtypes the public build writes for an error (specs/README.md), named in the
+/// message of the rule they break (NUUM-RES-002; suites/nuum/ERRATA.md).
+const PUBLIC_ERROR_SUBTYPES: &[&str] = &["error_during_execution", "error_max_turns"];
 
 /// How a line is named in messages.
 pub fn describe(kind: Kind<'_>) -> String {
@@ -354,12 +361,19 @@ mod tests {
         out.iter().map(|v| v.rule).collect()
     }
 
-    /// A public build's error subtype is an error; a type only the example shows is graded
+    /// A public build's error subtype is none the spec lists (a must), and its status answer
+    /// is named otherwise than the example (a should); a type only the example shows is graded
     /// `should` (NUUM-OUT-002), a field the spec names as present `must`.
     #[test]
     fn shapes() {
         let line = serde_json::json!({"type":"result","subtype":"error_during_execution","duration_ms":-1,"is_error":false,"num_turns":1,"session_id":"s"});
-        assert_eq!(rules_of(&line), ["NUUM-OUT-002", "NUUM-RES-004"]);
+        assert_eq!(rules_of(&line), ["NUUM-RES-002", "NUUM-OUT-002"]);
+        let mut found = Vec::new();
+        shape_violations(Kind::Result, &line, &mut found);
+        assert!(
+            found[0].message.contains("the public build's name"),
+            "{found:?}"
+        );
         let line = serde_json::json!({"type":"result","subtype":"bogus","duration_ms":1,"is_error":false,"num_turns":1});
         assert_eq!(rules_of(&line), ["NUUM-RES-002", "NUUM-RES-003"]);
         let line = serde_json::json!({"type":"assistant","message":{"role":"model","content":"hi"},"session_id":7});
@@ -367,6 +381,8 @@ mod tests {
         let line =
             serde_json::json!({"type":"system","subtype":"status","running":true,"session_id":"s"});
         assert_eq!(classify(&line), Ok(Kind::StatusResponse));
+        assert_eq!(rules_of(&line), ["NUUM-CTL-006"]);
+        let line = serde_json::json!({"type":"system","subtype":"status_response","running":true,"session_id":"s"});
         assert!(rules_of(&line).is_empty());
     }
 }

@@ -297,7 +297,7 @@ impl TurnCtx {
                 return vec![json!({"type": "system", "subtype": "error", "message": why})];
             }
             Outcome::Error(why) => (
-                if self.variants.has("error-subtypes") {
+                if self.faults.has("error-subtypes") {
                     "error_during_execution"
                 } else if self.faults.has("result-unknown-subtype") {
                     "failed"

@@ -20,6 +20,10 @@ pub static FAULTS: &[Fault] = &[
     fault!("double-result", ["NUUM-RES-001", "NUUM-TURN-001"], "every turn ends with two results"),
     fault!("no-result-on-fail", ["NUUM-RES-001"], "a failing turn ends with system/error and no result"),
     fault!("result-unknown-subtype", ["NUUM-RES-002"], "a failed turn's result has subtype \"failed\""),
+    // The public build's own forms (specs/README.md): reported as the spec's wording grades
+    // them (suites/nuum/ERRATA.md 19).
+    fault!("error-subtypes", ["NUUM-RES-002"], "a failed turn's result has subtype error_during_execution, as the public build writes it"),
+    fault!("status-subtype", ["NUUM-CTL-006"], "status is answered with system/status, as the public build does"),
     fault!("result-without-duration", ["NUUM-OUT-002"], "results have no duration_ms"),
     fault!("result-without-session-id", ["NUUM-RES-003"], "results carry no session_id"),
     fault!("is-error-on-success", ["NUUM-RES-004"], "success results say is_error: true"),

@@ -269,7 +269,7 @@ impl Agent {
                 }
                 Action::Status if self.faults.has("no-status-answer") => Ok(()),
                 Action::Status => {
-                    let subtype = if self.ctx.variants.has("status-subtype") {
+                    let subtype = if self.faults.has("status-subtype") {
                         "status"
                     } else {
                         "status_response"

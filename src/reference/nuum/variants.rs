@@ -29,14 +29,6 @@ pub static VARIANTS: &[Variant] = &[
         "tool results come as user lines carrying tool_result blocks, as newer public builds send them"
     ),
     variant!(
-        "status-subtype",
-        "status is answered with system/status, as public builds do"
-    ),
-    variant!(
-        "error-subtypes",
-        "a failed turn's result has subtype error_during_execution, as public builds write it"
-    ),
-    variant!(
         "tasks-without-tool",
         "creates a task or alarm without showing a tool_use: only its tasks snapshot says so"
     ),
