@@ -224,6 +224,12 @@ impl Client {
                 return self.send(json!({"type": "ERROR", "payload": error})).await;
             }
         }
+        let unknown_type =
+            model::event_type(&event).is_some_and(|ty| !model::EVENT_TYPES.contains(&ty));
+        if unknown_type && self.faults.has("exits-on-unknown-type") {
+            self.aborted = true;
+            return;
+        }
         // §Error Handling: "Any violation MUST trigger ERROR", whichever side commits it.
         if let Some(p) = schema.rejection(&event) {
             if self.faults.has("silent-on-garbage") {
@@ -398,7 +404,13 @@ impl Client {
             }
         } else {
             self.ahead.insert(seq);
-            self.gap_since.get_or_insert_with(Instant::now);
+            // The `eager-replay-request` fault counts the wait as already over.
+            let opened = match self.faults.has("eager-replay-request") {
+                true => Instant::now().checked_sub(REPLAY_WAIT),
+                false => None,
+            };
+            self.gap_since
+                .get_or_insert_with(|| opened.unwrap_or_else(Instant::now));
         }
         true
     }

@@ -312,6 +312,16 @@ pub const CLIENT_FAULTS: &[Fault] = &[
         "waits out a gap in the server's seq without asking for a replay"
     ),
     fault!(
+        "eager-replay-request",
+        ["HAIP-SEQ-004"],
+        "asks for a replay the moment it sees a gap in the server's seq, without the spec's 500 ms wait"
+    ),
+    fault!(
+        "exits-on-unknown-type",
+        ["HAIP-ERR-001"],
+        "closes the connection, saying nothing, on a message of a type the catalogue does not list"
+    ),
+    fault!(
         "ignores-credit",
         ["HAIP-FLOW-001"],
         "sends its user text whatever credit the server advertised"
