@@ -7,6 +7,7 @@
 
 use super::case::FuzzRun;
 use super::engine::{failure_of, Failure, Finding, FuzzConfig, FuzzError, Progress};
+use super::failure::fails_again;
 use super::FuzzProfile;
 use crate::protocol::Protocol;
 use crate::results::CaseResult;
@@ -47,14 +48,14 @@ pub(super) async fn confirm(
         shape,
     } = candidate;
     let fails_the_same = |again: &CaseResult| {
-        failure_of(
+        fails_again(
             protocol,
             profile,
             again,
             found_on.judged,
             &cfg.known_failing,
+            &failure,
         )
-        .is_some_and(|f| f.rule == failure.rule)
     };
     // No confirming asked for (`confirm` 0): the failure stands as the campaign saw it.
     let mut alone = 0;
@@ -174,8 +175,10 @@ pub(super) fn absorb(findings: &mut Vec<Finding>, mut found: Finding) {
 const MAX_FLAKY_PER_RULE: usize = 3;
 
 /// The finding that already accounts for a run failing `rule` on input of `shape`: one of the
-/// same rule whose shape the run's holds (the run had every kind of input the finding
-/// needed), or, once the rule has [`MAX_FLAKY_PER_RULE`] flaky findings, the last of them.
+/// same rule that reproduced and whose shape the run's holds (the run had every kind of input
+/// the finding needed), or, once the rule has [`MAX_FLAKY_PER_RULE`] flaky findings, the last
+/// of them. A flaky finding accounts for nothing by its shape: one from valid input alone
+/// would otherwise take every later failure of its rule, a real one too.
 pub(super) fn covering(findings: &[Finding], rule: &str, shape: &[&str]) -> Option<usize> {
     let of_rule = || {
         findings
@@ -183,7 +186,9 @@ pub(super) fn covering(findings: &[Finding], rule: &str, shape: &[&str]) -> Opti
             .enumerate()
             .filter(move |(_, f)| f.failure.rule == rule)
     };
-    if let Some((at, _)) = of_rule().find(|(_, f)| f.shape.iter().all(|s| shape.contains(s))) {
+    if let Some((at, _)) =
+        of_rule().find(|(_, f)| f.reproduces() && f.shape.iter().all(|s| shape.contains(s)))
+    {
         return Some(at);
     }
     let flaky: Vec<usize> = of_rule()
@@ -251,6 +256,10 @@ mod tests {
             .collect();
         assert_eq!(covering(&flaky[..2], "R-T-001", &["d"]), None);
         assert_eq!(covering(&flaky, "R-T-001", &["d"]), Some(2));
+        // A flaky finding from valid input alone takes no later failure of its rule.
+        let once = [found("R-T-001", &[], 0)];
+        assert_eq!(covering(&once, "R-T-001", &["m1"]), None);
+        assert_eq!(covering(&once, "R-T-001", &[]), None);
     }
 
     /// A finding broken by less takes in those of its rule broken by more; a flaky one takes

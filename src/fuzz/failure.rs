@@ -83,6 +83,31 @@ pub fn failure_of(
     })
 }
 
+/// True when `result` fails the way `failure` did: it is a failure, and `failure`'s rule is
+/// broken in it, whether or not that rule is the one its message names first (a replay that
+/// also broke a must, a probe's timeout say, still shows the should it was replayed for).
+pub fn fails_again(
+    protocol: &dyn Protocol,
+    profile: &dyn FuzzProfile,
+    result: &CaseResult,
+    judged: Direction,
+    known: &BTreeSet<String>,
+    failure: &Failure,
+) -> bool {
+    let Some(now) = failure_of(protocol, profile, result, judged, known) else {
+        return false;
+    };
+    now.rule == failure.rule
+        || result
+            .judged
+            .get(&failure.rule)
+            .is_some_and(|v| v.is_broken())
+        || result
+            .violations
+            .iter()
+            .any(|v| v.rule == failure.rule && v.level > rules::Level::May)
+}
+
 /// The run's message, led by what broke `rule` when the message starts with another (a known
 /// deviation, say): a finding's words are about the rule it names, the rest follows.
 fn leading_with(rule: Option<&str>, message: &str, violations: &[FrameViolation]) -> String {
@@ -187,6 +212,50 @@ mod tests {
             found(&both, &known),
             Some(("HUMA-ERR-003".into(), Verdict::Warn))
         );
+    }
+
+    /// A replay fails the same way when the finding's rule is broken in it, though another
+    /// rule now leads its message; a replay that passed, or broke only another rule, does not.
+    #[test]
+    fn a_replay_fails_again_when_the_findings_rule_is_broken_in_it() {
+        let huma = crate::protocol::get("huma").expect("huma");
+        let profile = huma.fuzzing().expect("huma fuzzes");
+        let result = |judged: &[(&str, Verdict)], message: &str| CaseResult {
+            id: "run".into(),
+            title: String::new(),
+            rules: judged.iter().map(|(r, _)| r.to_string()).collect(),
+            level: Level::Must,
+            verdict: judged
+                .iter()
+                .map(|(_, v)| *v)
+                .max()
+                .unwrap_or(Verdict::Pass),
+            message: message.into(),
+            duration_ms: 0,
+            judged: judged.iter().map(|(r, v)| (r.to_string(), *v)).collect(),
+            violations: Vec::new(),
+            transcript: Vec::new(),
+            steps: Vec::new(),
+            stopped_at: None,
+        };
+        let was = Failure {
+            rule: "HUMA-ERR-003".into(),
+            verdict: Verdict::Warn,
+            message: String::new(),
+        };
+        let none = BTreeSet::new();
+        let again = |r: &CaseResult| fails_again(huma, profile, r, Direction::Server, &none, &was);
+        let both = result(
+            &[
+                ("HUMA-ERR-003", Verdict::Warn),
+                ("HUMA-VAL-007", Verdict::Fail),
+            ],
+            "HUMA-VAL-007: an error answers a valid event; HUMA-ERR-003: silence broken",
+        );
+        assert!(again(&both));
+        let other = result(&[("HUMA-VAL-007", Verdict::Fail)], "HUMA-VAL-007: an error");
+        assert!(!again(&other));
+        assert!(!again(&result(&[("HUMA-ERR-003", Verdict::Pass)], "")));
     }
 
     /// Past a known deviation the message starts with, a finding leads with its own rule's

@@ -2,7 +2,8 @@
 //! sequence, run against the target again, still fails the same rule.
 
 use super::case::{case_for, FuzzRun};
-use super::engine::{failure_of, Failure, FuzzConfig, Progress};
+use super::engine::{Failure, FuzzConfig, Progress};
+use super::failure::fails_again;
 use super::FuzzProfile;
 use crate::protocol::Protocol;
 use crate::results::CaseResult;
@@ -38,14 +39,14 @@ pub(super) async fn shrink(
         let shape = run.shape(profile);
         let candidate = case_for(protocol, profile, id, run, &run_cfg.credentials);
         let result = runner::run_case(protocol, &candidate, run_cfg).await;
-        let same = failure_of(
+        let same = fails_again(
             protocol,
             profile,
             &result,
             run_cfg.judged,
             &cfg.known_failing,
-        )
-        .is_some_and(|f| f.rule == failure.rule);
+            failure,
+        );
         progress(Progress::Shrink {
             steps,
             still_fails: same,

@@ -252,10 +252,11 @@ fn a_socket_io_client_is_judged_over_polling_and_upgrade() {
 /// The same client answering each event after one of several delays, so that answers leave
 /// before, during and after its upgrade from polling to WebSocket, under the default four
 /// cases at once, run after run: no answer may be lost or held back. Before the Engine.IO
-/// server answered a poll that reached it after the probe at once, two runs in three lost one.
+/// server answered a poll that reached it after the probe at once, two runs in three lost one
+/// (the unit test beside the server holds the mechanism; each run here starts nine clients).
 #[test]
 fn a_socket_io_client_answering_through_its_upgrade_loses_nothing() {
-    for run in 0..5 {
+    for run in 0..3 {
         let (_, report) = judged_client_given(
             "huma",
             "huma-client.js",

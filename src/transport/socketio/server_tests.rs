@@ -32,6 +32,53 @@ async fn text_of(conn: &mut Connection) -> String {
     }
 }
 
+/// A session opened over HTTP long-polling, as `socket.io-client` opens one: the HTTP client
+/// (its requests bounded), the session's polling URL, what the open packet said, and the
+/// runner's end.
+struct Polling {
+    http: reqwest::Client,
+    with_sid: String,
+    info: socketio::packet::OpenInfo,
+    served: Connection,
+}
+
+async fn polling_session(server: &EioServer, addr: SocketAddr) -> Polling {
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(3))
+        .build()
+        .expect("client");
+    let base = format!("http://{addr}/socket.io/?EIO=4&transport=polling");
+    let open = http.get(&base).send().await.expect("handshake");
+    let open = open.text().await.expect("body");
+    let Ok(socketio::packet::EioPacket::Open(info)) = socketio::packet::parse_eio(&open) else {
+        panic!("{open}");
+    };
+    let (served, _) = server
+        .accept(Duration::from_secs(5))
+        .await
+        .expect("a session");
+    let with_sid = format!("{base}&sid={}", info.sid);
+    Polling {
+        http,
+        with_sid,
+        info,
+        served,
+    }
+}
+
+/// The upgrade's WebSocket for session `sid`, its probe answered.
+async fn probed(addr: SocketAddr, sid: &str) -> Connection {
+    let ws_url = format!("ws://{addr}/socket.io/?EIO=4&transport=websocket&sid={sid}");
+    let mut ws = crate::transport::websocket::connect(&WsOptions::new(ws_url))
+        .await
+        .expect("upgrades");
+    ws.send(Frame::Text("2probe".into()), soon())
+        .await
+        .expect("probe");
+    assert_eq!(text_of(&mut ws).await, "3probe");
+    ws
+}
+
 #[tokio::test]
 async fn a_websocket_client_gets_the_open_packet_and_frames_both_ways() {
     let (server, addr) = listening(ServerOptions::new(1024)).await;
@@ -65,26 +112,13 @@ async fn a_websocket_client_gets_the_open_packet_and_frames_both_ways() {
 #[tokio::test]
 async fn a_polling_client_upgrades_and_keeps_what_was_held() {
     let (server, addr) = listening(ServerOptions::new(4096)).await;
-    let http = reqwest::Client::new();
-    let base = format!("http://{addr}/socket.io/?EIO=4&transport=polling");
-    let open = http
-        .get(&base)
-        .send()
-        .await
-        .expect("handshake")
-        .text()
-        .await
-        .expect("body");
-    let info = match socketio::packet::parse_eio(&open) {
-        Ok(socketio::packet::EioPacket::Open(info)) => info,
-        other => panic!("{open}: {other:?}"),
-    };
+    let Polling {
+        http,
+        with_sid,
+        info,
+        mut served,
+    } = polling_session(&server, addr).await;
     assert_eq!(info.upgrades, vec!["websocket".to_owned()]);
-    let (mut served, _) = server
-        .accept(Duration::from_secs(5))
-        .await
-        .expect("a session");
-    let with_sid = format!("{base}&sid={}", info.sid);
     // Two packets in one POST arrive as two frames.
     let posted = http
         .post(&with_sid)
@@ -109,23 +143,13 @@ async fn a_polling_client_upgrades_and_keeps_what_was_held() {
     );
     // An unknown session is refused as real servers refuse it.
     let unknown = http
-        .get(format!("{base}&sid=nope"))
+        .get(with_sid.replace(&info.sid, "nope"))
         .send()
         .await
         .expect("answer");
     assert_eq!(unknown.status(), 400);
     // The upgrade: probe, then `5`; what the runner sent meanwhile goes over the WebSocket.
-    let ws_url = format!(
-        "ws://{addr}/socket.io/?EIO=4&transport=websocket&sid={}",
-        info.sid
-    );
-    let mut ws = crate::transport::websocket::connect(&WsOptions::new(ws_url))
-        .await
-        .expect("upgrades");
-    ws.send(Frame::Text("2probe".into()), soon())
-        .await
-        .expect("probe");
-    assert_eq!(text_of(&mut ws).await, "3probe");
+    let mut ws = probed(addr, &info.sid).await;
     served
         .send(Frame::Text("42[\"event\",1]".into()), soon())
         .await
@@ -148,21 +172,12 @@ async fn a_polling_client_upgrades_and_keeps_what_was_held() {
 #[tokio::test]
 async fn a_poll_after_the_probe_comes_back_at_once_and_a_post_is_answered_once_taken() {
     let (server, addr) = listening(ServerOptions::new(4096)).await;
-    let http = reqwest::Client::builder()
-        .timeout(Duration::from_secs(3))
-        .build()
-        .expect("client");
-    let base = format!("http://{addr}/socket.io/?EIO=4&transport=polling");
-    let open = http.get(&base).send().await.expect("handshake");
-    let open = open.text().await.expect("body");
-    let Ok(socketio::packet::EioPacket::Open(info)) = socketio::packet::parse_eio(&open) else {
-        panic!("{open}");
-    };
-    let (mut served, _) = server
-        .accept(Duration::from_secs(5))
-        .await
-        .expect("a session");
-    let with_sid = format!("{base}&sid={}", info.sid);
+    let Polling {
+        http,
+        with_sid,
+        info,
+        mut served,
+    } = polling_session(&server, addr).await;
     // Everything a POST carried is with the runner by the time the POST is answered, so
     // nothing the client sends next (over the WebSocket, say) can overtake it.
     let posted = http.post(&with_sid).body("40").send().await.expect("post");
@@ -172,17 +187,7 @@ async fn a_poll_after_the_probe_comes_back_at_once_and_a_post_is_answered_once_t
         matches!(&taken, Some((Received::Frame(Frame::Text(t)), _)) if t == "40"),
         "{taken:?}"
     );
-    let ws_url = format!(
-        "ws://{addr}/socket.io/?EIO=4&transport=websocket&sid={}",
-        info.sid
-    );
-    let mut ws = crate::transport::websocket::connect(&WsOptions::new(ws_url))
-        .await
-        .expect("upgrades");
-    ws.send(Frame::Text("2probe".into()), soon())
-        .await
-        .expect("probe");
-    assert_eq!(text_of(&mut ws).await, "3probe");
+    let mut ws = probed(addr, &info.sid).await;
     // The poll that was on its way: a noop at once, not parked.
     let polled = http.get(&with_sid).send().await.expect("answered at once");
     assert_eq!(polled.text().await.expect("body"), "6");
