@@ -593,7 +593,7 @@ fn fuzzing_finds_uae_faults() {
 /// check's time. Each check's own panic message says what it found.
 #[test]
 fn fuzzing_against_the_reference_targets() {
-    let checks: [(&str, fn()); 14] = [
+    let checks: [(&str, fn()); 12] = [
         (
             "correct_references_give_no_finding",
             correct_references_give_no_finding,
@@ -624,14 +624,6 @@ fn fuzzing_against_the_reference_targets() {
             "a_client_never_judged_is_not_reported_clean",
             clients::a_client_never_judged_is_not_reported_clean,
         ),
-        (
-            "a_failure_that_never_fails_again_is_flaky_and_the_campaign_goes_on",
-            findings::a_failure_that_never_fails_again_is_flaky_and_the_campaign_goes_on,
-        ),
-        (
-            "a_campaign_stops_at_max_findings",
-            findings::a_campaign_stops_at_max_findings,
-        ),
     ];
     let failed: Vec<&str> = std::thread::scope(|scope| {
         let running: Vec<_> = checks
@@ -647,6 +639,10 @@ fn fuzzing_against_the_reference_targets() {
         failed.is_empty(),
         "failed: {failed:?} (their messages are above)"
     );
+    // After the others, not beside them: beside a dozen fuzzers on two cores, a client
+    // fuzzer's process was starved past its 3 s to connect (seen in CI).
+    findings::a_failure_that_never_fails_again_is_flaky_and_the_campaign_goes_on();
+    findings::a_campaign_stops_at_max_findings();
 }
 
 /// The campaign's runs go without step lines (describing every step of every run cost
