@@ -92,7 +92,6 @@ pub(super) async fn confirm(
             attempts,
             shape,
             repeats: 0,
-            failed_again_at: (failed_again && alone > 0).then_some(alone),
         }
     };
     if !failed_again {
@@ -169,6 +168,18 @@ pub(super) fn absorb(findings: &mut Vec<Finding>, mut found: Finding) {
     findings.push(found);
 }
 
+/// Counts a run failing `rule` on input of `shape` under the finding that accounts for it
+/// ([`covering`]), if one does: true when one did.
+pub(super) fn accounted_for(findings: &mut [Finding], rule: &str, shape: &[&str]) -> bool {
+    match covering(findings, rule, shape) {
+        Some(at) => {
+            findings[at].repeats += 1;
+            true
+        }
+        None => false,
+    }
+}
+
 /// Flaky findings of one rule past which a run failing it is put down to the last of them
 /// rather than replayed: a rule the campaign's load breaks now and then (a timeout) would
 /// otherwise spend the campaign on replays.
@@ -179,7 +190,7 @@ const MAX_FLAKY_PER_RULE: usize = 3;
 /// the finding needed), or, once the rule has [`MAX_FLAKY_PER_RULE`] flaky findings, the last
 /// of them. A flaky finding accounts for nothing by its shape: one from valid input alone
 /// would otherwise take every later failure of its rule, a real one too.
-pub(super) fn covering(findings: &[Finding], rule: &str, shape: &[&str]) -> Option<usize> {
+fn covering(findings: &[Finding], rule: &str, shape: &[&str]) -> Option<usize> {
     let of_rule = || {
         findings
             .iter()
@@ -217,27 +228,13 @@ mod tests {
                 serde_json::json!({"id": "c", "title": "", "rules": [rule], "steps": []}),
             )
             .expect("a case"),
-            result: CaseResult {
-                id: "c".into(),
-                title: String::new(),
-                rules: Vec::new(),
-                level: crate::rules::Level::Must,
-                verdict: Verdict::Fail,
-                message: String::new(),
-                duration_ms: 0,
-                judged: Default::default(),
-                violations: Vec::new(),
-                transcript: Vec::new(),
-                steps: Vec::new(),
-                stopped_at: None,
-            },
+            result: crate::fuzz::failure::tests::run_result(&[(rule, Verdict::Fail)], ""),
             steps_before: 1,
             steps_after: 1,
             reproduced,
             attempts: 3,
             shape: shape.to_vec(),
             repeats: 0,
-            failed_again_at: None,
         }
     }
 

@@ -7,7 +7,7 @@
 //! reproduced.
 
 use super::case::{case_for, sequences, FuzzRun};
-use super::confirm::{absorb, confirm, covering, Candidate};
+use super::confirm::{absorb, accounted_for, confirm, Candidate};
 pub use super::failure::{failure_of, Failure};
 use super::{gen, FuzzProfile};
 use crate::protocol::Protocol;
@@ -42,9 +42,6 @@ pub struct Finding {
     pub shape: Vec<&'static str>,
     /// Later runs that failed the same rule on input holding this shape, accounted for here.
     pub repeats: u64,
-    /// Which replay alone of the case as the campaign ran it (from 1) failed again, before
-    /// shrinking; `None` when none did, or none was asked for.
-    pub failed_again_at: Option<u32>,
 }
 
 impl Finding {
@@ -172,6 +169,13 @@ pub struct Outcome {
     pub known_only: u64,
 }
 
+impl Outcome {
+    /// How many of its findings reproduced (the ones `--max-findings` counts).
+    pub fn reproduced(&self) -> usize {
+        self.findings.iter().filter(|f| f.reproduces()).count()
+    }
+}
+
 /// How long a run waits on the target before it lends its work slot to a run that can work:
 /// well past a round trip on a loaded machine (a few milliseconds), well short of the waits
 /// worth lending for (HAIP's 500 ms before REPLAY_REQUEST, silence windows of 50 ms and more).
@@ -274,7 +278,7 @@ async fn campaign(
     // first, alone, so a seed reports the same runs whatever finished first.
     let mut pending: Vec<(Candidate, usize)> = Vec::new();
     loop {
-        let counted = outcome.findings.iter().filter(|f| f.reproduces()).count();
+        let counted = outcome.reproduced();
         let can_start = |pending: usize, running: usize, next_run: u64| {
             pending == 0
                 && counted < cfg.max_findings
@@ -317,11 +321,9 @@ async fn campaign(
             let began = std::time::Instant::now();
             pending.sort_by_key(|(candidate, _)| candidate.run);
             for (candidate, worker) in std::mem::take(&mut pending) {
-                let counted = outcome.findings.iter().filter(|f| f.reproduces()).count();
-                if let Some(at) =
-                    covering(&outcome.findings, &candidate.failure.rule, &candidate.shape)
-                {
-                    outcome.findings[at].repeats += 1;
+                let counted = outcome.reproduced();
+                let (rule, shape) = (&candidate.failure.rule, &candidate.shape);
+                if accounted_for(&mut outcome.findings, rule, shape) {
                     continue;
                 }
                 if counted >= cfg.max_findings {
@@ -387,8 +389,7 @@ async fn campaign(
         let Some(failed) = ran.failed else {
             continue;
         };
-        if let Some(at) = covering(&outcome.findings, &failed.failure.rule, &failed.shape) {
-            outcome.findings[at].repeats += 1;
+        if accounted_for(&mut outcome.findings, &failed.failure.rule, &failed.shape) {
             continue;
         }
         let Some(draw) = draw else {

@@ -147,9 +147,32 @@ fn target_ended(result: &CaseResult, judged: Direction) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::rules::Level;
+
+    /// A run's result: each of `judged`'s rules with its verdict, the worst of them the run's,
+    /// and `message` the runner's words.
+    pub(in crate::fuzz) fn run_result(judged: &[(&str, Verdict)], message: &str) -> CaseResult {
+        CaseResult {
+            id: "run".into(),
+            title: String::new(),
+            rules: judged.iter().map(|(r, _)| r.to_string()).collect(),
+            level: Level::Must,
+            verdict: judged
+                .iter()
+                .map(|(_, v)| *v)
+                .max()
+                .unwrap_or(Verdict::Pass),
+            message: message.into(),
+            duration_ms: 0,
+            judged: judged.iter().map(|(r, v)| (r.to_string(), *v)).collect(),
+            violations: Vec::new(),
+            transcript: Vec::new(),
+            steps: Vec::new(),
+            stopped_at: None,
+        }
+    }
 
     fn violation(rule: &'static str, message: &str, frame: usize) -> FrameViolation {
         FrameViolation {
@@ -168,25 +191,12 @@ mod tests {
     fn a_failed_rule_names_the_finding_before_a_warned_one() {
         let huma = crate::protocol::get("huma").expect("huma");
         let profile = huma.fuzzing().expect("huma fuzzes");
-        let result = |judged: &[(&str, Verdict)]| CaseResult {
-            id: "run".into(),
-            title: String::new(),
-            rules: judged.iter().map(|(r, _)| r.to_string()).collect(),
-            level: Level::Must,
-            verdict: judged
-                .iter()
-                .map(|(_, v)| *v)
-                .max()
-                .unwrap_or(Verdict::Pass),
-            message: "HUMA-ERR-003: expected silence for 300 ms; HUMA-VAL-007: an error answers \
-                      the client's valid context-update"
-                .into(),
-            duration_ms: 0,
-            judged: judged.iter().map(|(r, v)| (r.to_string(), *v)).collect(),
-            violations: Vec::new(),
-            transcript: Vec::new(),
-            steps: Vec::new(),
-            stopped_at: None,
+        let result = |judged: &[(&str, Verdict)]| {
+            run_result(
+                judged,
+                "HUMA-ERR-003: expected silence for 300 ms; HUMA-VAL-007: an error answers \
+                 the client's valid context-update",
+            )
         };
         let none = BTreeSet::new();
         let found = |r: &CaseResult, known: &BTreeSet<String>| {
@@ -220,24 +230,7 @@ mod tests {
     fn a_replay_fails_again_when_the_findings_rule_is_broken_in_it() {
         let huma = crate::protocol::get("huma").expect("huma");
         let profile = huma.fuzzing().expect("huma fuzzes");
-        let result = |judged: &[(&str, Verdict)], message: &str| CaseResult {
-            id: "run".into(),
-            title: String::new(),
-            rules: judged.iter().map(|(r, _)| r.to_string()).collect(),
-            level: Level::Must,
-            verdict: judged
-                .iter()
-                .map(|(_, v)| *v)
-                .max()
-                .unwrap_or(Verdict::Pass),
-            message: message.into(),
-            duration_ms: 0,
-            judged: judged.iter().map(|(r, v)| (r.to_string(), *v)).collect(),
-            violations: Vec::new(),
-            transcript: Vec::new(),
-            steps: Vec::new(),
-            stopped_at: None,
-        };
+        let result = run_result;
         let was = Failure {
             rule: "HUMA-ERR-003".into(),
             verdict: Verdict::Warn,
