@@ -13,7 +13,7 @@ fn wireprobe() -> Command {
 
 /// Runs the HAIP suite against `how` and checks the outcome.
 async fn run_against(how: Hostility) {
-    run_protocol_against("haip", "ws", 75, how).await;
+    run_protocol_against("haip", "ws", 76, how).await;
 }
 
 /// Runs `protocol`'s suite (`cases` of them) against `how`: every case ends `error` or `skip`.

@@ -84,6 +84,7 @@ const EXPECTED: &[Expectation] = &[
         None,
         &[("haip.envelope.crit-unknown-field", Fail)],
     ),
+    ("stale-ack", None, &[("haip.seq.ack-keeps-up", Warn)]),
     (
         "eager-replay-request",
         None,
@@ -163,6 +164,7 @@ const EXPECTED: &[Expectation] = &[
             ("haip.envelope.ping-payload", Skip),
             ("haip.seq.server-numbering", Skip),
             ("haip.seq.ack-cumulative", Skip),
+            ("haip.seq.ack-keeps-up", Skip),
             ("haip.seq.gap-triggers-replay", Skip),
             ("haip.seq.gap-filled-in-time", Skip),
             ("haip.seq.duplicate-dropped", Skip),

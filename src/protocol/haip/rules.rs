@@ -107,6 +107,9 @@ pub static RULES: &[Rule] = &[
     crate::spec_rule!(binds Client, "001_1704fd641f081645.txt", "HAIP-SEQ-010", Must, "HAIP Handshake Requirements",
         "A client that resumes names its session again and, as last_rx_seq, the highest seq it received: not past what the server sent, not below what it acknowledged.",
         "`last_rx_seq`: optional highest received `seq` when resuming. … **Session:** `session` UUID survives reconnects."),
+    rule!("HAIP-SEQ-011", Should, "Sequencing and Replay",
+        "A side that carries ack keeps it up with what it received in order: a message answering the peer's message seq N, with nothing up to N skipped or malformed, acknowledges at least N−1 (whether N itself is counted yet is left open).",
+        "Cumulative `ack`. … note right of A: seq=2, ack=1 … note right of A: seq=3, ack=2"),
     // Runs.
     rule!("HAIP-RUN-001", Must, "Concurrency and Threading Model",
         "A message that names a run_id names an open run: one started and not yet ended by RUN_FINISHED or RUN_ERROR.",

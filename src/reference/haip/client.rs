@@ -181,7 +181,14 @@ impl Client {
             (_, true) => Some(0),
             _ => None,
         };
-        let with = last.map(|l| json!({"payload": {"last_rx_seq": l.to_string()}}));
+        let mut with = last.map(|l| json!({"payload": {"last_rx_seq": l.to_string()}}));
+        if self.faults.has("ack-stuck") {
+            let stuck = json!({"ack": self.acked().to_string()});
+            with = Some(with.map_or(stuck.clone(), |mut w| {
+                crate::protocol::merge(&mut w, &stuck);
+                w
+            }));
+        }
         let hai = self.session.handshake(with.as_ref(), true);
         for frame in hai.unwrap_or_default() {
             self.send_frame(frame).await;
@@ -426,8 +433,17 @@ impl Client {
     }
 
     async fn send(&mut self, event: Value) {
-        if let Ok(Outgoing::Frame(frame)) = self.session.encode(&with_ack(event, self.delivered)) {
+        if let Ok(Outgoing::Frame(frame)) = self.session.encode(&with_ack(event, self.acked())) {
             self.send_frame(frame).await;
+        }
+    }
+
+    /// What this client acknowledges: what it received in order (the `ack-stuck` fault never
+    /// goes past the server's HAI).
+    fn acked(&self) -> u64 {
+        match self.faults.has("ack-stuck") {
+            true => self.delivered.min(1),
+            false => self.delivered,
         }
     }
 

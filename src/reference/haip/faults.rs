@@ -117,6 +117,11 @@ pub static FAULTS: &[Fault] = &[
         "acks 5 beyond what the client sent"
     ),
     fault!(
+        "stale-ack",
+        ["HAIP-SEQ-011"],
+        "never moves its ack past the client's HAI (\"1\") while it receives everything in order"
+    ),
+    fault!(
         "no-replay-request",
         ["HAIP-SEQ-003"],
         "never asks for missing messages"
@@ -315,6 +320,11 @@ pub const CLIENT_FAULTS: &[Fault] = &[
         "eager-replay-request",
         ["HAIP-SEQ-004"],
         "asks for a replay the moment it sees a gap in the server's seq, without the spec's 500 ms wait"
+    ),
+    fault!(
+        "ack-stuck",
+        ["HAIP-SEQ-011"],
+        "never moves its ack past the server's HAI (\"1\") while it receives everything in order"
     ),
     fault!(
         "exits-on-unknown-type",

@@ -319,6 +319,9 @@ impl Outbox {
         if faults.has("ack-beyond") {
             ack += 5;
         }
+        if faults.has("stale-ack") {
+            ack = ack.min(1);
+        }
         let id = if faults.has("bad-uuid") {
             format!("msg-{seq}")
         } else {

@@ -53,6 +53,9 @@ impl HaipChecker {
         if !matches!(f.ty, "ERROR" | "RUN_ERROR") {
             return;
         }
+        if f.ty == "ERROR" {
+            self.peer_refused_something(from);
+        }
         if f.ty == "ERROR" && from == Direction::Server {
             self.error_answers_valid(f, out);
         }

@@ -19,6 +19,14 @@ const MAX_OWED_PONGS: usize = 4096;
 /// How many of a side's latest PONG nonces are remembered, to tell one relayed back.
 pub(super) const REMEMBERED_PONGS: usize = 4096;
 
+/// A PING whose PONG is owed: its nonce, and its seq, which the PONG's ack keeps up with
+/// (HAIP-SEQ-011).
+#[derive(Debug)]
+pub(super) struct OwedPong {
+    nonce: Option<String>,
+    seq: Option<u64>,
+}
+
 impl HaipChecker {
     pub(super) fn check_liveness(
         &mut self,
@@ -33,7 +41,11 @@ impl HaipChecker {
             "PING" if !self.well_formed => self.ping_may_be_answered(me, f.nonce),
             "PING" => {
                 let pending = &mut self.senders[1 - me].pings_to_answer;
-                push_bounded(pending, f.nonce.map(str::to_owned), MAX_OWED_PONGS);
+                let owed = OwedPong {
+                    nonce: f.nonce.map(str::to_owned),
+                    seq: f.seq,
+                };
+                push_bounded(pending, owed, MAX_OWED_PONGS);
             }
             "PONG" => {
                 // A PONG of the peer's own coming back (a server relaying what its clients
@@ -49,8 +61,9 @@ impl HaipChecker {
                 let sender = &mut self.senders[me];
                 let (pending, maybe) =
                     (&mut sender.pings_to_answer, &mut sender.pings_maybe_dropped);
-                if let Some(i) = pending.iter().position(|n| n.as_deref() == f.nonce) {
-                    pending.remove(i);
+                if let Some(i) = pending.iter().position(|p| p.nonce.as_deref() == f.nonce) {
+                    let answered = pending.remove(i).and_then(|p| p.seq);
+                    self.ack_keeps_up(me, answered, f.ack, out);
                 } else if let Some(i) = maybe.iter().position(|n| n.as_deref() == f.nonce) {
                     maybe.remove(i);
                 } else if pending.pop_front().is_some() {

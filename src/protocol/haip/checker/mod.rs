@@ -55,6 +55,9 @@ struct Sender {
     /// new, not a resend (bounded: see `sequencing.rs`).
     missing: BTreeSet<u64>,
     last_ack: Option<u64>,
+    /// The lowest seq of this side's that a jump skipped or that came on a malformed message:
+    /// the peer's cumulative ack may stop below it for good (see `sequencing.rs`).
+    first_unclean: Option<u64>,
     announced: Option<HaiFacts>,
     credit: HashMap<String, flow::Credit>,
     /// Credit under the strictest reading of what consumes it (see `flow.rs`): every message
@@ -64,8 +67,8 @@ struct Sender {
     first_announced: (Option<u64>, Option<u64>),
     /// Channels the peer paused: channel -> (seq of the PAUSE, time it was seen).
     paused: HashMap<String, (u64, u64)>,
-    /// Nonces of the peer's PINGs this side has not answered yet.
-    pings_to_answer: VecDeque<Option<String>>,
+    /// The peer's PINGs this side has not answered yet.
+    pings_to_answer: VecDeque<liveness::OwedPong>,
     /// Nonces of the peer's PINGs resent under a number already used: dropped as duplicates,
     /// or taken if the first message with that number was rejected (suites/haip/ERRATA.md
     /// item 19). Their PONG is neither owed nor wrong.
@@ -109,6 +112,9 @@ pub struct HaipChecker {
     shared: Shared,
     /// The client's latest HAI asked to resume: the server may continue its old numbering.
     resuming: bool,
+    /// Connections seen: after a reconnection, what reached the peer before the drop is
+    /// unknown, so its ack is no longer held to keeping up (HAIP-SEQ-011).
+    connections: usize,
     /// Time of the current observation, in ms (from the transcript).
     now_ms: u64,
     /// The message being judged passed the schema, names our session and sets no `crit`. A
@@ -144,6 +150,7 @@ impl HaipChecker {
     }
 
     fn on_connect(&mut self) {
+        self.connections += 1;
         for s in &mut self.senders {
             s.sent_on_connection = 0;
             s.owed_binary = None;

@@ -84,6 +84,11 @@ impl HaipChecker {
             _ => {}
         }
         sender.max_seq = Some(sender.max_seq.map_or(seq, |m| m.max(seq)));
+        let skipped = sender.missing.first().copied();
+        let malformed = (!self.well_formed).then_some(seq);
+        for unclean in [skipped, malformed].into_iter().flatten() {
+            sender.first_unclean = Some(sender.first_unclean.map_or(unclean, |u| u.min(unclean)));
+        }
         // Only the target's rejections are seen (its ERROR); ours are not judged here.
         if !self.well_formed && from == Direction::Client {
             if sender.rejected.len() >= MAX_REMEMBERED {
@@ -113,6 +118,44 @@ impl HaipChecker {
     pub(super) fn ping_may_be_answered(&mut self, me: usize, nonce: Option<&str>) {
         let maybe = &mut self.senders[1 - me].pings_maybe_dropped;
         crate::protocol::recent::push_bounded(maybe, nonce.map(str::to_owned), MAX_REMEMBERED);
+    }
+
+    /// Side `from` sent an ERROR: it may have refused any message the peer sent so far, and
+    /// whether a refused message counts toward its ack is left open, so the ack is no longer
+    /// held to keeping up past what the peer had sent.
+    pub(super) fn peer_refused_something(&mut self, from: Direction) {
+        let peer = &mut self.senders[1 - side(from)];
+        if let Some(max) = peer.max_seq {
+            peer.first_unclean = Some(peer.first_unclean.map_or(max, |u| u.min(max)));
+        }
+    }
+
+    /// Judges the ack of side `me`'s message answering the peer's message `answered`
+    /// (HAIP-SEQ-011). The answer proves everything before `answered` arrived, when the peer
+    /// skipped and broke nothing up to it and the connection is the session's first (after a
+    /// drop, what reached the peer is unknown); whether `answered` itself is counted yet is
+    /// left open, so the ack owes `answered - 1`.
+    pub(super) fn ack_keeps_up(
+        &self,
+        me: usize,
+        answered: Option<u64>,
+        ack: Option<u64>,
+        out: &mut Vec<Violation>,
+    ) {
+        let (Some(answered), Some(ack)) = (answered, ack) else {
+            return;
+        };
+        let peer = &self.senders[1 - me];
+        let clean = peer.first_unclean.is_none_or(|u| u > answered);
+        if clean && self.connections <= 1 && ack + 1 < answered {
+            out.push(Violation::new(
+                "HAIP-SEQ-011",
+                format!(
+                    "ack \"{ack}\" answers the peer's message seq \"{answered}\", received in order: a cumulative ack would be at least \"{}\"",
+                    answered - 1
+                ),
+            ));
+        }
     }
 
     /// Judges the message's `ack` (a message filling a gap is not held to it).
@@ -215,6 +258,71 @@ mod tests {
             talk.send_with(Server, "PING", ping(), json!({"ack": "0"})),
             ["HAIP-SEQ-002"]
         );
+    }
+
+    #[test]
+    fn an_answer_acknowledges_what_came_before_the_message_it_answers() {
+        let mut talk = Talk::open();
+        let ping = |n: &str| json!({"nonce": n});
+        // Client seq 2, 3, 4: PINGs. The PONG to seq 2 may ack 1 (2 not counted yet) or 2.
+        talk.send(Client, "PING", ping("a"));
+        talk.send(Client, "PING", ping("b"));
+        talk.send(Client, "PING", ping("c"));
+        let pong = |ack: &str| json!({"ack": ack});
+        assert_eq!(talk.send_with(Server, "PONG", ping("a"), pong("1")), NONE);
+        assert_eq!(talk.send_with(Server, "PONG", ping("b"), pong("3")), NONE);
+        // An ack stuck where it was while seq 4 is answered: everything before 4 arrived.
+        assert_eq!(
+            talk.send_with(Server, "PONG", ping("c"), pong("3")),
+            NONE,
+            "acking N-1 leaves open whether N is counted yet"
+        );
+        talk.send(Client, "PING", ping("d"));
+        talk.send(Client, "PING", ping("e"));
+        assert_eq!(talk.send_with(Server, "PONG", ping("d"), pong("4")), NONE);
+        assert_eq!(
+            talk.send_with(Server, "PONG", ping("e"), pong("4")),
+            ["HAIP-SEQ-011"]
+        );
+        // Without ack there is nothing to judge.
+        talk.send(Client, "PING", ping("f"));
+        let no_ack = json!({"ack": "$omit"});
+        assert_eq!(talk.send_with(Server, "PONG", ping("f"), no_ack), NONE);
+    }
+
+    #[test]
+    fn an_ack_may_stop_below_a_skipped_or_malformed_message_and_after_a_reconnection() {
+        let ping = |n: &str| json!({"nonce": n});
+        let pong = |ack: &str| json!({"ack": ack});
+        // Client skips seq 2: its PING seq 3 may be answered with ack 1 for good.
+        let mut talk = Talk::open();
+        talk.send_with(Client, "PING", ping("x"), json!({"seq": "3"}));
+        talk.send(Client, "PING", ping("y"));
+        assert_eq!(talk.send_with(Server, "PONG", ping("x"), pong("1")), NONE);
+        assert_eq!(talk.send_with(Server, "PONG", ping("y"), pong("1")), NONE);
+        // A malformed message (seq 2) the receiver rejected need not be counted.
+        let mut talk = Talk::open();
+        talk.send_with(Client, "PING", ping("bad"), json!({"crit": true}));
+        talk.send(Client, "PING", ping("z"));
+        talk.send(Client, "PING", ping("w"));
+        assert_eq!(talk.send_with(Server, "PONG", ping("w"), pong("1")), NONE);
+        // A message the receiver refused with ERROR need not be counted either.
+        let mut talk = Talk::open();
+        talk.send(Client, "PING", ping("r"));
+        let refused = json!({"code": "FLOW_CONTROL_VIOLATION", "message": "no credit"});
+        talk.send(Server, "ERROR", refused);
+        talk.send(Client, "PING", ping("s"));
+        talk.send(Client, "PING", ping("t"));
+        let found = talk.send_with(Server, "PONG", ping("t"), pong("1"));
+        assert!(!found.contains(&"HAIP-SEQ-011"), "{found:?}");
+        // After a reconnection, what reached the peer before the drop is unknown.
+        let mut talk = Talk::open();
+        talk.reconnect();
+        talk.send(Client, "HAI", super::super::talk::hai_payload());
+        talk.send(Client, "PING", ping("p"));
+        talk.send(Client, "PING", ping("q"));
+        let found = talk.send_with(Server, "PONG", ping("q"), pong("1"));
+        assert!(!found.contains(&"HAIP-SEQ-011"), "{found:?}");
     }
 
     #[test]
