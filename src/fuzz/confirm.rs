@@ -110,7 +110,7 @@ pub(super) async fn confirm(
     )
     .await;
     let reproduced = replayed(cfg.confirm, &shrunk, protocol, found_on, &fails_the_same).await;
-    if reproduced > 0 || cfg.confirm == 0 || steps_after == steps_before {
+    if reproduced > 0 || cfg.confirm == 0 {
         return Ok(finding(
             shrunk,
             shrunk_result,
@@ -120,16 +120,18 @@ pub(super) async fn confirm(
             cfg.confirm,
         ));
     }
-    // Shrinking kept something that fails only now and then: the case as it ran, which failed
-    // again alone, is the finding.
-    let reproduced = replayed(cfg.confirm, &case, protocol, found_on, &fails_the_same).await;
+    // The shrunk case failed in none of its replays (shrinking kept something that fails only
+    // now and then, or the failure is rare): the case as it ran is the finding, and the replay
+    // alone that failed counts among its tries, or a case that did fail alone would be called
+    // flaky.
+    let again = replayed(cfg.confirm, &case, protocol, found_on, &fails_the_same).await;
     Ok(finding(
         case,
         result,
         steps_before,
         shape,
-        reproduced,
-        cfg.confirm,
+        again + 1,
+        cfg.confirm + alone,
     ))
 }
 

@@ -322,12 +322,8 @@ struct Engine {
     requests: mpsc::Receiver<ToSession>,
     /// The WebSocket, once the session runs over one.
     ws: Option<Connection>,
-    /// A WebSocket in the middle of the upgrade's probe.
-    probe: Option<Connection>,
-    /// The probe was answered: the client is pausing its polling to move over, and waits for
-    /// its last poll to come back before it sends the upgrade (and, till then, holds every
-    /// packet it has to send). No poll may be parked from here on.
-    probed: bool,
+    /// A WebSocket in the middle of the upgrade's probe, if one is.
+    probe: Probe,
     /// Packets for a polling client, oldest first.
     held: VecDeque<Frame>,
     /// The long-poll GET waiting for packets.
@@ -361,8 +357,7 @@ impl Engine {
             commands,
             requests,
             ws,
-            probe: None,
-            probed: false,
+            probe: Probe::None,
             held: VecDeque::new(),
             parked: None,
             next_ping,
@@ -413,14 +408,11 @@ impl Engine {
                         }
                         let _ = taken.send(());
                     }
-                    Some(ToSession::Upgrade(conn)) => {
-                        self.probe = Some(conn);
-                        self.probed = false;
-                    }
+                    Some(ToSession::Upgrade(conn)) => self.probe = Probe::Sent(conn),
                     None => return Ended::Quietly,
                 },
-                got = next_of(&mut self.probe) => self.probing(got).await,
-                got = next_of(&mut self.ws) => {
+                got = next_of(self.probe.connection()) => self.probing(got).await,
+                got = next_of(self.ws.as_mut()) => {
                     if let Some(ended) = self.over_websocket(got).await {
                         return ended;
                     }
@@ -495,7 +487,7 @@ impl Engine {
             let _ = answer.send(refuse(StatusCode::BAD_REQUEST, 3, "Bad request"));
             return;
         }
-        if self.held.is_empty() && self.probed {
+        if self.held.is_empty() && matches!(self.probe, Probe::Answered(_)) {
             // A poll that was on its way when the probe was answered: parked, it would hold
             // the client's upgrade (and everything it has to send) until we next had a
             // packet for it.
@@ -521,7 +513,7 @@ impl Engine {
     /// The upgrade: `2probe` is answered `3probe` (and a parked poll released with a noop);
     /// `5` moves the session onto the WebSocket with everything still held.
     async fn probing(&mut self, got: Option<(Received, std::time::Instant)>) {
-        let Some(probe) = self.probe.as_mut() else {
+        let Some(probe) = self.probe.connection() else {
             return;
         };
         match got {
@@ -529,31 +521,65 @@ impl Engine {
                 let _ = probe
                     .send(Frame::Text("3probe".into()), Instant::now() + SEND_BUDGET)
                     .await;
-                self.probed = true;
+                self.probe = self.probe.take().answered();
                 if let Some(poll) = self.parked.take() {
                     let _ = poll.send(text_answer("6"));
                 }
             }
             Some((Received::Frame(Frame::Text(text)), _)) if text == "5" => {
-                self.probed = false;
-                self.ws = self.probe.take();
+                self.ws = self.probe.take().into_connection();
                 let held: Vec<Frame> = self.held.drain(..).collect();
                 for frame in held {
                     let _ = self.send(frame).await;
                 }
             }
             // Anything else on a probing socket ends the attempt; polling goes on.
-            _ => {
-                self.probe = None;
-                self.probed = false;
-            }
+            _ => self.probe = Probe::None,
+        }
+    }
+}
+
+/// Where the upgrade's probe stands.
+enum Probe {
+    None,
+    /// The client opened a WebSocket to probe it; `2probe` has not come yet.
+    Sent(Connection),
+    /// The probe was answered: the client is pausing its polling to move over, and waits for
+    /// its last poll to come back before it sends the upgrade (and, till then, holds every
+    /// packet it has to send). No poll may be parked from here on.
+    Answered(Connection),
+}
+
+impl Probe {
+    fn connection(&mut self) -> Option<&mut Connection> {
+        match self {
+            Probe::None => None,
+            Probe::Sent(conn) | Probe::Answered(conn) => Some(conn),
+        }
+    }
+
+    fn take(&mut self) -> Probe {
+        std::mem::replace(self, Probe::None)
+    }
+
+    fn answered(self) -> Probe {
+        match self {
+            Probe::Sent(conn) => Probe::Answered(conn),
+            other => other,
+        }
+    }
+
+    fn into_connection(self) -> Option<Connection> {
+        match self {
+            Probe::None => None,
+            Probe::Sent(conn) | Probe::Answered(conn) => Some(conn),
         }
     }
 }
 
 /// The next thing a connection that may not exist observed (pending forever when absent).
-async fn next_of(conn: &mut Option<Connection>) -> Option<(Received, std::time::Instant)> {
-    match conn.as_mut() {
+async fn next_of(conn: Option<&mut Connection>) -> Option<(Received, std::time::Instant)> {
+    match conn {
         Some(c) if !c.is_finished() => c.recv(Instant::now() + Duration::from_secs(3600)).await,
         _ => std::future::pending().await,
     }
