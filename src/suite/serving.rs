@@ -70,6 +70,14 @@ impl Drop for FedSite {
     }
 }
 
+/// How long a client the case started may take to connect the first time, at least: a
+/// process starting on a busy machine (an interpreter loading its modules) can take longer
+/// than a step's budget, which says nothing about the protocol.
+const START_UP: Duration = Duration::from_secs(10);
+/// How often a starting client is looked at while it has not connected: one that exited is
+/// waited for no longer.
+const EXIT_POLL: Duration = Duration::from_millis(100);
+
 /// How often the served event stream carries a heartbeat comment.
 const HEARTBEAT: Duration = Duration::from_millis(500);
 /// The reconnection delay the served event stream asks for: short, so a case does not wait.
@@ -91,6 +99,8 @@ pub(super) struct Serving {
     /// What `{agent}` becomes: the command a host runs as its agent (stdio protocols).
     agent: String,
     launched: Option<Launched>,
+    /// The client has connected once: it started.
+    connected: bool,
     /// The token the client was handed when it started: every connection it opens is judged
     /// on presenting that one (a token minted again for a later step would differ).
     pub(super) handed: Option<String>,
@@ -156,6 +166,7 @@ impl Serving {
             site: None,
             url,
             launched: None,
+            connected: false,
             handed: None,
         })
     }
@@ -189,21 +200,54 @@ impl Serving {
     }
 
     /// Accepts the client's next connection within `timeout`: over Socket.IO, its next
-    /// Engine.IO session.
+    /// Engine.IO session. A client this case started and that has not connected yet is given
+    /// [`START_UP`] at least, and stops being waited for once it exits.
     pub(super) async fn accept(
         &mut self,
         max_frame: usize,
         timeout: Duration,
     ) -> Result<(Connection, Opened), ServingError> {
-        let waited_ms = timeout.as_millis() as u64;
-        let accepted = if matches!(self.transport, TransportKind::SocketIo | TransportKind::Sse) {
+        let started = tokio::time::Instant::now();
+        let starting = self.launched.is_some() && !self.connected;
+        let budget = match starting {
+            true => timeout.max(START_UP),
+            false => timeout,
+        };
+        loop {
+            let left = budget.saturating_sub(started.elapsed());
+            let slice = match starting {
+                true => left.min(EXIT_POLL),
+                false => left,
+            };
+            if let Some(accepted) = self.accept_within(max_frame, slice, timeout).await {
+                self.connected |= accepted.is_ok();
+                return accepted;
+            }
+            let exited = self.launched.as_mut().and_then(Launched::exited);
+            if exited.is_some() || started.elapsed() >= budget {
+                let waited_ms = started.elapsed().as_millis() as u64;
+                let exited = exited.map_or(String::new(), |s| format!(" (it exited: {s})"));
+                return Err(ServingError::NoConnection { waited_ms, exited });
+            }
+        }
+    }
+
+    /// The client's next connection if one comes within `wait`; `None` when none did (the
+    /// handshake after it has `timeout`).
+    async fn accept_within(
+        &mut self,
+        max_frame: usize,
+        wait: Duration,
+        timeout: Duration,
+    ) -> Option<Result<(Connection, Opened), ServingError>> {
+        if matches!(self.transport, TransportKind::SocketIo | TransportKind::Sse) {
             let site = self.site(max_frame);
-            match site.accept(timeout).await {
+            match site.accept(wait).await {
                 Err(TransportError::Timeout(_)) => None,
                 other => Some(other.map_err(ServingError::Accept)),
             }
         } else {
-            match tokio::time::timeout(timeout, self.listener.accept()).await {
+            match tokio::time::timeout(wait, self.listener.accept()).await {
                 Ok(Ok(tcp)) if self.transport == TransportKind::Stdio => {
                     let (conn, peer) = relay::accepted(tcp, max_frame);
                     let opened = Opened {
@@ -221,14 +265,7 @@ impl Serving {
                 Ok(Err(e)) => Some(Err(ServingError::Listen(e))),
                 Err(_) => None,
             }
-        };
-        accepted.unwrap_or_else(|| {
-            let exited = match self.launched.as_mut().and_then(Launched::exited) {
-                Some(status) => format!(" (it exited: {status})"),
-                None => String::new(),
-            };
-            Err(ServingError::NoConnection { waited_ms, exited })
-        })
+        }
     }
 
     /// The case's site, fed from its listener from the first call on.
