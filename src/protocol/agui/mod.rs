@@ -6,6 +6,7 @@
 pub mod checker;
 #[cfg(test)]
 mod checker_tests;
+pub mod closed_sets;
 pub mod conversation;
 pub mod events;
 pub mod fuzz;

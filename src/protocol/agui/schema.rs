@@ -3,6 +3,7 @@
 //! sorted into what it is — a value the schema rejects, a `null` standing for an absent field,
 //! or a property the schema does not describe.
 
+use super::closed_sets;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -277,20 +278,20 @@ fn flaws(
                 value: unrecognised(value, &path).unwrap_or_default(),
                 path,
             },
-            // A string outside a closed set (a role, a subtype, a status) is a value this
-            // version does not name: unrecognised, not malformed (Processing Model › The rule,
-            // and its Note on closed sets).
-            E::Enum { .. } | E::Constant { .. }
-                if !path.is_empty() && value.pointer(&path).is_some_and(Value::is_string) =>
-            {
-                let said = value
-                    .pointer(&path)
-                    .map(Value::to_string)
-                    .unwrap_or_default();
-                let name = path.rsplit('/').next().unwrap_or_default();
-                Flaw::Unrecognised {
-                    value: format!("{name} {said}"),
-                    path,
+            // A string outside what a field allows (a role, a subtype, a status): one this
+            // version does not name is unrecognised, not malformed (Processing Model › The
+            // rule, and its Note on closed sets); one it names, in a field that does not allow
+            // it, is malformed (see `closed_sets.rs`).
+            E::Enum { .. } | E::Constant { .. } if !path.is_empty() => {
+                match outside_closed_set(value, &path, error.kind()) {
+                    Some(flaw) => flaw,
+                    None => Flaw::Malformed {
+                        message: crate::protocol::json::bounded(
+                            format_args!("{error}"),
+                            MAX_MESSAGE,
+                        ),
+                        path,
+                    },
                 }
             }
             _ => {
@@ -376,41 +377,9 @@ fn flaws(
     out
 }
 
-/// Every message role this version names (the schema's `Role`).
-pub const ROLES: &[&str] = &[
-    "developer",
-    "system",
-    "assistant",
-    "user",
-    "tool",
-    "activity",
-    "reasoning",
-];
-
-/// The discriminators of the schema's unions and the values this version names for them:
-/// a message's `role`, a patch operation's `op`, and the `type` of content parts, part
-/// sources and outcomes.
-const UNIONS: &[(&str, &[&str])] = &[
-    ("role", ROLES),
-    ("op", &["add", "remove", "replace", "move", "copy", "test"]),
-    (
-        "type",
-        &[
-            "text",
-            "image",
-            "audio",
-            "video",
-            "document",
-            "data",
-            "url",
-            "file",
-            "success",
-            "interrupt",
-            "cancelled",
-            "suspended",
-        ],
-    ),
-];
+/// The discriminators of the schema's unions: a message's `role`, a patch operation's `op`,
+/// and the `type` of content parts, part sources and outcomes.
+const UNION_KEYS: &[&str] = &["role", "op", "type"];
 
 /// The value this version does not name, when the schema error at `path` is about one: a
 /// union member whose discriminator is a string no member has, or a string outside a closed
@@ -422,15 +391,56 @@ fn unrecognised(value: &Value, path: &str) -> Option<String> {
     }
     let at = value.pointer(path)?;
     if let Value::Object(m) = at {
-        return UNIONS.iter().find_map(|(key, known)| {
+        return UNION_KEYS.iter().find_map(|key| {
             let said = m.get(*key)?.as_str()?;
-            (!known.contains(&said)).then(|| format!("{key} {said:?}"))
+            (!closed_sets::names(key, said)).then(|| format!("{key} {said:?}"))
         });
     }
     let said = at.as_str()?;
     let (_, name) = path.rsplit_once('/')?;
-    let known = UNIONS.iter().find(|(key, _)| *key == name)?.1;
-    (!known.contains(&said)).then(|| format!("{name} {said:?}"))
+    let union = UNION_KEYS.contains(&name);
+    (union && !closed_sets::names(name, said)).then(|| format!("{name} {said:?}"))
+}
+
+/// How a string at `path` outside the values a field allows (`kind`, an `enum` or `const`
+/// error) is sorted: unrecognised when the closed set the field draws from does not hold it,
+/// malformed when it does (see `closed_sets.rs`); `None` when the value is no string.
+fn outside_closed_set(
+    value: &Value,
+    path: &str,
+    kind: &jsonschema::error::ValidationErrorKind,
+) -> Option<Flaw> {
+    use jsonschema::error::ValidationErrorKind as E;
+    let said = value.pointer(path)?.as_str()?;
+    let name = path.rsplit('/').next().unwrap_or_default();
+    let allowed: Vec<&str> = match kind {
+        E::Enum { options } => options
+            .as_array()
+            .map(|o| o.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default(),
+        E::Constant { expected_value } => expected_value.as_str().into_iter().collect(),
+        _ => Vec::new(),
+    };
+    let set = closed_sets::set_of(name, allowed.iter().copied());
+    let recognised = match set {
+        Some(set) => set.names.contains(&said),
+        None => closed_sets::names(name, said),
+    };
+    if !recognised {
+        return Some(Flaw::Unrecognised {
+            value: format!("{name} {said:?}"),
+            path: path.to_owned(),
+        });
+    }
+    let takes: Vec<String> = allowed.iter().map(|a| format!("{a:?}")).collect();
+    Some(Flaw::Malformed {
+        message: format!(
+            "{name} {said:?} is a {} this version names, but not one this field takes (it takes {})",
+            set.map_or("value", |s| s.what),
+            takes.join(", ")
+        ),
+        path: path.to_owned(),
+    })
 }
 
 /// True when the value at `path` is a `null` standing for an optional field: a property of an

@@ -145,6 +145,28 @@ mod tests {
             ["AGUI-VAL-004"]
         );
         assert!(rules(json!({"type": "THINKING_START"}), true).is_empty());
+        // A closed set's value: one this version does not name is newer material (should);
+        // one it names, where the field does not take it, is malformed (must).
+        let reasoning =
+            |role: &str| json!({"type": "REASONING_MESSAGE_START", "messageId": "m", "role": role});
+        assert_eq!(rules(reasoning("assistant"), false), ["AGUI-VAL-001"]);
+        assert_eq!(rules(reasoning("assistant"), true), ["AGUI-VAL-001"]);
+        assert_eq!(rules(reasoning("muse"), false), ["AGUI-VAL-003"]);
+        let text =
+            |role: &str| json!({"type": "TEXT_MESSAGE_START", "messageId": "m", "role": role});
+        assert_eq!(rules(text("tool"), false), ["AGUI-VAL-001"]);
+        assert_eq!(rules(text("robot"), false), ["AGUI-VAL-003"]);
+        let result = json!({"type": "TOOL_CALL_RESULT", "messageId": "m", "toolCallId": "c", "content": "x", "role": "user"});
+        assert_eq!(rules(result, false), ["AGUI-VAL-001"]);
+        let sealed = |subtype: &str| json!({"type": "REASONING_ENCRYPTED_VALUE", "subtype": subtype, "entityId": "e", "encryptedValue": "x"});
+        assert_eq!(rules(sealed("image"), false), ["AGUI-VAL-003"]);
+        // A tool call's type is its own set: a content part's type is no tool call type.
+        let call = |ty: &str| {
+            json!({"type": "MESSAGES_SNAPSHOT", "messages": [{"id": "a", "role": "assistant",
+            "toolCalls": [{"id": "c", "type": ty, "function": {"name": "f", "arguments": "{}"}}]}]})
+        };
+        assert_eq!(rules(call("image"), false), ["AGUI-VAL-003"]);
+        assert!(rules(call("function"), false).is_empty());
         assert_eq!(
             rules(
                 json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r", "outcome": {"type": "paused"}}),

@@ -292,7 +292,7 @@ fn known_input(input: &Value) -> Value {
         messages.retain(|m| {
             m["role"]
                 .as_str()
-                .is_some_and(|r| crate::protocol::agui::schema::ROLES.contains(&r))
+                .is_some_and(|r| crate::protocol::agui::closed_sets::ROLES.contains(&r))
         });
     }
     Value::Object(kept)
