@@ -42,6 +42,18 @@ pub struct CheckSummary {
     pub per_rule: BTreeMap<&'static str, u64>,
     pub bad_lines: Vec<BadLine>,
     pub bad_line_count: u64,
+    /// Rules the checker could not judge on what the capture showed, and why.
+    pub unjudged: Vec<crate::rules::Unjudged>,
+}
+
+/// What a capture is, beyond its lines.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Capture {
+    /// Lines may also be bare events sent by this side (a captured stdout, say).
+    pub bare_from: Option<Direction>,
+    /// The capture was cut short: its end is not the end of the answer it holds, so a run
+    /// still open there is not judged truncated (the report says it went unjudged).
+    pub cut: bool,
 }
 
 /// A transcript line in any other shape than the one wireprobe writes (which
@@ -61,26 +73,40 @@ struct TranscriptLine {
     observed: Option<Observation>,
 }
 
-/// Checks an NDJSON transcript. With `bare_from`, lines may also be bare events sent by that
-/// side (a captured stdout, say). `on_finding` sees every finding as it is made.
+/// Checks an NDJSON transcript, raw SSE text or protobuf frames (see [`Capture`]).
+/// `on_finding` sees every finding as it is made.
 pub fn check_stream<R: BufRead>(
     protocol: &dyn Protocol,
     mut reader: R,
-    bare_from: Option<Direction>,
+    capture: Capture,
     mut on_finding: impl FnMut(&Finding),
 ) -> std::io::Result<CheckSummary> {
+    let bare_from = capture.bare_from;
+    // A binding whose every answer is a stream of its own: a capture of its events alone is
+    // one answer, and the capture's end is that answer's end (a truncated run shows there),
+    // unless the capture was cut.
+    let one_answer = protocol
+        .http_routes()
+        .is_some_and(|routes| routes.stream.is_none());
+    let ends_answer = one_answer && !capture.cut;
     if let Some(routes) = protocol.http_routes() {
         let start = reader.fill_buf()?;
         if !routes.framed.is_empty() && looks_like_frames(start) {
-            return Ok(check_frames(protocol, reader, on_finding));
+            return Ok(check_frames(protocol, reader, ends_answer, on_finding));
         }
         if looks_like_sse(start) {
-            // A binding whose every answer is a stream of its own: the capture is one answer,
-            // and its end is that answer's end (a truncated run shows there).
-            let one_answer = routes.stream.is_none();
-            return Ok(check_sse(protocol, reader, one_answer, on_finding));
+            return Ok(check_sse(
+                protocol,
+                reader,
+                one_answer,
+                ends_answer,
+                on_finding,
+            ));
         }
     }
+    // Observations in the capture (a transcript's HTTP heads and ends) say where its answers
+    // end; without any, the capture's end is the answer's.
+    let mut observed_any = false;
     let mut judge = Judge::new(protocol);
     let mut summary = CheckSummary::default();
     let mut buf = Vec::new();
@@ -155,6 +181,7 @@ pub fn check_stream<R: BufRead>(
                         judge.observe(t.from, t.at_ms, seen, &mut out)
                     }
                     (None, Some(observation)) => {
+                        observed_any = true;
                         let seen = Record::Observed(observation);
                         judge.observe(t.from, t.at_ms, observed_of(&seen), &mut out);
                     }
@@ -215,6 +242,11 @@ pub fn check_stream<R: BufRead>(
         );
         record(&mut summary, line_no, from, &mut out, &mut on_finding);
     }
+    if ends_answer && !observed_any && summary.events > 0 {
+        let end = Observed::AnswerEnded { error: None };
+        judge_server(&mut judge, &mut summary, end, &mut on_finding);
+    }
+    summary.unjudged = judge.unjudged();
     Ok(summary)
 }
 
@@ -315,6 +347,7 @@ fn check_sse<R: BufRead>(
     protocol: &dyn Protocol,
     reader: R,
     one_answer: bool,
+    ends_answer: bool,
     mut on_finding: impl FnMut(&Finding),
 ) -> CheckSummary {
     let mut judge = Judge::new(protocol);
@@ -349,13 +382,14 @@ fn check_sse<R: BufRead>(
             &mut on_finding,
         );
     });
-    if one_answer {
+    if ends_answer {
         let error = summary.bad_lines.last().map(|b| b.reason.clone());
         let end = Observed::AnswerEnded {
             error: error.as_deref(),
         };
         judge_server(&mut judge, &mut summary, end, &mut on_finding);
     }
+    summary.unjudged = judge.unjudged();
     summary
 }
 
@@ -395,6 +429,7 @@ fn looks_like_frames(start: &[u8]) -> bool {
 fn check_frames<R: BufRead>(
     protocol: &dyn Protocol,
     mut reader: R,
+    ends_answer: bool,
     mut on_finding: impl FnMut(&Finding),
 ) -> CheckSummary {
     use crate::transport::{length_prefixed::Splitter, Frame};
@@ -443,10 +478,13 @@ fn check_frames<R: BufRead>(
         let line = summary.lines + 1;
         bad_line(&mut summary, line, reason.clone());
     }
-    let end = Observed::AnswerEnded {
-        error: error.as_deref(),
-    };
-    judge_server(&mut judge, &mut summary, end, &mut on_finding);
+    if ends_answer {
+        let end = Observed::AnswerEnded {
+            error: error.as_deref(),
+        };
+        judge_server(&mut judge, &mut summary, end, &mut on_finding);
+    }
+    summary.unjudged = judge.unjudged();
     summary
 }
 
@@ -525,7 +563,7 @@ mod tests {
         text.push_str(&first);
         let summary = |capacity: usize| {
             let reader = std::io::BufReader::with_capacity(capacity, text.as_bytes());
-            let s = check_stream(haip, reader, None, |_| {}).expect("reads");
+            let s = check_stream(haip, reader, Capture::default(), |_| {}).expect("reads");
             let rules: Vec<_> = s
                 .findings
                 .iter()
@@ -557,8 +595,16 @@ mod tests {
         }
         let first = text.lines().next().expect("a line").to_owned();
         text.push_str(&first);
-        let plainly =
-            check_stream(haip, text.as_bytes(), Some(Direction::Server), |_| {}).expect("reads");
+        let plainly = check_stream(
+            haip,
+            text.as_bytes(),
+            Capture {
+                bare_from: Some(Direction::Server),
+                cut: false,
+            },
+            |_| {},
+        )
+        .expect("reads");
         let plainly: Vec<_> = plainly
             .findings
             .iter()
@@ -601,7 +647,16 @@ mod tests {
         );
         let body: String = events.lines().collect::<Vec<_>>().join("\n");
         let findings = |text: String, bare: Option<Direction>| {
-            let s = check_stream(haip, text.as_bytes(), bare, |_| {}).expect("reads");
+            let s = check_stream(
+                haip,
+                text.as_bytes(),
+                Capture {
+                    bare_from: bare,
+                    cut: false,
+                },
+                |_| {},
+            )
+            .expect("reads");
             s.findings.iter().map(|f| f.line).collect::<Vec<_>>()
         };
         let n = events.lines().count() as u64 + 1;

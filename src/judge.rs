@@ -144,6 +144,12 @@ impl<'p> Judge<'p> {
         }
     }
 
+    /// The rules the checker could not judge on what it was shown (see
+    /// [`Checker::unjudged`]).
+    pub fn unjudged(&self) -> Vec<crate::rules::Unjudged> {
+        self.checker.unjudged()
+    }
+
     /// Judges one transcript entry.
     pub fn observe_entry(&mut self, entry: &Entry, out: &mut Vec<Violation>) {
         self.observe(entry.from, entry.at_ms, observed_of(&entry.record), out);

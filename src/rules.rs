@@ -81,6 +81,14 @@ impl Violation {
     }
 }
 
+/// A rule a checker could not judge on what it was shown (a capture without the input it
+/// answers, a stream cut short), and why: a report says so rather than pass it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unjudged {
+    pub rule: &'static str,
+    pub why: &'static str,
+}
+
 /// Joins the excerpts of a [`Rule::quote`].
 pub const QUOTE_SEPARATOR: &str = " … ";
 

@@ -102,6 +102,10 @@ pub enum Command {
         /// Also accept bare event lines, as sent by this side.
         #[arg(long, value_parser = ["client", "server"])]
         from: Option<String>,
+        /// The capture was cut short: its end is not the end of the answer it holds (AG-UI: a
+        /// run still open there is reported unjudged, not as a truncated run).
+        #[arg(long)]
+        cut: bool,
         /// Write a report too (repeatable): json, junit, markdown, sarif or html; `-` is stdout.
         #[arg(long = "report", value_name = "FORMAT=PATH")]
         reports: Vec<ReportTarget>,

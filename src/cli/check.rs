@@ -17,6 +17,7 @@ pub(super) fn check(
     id: &str,
     file: Option<std::path::PathBuf>,
     from: Option<&str>,
+    cut: bool,
     reports: &[report::ReportTarget],
     strict: bool,
 ) -> Result<u8, Failure> {
@@ -44,7 +45,8 @@ pub(super) fn check(
         )),
     };
     let mut printed = 0usize;
-    let summary = check::check_stream(p, reader, bare_from, |f| {
+    let capture = check::Capture { bare_from, cut };
+    let summary = check::check_stream(p, reader, capture, |f| {
         if printed < 50 {
             let from = if f.from == Direction::Client {
                 "client"
@@ -68,6 +70,17 @@ pub(super) fn check(
     }
     for bad in summary.bad_lines.iter().take(20) {
         eprintln!("line {}: {}", bad.line, bad.reason);
+    }
+    // Rules left unjudged for one reason are named together.
+    let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
+    for unjudged in &summary.unjudged {
+        match reasons.iter_mut().find(|(why, _)| *why == unjudged.why) {
+            Some((_, rules)) => rules.push(unjudged.rule),
+            None => reasons.push((unjudged.why, vec![unjudged.rule])),
+        }
+    }
+    for (why, rules) in reasons {
+        eprintln!("not judged: {} ({why})", rules.join(", "));
     }
     let report = check_report(
         p,
@@ -115,16 +128,20 @@ fn check_report(
                 .findings
                 .iter()
                 .find(|f| f.violation.rule == rule.id);
-            let verdict = match count {
-                0 => Verdict::Pass,
+            let unjudged = summary.unjudged.iter().find(|u| u.rule == rule.id);
+            let verdict = match (count, unjudged) {
+                (0, Some(_)) => Verdict::Skip,
+                (0, None) => Verdict::Pass,
                 _ => Verdict::broken(rule.level),
             };
-            let message = first.map_or(String::new(), |f| {
-                format!(
+            let message = match (first, unjudged) {
+                (Some(f), _) => format!(
                     "{count} violation(s); first at line {}: {}",
                     f.line, f.violation.message
-                )
-            });
+                ),
+                (None, Some(u)) => format!("not judged: {}", u.why),
+                (None, None) => String::new(),
+            };
             CaseResult {
                 id: format!("check.{}", rule.id),
                 title: rule.text.to_owned(),

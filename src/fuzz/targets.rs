@@ -34,7 +34,15 @@ pub const ALL: [(&str, Target); 13] = [
 /// `check` of a protocol over arbitrary bytes (bare server lines allowed).
 fn check(id: &str, data: &[u8]) {
     if let Some(p) = protocol::get(id) {
-        let _ = crate::check::check_stream(p, data, Some(Direction::Server), |_| {});
+        let _ = crate::check::check_stream(
+            p,
+            data,
+            crate::check::Capture {
+                bare_from: Some(Direction::Server),
+                cut: false,
+            },
+            |_| {},
+        );
     }
 }
 

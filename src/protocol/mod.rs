@@ -405,6 +405,13 @@ pub trait Checker: Send {
     fn input_broken(&self) -> bool {
         false
     }
+
+    /// After the last item: the rules this checker could not judge on what it was shown (a
+    /// capture without the input it answers, a stream that stops before its end). The default:
+    /// every rule was judged.
+    fn unjudged(&self) -> Vec<crate::rules::Unjudged> {
+        Vec::new()
+    }
 }
 
 /// The transport a run over `p` takes when none is chosen, for a protocol whose targets are

@@ -14,7 +14,7 @@ fn server_findings(protocol: &str, lines: &[Value]) -> BTreeMap<String, u64> {
     let p = protocol::get(protocol).expect("protocol");
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let mut found = BTreeMap::new();
-    let summary = check_stream(p, text.as_bytes(), None, |f| {
+    let summary = check_stream(p, text.as_bytes(), Default::default(), |f| {
         if f.from == Direction::Server {
             *found.entry(f.violation.rule.to_owned()).or_insert(0) += 1;
         }

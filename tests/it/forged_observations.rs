@@ -48,7 +48,7 @@ fn values() -> [Value; 3] {
 fn findings(protocol: &str, event: &Value) -> BTreeMap<String, u64> {
     let p = protocol::get(protocol).expect("known protocol");
     let line = json!({"from": "server", "at_ms": 0, "event": event}).to_string();
-    let summary = check_stream(p, line.as_bytes(), None, |_| {}).expect("reads");
+    let summary = check_stream(p, line.as_bytes(), Default::default(), |_| {}).expect("reads");
     assert!(summary.bad_lines.is_empty(), "{:?}", summary.bad_lines);
     summary
         .per_rule

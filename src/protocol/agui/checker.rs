@@ -6,7 +6,7 @@ use super::conversation::Conversation;
 use super::lifecycle::Place;
 use super::{http, identity, lifecycle, patches, steps, streams, subagents, tools, validate};
 use crate::protocol::{Checker, Observed};
-use crate::rules::Violation;
+use crate::rules::{Unjudged, Violation};
 use crate::transcript::Direction;
 use serde_json::Value;
 
@@ -14,7 +14,51 @@ use serde_json::Value;
 #[derive(Debug, Default)]
 pub struct AguiChecker {
     conv: Conversation,
+    /// What the checker was shown beyond the events: an input, an answer's HTTP head.
+    saw_input: bool,
+    saw_head: bool,
+    /// An answer's stream is under way: its events came, its end has not.
+    stream_open: bool,
 }
+
+/// Rules only an input decides, and why a stream shown without one leaves them unjudged.
+const NEED_INPUT: &[(&str, &str)] = &[
+    (
+        "AGUI-IN-001",
+        "no input was shown, so whether it was malformed is not known",
+    ),
+    (
+        "AGUI-IN-002",
+        "no input was shown, so whether it was valid is not known",
+    ),
+    (
+        "AGUI-IN-003",
+        "no input was shown, so whether it was malformed is not known",
+    ),
+    (
+        "AGUI-VER-002",
+        "no input was shown, so whether it declared a newer version is not known",
+    ),
+    (
+        "AGUI-TOOL-001",
+        "no input was shown, so which tools are the client's own is not known",
+    ),
+    (
+        "AGUI-TOOL-002",
+        "no input was shown, so which tools are the client's own is not known",
+    ),
+    (
+        "AGUI-TOOL-003",
+        "no input was shown, so which tools are the client's own is not known",
+    ),
+    (
+        "AGUI-TOOL-004",
+        "no input was shown, so which tools are the client's own is not known",
+    ),
+];
+
+/// Rules the HTTP head of an answer decides.
+const NEED_HEAD: &[&str] = &["AGUI-HTTP-001", "AGUI-HTTP-002", "AGUI-HTTP-003"];
 
 impl Checker for AguiChecker {
     fn observe(
@@ -25,6 +69,21 @@ impl Checker for AguiChecker {
         out: &mut Vec<Violation>,
     ) {
         let conv = &mut self.conv;
+        match (from, item) {
+            (Direction::Client, Observed::Post { .. } | Observed::Event(..)) => {
+                self.saw_input = true
+            }
+            (Direction::Client, Observed::Garbage(_) | Observed::Binary(_)) => {
+                self.saw_input = true
+            }
+            (Direction::Server, Observed::Http(_)) => self.saw_head = true,
+            (Direction::Server, Observed::AnswerEnded { .. }) => self.stream_open = false,
+            (
+                Direction::Server,
+                Observed::Event(..) | Observed::Garbage(_) | Observed::Binary(_),
+            ) => self.stream_open = true,
+            _ => {}
+        }
         match (from, item) {
             (Direction::Client, Observed::Post { body, headers, .. }) => {
                 http::posted(conv, body, headers)
@@ -78,6 +137,27 @@ impl Checker for AguiChecker {
         }
     }
 
+    /// What the items shown left unjudged: what the input or the HTTP head decides when
+    /// neither was shown, the stream's end when it was not shown, and what a concern noted.
+    fn unjudged(&self) -> Vec<Unjudged> {
+        let mut out = Vec::new();
+        if !self.saw_input {
+            out.extend(NEED_INPUT.iter().map(|&(rule, why)| Unjudged { rule, why }));
+        }
+        if !self.saw_head {
+            let why = "no HTTP head was shown: its status and Content-Type are not known";
+            out.extend(NEED_HEAD.iter().map(|&rule| Unjudged { rule, why }));
+        }
+        if self.stream_open {
+            out.push(Unjudged {
+                rule: "AGUI-RUN-005",
+                why: "what was shown stops before the answer's stream ended (a capture cut short), so whether it ended after a terminal event is not known",
+            });
+        }
+        out.extend(self.conv.unjudged.iter().cloned());
+        out
+    }
+
     /// The input just POSTed is one the schema rejects (or only tolerates).
     fn input_broken(&self) -> bool {
         self.conv
@@ -94,6 +174,7 @@ impl AguiChecker {
             http::broken_answer(conv, event, out);
             return;
         }
+        http::captured(conv);
         let ty = event.get("type").and_then(Value::as_str).unwrap_or("");
         let place = lifecycle::place(conv, ty, event, out);
         let newer = conv.run.as_ref().is_some_and(|r| r.speaks_newer());

@@ -222,6 +222,9 @@ pub struct Conversation {
     pub queued: std::collections::VecDeque<Answer>,
     /// Events of the stream in progress (the answer's, or a captured stream's).
     pub stream_events: usize,
+    /// The threadId the stream's first boundary event named: with no input to hold them to,
+    /// every other boundary event of the stream is held to it (each carries the input's).
+    pub stream_thread: Option<String>,
     pub run: Option<Run>,
     pub texts: Items,
     pub tools: Items,
@@ -233,8 +236,12 @@ pub struct Conversation {
     pub messages: HashMap<String, MessageKind>,
     /// Activity messages' content and owner, by messageId.
     pub activities: HashMap<String, Activity>,
-    /// The state as the producer's events have made it.
-    pub state: Value,
+    /// The state as the input and the producer's events have made it; `None` while it is not
+    /// known (a captured stream without its input, before any STATE_SNAPSHOT).
+    pub state: Option<Value>,
+    /// Rules a concern could not judge on what it was shown, and why (see
+    /// [`crate::rules::Unjudged`]).
+    pub unjudged: Vec<crate::rules::Unjudged>,
 }
 
 impl Conversation {
@@ -252,6 +259,13 @@ impl Conversation {
         self.answer
             .as_ref()
             .is_some_and(|a| a.input.standing == Standing::Malformed)
+    }
+
+    /// Notes that `rule` could not be judged, and why (once per rule).
+    pub fn not_judged(&mut self, rule: &'static str, why: &'static str) {
+        if !self.unjudged.iter().any(|u| u.rule == rule) {
+            self.unjudged.push(crate::rules::Unjudged { rule, why });
+        }
     }
 
     /// Remembers a message id's kind; the kind it already had when that is another message.

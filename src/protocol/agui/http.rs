@@ -64,6 +64,25 @@ fn queue(conv: &mut Conversation, input: Input, proto_admitted: bool) {
     });
 }
 
+/// An event came with no exchange to answer (a captured stream, a proxy that joined late):
+/// the stream is judged as the answer to an input not known — what the input decides (the
+/// thread, the requested run, the client's tools, the state) is not judged against it.
+pub fn captured(conv: &mut Conversation) {
+    if conv.answer.is_some() || !conv.queued.is_empty() {
+        return;
+    }
+    conv.answer = Some(Answer {
+        input: Input::default(),
+        proto_admitted: false,
+        status: None,
+        streamed: true,
+        runs: Vec::new(),
+        requested: None,
+        broken_judged: false,
+    });
+    conv.state = None;
+}
+
 /// The answer to the oldest exchange not answered yet begins: it becomes the one judged.
 fn begin(conv: &mut Conversation) -> bool {
     let Some(next) = conv.queued.pop_front() else {
@@ -76,14 +95,16 @@ fn begin(conv: &mut Conversation) -> bool {
             .and_then(|a| a.input.thread_id.as_ref())
             == next.input.thread_id.as_ref();
     if !same_thread {
-        // Another thread: nothing of the last one carries over.
+        // Another thread: nothing of the last one carries over (but what went unjudged).
         let queued = std::mem::take(&mut conv.queued);
+        let unjudged = std::mem::take(&mut conv.unjudged);
         *conv = Conversation {
             queued,
+            unjudged,
             ..Default::default()
         };
     }
-    conv.state = next.input.state.clone();
+    conv.state = Some(next.input.state.clone());
     for (id, role) in &next.input.messages {
         conv.message(id, super::conversation::MessageKind::Input(role.clone()));
     }
@@ -91,6 +112,7 @@ fn begin(conv: &mut Conversation) -> bool {
     super::streams::abandon_open(conv);
     conv.run = None;
     conv.stream_events = 0;
+    conv.stream_thread = None;
     conv.answer = Some(next);
     true
 }

@@ -33,6 +33,13 @@ pub fn run_started(conv: &mut Conversation, event: &Value, out: &mut Vec<Violati
     boundary_thread(conv, event, out);
     let run_id = events::text(event, "runId").map(str::to_owned);
     let declared = events::text(event, "protocolVersion");
+    // What a producer declares is its own, whatever it was asked: judged from the stream.
+    if let Some(declared) = declared.filter(|d| version(d).is_none()) {
+        out.push(Violation::new(
+            "AGUI-VER-003",
+            format!("RUN_STARTED declares protocolVersion {declared:?}, not MAJOR.MINOR"),
+        ));
+    }
     let Some(answer) = conv.answer.as_mut() else {
         return;
     };
@@ -51,12 +58,6 @@ pub fn run_started(conv: &mut Conversation, event: &Value, out: &mut Vec<Violati
         answer.runs.push((run_id, declared.map(str::to_owned)));
     }
     if let Some(declared) = declared {
-        if version(declared).is_none() {
-            out.push(Violation::new(
-                "AGUI-VER-003",
-                format!("RUN_STARTED declares protocolVersion {declared:?}, not MAJOR.MINOR"),
-            ));
-        }
         let newer_input = answer
             .input
             .version
@@ -87,20 +88,36 @@ pub fn run_finished(conv: &mut Conversation, event: &Value, out: &mut Vec<Violat
     }
 }
 
-/// A boundary event carries the input's threadId.
-fn boundary_thread(conv: &Conversation, event: &Value, out: &mut Vec<Violation>) {
+/// A boundary event carries the input's threadId. With no input to hold it to (a captured
+/// stream, a proxy that joined late), the stream's boundary events are held to each other:
+/// each carries the input's threadId, so two that differ cannot both.
+fn boundary_thread(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>) {
     let ty = events::text(event, "type").unwrap_or_default();
-    let want = conv
+    let Some(said) = events::text(event, "threadId") else {
+        return;
+    };
+    let input = conv
         .answer
         .as_ref()
         .and_then(|a| a.input.thread_id.as_deref());
-    if let (Some(want), Some(said)) = (want, events::text(event, "threadId")) {
+    if let Some(want) = input {
         if said != want {
             out.push(Violation::new(
                 "AGUI-ID-001",
                 format!("{ty} names thread {said:?}, but the input's threadId is {want:?}"),
             ));
         }
+        return;
+    }
+    match conv.stream_thread.as_deref() {
+        None => conv.stream_thread = Some(said.to_owned()),
+        Some(first) if first != said => out.push(Violation::new(
+            "AGUI-ID-001",
+            format!(
+                "{ty} names thread {said:?}, but the stream's first boundary event named {first:?}: every run on a stream carries the input's threadId, so one of them does not"
+            ),
+        )),
+        Some(_) => {}
     }
 }
 

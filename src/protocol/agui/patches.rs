@@ -13,14 +13,20 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
     match ty {
         "STATE_SNAPSHOT" => {
             if let Some(snapshot) = event.get("snapshot") {
-                conv.state = snapshot.clone();
+                conv.state = Some(snapshot.clone());
             }
         }
         "STATE_DELTA" => {
             let Some(delta) = event.get("delta") else {
                 return;
             };
-            if let Err(why) = apply(&mut conv.state, delta) {
+            let Some(state) = conv.state.as_mut() else {
+                return conv.not_judged(
+                    "AGUI-STATE-001",
+                    "a STATE_DELTA came before any STATE_SNAPSHOT, and the state it amends is the input's, which was not shown",
+                );
+            };
+            if let Err(why) = apply(state, delta) {
                 out.push(Violation::new(
                     "AGUI-STATE-001",
                     format!("STATE_DELTA does not apply to the state it amends: {why}"),

@@ -51,7 +51,7 @@ pub static RULES: &[Rule] = &[
         "A cancelled run has no return value: `result` SHOULD be absent."),
     // Identity.
     rule!("AGUI-ID-001", Should, "Run Input › Identity",
-        "The requested run carries the input's threadId on RUN_STARTED and RUN_FINISHED and echoes the input's runId (stated without a BCP 14 keyword).",
+        "Every run carries the input's threadId on RUN_STARTED and RUN_FINISHED (so, where the input is not known, a stream's boundary events agree on it), and the requested run echoes the input's runId (stated without a BCP 14 keyword).",
         "Every run on the stream carries the input's `threadId` on its boundary events — `RUN_STARTED` and `RUN_FINISHED`, the two that carry identity … The requested run echoes this input's `runId`; a replayed run carries its own."),
     rule!("AGUI-ID-002", Must, "Run Input › Identity",
         "A run's RUN_STARTED and RUN_FINISHED agree on runId.",
