@@ -11,6 +11,8 @@ const EXPECTED: &[Expectation] = &[
         "malformed-field",
         None,
         &[
+            ("agui.flow.reasoning@proto", Fail),
+            ("agui.flow.reasoning@sse", Fail),
             ("agui.run.shapes@proto", Fail),
             ("agui.run.shapes@sse", Fail),
         ],
@@ -141,6 +143,24 @@ const EXPECTED: &[Expectation] = &[
             ("agui.run.identity@sse", Warn),
             ("agui.run.two-runs@proto", Warn),
             ("agui.run.two-runs@sse", Warn),
+        ],
+    ),
+    (
+        "finishes-other-thread",
+        None,
+        &[
+            ("agui.run.identity@proto", Warn),
+            ("agui.run.identity@sse", Warn),
+            ("agui.run.two-runs@proto", Warn),
+            ("agui.run.two-runs@sse", Warn),
+        ],
+    ),
+    (
+        "reasoning-as-assistant",
+        None,
+        &[
+            ("agui.flow.reasoning@proto", Fail),
+            ("agui.flow.reasoning@sse", Fail),
         ],
     ),
     (

@@ -3,6 +3,7 @@
 
 mod common;
 
+mod agui_check;
 mod agui_faults;
 mod broken_input;
 mod cli_check;

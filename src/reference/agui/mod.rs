@@ -2,6 +2,7 @@
 //! directives, [`script`]), over HTTP + Server-Sent Events, with the faults and variants in
 //! [`faults`].
 
+mod catalogue;
 pub mod faults;
 mod http;
 pub mod script;
@@ -70,8 +71,8 @@ impl Shared {
 /// The AG-UI reference agent, as [`crate::reference::registry`] lists it.
 pub static REFERENCE: crate::reference::Reference = crate::reference::Reference {
     protocol: &crate::protocol::agui::Agui,
-    faults: faults::FAULTS,
-    variants: faults::VARIANTS,
+    faults: catalogue::FAULTS,
+    variants: catalogue::VARIANTS,
     listen: Some(|addr, opts| Box::pin(start(addr, opts))),
     stdio: None,
     keeps_database: false,
@@ -82,8 +83,8 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
 pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {
     let shared = Arc::new(Shared {
         config: Config {
-            faults: Faults::parse(faults::FAULTS, &opts.faults)?,
-            variants: Variants::parse(faults::VARIANTS, &opts.variants)?,
+            faults: Faults::parse(catalogue::FAULTS, &opts.faults)?,
+            variants: Variants::parse(catalogue::VARIANTS, &opts.variants)?,
         },
         threads: Mutex::new(HashMap::new()),
     });
