@@ -370,6 +370,12 @@ const EXPECTED: &[Expectation] = &[
         ],
     ),
     (
+        // It records (`info`): the case passes, and the report's rules table shows it seen.
+        "finishes-unannounced",
+        None,
+        &[],
+    ),
+    (
         "subagent-paused",
         None,
         &[

@@ -141,6 +141,9 @@ pub static RULES: &[Rule] = &[
     rule!("AGUI-SUB-005", Must, "Subagents › Lifecycle",
         "SUBAGENT_FINISHED's outcome is one the schema describes (success without interrupt ids, or suspended).",
         "A producer MUST NOT send an outcome value the schema does not describe, and MUST NOT attach interrupt ids to a success outcome."),
+    rule!("AGUI-SUB-006", Info, "Subagents › Lifecycle",
+        "A SUBAGENT_FINISHED or SUBAGENT_ERROR closing an invocation this run never announced is recorded: a producer may attribute without announcing, a suspended invocation may continue in a later run, and the spec says nothing of a close without its announcement.",
+        "A producer MAY attribute events without announcing anything. … A producer that can report the lifecycle SHOULD, since a consumer can then show an invocation as running rather than inferring it from the events that happen to arrive. … a later run MAY continue under the same id."),
     // The run input, and the HTTP binding.
     rule!("AGUI-IN-001", Must, "Processing Model › Outgoing material",
         "An input with a malformed known field (or that is not JSON) is refused before any run starts: an HTTP error status, or a stream opening with RUN_ERROR.",

@@ -1,6 +1,6 @@
 //! Subagent invocations (Subagents › Lifecycle, Nesting and parallelism): announced before any
 //! event attributed to them, never announced twice or after they finished in the run, a parent
-//! invocation named only once announced.
+//! invocation named only once announced; a close of one never announced is recorded.
 
 use super::conversation::{Conversation, MAX_IDS};
 use super::events;
@@ -49,7 +49,19 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
             }
         }
         "SUBAGENT_FINISHED" | "SUBAGENT_ERROR" => {
-            run.active_subagents.remove(&id);
+            if !run.active_subagents.remove(&id) {
+                let again = run.finished_subagents.contains(&id);
+                out.push(Violation::new(
+                    "AGUI-SUB-006",
+                    format!(
+                        "{ty} closes invocation {id:?}, which {} in this run",
+                        match again {
+                            true => "had already been closed",
+                            false => "was never announced",
+                        }
+                    ),
+                ));
+            }
             if run.finished_subagents.len() < MAX_IDS {
                 run.finished_subagents.insert(id);
             }

@@ -201,6 +201,11 @@ pub static FAULTS: &[Fault] = &[
         "names a parent invocation it never announced"
     ),
     fault!(
+        "finishes-unannounced",
+        ["AGUI-SUB-006"],
+        "attributes an event to a subagent invocation it never announces, then closes it with SUBAGENT_FINISHED"
+    ),
+    fault!(
         "subagent-paused",
         ["AGUI-SUB-005"],
         "finishes a subagent invocation with an outcome of type \"paused\""

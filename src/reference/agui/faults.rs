@@ -300,6 +300,10 @@ fn subagent_faults(config: &Config, events: &mut Vec<Value>) {
         paused["outcome"] = json!({"type": "paused"});
         added.push(paused);
     }
+    if on("finishes-unannounced") {
+        added.push(json!({"type": "CUSTOM", "name": "wireprobe.work", "value": 1, "subagentRunId": "sub-unannounced"}));
+        added.push(finished("sub-unannounced"));
+    }
     if on("unknown-parent") {
         let mut child = started("sub-child");
         child["parentSubagentRunId"] = json!("sub-never-announced");
