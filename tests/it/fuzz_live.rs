@@ -458,6 +458,7 @@ fn fuzzing_finds_agui_faults() {
         &[
             ("proto-type-parameter", PROTOBUF),
             ("undecodable-frame", PROTOBUF),
+            ("finishes-unannounced", RECORDED),
             (
                 "echoes-version",
                 "it echoes an input's newer protocolVersion: the fuzzer's inputs declare the \
