@@ -238,6 +238,13 @@ pub(super) fn never_spoke(
     if !judged || passed || crate::judge::target_spoke(protocol, transcripts(), judged_side) {
         return None;
     }
+    // A client we served connected for this protocol: whatever it then wrote, however broken,
+    // is judged (a host writing NDJSON that is not JSON breaks the host's rules); only one that
+    // wrote nothing at all is not speaking to us.
+    let wrote = || transcripts().any(|e| e.from == judged_side && e.record.was_sent());
+    if judged_side == crate::transcript::Direction::Client && wrote() {
+        return None;
+    }
     let sent = transcripts()
         .find(|e| e.from == judged_side && e.record.was_sent())
         .map(|e| format!("; the first thing it sent: {}", crate::show::entry(e)))

@@ -130,11 +130,14 @@ pub(super) fn judge_case(
     }
 
     // A target that never said anything in the protocol (silence, a close, garbage, an
-    // oversized frame) has not answered: the case could not be judged.
+    // oversized frame) has not answered: the case could not be judged. One whose lines broke
+    // one of the case's own rules was judged by them.
     let judged_against = step_failed || verdict.is_broken();
-    if judged_against && !answered(protocol, transcript, judged) {
+    let own_broken = client_broke_own_rule(case, &violations, judged);
+    let already = message.starts_with(NO_PROTOCOL_MESSAGE);
+    if judged_against && !own_broken && !already && !answered(protocol, transcript, judged) {
         verdict = Verdict::Error;
-        message = format!("the target sent no protocol message: {message}");
+        message = format!("{NO_PROTOCOL_MESSAGE}{message}");
         for v in own.values_mut() {
             *v = Verdict::Error;
         }
@@ -180,11 +183,42 @@ fn size_refusal(transcript: &[Entry], judged: Direction) -> Option<&'static str>
 
 /// True when the target answered at all: an explicit refusal of the connection, or a message
 /// the protocol recognises as its own.
+/// How a case the target never answered in its protocol says so.
+pub(super) const NO_PROTOCOL_MESSAGE: &str = "the target sent no protocol message: ";
+
 fn answered(protocol: &dyn Protocol, transcript: &[Entry], judged: Direction) -> bool {
     let refused = |e: &&Entry| {
         e.from == judged && matches!(e.observation(), Some(Observation::Rejected { .. }))
     };
     transcript.iter().any(|e| refused(&e)) || judge::target_spoke(protocol, transcript, judged)
+}
+
+/// True when the judged side spoke in a way `case` can judge: it answered ([`answered`]), or
+/// it is a client that broke one of the case's own rules ([`client_broke_own_rule`]).
+pub(super) fn spoke_to(
+    protocol: &dyn Protocol,
+    case: &Case,
+    transcript: &[Entry],
+    judged: Direction,
+) -> bool {
+    answered(protocol, transcript, judged)
+        || client_broke_own_rule(
+            case,
+            &judge::target_violations(protocol, transcript, judged),
+            judged,
+        )
+}
+
+/// A client under test whose lines broke one of the case's own rules (a host writing NDJSON
+/// that is not JSON, in a case about its lines) spoke, badly: that is the case's verdict, not a
+/// silence. A client connected to the endpoint wireprobe serves for this protocol, so what it
+/// writes is its protocol output. A server that answers only garbage may be no server of this
+/// protocol at all (a wrong port): it stays unjudged.
+fn client_broke_own_rule(case: &Case, violations: &[FrameViolation], judged: Direction) -> bool {
+    judged == Direction::Client
+        && violations
+            .iter()
+            .any(|v| case.rules.iter().any(|r| *r == v.rule))
 }
 
 #[cfg(test)]

@@ -75,14 +75,18 @@ impl CaseRun<'_> {
         // exits at once or never answers, a server that hangs up) did not decline a scenario:
         // it cannot be judged at all, which is an error ("timeout before any answer"), not a
         // skip that would leave a build green.
-        let spoke = crate::judge::target_spoke(
-            self.protocol,
-            self.link.transcript.entries(),
-            self.link.transcript.judged(),
-        );
-        if unanswered != Unanswered::Fails && !spoke {
+        let spoke = || {
+            super::verdicts::spoke_to(
+                self.protocol,
+                self.case,
+                self.link.transcript.entries(),
+                self.link.transcript.judged(),
+            )
+        };
+        if unanswered != Unanswered::Fails && !spoke() {
             return Err(Outcome::Error(format!(
-                "the target sent no protocol message: {message}"
+                "{}{message}",
+                super::verdicts::NO_PROTOCOL_MESSAGE
             )));
         }
         Err(unmet(unanswered, message))

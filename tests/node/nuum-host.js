@@ -3,21 +3,48 @@
 // given (`{agent}`) through a shell, waits for system/init, then sends a user message, and
 // another after each result. For
 // `wireprobe run nuum --client --exec "node tests/node/nuum-host.js {agent}"`.
+//
+// `--writes=HOW` (anywhere among the arguments) plants one bug in how it writes its lines:
+//   two-on-a-line  a control/status and the user message as two JSON objects on one line
+//   pretty         each message pretty-printed over several lines
+//   dict           each message as a Python dict literal, not JSON
+//   latin1         each message with a Latin-1 "é" in its text (not UTF-8)
+//   early          a control/status before the agent's init, then as usual
 const { spawn } = require("child_process");
 const readline = require("readline");
 
-const command = process.argv.slice(2).join(" ") || process.env.WIREPROBE_AGENT;
+const args = process.argv.slice(2);
+const writes = (args.find((a) => a.startsWith("--writes=")) || "").slice("--writes=".length);
+const command = args.filter((a) => !a.startsWith("--writes=")).join(" ") || process.env.WIREPROBE_AGENT;
 const agent = spawn(command, { shell: true, stdio: ["pipe", "pipe", "inherit"] });
 let sent = 0;
 
 function send(message) {
-  agent.stdin.write(JSON.stringify(message) + "\n");
+  const text = JSON.stringify(message);
+  switch (writes) {
+    case "two-on-a-line":
+      agent.stdin.write(JSON.stringify({ type: "control", action: "status" }) + text + "\n");
+      break;
+    case "pretty":
+      agent.stdin.write(JSON.stringify(message, null, 2) + "\n");
+      break;
+    case "dict":
+      agent.stdin.write(text.replace(/"/g, "'").replace(/:/g, ": ") + "\n");
+      break;
+    case "latin1":
+      agent.stdin.write(Buffer.from(text.replace("Message", "Messag\u00e9") + "\n", "latin1"));
+      break;
+    default:
+      agent.stdin.write(text + "\n");
+  }
 }
 
 function next() {
   sent += 1;
   send({ type: "user", message: { role: "user", content: `Message ${sent} from the Node host` } });
 }
+
+if (writes === "early") agent.stdin.write(JSON.stringify({ type: "control", action: "status" }) + "\n");
 
 readline.createInterface({ input: agent.stdout }).on("line", (line) => {
   let event;

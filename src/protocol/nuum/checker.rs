@@ -412,12 +412,16 @@ impl Checker for NuumChecker {
             (Direction::Client, Observed::Garbage(text)) => {
                 self.saw_client = true;
                 self.client_broken = true;
+                // An empty text stands for a line that is not UTF-8 (see `observed_of`).
                 out.push(Violation::new(
                     "NUUM-HOST-002",
-                    format!(
-                        "the host wrote a line that is not JSON: {:?}",
-                        text.chars().take(60).collect::<String>()
-                    ),
+                    match text.is_empty() {
+                        true => "the host wrote a line that is not UTF-8, so not JSON".to_owned(),
+                        false => format!(
+                            "the host wrote a line that is not JSON: {:?}",
+                            text.chars().take(60).collect::<String>()
+                        ),
+                    },
                 ));
             }
             (Direction::Server, Observed::Garbage(text)) => {

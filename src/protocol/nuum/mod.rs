@@ -76,7 +76,8 @@ impl Protocol for Nuum {
         };
         matches!(
             frame.value().get("type").and_then(Value::as_str),
-            Some("system" | "assistant" | "result" | "user")
+            // The agent's output types, and the host's input types (user, control).
+            Some("system" | "assistant" | "result" | "user" | "control")
         )
     }
 }
