@@ -58,8 +58,38 @@ pub fn summary(report: &Report, gate: &Gate) -> String {
         "\n{} against {}: {} cases — {} pass, {} fail, {} warn, {} info, {} skip, {} error ({} ms)\n",
         report.protocol, report.target, s.total, s.pass, s.fail, s.warn, s.info, s.skip, s.error, report.duration_ms
     );
+    // The rules table counts what every case's transcript showed, a passing case's too: say
+    // so here, or a run whose cases all passed reads clean while rules warn.
+    let broken = |v: Verdict| report.rules.iter().filter(move |r| r.verdict == v);
+    let (fails, warns) = (broken(Verdict::Fail).count(), broken(Verdict::Warn).count());
+    if fails + warns > 0 {
+        let _ = writeln!(
+            out,
+            "rules: {fails} fail, {warns} warn of {} (the rules table)",
+            report.rules.len()
+        );
+    }
     if !gate.new_failures.is_empty() {
         let _ = writeln!(out, "failing: {}", gate.new_failures.join(", "));
+    }
+    let named = |id: &str| {
+        gate.new_failures
+            .iter()
+            .any(|f| f.split(' ').next() == Some(id))
+    };
+    let warned: Vec<String> = broken(Verdict::Warn)
+        .filter(|r| !named(&r.id))
+        .map(|r| {
+            let seen_in = report
+                .cases
+                .iter()
+                .find(|c| c.violations.iter().any(|v| v.rule == r.id))
+                .map_or(String::new(), |c| format!(" (seen in {})", c.id));
+            format!("{}{seen_in}", r.id)
+        })
+        .collect();
+    if !warned.is_empty() {
+        let _ = writeln!(out, "warned: {}", warned.join(", "));
     }
     if !gate.stale.is_empty() {
         let _ = writeln!(

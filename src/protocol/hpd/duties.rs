@@ -1,6 +1,7 @@
 //! What a client owes a hosted agent, followed across a transcript: its envelopes (the live
-//! envelope rules bind what it sends too), each response to a request the agent issued, once,
-//! on its route (HPD-CLI-001, -002), and a resumed stream that picks up where it left off
+//! envelope rules bind what it sends too), each of a type the agent can deserialize
+//! (HPD-CLI-006), each response to a request the agent issued, once, on its route
+//! (HPD-CLI-001, -002), and a resumed stream that picks up where it left off
 //! (HPD-CLI-004). Whether a request is answered at all is a case's to wait for (HPD-CLI-003).
 //!
 //! The served stream numbers the agent's events 1, 2, 3… in the order they are sent on a
@@ -117,8 +118,22 @@ impl ClientDuties {
         if bare_text {
             return;
         }
-        let Some((_, Some(known))) = validate::client_envelope(event, out) else {
-            return;
+        let known = match validate::client_envelope(event, out) {
+            Some((_, Some(known))) => known,
+            Some((m, None)) => {
+                // A string type the profile does not know: the agent cannot deserialize it.
+                if let Some(kind) = m.get("type").and_then(Value::as_str) {
+                    out.push(Violation::new(
+                        "HPD-CLI-006",
+                        format!(
+                            "the client sent an event of type {kind:?}{}: no input, response or interruption of the spec's families, so the agent cannot deserialize it",
+                            route.map_or(String::new(), |r| format!(" (POSTed to {r})"))
+                        ),
+                    ));
+                }
+                return;
+            }
+            None => return,
         };
         if let Some(route) = route {
             let belongs = super::session::route_of(known.name);

@@ -140,4 +140,7 @@ pub static RULES: &[Rule] = &[
     client_rule!("HPD-CLI-005", Should, "UI Rendering Guidance",
         "The client keeps working through what it does not know: after a custom event type, heartbeat comments and an event that is not JSON it still answers the next request.",
         "For JavaScript and TypeScript apps, use AgentClient to … handle unknown custom events through onAny(...) … Unknown or missing type values cannot be deserialized as known events."),
+    client_rule!("HPD-CLI-006", Should, "Live Event Envelope",
+        "What the client sends is an event the agent can deserialize: an input, a response or an interruption of the spec's families, not a type the profile does not know (an invalid envelope, which HTTP input refuses as a bad request; a custom type needs the agent's own registration).",
+        "Unknown or missing type values cannot be deserialized as known events. HTTP input treats invalid event envelopes as bad requests. … Custom event types must be registered with the event serializer"),
 ];
