@@ -258,7 +258,7 @@ impl Serving {
                     Some(Ok((conn, opened)))
                 }
                 Ok(Ok(tcp)) => Some(
-                    websocket::accept(tcp, max_frame, timeout)
+                    websocket::accept(tcp, max_frame, timeout, Some(self.refusal()))
                         .await
                         .map_err(ServingError::Accept),
                 ),
@@ -266,6 +266,12 @@ impl Serving {
                 Err(_) => None,
             }
         }
+    }
+
+    /// What the binding wireprobe serves refuses on a WebSocket (its responder says).
+    fn refusal(&self) -> websocket::Refusal {
+        let responder = self.responder.clone();
+        std::sync::Arc::new(move |text: &str| responder.refuses_frame(text))
     }
 
     /// The case's site, fed from its listener from the first call on.

@@ -226,7 +226,9 @@ pub(crate) enum Command {
     /// Ask the target for a pong now, behind the frames already sent (a transport that can:
     /// see [`Connection::pinging`]).
     Ping,
-    Close,
+    /// Close: normally, or with the close status and reason given (a WebSocket refusing what
+    /// its peer sent; transports without close statuses close as usual).
+    Close(Option<(u16, String)>),
 }
 
 /// A received item plus its share of the byte budget, released when the runner consumes it.
@@ -495,9 +497,19 @@ impl Connection {
 
     /// Closes politely (after the frames already handed over), waiting briefly for the
     /// transport to finish.
-    pub async fn close(mut self) {
+    pub async fn close(self) {
+        self.close_as(None).await
+    }
+
+    /// Closes with a close status and reason of ours (a WebSocket refusing a frame its peer
+    /// sent: 1007 for an invalid payload), after the frames already handed over.
+    pub async fn close_with(self, code: u16, reason: &str) {
+        self.close_as(Some((code, reason.to_owned()))).await
+    }
+
+    async fn close_as(mut self, how: Option<(u16, String)>) {
         let brief = Duration::from_millis(500);
-        let _ = tokio::time::timeout(brief, self.commands.send(Command::Close)).await;
+        let _ = tokio::time::timeout(brief, self.commands.send(Command::Close(how))).await;
         let _ = tokio::time::timeout(brief, &mut self.task).await;
     }
 }

@@ -87,7 +87,7 @@ async fn pump<R, W>(
                 }
                 // Not a pinging connection: never asked.
                 Some(Command::Ping) => {}
-                Some(Command::Close) | None => {
+                Some(Command::Close(_)) | None => {
                     let _ = writer.shutdown().await;
                     return;
                 }

@@ -349,7 +349,7 @@ async fn run(
     let mut answers = Answers::default();
     while let Some(command) = commands.recv().await {
         let (out, done) = match command {
-            Command::Close => break,
+            Command::Close(_) => break,
             Command::Send(out, done) => (out, done),
             // Not a pinging connection: never asked.
             Command::Ping => continue,

@@ -47,6 +47,12 @@ pub trait Responder: Send + Sync {
     fn sent(&self, text: &str);
     /// The status a POST of `body` to `route` is answered with.
     fn status(&self, route: &str, body: &[u8]) -> u16;
+    /// A text frame the client sent over its WebSocket that the binding refuses: the close
+    /// status it closes the socket with, and why. `None` (the default): taken.
+    fn refuses_frame(&self, text: &str) -> Option<(u16, String)> {
+        let _ = text;
+        None
+    }
 }
 
 /// How the site behaves.
@@ -183,9 +189,11 @@ async fn route(
         };
         let on_upgrade = hyper::upgrade::on(&mut req);
         let max_frame = opts.max_frame;
+        let responder = opts.responder.clone();
+        let refusal: websocket::Refusal = Arc::new(move |text: &str| responder.refuses_frame(text));
         tokio::spawn(async move {
             if let Ok(upgraded) = on_upgrade.await {
-                let conn = websocket::over_upgraded(upgraded, max_frame).await;
+                let conn = websocket::over_upgraded(upgraded, max_frame, Some(refusal)).await;
                 let _ = session.to_task.send(ToSession::Upgrade(conn)).await;
             }
         });
@@ -335,7 +343,7 @@ impl SessionTask {
                     }
                     // Not a pinging connection: never asked.
                     Some(Command::Ping) => {}
-                    Some(Command::Close) | None => break,
+                    Some(Command::Close(_)) | None => break,
                 },
                 Some(http) = from_http.recv() => match http {
                     ToSession::Subscribe(from, tx) => self.subscribe(from, tx).await,

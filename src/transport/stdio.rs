@@ -206,7 +206,7 @@ async fn pump(
                 }
                 // Closed politely: an agent ends when its input does, so it is given a moment
                 // to (its output read meanwhile, so it cannot block on a full pipe).
-                Some(RunnerCommand::Close) => {
+                Some(RunnerCommand::Close(_)) => {
                     let _ = stdin.shutdown().await;
                     // Only closing the pipe ends the agent's input.
                     drop(stdin);

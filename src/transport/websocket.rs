@@ -141,7 +141,7 @@ where
 
     let (inbox, commands, parts) = Connection::channels();
     let took = asked.elapsed();
-    let task = tokio::spawn(pump(ws, inbox, commands, opts.max_frame));
+    let task = tokio::spawn(pump(ws, inbox, commands, opts.max_frame, None));
     Ok(Connection::from_parts(parts, task)
         .pipelined()
         .pinging()
@@ -205,6 +205,7 @@ pub async fn accept(
     tcp: TcpStream,
     max_frame: usize,
     timeout: Duration,
+    refusal: Option<Refusal>,
 ) -> Result<(Connection, Opened), TransportError> {
     let _ = tcp.set_nodelay(true);
     let peer = tcp.peer_addr().ok();
@@ -231,12 +232,16 @@ pub async fn accept(
     .map_err(|_| TransportError::Timeout(timeout.as_millis() as u64))?
     .map_err(|e| TransportError::Protocol(format!("WebSocket upgrade failed: {e}")))?;
     let (inbox, commands, parts) = Connection::channels();
-    let task = tokio::spawn(pump(ws, inbox, commands, max_frame));
+    let task = tokio::spawn(pump(ws, inbox, commands, max_frame, refusal));
     Ok((
         Connection::from_parts(parts, task).pipelined().pinging(),
         opened,
     ))
 }
+
+/// What a served socket refuses (the binding wireprobe plays closes on it): for a text frame
+/// the peer sent, the close status and reason to close with; `None` takes it.
+pub type Refusal = std::sync::Arc<dyn Fn(&str) -> Option<(u16, String)> + Send + Sync>;
 
 /// The `101 Switching Protocols` answer to a WebSocket upgrade request, or `None` when
 /// `req` is not one. It selects the first subprotocol offered, as [`accept`] does. Serve the
@@ -268,7 +273,11 @@ pub fn switching_protocols<B, R: Default>(req: &hyper::Request<B>) -> Option<hyp
 
 /// The server side of a WebSocket whose upgrade hyper completed: the same bounded
 /// [`Connection`] as [`accept`] gives.
-pub async fn over_upgraded(upgraded: hyper::upgrade::Upgraded, max_frame: usize) -> Connection {
+pub async fn over_upgraded(
+    upgraded: hyper::upgrade::Upgraded,
+    max_frame: usize,
+    refusal: Option<Refusal>,
+) -> Connection {
     let ws = tokio_tungstenite::WebSocketStream::from_raw_socket(
         hyper_util::rt::TokioIo::new(upgraded),
         tokio_tungstenite::tungstenite::protocol::Role::Server,
@@ -276,7 +285,7 @@ pub async fn over_upgraded(upgraded: hyper::upgrade::Upgraded, max_frame: usize)
     )
     .await;
     let (inbox, commands, parts) = Connection::channels();
-    let task = tokio::spawn(pump(ws, inbox, commands, max_frame));
+    let task = tokio::spawn(pump(ws, inbox, commands, max_frame, refusal));
     Connection::from_parts(parts, task).pipelined().pinging()
 }
 
@@ -292,20 +301,42 @@ fn ws_config(max_frame: usize) -> WebSocketConfig {
 
 /// Runs the socket: reads into the inbox and writes what the runner commands, concurrently, so
 /// a target that stops reading cannot stop us from seeing what it sends. The writes are
-/// pipelined ([`Connection::pipelined`]).
+/// pipelined ([`Connection::pipelined`]). A frame `refusal` refuses is passed on, then the
+/// socket closes with its status (after the frames already handed over).
 async fn pump<S>(
     ws: tokio_tungstenite::WebSocketStream<S>,
     inbox: Inbox,
     mut commands: tokio::sync::mpsc::Receiver<Command>,
     limit: usize,
+    refusal: Option<Refusal>,
 ) where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let (mut sink, mut stream) = ws.split();
     let pings = Pings::new();
+    let (refuse_tx, mut refused) = tokio::sync::mpsc::channel::<(u16, String)>(1);
     let reader = async {
         loop {
-            let observed = match stream.next().await {
+            let next = stream.next().await;
+            let refuse = match (&next, &refusal) {
+                (Some(Ok(Message::Text(text))), Some(refusal)) => refusal(text.as_str()),
+                _ => None,
+            };
+            if let Some((code, why)) = refuse {
+                let text = match next {
+                    Some(Ok(Message::Text(text))) => text.to_string(),
+                    _ => String::new(),
+                };
+                let said = format!("wireprobe closed the WebSocket with {code}: {why}");
+                let taken = inbox.push(Received::Frame(Frame::Text(text))).await
+                    && inbox.push(Received::Notice(said)).await;
+                let _ = refuse_tx.try_send((code, why));
+                if !taken {
+                    return;
+                }
+                continue;
+            }
+            let observed = match next {
                 Some(Ok(Message::Text(text))) => Received::Frame(Frame::Text(text.to_string())),
                 Some(Ok(Message::Binary(bytes))) => Received::Frame(Frame::Binary(bytes.to_vec())),
                 Some(Ok(Message::Pong(payload))) => match pings.answered(&payload) {
@@ -335,7 +366,14 @@ async fn pump<S>(
         // pipelined: the runner learns of a failure at its next send).
         let mut broken: Option<TransportError> = None;
         let mut batch = Vec::new();
-        'commands: while let Some(first) = commands.recv().await {
+        'commands: loop {
+            let first = tokio::select! {
+                command = commands.recv() => match command {
+                    Some(command) => command,
+                    None => break 'commands,
+                },
+                Some(how) = refused.recv() => Command::Close(Some(how)),
+            };
             // Everything queued behind it goes out in the same write.
             let mut next = Some(first);
             while let Some(command) = next.take() {
@@ -352,11 +390,15 @@ async fn pump<S>(
                     Command::Ping => {
                         let _ = sink.feed(Message::Ping(pings.ask().into())).await;
                     }
-                    Command::Close => {
+                    Command::Close(how) => {
                         confirm(&mut batch, sink.flush().await, &mut broken);
                         // A normal closure says so (1000), as the transcript records it: a peer
                         // can tell it from a connection that dropped.
-                        let _ = sink.send(Message::Close(Some(normal_closure()))).await;
+                        let frame = match how {
+                            Some((code, reason)) => close_frame(code, reason),
+                            None => normal_closure(),
+                        };
+                        let _ = sink.send(Message::Close(Some(frame))).await;
                         break 'commands;
                     }
                 }
@@ -434,6 +476,22 @@ fn normal_closure() -> tokio_tungstenite::tungstenite::protocol::CloseFrame {
     }
 }
 
+/// A close frame with `code` and `reason` (cut to what a close frame holds: 123 bytes).
+fn close_frame(
+    code: u16,
+    mut reason: String,
+) -> tokio_tungstenite::tungstenite::protocol::CloseFrame {
+    let mut cut = reason.len().min(123);
+    while !reason.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    reason.truncate(cut);
+    tokio_tungstenite::tungstenite::protocol::CloseFrame {
+        code: code.into(),
+        reason: reason.into(),
+    }
+}
+
 /// How a connection that ended without a close frame is reported.
 pub const DROPPED: &str = "connection dropped without a close frame";
 
@@ -504,7 +562,7 @@ mod tests {
         let addr = listener.local_addr().expect("addr");
         let server = tokio::spawn(async move {
             let (tcp, _) = listener.accept().await.expect("accept");
-            accept(tcp, 1024, Duration::from_secs(5)).await
+            accept(tcp, 1024, Duration::from_secs(5), None).await
         });
         let mut opts = WsOptions::new(format!("ws://{addr}/haip?token=t%20t"));
         opts.subprotocols = vec!["haip.v1".into()];
@@ -548,7 +606,7 @@ mod tests {
         let addr = listener.local_addr().expect("addr");
         let _silent = TcpStream::connect(addr).await.expect("tcp");
         let (tcp, _) = listener.accept().await.expect("accept");
-        let result = accept(tcp, 1024, Duration::from_millis(100)).await;
+        let result = accept(tcp, 1024, Duration::from_millis(100), None).await;
         assert!(
             matches!(result, Err(TransportError::Timeout(100))),
             "{:?}",

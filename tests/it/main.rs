@@ -28,6 +28,7 @@ mod huma_runner;
 mod node_interop;
 mod nuum_faults;
 mod nuum_hostile;
+mod planted_clients;
 mod proxy;
 mod reports;
 mod rule_ids;

@@ -193,7 +193,7 @@ fn judged_client(
 }
 
 /// [`judged_client`], with `script_args` after the script's own (its URL or agent).
-fn judged_client_given(
+pub(crate) fn judged_client_given(
     protocol: &str,
     script: &str,
     script_args: &str,

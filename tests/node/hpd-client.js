@@ -6,18 +6,49 @@
 //
 // It approves permissions, picks a clarification's first option and approves continuations;
 // events it does not know and data that is not JSON are passed over.
+//
+// `--bug=HOW` plants one bug:
+//   no-version   its envelopes carry no version
+//   lower-type   its envelopes' types are in lower case
+//   user-input   it also posts a user input of type USER_INPUT (no such type) to /inputs
+// With `--ws`, `{url}` is the hosted WebSocket: events come and envelopes go as text frames,
+// and the close status the socket ends with is written to stderr.
 const { EventSource } = require("eventsource");
+const WebSocket = require("ws");
 
+const bug = (process.argv.find((a) => a.startsWith("--bug=")) || "").slice("--bug=".length);
+const overWs = process.argv.includes("--ws");
 const base = (process.argv[2] || process.env.WIREPROBE_URL).replace(/\/$/, "");
-const source = new EventSource(`${base}/events/live`);
+const socket = overWs ? new WebSocket(base) : null;
+const source = overWs ? socket : new EventSource(`${base}/events/live`);
+const opened = overWs ? new Promise((resolve) => socket.on("open", resolve)) : Promise.resolve();
 
-function respond(event) {
-  fetch(`${base}/responses`, {
+function post(route, event) {
+  const envelope = bug === "no-version" ? { ...event } : { version: "1.0", ...event };
+  if (bug === "lower-type") envelope.type = envelope.type.toLowerCase();
+  if (overWs) {
+    opened.then(() => socket.send(JSON.stringify(envelope)));
+    return;
+  }
+  fetch(`${base}${route}`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ version: "1.0", ...event }),
+    body: JSON.stringify(envelope),
   }).catch(() => {});
 }
+
+function respond(event) {
+  post("/responses", event);
+}
+
+if (overWs) {
+  socket.on("close", (code) => {
+    console.error(`closed ${code}`);
+    process.exit(0);
+  });
+}
+
+if (bug === "user-input") post("/inputs", { type: "USER_INPUT", text: "Hello from the Node client" });
 
 source.onmessage = (message) => {
   let event;

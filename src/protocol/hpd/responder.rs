@@ -2,7 +2,9 @@
 //! the framework serves does (`../shared/specs/README.md` § HPD), so a client is never judged
 //! on answers no agent would give. An invalid envelope is 400 (the spec: "HTTP input treats
 //! invalid event envelopes as bad requests"), an envelope on another type's route 400, a
-//! response naming a request never issued 404, an input 202, a response 200.
+//! response naming a request never issued 404, an input 202, a response 200. Over the
+//! WebSocket an invalid frame closes the socket with 1007 ("WebSocket closes invalid event
+//! frames with an invalid-payload close status").
 
 use super::checker::{classify, Sent};
 use super::events;
@@ -55,6 +57,15 @@ impl Responder for HpdResponder {
             // The framework takes a bare {text} on the inputs route.
             (Sent::Other, INPUTS_ROUTE) => 202,
             _ => 400,
+        }
+    }
+
+    /// "WebSocket closes invalid event frames with an invalid-payload close status": 1007.
+    fn refuses_frame(&self, text: &str) -> Option<(u16, String)> {
+        let parsed = serde_json::from_str::<Value>(text).map_err(|_| "not JSON");
+        match classify(parsed.as_ref().map_err(|why| *why), "") {
+            Sent::Invalid(why) => Some((1007, format!("invalid event envelope: {why}"))),
+            _ => None,
         }
     }
 }

@@ -171,7 +171,7 @@ async fn relay(
                 Some(Command::Ping) => {
                     inner.ping();
                 }
-                Some(Command::Close) | None => {
+                Some(Command::Close(_)) | None => {
                     inner.close().await;
                     return;
                 }

@@ -159,7 +159,7 @@ async fn route(
         let max_frame = shared.opts.max_frame;
         tokio::spawn(async move {
             if let Ok(upgraded) = on_upgrade.await {
-                let conn = websocket::over_upgraded(upgraded, max_frame).await;
+                let conn = websocket::over_upgraded(upgraded, max_frame, None).await;
                 let _ = session.send(ToSession::Upgrade(conn)).await;
             }
         });
@@ -233,7 +233,7 @@ async fn open_session(
             let Ok(upgraded) = on_upgrade.await else {
                 return;
             };
-            let mut ws = websocket::over_upgraded(upgraded, shared.opts.max_frame).await;
+            let mut ws = websocket::over_upgraded(upgraded, shared.opts.max_frame, None).await;
             if ws
                 .send(Frame::Text(open), Instant::now() + SEND_BUDGET)
                 .await
@@ -393,7 +393,7 @@ impl Engine {
                     }
                     // Not a pinging connection: never asked.
                     Some(Command::Ping) => {}
-                    Some(Command::Close) | None => {
+                    Some(Command::Close(_)) | None => {
                         let _ = self.send(Frame::Text("1".into())).await;
                         return Ended::Quietly;
                     }
