@@ -391,7 +391,7 @@ mod tests {
                 "ui.action",
                 "tr_2",
                 "s",
-                json!({"view_id": id, "action":{"kind":"form.submit"}}),
+                json!({"view_id": id, "action":{"kind":"form.submit", "form_id": "f", "values": {}}}),
             )
         };
         assert_eq!(

@@ -194,6 +194,30 @@ fn payload_shape(ty: &str, kind: Kind<'_>, p: &Map<String, Value>, out: &mut Vec
                 action.is_some_and(|a| is_str(a, "kind")),
                 "payload.action is not an object with a string kind",
             );
+            // The one example, a form.submit, names its form and gives its values as an
+            // object of field names: what a form submission carries (should: only the
+            // example shows it). Other kinds are held to the fields they carry.
+            if let Some(a) = action {
+                let submits = a.get("kind").and_then(Value::as_str) == Some("form.submit");
+                let form_ok = match a.get("form_id") {
+                    Some(id) => id.is_string(),
+                    None => !submits,
+                };
+                let values_ok = match a.get("values") {
+                    Some(values) => values.is_object(),
+                    None => !submits,
+                };
+                need(
+                    "UAE-UI-005",
+                    form_ok,
+                    "payload.action.form_id is not a string naming the submitted form",
+                );
+                need(
+                    "UAE-UI-005",
+                    values_ok,
+                    "payload.action.values is not an object of the form's fields",
+                );
+            }
         }
         Kind::AssistantMessage => need(
             "UAE-MSG-001",

@@ -160,6 +160,16 @@ pub static CLIENT_FAULTS: &[Fault] = &[
         "its ui.action's action has no kind"
     ),
     fault!(
+        "values-as-pairs",
+        ["UAE-UI-005"],
+        "its form.submit gives values as an array of [name, value] pairs, not an object"
+    ),
+    fault!(
+        "stops-on-unrenderable-view",
+        ["UAE-ROB-001"],
+        "stops acting after a view whose kind it does not render"
+    ),
+    fault!(
         "acts-on-unknown-view",
         ["UAE-UI-003"],
         "its ui.action names a view_id no assistant.view carried"

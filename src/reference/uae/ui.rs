@@ -110,6 +110,12 @@ impl Ui {
         else {
             return;
         };
+        let renders =
+            event.pointer("/payload/view/kind").and_then(Value::as_str) == Some("a2ui.v1");
+        if !renders && self.faults.has("stops-on-unrenderable-view") {
+            self.stopped = true;
+            return;
+        }
         let view = match self.faults.has("acts-on-unknown-view") {
             true => "view_wireprobe_never_sent".to_owned(),
             false => view.to_owned(),
@@ -118,6 +124,9 @@ impl Ui {
             "values": {"measured_at": "2026-01-08", "weight_lbs": 187.6}});
         if self.faults.has("action-without-kind") {
             action = json!({"form_id": "weight_entry"});
+        }
+        if self.faults.has("values-as-pairs") {
+            action["values"] = json!([["measured_at", "2026-01-08"], ["weight_lbs", 187.6]]);
         }
         let payload = json!({"view_id": view, "action": action});
         if self.variants.has("acts-later") {
