@@ -336,15 +336,58 @@ fn every_reference_client_variant_passes_its_client_suite() {
                         let args = ["--target", "builtin", "--variant", name];
                         client_run(protocol, &[&args[..], &["--transport", transport]].concat())
                     });
-                    (protocol, name, run)
+                    (protocol, name, transport, run)
                 })
             })
         })
         .collect();
-    for (protocol, name, run) in runs {
+    // A run where a case did not pass is run once more, alone, before it fails the test: two
+    // cores running the whole suite beside a dozen runs can starve a client past its step's
+    // budget (a 1.1 MB event, then a request answered after 3 s, seen in CI). The first run's
+    // disagreement is printed; the second must pass.
+    let mut again = Vec::new();
+    for (protocol, name, transport, run) in runs {
         let (code, cases) = run.join().expect("the run finishes");
+        if passed(protocol, code, &cases) {
+            continue;
+        }
+        let first = cases
+            .iter()
+            .find(|c| c["verdict"] != "pass" && c["verdict"] != "info");
+        eprintln!(
+            "{protocol} --variant {name} over {transport} did not pass under load; once more alone: {}",
+            first.map_or(String::new(), |c| format!("{} {}", c["id"], c["message"]))
+        );
+        again.push((protocol, name, transport));
+    }
+    for (protocol, name, transport) in again {
+        let args = [
+            "--target",
+            "builtin",
+            "--variant",
+            name,
+            "--transport",
+            transport,
+        ];
+        let (code, cases) = client_run(protocol, &args);
         assert_all_pass(protocol, &format!("--variant {name}"), code, &cases);
     }
+}
+
+/// Every case passed, but those that only record (see [`assert_all_pass`]).
+fn passed(protocol: &str, code: i32, cases: &[Value]) -> bool {
+    let recorded = info_only(protocol);
+    code == 0
+        && !cases.is_empty()
+        && cases.iter().all(|c| {
+            let id = c["id"].as_str().unwrap_or_default();
+            let expected = if recorded.iter().any(|r| r == id) {
+                "info"
+            } else {
+                "pass"
+            };
+            c["verdict"] == expected
+        })
 }
 
 #[test]
