@@ -244,7 +244,10 @@ impl Client {
             }
             let error = json!({"code": "PROTOCOL_VIOLATION",
                 "message": format!("{} ({})", p.message, p.rule)});
-            return self.send(json!({"type": "ERROR", "payload": error})).await;
+            self.send(json!({"type": "ERROR", "payload": error})).await;
+            // The `leaves-after-error` fault says its ERROR, then closes.
+            self.aborted = self.faults.has("leaves-after-error");
+            return;
         }
         let Some(seq) = event.get("seq").and_then(model::parse_seq) else {
             return;

@@ -332,6 +332,11 @@ pub const CLIENT_FAULTS: &[Fault] = &[
         "closes the connection, saying nothing, on a message of a type the catalogue does not list"
     ),
     fault!(
+        "leaves-after-error",
+        ["HAIP-ERR-005"],
+        "answers a message the schema rejects with ERROR, then closes the connection"
+    ),
+    fault!(
         "ignores-credit",
         ["HAIP-FLOW-001"],
         "sends its user text whatever credit the server advertised"
