@@ -1,12 +1,16 @@
 //! Offline checking of recorded traffic: NDJSON transcripts streamed through a protocol's
 //! checker with memory that does not grow with the input.
 
+mod captures;
+
+use captures::{check_frames, check_sse, looks_like_frames, looks_like_sse};
+
 use crate::judge::{observed_of, Judge};
 use crate::ndjson::{self, Line};
 use crate::protocol::{Observed, Protocol};
 use crate::rules::Violation;
-use crate::transcript::{stored_record, Direction, Observation, Record};
-use crate::transport::{Received, SseMeta};
+use crate::transcript::{Direction, Observation, Record};
+use crate::transport::SseMeta;
 use serde::Deserialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -327,72 +331,6 @@ fn record(
     }
 }
 
-/// True when captured text starts like an SSE stream (a field or a comment), not like JSON.
-fn looks_like_sse(start: &[u8]) -> bool {
-    let start = start.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(start);
-    let first = start
-        .split(|b| *b == b'\n' || *b == b'\r')
-        .find(|l| !l.iter().all(u8::is_ascii_whitespace));
-    first.is_some_and(|line| {
-        line.starts_with(b":")
-            || [&b"data:"[..], b"id:", b"event:", b"retry:"]
-                .iter()
-                .any(|field| line.starts_with(field))
-    })
-}
-
-/// Checks raw SSE text as the events a live stream delivered from the server; a finding's
-/// `line` is the event's number in the stream.
-fn check_sse<R: BufRead>(
-    protocol: &dyn Protocol,
-    reader: R,
-    one_answer: bool,
-    ends_answer: bool,
-    mut on_finding: impl FnMut(&Finding),
-) -> CheckSummary {
-    let mut judge = Judge::new(protocol);
-    let mut summary = CheckSummary::default();
-    let condense = protocol.session(protocol.transport()).condenses();
-    crate::transport::sse::read_captured(reader, ndjson::DEFAULT_MAX_LINE, |captured| {
-        use crate::transport::sse::Captured;
-        summary.lines += 1;
-        let (data, meta) = match captured {
-            Captured::Event { data, meta } => (data, meta),
-            Captured::Failed(e) => {
-                let line = summary.lines;
-                bad_line(&mut summary, line, e.to_string());
-                return;
-            }
-            // A notice of the framing (a line end a binding pins) is judged as the transport's
-            // observation when the capture is one answer; a line the parser dropped is not.
-            Captured::Notice(what) => {
-                if one_answer {
-                    let notice = Observed::Notice(&what);
-                    judge_server(&mut judge, &mut summary, notice, &mut on_finding);
-                }
-                return;
-            }
-        };
-        summary.events += 1;
-        let seen = stored_record(&Received::SseEvent { data, meta }, condense);
-        judge_server(
-            &mut judge,
-            &mut summary,
-            observed_of(&seen),
-            &mut on_finding,
-        );
-    });
-    if ends_answer {
-        let error = summary.bad_lines.last().map(|b| b.reason.clone());
-        let end = Observed::AnswerEnded {
-            error: error.as_deref(),
-        };
-        judge_server(&mut judge, &mut summary, end, &mut on_finding);
-    }
-    summary.unjudged = judge.unjudged();
-    summary
-}
-
 /// Judges one item of a captured answer (the server's) at the current line.
 fn judge_server(
     judge: &mut Judge<'_>,
@@ -412,80 +350,6 @@ fn bad_line(summary: &mut CheckSummary, line: u64, reason: String) {
     if summary.bad_lines.len() < MAX_KEPT_FINDINGS {
         summary.bad_lines.push(BadLine { line, reason });
     }
-}
-
-/// True when captured bytes start like length-prefixed binary frames (a 4-byte big-endian
-/// length whose first byte is zero, then a protobuf length-delimited field), not like text.
-fn looks_like_frames(start: &[u8]) -> bool {
-    match start {
-        [0, _, _, _, key, ..] => key & 7 == 2 && (key >> 3) >= 1,
-        _ => false,
-    }
-}
-
-/// Checks a capture of length-prefixed binary frames (AG-UI's protobuf answer, as saved from
-/// `curl`): each frame decoded as the protocol's session decodes it live, then the body's end;
-/// a finding's `line` is the frame's number.
-fn check_frames<R: BufRead>(
-    protocol: &dyn Protocol,
-    mut reader: R,
-    ends_answer: bool,
-    mut on_finding: impl FnMut(&Finding),
-) -> CheckSummary {
-    use crate::transport::{length_prefixed::Splitter, Frame};
-    let mut session = protocol.session(crate::protocol::TransportKind::Protobuf);
-    let mut judge = Judge::new(protocol);
-    let mut summary = CheckSummary::default();
-    let mut splitter = Splitter::new(ndjson::DEFAULT_MAX_LINE);
-    let mut ended = None;
-    loop {
-        let chunk = match reader.fill_buf() {
-            Ok([]) => break,
-            Ok(chunk) => chunk.to_vec(),
-            Err(e) => {
-                ended = Some(format!("the capture could not be read: {e}"));
-                break;
-            }
-        };
-        reader.consume(chunk.len());
-        let mut frames = Vec::new();
-        let split = splitter.push(&chunk, |f| frames.push(f));
-        for frame in frames {
-            summary.lines += 1;
-            summary.events += 1;
-            let len = frame.len();
-            match session.decode(&Frame::Binary(frame)) {
-                crate::protocol::Decoded::Event(event) => {
-                    let item = Observed::Event((&event).into(), None);
-                    judge_server(&mut judge, &mut summary, item, &mut on_finding)
-                }
-                // A frame the protocol cannot read: judged by its length.
-                _ => judge_server(
-                    &mut judge,
-                    &mut summary,
-                    Observed::Binary(len),
-                    &mut on_finding,
-                ),
-            }
-        }
-        if let Err(e) = split {
-            ended = Some(e.to_string());
-            break;
-        }
-    }
-    let error = ended.or_else(|| splitter.finish().err().map(|e| e.to_string()));
-    if let Some(reason) = &error {
-        let line = summary.lines + 1;
-        bad_line(&mut summary, line, reason.clone());
-    }
-    if ends_answer {
-        let end = Observed::AnswerEnded {
-            error: error.as_deref(),
-        };
-        judge_server(&mut judge, &mut summary, end, &mut on_finding);
-    }
-    summary.unjudged = judge.unjudged();
-    summary
 }
 
 #[cfg(test)]
@@ -550,7 +414,7 @@ mod tests {
     #[test]
     fn lines_in_the_buffer_and_lines_in_pieces_are_judged_alike() {
         let haip = crate::protocol::get("haip").expect("haip");
-        let events = include_str!("../corpus/haip/valid/gen-sequence.ndjson");
+        let events = include_str!("../../corpus/haip/valid/gen-sequence.ndjson");
         let mut text = String::new();
         for (n, event) in events.lines().enumerate() {
             let from = if n % 2 == 0 { "client" } else { "server" };
@@ -580,7 +444,7 @@ mod tests {
     #[test]
     fn bare_lines_read_plainly_are_judged_as_in_full() {
         let haip = crate::protocol::get("haip").expect("haip");
-        let mut text = include_str!("../corpus/haip/valid/gen-sequence.ndjson").to_owned();
+        let mut text = include_str!("../../corpus/haip/valid/gen-sequence.ndjson").to_owned();
         for bad in [
             "gen-bad-uuid--HAIP-ENV-002",
             "gen-unknown-type--HAIP-ENV-006",
@@ -633,7 +497,7 @@ mod tests {
     #[test]
     fn an_object_is_not_read_as_the_json_a_string_in_it_holds() {
         let haip = crate::protocol::get("haip").expect("haip");
-        let events = include_str!("../corpus/haip/valid/gen-sequence.ndjson");
+        let events = include_str!("../../corpus/haip/valid/gen-sequence.ndjson");
         let last = events.lines().last().expect("an event");
         let disguised = format!(
             "{{\"$serde_json::private::RawValue\":{}}}",
