@@ -79,14 +79,7 @@ pub fn summary(report: &Report, gate: &Gate) -> String {
     };
     let warned: Vec<String> = broken(Verdict::Warn)
         .filter(|r| !named(&r.id))
-        .map(|r| {
-            let seen_in = report
-                .cases
-                .iter()
-                .find(|c| c.violations.iter().any(|v| v.rule == r.id))
-                .map_or(String::new(), |c| format!(" (seen in {})", c.id));
-            format!("{}{seen_in}", r.id)
-        })
+        .map(|r| report.rule_seen(&r.id))
         .collect();
     if !warned.is_empty() {
         let _ = writeln!(out, "warned: {}", warned.join(", "));

@@ -48,6 +48,18 @@ impl Report {
     }
 }
 
+impl Report {
+    /// `RULE-ID (seen in CASE)`: a rule and the first case whose transcript showed it broken.
+    pub fn rule_seen(&self, rule: &str) -> String {
+        let seen_in = self
+            .cases
+            .iter()
+            .find(|c| c.violations.iter().any(|v| v.rule == rule))
+            .map_or(String::new(), |c| format!(" (seen in {})", c.id));
+        format!("{rule}{seen_in}")
+    }
+}
+
 /// A rule's verdict over a whole run: the worst of what the cases written for it concluded
 /// and of every violation of it seen in any case's transcript. Its `cases` are the cases
 /// written for it, then those that merely saw it broken.
@@ -294,12 +306,7 @@ impl Gate {
                 .any(|c| c.verdict.is_failing(strict) && c.rules.contains(&rule.id));
             match (failing, known) {
                 (true, false) if !gated_by_case => {
-                    let seen_in = report
-                        .cases
-                        .iter()
-                        .find(|c| c.violations.iter().any(|v| v.rule == rule.id))
-                        .map_or(String::new(), |c| format!(" (seen in {})", c.id));
-                    gate.new_failures.push(format!("{}{seen_in}", rule.id));
+                    gate.new_failures.push(report.rule_seen(&rule.id));
                 }
                 // A shard sees a rule over its own cases only: the case still breaking it may
                 // be another shard's, so a shard never calls a rule's entry stale.

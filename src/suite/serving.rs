@@ -7,7 +7,7 @@ use crate::protocol::{HttpRoutes, Protocol, TransportKind};
 use crate::transport::process::{self, Launched, OutputLine};
 use crate::transport::relay;
 use crate::transport::socketio::server::{EioServer, ServerOptions};
-use crate::transport::sse_server::{Responder, SiteOptions, SseServer};
+use crate::transport::sse_server::{refusal_of, Responder, SiteOptions, SseServer};
 use crate::transport::websocket::{self, Opened};
 use crate::transport::{Connection, TransportError};
 use std::path::Path;
@@ -258,20 +258,19 @@ impl Serving {
                     Some(Ok((conn, opened)))
                 }
                 Ok(Ok(tcp)) => Some(
-                    websocket::accept(tcp, max_frame, timeout, Some(self.refusal()))
-                        .await
-                        .map_err(ServingError::Accept),
+                    websocket::accept(
+                        tcp,
+                        max_frame,
+                        timeout,
+                        Some(refusal_of(self.responder.clone())),
+                    )
+                    .await
+                    .map_err(ServingError::Accept),
                 ),
                 Ok(Err(e)) => Some(Err(ServingError::Listen(e))),
                 Err(_) => None,
             }
         }
-    }
-
-    /// What the binding wireprobe serves refuses on a WebSocket (its responder says).
-    fn refusal(&self) -> websocket::Refusal {
-        let responder = self.responder.clone();
-        std::sync::Arc::new(move |text: &str| responder.refuses_frame(text))
     }
 
     /// The case's site, fed from its listener from the first call on.

@@ -55,6 +55,11 @@ pub trait Responder: Send + Sync {
     }
 }
 
+/// What a WebSocket served for `responder`'s binding refuses: the frames it says it closes on.
+pub fn refusal_of(responder: Arc<dyn Responder>) -> websocket::Refusal {
+    Arc::new(move |text: &str| responder.refuses_frame(text))
+}
+
 /// How the site behaves.
 #[derive(Clone)]
 pub struct SiteOptions {
@@ -189,8 +194,7 @@ async fn route(
         };
         let on_upgrade = hyper::upgrade::on(&mut req);
         let max_frame = opts.max_frame;
-        let responder = opts.responder.clone();
-        let refusal: websocket::Refusal = Arc::new(move |text: &str| responder.refuses_frame(text));
+        let refusal = refusal_of(opts.responder.clone());
         tokio::spawn(async move {
             if let Ok(upgraded) = on_upgrade.await {
                 let conn = websocket::over_upgraded(upgraded, max_frame, Some(refusal)).await;

@@ -317,26 +317,7 @@ async fn pump<S>(
     let (refuse_tx, mut refused) = tokio::sync::mpsc::channel::<(u16, String)>(1);
     let reader = async {
         loop {
-            let next = stream.next().await;
-            let refuse = match (&next, &refusal) {
-                (Some(Ok(Message::Text(text))), Some(refusal)) => refusal(text.as_str()),
-                _ => None,
-            };
-            if let Some((code, why)) = refuse {
-                let text = match next {
-                    Some(Ok(Message::Text(text))) => text.to_string(),
-                    _ => String::new(),
-                };
-                let said = format!("wireprobe closed the WebSocket with {code}: {why}");
-                let taken = inbox.push(Received::Frame(Frame::Text(text))).await
-                    && inbox.push(Received::Notice(said)).await;
-                let _ = refuse_tx.try_send((code, why));
-                if !taken {
-                    return;
-                }
-                continue;
-            }
-            let observed = match next {
+            let observed = match stream.next().await {
                 Some(Ok(Message::Text(text))) => Received::Frame(Frame::Text(text.to_string())),
                 Some(Ok(Message::Binary(bytes))) => Received::Frame(Frame::Binary(bytes.to_vec())),
                 Some(Ok(Message::Pong(payload))) => match pings.answered(&payload) {
@@ -355,9 +336,21 @@ async fn pump<S>(
                     reason: DROPPED.into(),
                 },
             };
+            let refused = match (&observed, &refusal) {
+                (Received::Frame(Frame::Text(text)), Some(refusal)) => refusal(text),
+                _ => None,
+            };
             let last = observed.is_terminal();
             if !inbox.push(observed).await || last {
                 return;
+            }
+            // The frame is passed on, then what we did about it, then the close goes out.
+            if let Some((code, why)) = refused {
+                let said = format!("wireprobe closed the WebSocket with {code}: {why}");
+                if !inbox.push(Received::Notice(said)).await {
+                    return;
+                }
+                let _ = refuse_tx.try_send((code, why));
             }
         }
     };

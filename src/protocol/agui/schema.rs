@@ -281,23 +281,11 @@ fn flaws(
             // A string outside what a field allows (a role, a subtype, a status): one this
             // version does not name is unrecognised, not malformed (Processing Model › The
             // rule, and its Note on closed sets); one it names, in a field that does not allow
-            // it, is malformed (see `closed_sets.rs`).
-            E::Enum { .. } | E::Constant { .. } if !path.is_empty() => {
-                match outside_closed_set(value, &path, error.kind()) {
-                    Some(flaw) => flaw,
-                    None => Flaw::Malformed {
-                        message: crate::protocol::json::bounded(
-                            format_args!("{error}"),
-                            MAX_MESSAGE,
-                        ),
-                        path,
-                    },
-                }
-            }
-            _ => {
+            // it, is malformed (see `closed_sets.rs`). Anything else is malformed.
+            kind => outside_closed_set(value, &path, kind).unwrap_or_else(|| {
                 let message = crate::protocol::json::bounded(format_args!("{error}"), MAX_MESSAGE);
                 Flaw::Malformed { path, message }
-            }
+            }),
         };
         if !out.contains(&flaw) {
             out.push(flaw);
@@ -404,13 +392,17 @@ fn unrecognised(value: &Value, path: &str) -> Option<String> {
 
 /// How a string at `path` outside the values a field allows (`kind`, an `enum` or `const`
 /// error) is sorted: unrecognised when the closed set the field draws from does not hold it,
-/// malformed when it does (see `closed_sets.rs`); `None` when the value is no string.
+/// malformed when it does (see `closed_sets.rs`); `None` for any other error, at the event
+/// itself, or when the value is no string.
 fn outside_closed_set(
     value: &Value,
     path: &str,
     kind: &jsonschema::error::ValidationErrorKind,
 ) -> Option<Flaw> {
     use jsonschema::error::ValidationErrorKind as E;
+    if path.is_empty() || !matches!(kind, E::Enum { .. } | E::Constant { .. }) {
+        return None;
+    }
     let said = value.pointer(path)?.as_str()?;
     let name = path.rsplit('/').next().unwrap_or_default();
     let allowed: Vec<&str> = match kind {

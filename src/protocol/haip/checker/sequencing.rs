@@ -27,6 +27,13 @@ pub(super) enum Numbered {
     Resent,
 }
 
+impl super::Sender {
+    /// The side's ack may stop below `seq` for good (see [`HaipChecker::ack_keeps_up`]).
+    fn unclean_from(&mut self, seq: u64) {
+        self.first_unclean = Some(self.first_unclean.map_or(seq, |u| u.min(seq)));
+    }
+}
+
 impl HaipChecker {
     /// Judges the message's `seq` and says what it makes of the message.
     pub(super) fn sequence(
@@ -87,7 +94,7 @@ impl HaipChecker {
         let skipped = sender.missing.first().copied();
         let malformed = (!self.well_formed).then_some(seq);
         for unclean in [skipped, malformed].into_iter().flatten() {
-            sender.first_unclean = Some(sender.first_unclean.map_or(unclean, |u| u.min(unclean)));
+            sender.unclean_from(unclean);
         }
         // Only the target's rejections are seen (its ERROR); ours are not judged here.
         if !self.well_formed && from == Direction::Client {
@@ -126,7 +133,7 @@ impl HaipChecker {
     pub(super) fn peer_refused_something(&mut self, from: Direction) {
         let peer = &mut self.senders[1 - side(from)];
         if let Some(max) = peer.max_seq {
-            peer.first_unclean = Some(peer.first_unclean.map_or(max, |u| u.min(max)));
+            peer.unclean_from(max);
         }
     }
 
