@@ -236,6 +236,13 @@ const MAX_ENTRIES: usize = 5_000;
 /// Stored frame bytes beyond this are counted but not stored.
 const MAX_STORED_BYTES: usize = 1024 * 1024;
 
+/// What wireprobe sent, ready to record ([`Transcript::sent`]).
+#[derive(Debug)]
+pub struct Sent {
+    record: Record,
+    size: usize,
+}
+
 /// A case's transcript, timed from the case's start. What wireprobe sends is recorded as the
 /// side it plays, what it receives and observes of the target as the side it judges.
 #[derive(Debug)]
@@ -383,6 +390,14 @@ impl Transcript {
     /// Records what wireprobe sent, given the JSON a text frame of it is exactly the text of
     /// (`parsed`), so it need not be parsed back.
     pub fn record_sent_parsed(&mut self, out: &Outgoing, parsed: Option<Value>) {
+        let sent = self.sent(out, parsed);
+        self.record(sent);
+    }
+
+    /// What recording `out` as sent would store ([`Transcript::record_sent_parsed`]), to
+    /// record later with [`Transcript::record`]: once the frame has gone, when what the
+    /// target wrote before it reached the target is to be recorded first.
+    pub fn sent(&self, out: &Outgoing, parsed: Option<Value>) -> Sent {
         let record = match out {
             Outgoing::Frame(Frame::Text(text)) if parsed.is_some() => {
                 match parsed.and_then(|event| self.stored_event(Arc::new(event), text.len())) {
@@ -404,7 +419,15 @@ impl Transcript {
                 Record::Observed(Observation::StreamRequested { from: from.clone() })
             }
         };
-        self.push_at(self.judged.other(), Instant::now(), record, out.len());
+        Sent {
+            record,
+            size: out.len(),
+        }
+    }
+
+    /// Records, now, what wireprobe sent.
+    pub fn record(&mut self, sent: Sent) {
+        self.push_at(self.judged.other(), Instant::now(), sent.record, sent.size);
     }
 
     /// Records what the target sent or the transport saw.

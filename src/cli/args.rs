@@ -120,8 +120,9 @@ pub enum Command {
     /// Sit between a real client and a real server: forward every frame unchanged and judge
     /// both sides (`--listen ADDR --upstream URL`, or `-- CMD ARGS` for a stdio agent).
     Proxy(ProxyArgs),
-    /// Stand in for a host's agent: copy stdin to ADDR and ADDR to stdout, byte for byte
-    /// (what `{agent}` starts when `run --client` judges a host of a stdio protocol).
+    /// Stand in for a host's agent: copy stdin to ADDR and ADDR to stdout, unchanged, telling
+    /// ADDR when each of its lines reached stdout (what `{agent}` starts when `run --client`
+    /// judges a host of a stdio protocol).
     Relay {
         /// The judging run's loopback address (`127.0.0.1:PORT`).
         addr: String,

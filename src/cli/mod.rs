@@ -66,9 +66,8 @@ pub async fn dispatch(command: Command) -> u8 {
         Command::Serve(args) => serve::serve(args).await.map_err(usage),
         Command::Client(args) => client::client(args).await,
         Command::Proxy(args) => proxy::proxy(args).await,
-        Command::Relay { addr } => match wireprobe::transport::relay::relay(&addr).await {
-            // The relay's stdin is read on a thread of its own: leave without waiting for it.
-            Ok(()) => std::process::exit(i32::from(EXIT_OK)),
+        Command::Relay { addr } => match wireprobe::transport::relay::relay(&addr) {
+            Ok(()) => Ok(EXIT_OK),
             Err(e) => Err(Failure {
                 code: EXIT_UNREACHABLE,
                 error: anyhow::anyhow!("{e}"),

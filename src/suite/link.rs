@@ -386,13 +386,12 @@ impl Link {
         // Take in what already arrived first, so the transcript keeps the wire's order.
         self.drain();
         self.send_answers(deadline).await;
-        let Some(conn) = self.conn.as_mut() else {
+        if self.conn.is_none() {
             return Err(Outcome::Error(
                 "no connection to send on (it was refused)".into(),
             ));
-        };
-        self.transcript.record_sent_parsed(&out, parsed);
-        match conn.send(out, deadline).await {
+        }
+        match self.send_recorded(out, parsed, deadline).await {
             Ok(()) => Ok(()),
             Err(TransportError::Timeout(_)) => Err(Outcome::Error(
                 "the target stopped reading: a send timed out".into(),
@@ -429,14 +428,42 @@ impl Link {
             let Ok(out) = self.session.encode(&answer) else {
                 continue;
             };
-            let Some(conn) = self.conn.as_mut() else {
-                return;
-            };
-            self.transcript.record_sent(&out);
-            if conn.send(out, deadline).await.is_err() {
+            if self.conn.is_none() || self.send_recorded(out, None, deadline).await.is_err() {
                 return;
             }
         }
+    }
+
+    /// Sends `out` and records it, in the order of the wire: first, on most connections; on
+    /// one that says when the target was handed a frame (a host's agent relayed), once it
+    /// was, after what the target wrote before that (a host writing ahead of its agent's
+    /// init is recorded so, though its line reached us after the init left).
+    async fn send_recorded(
+        &mut self,
+        out: Outgoing,
+        parsed: Option<Value>,
+        deadline: Instant,
+    ) -> Result<(), TransportError> {
+        let sent = self.transcript.sent(&out, parsed);
+        let Some(conn) = self.conn.as_mut() else {
+            return Err(TransportError::Closed);
+        };
+        if !conn.confirms_delivery() {
+            self.transcript.record(sent);
+            return conn.send(out, deadline).await;
+        }
+        let result = conn.send(out, deadline).await;
+        while let Some((received, at)) = self
+            .conn
+            .as_mut()
+            .and_then(Connection::try_recv_written_before)
+        {
+            if let Some(arrival) = self.arrive(received, at) {
+                self.keep(arrival);
+            }
+        }
+        self.transcript.record(sent);
+        result
     }
 
     /// A short list of what arrived but matched nothing, for failure messages.

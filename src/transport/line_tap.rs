@@ -13,23 +13,35 @@ pub struct LineTap {
     max: usize,
     splitter: LineSplitter,
     line: Vec<u8>,
+    /// What became of a line over `max` bytes, for its notice.
+    over_limit: &'static str,
 }
 
 impl LineTap {
-    /// A reader keeping lines of at most `max` bytes.
+    /// A reader keeping lines of at most `max` bytes, of a stream passed on whole.
     pub fn new(max: usize) -> Self {
         LineTap {
             max,
             splitter: LineSplitter::new(max),
             line: Vec::new(),
+            over_limit: "forwarded, not judged",
+        }
+    }
+
+    /// [`LineTap::new`] for a stream read only by the run (a relay's): a line over `max`
+    /// bytes is skipped, as a stdio target's is.
+    pub fn skipping(max: usize) -> Self {
+        LineTap {
+            over_limit: "skipped",
+            ..LineTap::new(max)
         }
     }
 
     fn received(&mut self, line: Line) -> Received {
         match line {
             Line::TooLong(n) => Received::Notice(format!(
-                "a line of {n} bytes, over the {}-byte limit (forwarded, not judged)",
-                self.max
+                "a line of {n} bytes, over the {}-byte limit ({})",
+                self.max, self.over_limit
             )),
             _ if self.line.is_empty() => Received::Notice("a blank line".into()),
             _ => Received::Frame(frame_of(std::mem::take(&mut self.line))),

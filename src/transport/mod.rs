@@ -15,6 +15,7 @@ pub mod local_ports;
 pub mod passthrough;
 pub mod pipe_relay;
 pub mod process;
+mod query;
 pub mod relay;
 pub mod relayed;
 pub mod socketio;
@@ -28,6 +29,7 @@ pub mod websocket;
 pub mod ws_tap;
 
 pub use exchange::{Body, HttpAnswer, Outgoing, SseMeta, StreamFrom};
+pub use query::{query_escape, query_param, query_unescape};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
@@ -64,48 +66,6 @@ impl Frame {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
-}
-
-/// `s` percent-encoded for a URL query: every byte but the unreserved ones (RFC 3986).
-pub fn query_escape(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                (b as char).to_string()
-            }
-            other => format!("%{other:02X}"),
-        })
-        .collect()
-}
-
-/// The value of `name` in a query string (empty for a bare `name`), as it stands (escaped).
-pub fn query_param<'q>(query: &'q str, name: &str) -> Option<&'q str> {
-    query.split('&').find_map(|pair| {
-        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-        (k == name).then_some(v)
-    })
-}
-
-/// `s` with its `%XX` escapes decoded (and `+` as a space, as a form-encoded query has it);
-/// an escape that is not two hex digits stays as it is.
-pub fn query_unescape(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let hex = |at: usize| bytes.get(at).and_then(|b| (*b as char).to_digit(16));
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match (bytes[i], hex(i + 1), hex(i + 2)) {
-            (b'%', Some(high), Some(low)) => {
-                out.push((high * 16 + low) as u8);
-                i += 3;
-                continue;
-            }
-            (b'+', _, _) => out.push(b' '),
-            (other, _, _) => out.push(other),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// What a connection observed.
@@ -238,6 +198,9 @@ struct Queued {
     at: std::time::Instant,
     /// The last item of the answer to one of our exchanges (see [`Connection::answers_owed`]).
     closes_answer: bool,
+    /// On a connection that confirms delivery: how many of the runner's sends had reached
+    /// the target when the target wrote this (see [`Connection::confirming_delivery`]).
+    after_sends: u64,
     _permit: Option<OwnedSemaphorePermit>,
 }
 
@@ -253,16 +216,22 @@ impl Inbox {
     /// Queues an observation, waiting while the runner is behind (bounded memory).
     /// Returns false once the runner has dropped the connection.
     pub(crate) async fn push(&self, received: Received) -> bool {
-        self.push_marked(received, false).await
+        self.push_marked(received, false, 0).await
+    }
+
+    /// [`Inbox::push`] on a connection that confirms delivery, of what the target wrote once
+    /// `after_sends` of the runner's sends had reached it.
+    pub(crate) async fn push_after(&self, received: Received, after_sends: u64) -> bool {
+        self.push_marked(received, false, after_sends).await
     }
 
     /// [`Inbox::push`] for the last item of the answer to one of the runner's sends, on a
     /// connection [`Connection::counting_answers`]: nothing more of that answer follows.
     pub(crate) async fn push_closing(&self, received: Received) -> bool {
-        self.push_marked(received, true).await
+        self.push_marked(received, true, 0).await
     }
 
-    async fn push_marked(&self, received: Received, closes_answer: bool) -> bool {
+    async fn push_marked(&self, received: Received, closes_answer: bool, after_sends: u64) -> bool {
         let at = std::time::Instant::now();
         let size = received.len().min(MAX_QUEUED_BYTES);
         let permit = if size > 0 {
@@ -278,6 +247,7 @@ impl Inbox {
                 received,
                 at,
                 closes_answer,
+                after_sends,
                 _permit: permit,
             })
             .await
@@ -308,6 +278,14 @@ pub struct Connection {
     round_trip: Option<std::time::Duration>,
     /// The transport answers [`Command::Ping`] (see [`Connection::ping`]).
     pings: bool,
+    /// A send returns once the target has been handed the frame, and what the target wrote
+    /// is marked with how many sends had reached it (see [`Connection::confirming_delivery`]).
+    confirms_delivery: bool,
+    /// How many sends returned delivered, on a connection that confirms delivery.
+    delivered: u64,
+    /// An item taken off the channel to look at, not yet handed out (boxed: most connections
+    /// never hold one, and a connection is moved around).
+    held: Option<Box<Queued>>,
 }
 
 impl Connection {
@@ -340,7 +318,40 @@ impl Connection {
             answers_owed: None,
             round_trip: None,
             pings: false,
+            confirms_delivery: false,
+            delivered: 0,
+            held: None,
         }
+    }
+
+    /// This connection's sends return once the target has been handed the frame (a relay
+    /// says when it wrote it to the host), and its transport pushes what the target wrote
+    /// with [`Inbox::push_after`]: what the target wrote before a frame reached it can then be
+    /// told from what it wrote after ([`Connection::try_recv_written_before`]), though both
+    /// arrive after the send began.
+    pub(crate) fn confirming_delivery(mut self) -> Self {
+        self.confirms_delivery = true;
+        self
+    }
+
+    /// This connection's sends return once the target was handed the frame
+    /// ([`Connection::confirming_delivery`]).
+    pub fn confirms_delivery(&self) -> bool {
+        self.confirms_delivery
+    }
+
+    /// The next item received, when the target wrote it before the last send that returned
+    /// reached it (only a connection [`Connection::confirming_delivery`] knows): it came after
+    /// that send, but is the earlier of the two on the wire.
+    pub fn try_recv_written_before(&mut self) -> Option<(Received, std::time::Instant)> {
+        if !self.confirms_delivery || self.finished {
+            return None;
+        }
+        if self.held.is_none() {
+            self.held = self.incoming.try_recv().ok().map(Box::new);
+        }
+        let head = self.held.take_if(|q| q.after_sends < self.delivered)?;
+        Some(self.took(*head))
     }
 
     /// This connection's transport can ask the target for a pong ([`Connection::ping`]).
@@ -430,7 +441,7 @@ impl Connection {
         let mut out = out.into();
         // Reopening a stream is no exchange: no answer of its own comes.
         let exchange = !matches!(out, Outgoing::Stream(_));
-        let pipelined = self.pipelined;
+        let pipelined = self.pipelined && !self.confirms_delivery;
         if pipelined {
             // Its writes only take frames: anything else is refused now, not at the next send.
             out = Outgoing::Frame(frame_only(out)?);
@@ -451,6 +462,9 @@ impl Connection {
         match tokio::time::timeout_at(deadline, work).await {
             Ok(Ok(unconfirmed)) => {
                 self.unconfirmed = unconfirmed;
+                if self.confirms_delivery {
+                    self.delivered += 1;
+                }
                 if let (true, Some(owed)) = (exchange, self.answers_owed.as_mut()) {
                     *owed += 1;
                 }
@@ -466,6 +480,9 @@ impl Connection {
     pub async fn recv(&mut self, deadline: Instant) -> Option<(Received, std::time::Instant)> {
         if self.finished {
             return None;
+        }
+        if let Some(q) = self.held.take() {
+            return Some(self.took(*q));
         }
         match tokio::time::timeout_at(deadline, self.incoming.recv()).await {
             Ok(Some(q)) => Some(self.took(q)),
@@ -486,7 +503,10 @@ impl Connection {
         if self.finished {
             return None;
         }
-        let q = self.incoming.try_recv().ok()?;
+        let q = match self.held.take() {
+            Some(q) => *q,
+            None => self.incoming.try_recv().ok()?,
+        };
         Some(self.took(q))
     }
 
@@ -548,17 +568,4 @@ pub(crate) fn frame_only(out: Outgoing) -> Result<Frame, TransportError> {
 pub(crate) struct ConnectionParts {
     commands: mpsc::Sender<Command>,
     incoming: mpsc::Receiver<Queued>,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_query_value_escaped_is_read_back() {
-        for s in ["abc.def-_~", "a b/c?d=e&f", "ünï", "%zz"] {
-            assert_eq!(query_unescape(&query_escape(s)), s);
-        }
-        assert_eq!(query_unescape("a+b%2"), "a b%2");
-    }
 }

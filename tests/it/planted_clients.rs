@@ -37,6 +37,49 @@ fn a_nuum_host_writing_broken_ndjson_is_judged_not_called_unreachable() {
     }
 }
 
+/// A host that writes a line before its agent's init is recorded writing it first, though the
+/// line crossed the relay after the init wireprobe sent: the transcript keeps the order on
+/// the host's pipes, which is what the rules read.
+#[test]
+fn a_nuum_host_writing_before_its_agents_init_is_recorded_first() {
+    let (output, report) = judged_client_given(
+        "nuum",
+        "nuum-host.js",
+        "--writes=early",
+        &["--case", "nuum.host.user-message"],
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let found = report["cases"]
+        .as_array()
+        .and_then(|cases| cases.first())
+        .unwrap_or_else(|| panic!("no case: {stderr}"));
+    let kinds: Vec<String> = found["transcript"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|entry| {
+            let frame = entry.get("frame")?;
+            let kind = frame["type"].as_str().unwrap_or_default();
+            Some(format!(
+                "{} {kind}",
+                entry["from"].as_str().unwrap_or_default()
+            ))
+        })
+        .collect();
+    assert_eq!(
+        kinds.get(..3),
+        Some(
+            &[
+                "client control".to_owned(),
+                "server system".into(),
+                "client user".into()
+            ][..]
+        ),
+        "{kinds:?}"
+    );
+    assert_eq!(found["verdict"], "pass", "{found:#}");
+}
+
 /// An HPD client whose envelopes break the envelope rules, or that posts an input of a type no
 /// agent can deserialize, warns on the case about its envelopes, and the console's summary
 /// names the rules.
