@@ -9,9 +9,9 @@ use crate::protocol::{Protocol, TransportKind};
 use crate::suite::model::{
     Action, Case, CloseWanted, ConnectSpec, Discard, ErrorWanted, Expect, ExpectClose, ExpectError,
     ExpectRefused, ExpectSilence, HandshakeMode, Patterns, RawFrame, Reconnect, Reconnection,
-    Restart, Send, SendRaw, Silence, Step, Times, Unblock, Wait,
+    Requirement, Restart, Send, SendRaw, Silence, Step, Times, Unblock, Wait,
 };
-use crate::suite::runner::Credentials;
+use crate::suite::runner::RunConfig;
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -106,15 +106,18 @@ pub fn sequences(profile: &dyn FuzzProfile, max_len: usize) -> BoxedStrategy<Fuz
         .boxed()
 }
 
-/// The suite case that plays `run` against a target, with the oracles as steps. Every rule
-/// of the protocol is the case's, so the checker judges everything the target sends.
+/// The suite case that plays `run` against a target as `on` runs it, with the oracles as
+/// steps. Every rule of the protocol is the case's, so the checker judges everything the target
+/// sends; the case ends once the target has answered everything it sent (see [`end_settle`]).
 pub fn case_for(
     protocol: &dyn Protocol,
     profile: &dyn FuzzProfile,
     id: &str,
     run: FuzzRun,
-    credentials: &Credentials,
+    on: &RunConfig,
 ) -> Case {
+    let credentials = &on.credentials;
+    let step_ms = on.step_timeout.as_millis() as u64;
     let mut out = Vec::new();
     let step = |action: Action, rule: Option<&str>| Step {
         action,
@@ -217,7 +220,7 @@ pub fn case_for(
         // late one for an orphaned message) must not pass for its answer, nor for a broken probe.
         if std::mem::take(&mut unsettled) || m.answer == Answer::Sequence {
             let tag = out.len() as u64;
-            out.extend(settle(profile, tag));
+            out.extend(settle(profile, tag, step_ms));
         }
         out.push(step(action, None));
         match m.answer {
@@ -244,7 +247,7 @@ pub fn case_for(
                 let restarts = oracles.contains(&Oracle::Restart);
                 for oracle in oracles {
                     let tag = out.len() as u64;
-                    out.extend(oracle_steps(protocol, profile, oracle, tag));
+                    out.extend(oracle_steps(protocol, profile, oracle, tag, step_ms));
                 }
                 if restarts {
                     continue;
@@ -252,16 +255,29 @@ pub fn case_for(
             }
         }
         // Still serving? Answers to the bad input are forgotten first, so they cannot pass for
-        // the probe's.
+        // the probe's; a probe the target queues waits for what it is still working on first.
+        if profile.probe_queues() {
+            let tag = out.len() as u64;
+            out.extend(sync_steps(profile, tag, step_ms));
+        }
         out.push(step(Discard::default().into(), None));
         let tag = out.len();
         out.extend(probe_steps(&probe, probe.rule, false, tag));
     }
+    // The run ends once everything its input set going has run its course (each turn it
+    // started has ended, each call was answered): the frames a rule judges at such an end (a
+    // text block still open at its turn's end, an end naming another turn) are then the
+    // case's own, and a replay alone waits for them as the campaign's loaded run happened to.
+    let tag = out.len() as u64;
+    out.extend(sync_steps(profile, tag, step_ms));
     Case {
         id: id.to_owned(),
         title: "a generated sequence of valid and mutated events".into(),
         rules: protocol.rules().iter().map(|r| r.id.to_owned()).collect(),
-        requires: Vec::new(),
+        // The transport the run went over, which its verdict depended on (an HPD bad input
+        // is answered 400 over SSE + HTTP, closed 1007 over the WebSocket): its replay by
+        // `run --suite` goes over that one alone.
+        requires: vec![Requirement::Transport(on.transport_of(protocol))],
         handshake,
         handshake_with,
         connect: ConnectSpec::default(),
@@ -290,8 +306,8 @@ fn mutation<'p>(
 
 /// Steps after which every answer owed to earlier input has arrived and been forgotten: the
 /// profile's sync message and its own answer, or a short wait.
-fn settle(profile: &dyn FuzzProfile, tag: u64) -> Vec<Step> {
-    let mut out = sync_steps(profile, tag);
+fn settle(profile: &dyn FuzzProfile, tag: u64, step_ms: u64) -> Vec<Step> {
+    let mut out = sync_steps(profile, tag, step_ms);
     out.push(Step::new(Discard::default()));
     out
 }
@@ -299,13 +315,13 @@ fn settle(profile: &dyn FuzzProfile, tag: u64) -> Vec<Step> {
 /// Steps after which every answer owed to earlier input has arrived (and is still there to
 /// judge): the profile's sync message and its own answer, or a short wait that ends once the
 /// target has settled, when its session can tell.
-fn sync_steps(profile: &dyn FuzzProfile, tag: u64) -> Vec<Step> {
+fn sync_steps(profile: &dyn FuzzProfile, tag: u64, step_ms: u64) -> Vec<Step> {
     match profile.sync(tag) {
         Some(sync) => vec![
             send_step(sync.send),
             reply_step(vec![sync.answer], sync.rule, false),
         ],
-        None => vec![Step::new(Wait::settled(profile.settle_ms()))],
+        None => vec![Step::new(Wait::settled(profile.settle_ms(step_ms)))],
     }
 }
 
@@ -347,6 +363,7 @@ fn oracle_steps(
     profile: &dyn FuzzProfile,
     oracle: Oracle,
     tag: u64,
+    step_ms: u64,
 ) -> Vec<Step> {
     let plain = |action| vec![Step { action, rule: None }];
     match oracle {
@@ -375,7 +392,7 @@ fn oracle_steps(
             scenario,
             refused,
         } => vec![refusable_reply_step(patterns, rule, scenario, refused)],
-        Oracle::Sync => sync_steps(profile, tag),
+        Oracle::Sync => sync_steps(profile, tag, step_ms),
         Oracle::Restart => plain(restart(protocol)),
         Oracle::Unblock => plain(Unblock::default().into()),
         Oracle::Resume(with) => plain(

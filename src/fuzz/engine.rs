@@ -489,7 +489,7 @@ impl Job {
             } = self;
             let cfg = configs[worker].clone();
             let shape = sequence.shape(profile);
-            let case = case_for(protocol, profile, &task_id, sequence, &cfg.credentials);
+            let case = case_for(protocol, profile, &task_id, sequence, &cfg);
             let result = runner::run_case_holding(protocol, &case, &cfg, slot).await;
             let failure = failure_of(protocol, profile, &result, cfg.judged, &known);
             Ran {

@@ -209,11 +209,19 @@ pub trait FuzzProfile: Send + Sync {
 
     /// The longest a settle waits, in ms, for a protocol without a sync message (see
     /// [`FuzzProfile::sync`]), besides the round trip its connection measured: it ends sooner
-    /// once the session can tell the target settled.
+    /// once the session can tell the target settled. `step_ms` is the run's step timeout.
     /// Default 200; a profile whose session tells, and whose target may owe a backlog it
-    /// works through one at a time (a UAE executor), waits longer.
-    fn settle_ms(&self) -> u64 {
+    /// works through one at a time (a UAE executor, an HPD agent's queued turns), waits longer.
+    fn settle_ms(&self, step_ms: u64) -> u64 {
+        let _ = step_ms;
         200
+    }
+
+    /// The probe is an input the target takes in turn, behind what it is still working on (an
+    /// HPD agent's queued turns): each probe then waits first for the target to settle, so a
+    /// backlog longer than the step timeout is not taken for a target that stopped serving.
+    fn probe_queues(&self) -> bool {
+        false
     }
 
     /// How often `mutator` is drawn, relative to the others (default: all alike). A mutator

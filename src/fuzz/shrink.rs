@@ -37,7 +37,7 @@ pub(super) async fn shrink(
         let run = tree.current();
         let steps = run.steps.len();
         let shape = run.shape(profile);
-        let candidate = case_for(protocol, profile, id, run, &run_cfg.credentials);
+        let candidate = case_for(protocol, profile, id, run, run_cfg);
         let result = runner::run_case(protocol, &candidate, run_cfg).await;
         let same = fails_again(
             protocol,

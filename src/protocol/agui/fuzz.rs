@@ -155,6 +155,13 @@ impl FuzzProfile for AguiFuzz {
         MUTATORS
     }
 
+    /// A settle ends once each run started has streamed whole (every answer came whole), up
+    /// to the step timeout: the rules judged at a run's end then see every run a fuzz run
+    /// started, however the agent paces it.
+    fn settle_ms(&self, step_ms: u64) -> u64 {
+        step_ms
+    }
+
     /// An unfamiliar input is served: its run starts (or reports its own failure).
     fn oracles(&self, _mutator: &Mutator, _input: &Input) -> Vec<Oracle> {
         vec![Oracle::Reply {

@@ -117,6 +117,20 @@ impl FuzzProfile for HpdFuzz {
         scenarios::oracles(mutator.name)
     }
 
+    /// A settle (before a scenario, before a probe, at the run's end) ends once every input
+    /// sent had its turn and every turn ended (the session tells), up to the step timeout: a
+    /// model's turns take seconds, and the agent works through them one at a time. The rules
+    /// judged at a turn's end (HPD-STREAM-002, HPD-TURN-002) then see every turn a run
+    /// started, and a scenario or probe is not queued behind a backlog it cannot outwait.
+    fn settle_ms(&self, step_ms: u64) -> u64 {
+        step_ms
+    }
+
+    /// The probe is an input, which the agent takes in its turn, after those still queued.
+    fn probe_queues(&self) -> bool {
+        true
+    }
+
     /// An interruption when no turn runs is the agent's to ignore or answer.
     fn answer_open(&self, event: &Value) -> bool {
         event["type"] == "INTERRUPTION_REQUEST"

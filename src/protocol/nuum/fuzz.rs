@@ -163,7 +163,7 @@ impl FuzzProfile for NuumFuzz {
     /// and `result`), so it may wait out the longest turn a sequence starts (a scenario's
     /// `wireprobe: slow 2000`): a scenario sent while a turn still runs is queued behind it and
     /// never starts the turn it is about. Fixed at 200 ms, one run in fourteen skipped so.
-    fn settle_ms(&self) -> u64 {
+    fn settle_ms(&self, _step_ms: u64) -> u64 {
         2_500
     }
 

@@ -322,7 +322,7 @@ impl FuzzProfile for ExecutorFuzz {
 
     /// An executor may answer calls one at a time, and a sequence sends many: before a call
     /// whose result is judged, the backlog is let drain (the session tells when).
-    fn settle_ms(&self) -> u64 {
+    fn settle_ms(&self, _step_ms: u64) -> u64 {
         5_000
     }
 

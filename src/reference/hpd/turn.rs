@@ -24,6 +24,10 @@ const CONTINUATION_SOURCE: &str = "ContinuationMiddleware";
 const MAX_DELTAS: usize = 64;
 /// `slow` sends a delta about this often.
 const SLOW_STEP_MS: u64 = 50;
+/// The `paced` variant sends a delta this often ...
+const PACED_DELTA: Duration = Duration::from_millis(20);
+/// ... and ends a turn this long after its last block.
+const PACED_END: Duration = Duration::from_millis(50);
 
 /// Runs turns from the input queue until the server stops.
 pub async fn run_agent(session: Arc<Session>, mut inputs: mpsc::Receiver<String>) {
@@ -123,7 +127,10 @@ impl Turn {
                 json!({"plan": {"steps": [{"description": "answer the user", "status": "inProgress"}]}}),
             );
         }
-        let end = self.body(text).await;
+        let mut end = self.body(text).await;
+        if end.is_ok() && self.variant("paced") {
+            end = self.pause(PACED_END).await.and(end);
+        }
         if end.is_err() && self.variant("interruption-handled") {
             // As the framework does: the interrupted turn ends with INTERRUPTION_HANDLED alone.
             self.s.end_turn();
@@ -451,6 +458,7 @@ impl Turn {
         let [start, delta, _] = kind.types();
         let id = self.s.fresh_id("msg");
         let mut chunks = chunks.into_iter();
+        let pace = pace.or_else(|| self.variant("paced").then_some(PACED_DELTA));
         if kind == BlockKind::Text && self.fault("delta-before-start") {
             if let Some(first) = chunks.next() {
                 self.emit(delta, json!({"text": first, "messageId": id}))?;

@@ -61,6 +61,11 @@ pub static VARIANTS: &[Variant] = &[
         "other-words",
         "the agent's texts are its own words, never the directive's text"
     ),
+    variant!(
+        "paced",
+        "streams as a model does: a delta every 20 ms, and the turn's end 50 ms after its last \
+         block (the default publishes a whole turn at once)"
+    ),
 ];
 
 /// Legal-but-different behaviours of the HPD reference client.
