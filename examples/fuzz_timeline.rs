@@ -55,7 +55,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             profile,
             &format!("t{i}"),
             tree.current(),
-            &cfg.credentials,
+            &cfg,
         );
         let started = Instant::now();
         let result = runner::run_case(p, &case, &cfg).await;
