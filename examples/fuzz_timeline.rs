@@ -50,13 +50,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     for i in first..first + runs {
         let tree = strategy.new_tree(&mut rng).map_err(|e| e.to_string())?;
-        let case = case_for(
-            p,
-            profile,
-            &format!("t{i}"),
-            tree.current(),
-            &cfg,
-        );
+        let case = case_for(p, profile, &format!("t{i}"), tree.current(), &cfg);
         let started = Instant::now();
         let result = runner::run_case(p, &case, &cfg).await;
         let took = started.elapsed();

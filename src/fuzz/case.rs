@@ -530,3 +530,62 @@ fn raw_action(profile: &dyn FuzzProfile, bytes: &[u8]) -> Action {
     }
     .into()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn hpd() -> (&'static dyn Protocol, &'static dyn FuzzProfile) {
+        let protocol = crate::protocol::get("hpd").expect("hpd");
+        let profile = protocol.fuzzing_as(None).expect("fuzzable");
+        (protocol, profile)
+    }
+
+    fn settles_for(step: &Step, ms: u64) -> bool {
+        matches!(&step.action, Action::Wait(w) if w.pause.settled && w.pause.ms == ms)
+    }
+
+    /// A generated HPD case waits, before its probe after a bad input and at its end, until
+    /// the agent's turns have ended (up to the step timeout), and requires the transport the
+    /// campaign ran over: the frames its verdict depends on are its own, and its replay goes
+    /// where the run went.
+    #[test]
+    fn a_generated_case_waits_out_its_turns_and_pins_its_transport() {
+        let (protocol, profile) = hpd();
+        let mut on = RunConfig::new("http://127.0.0.1:1/{case}");
+        on.step_timeout = std::time::Duration::from_millis(1234);
+        let input = json!({"version": "1.0", "type": "USER_TEXT_INPUT", "text": "hello"});
+        let run = FuzzRun {
+            opening: Opening::Handshake(None),
+            steps: vec![
+                FuzzStep::Valid(input.clone()),
+                FuzzStep::Mutated {
+                    base: input,
+                    mutator: 0,
+                    seed: 1,
+                },
+            ],
+        };
+        let case = case_for(protocol, profile, "c", run, &on);
+        assert!(
+            settles_for(case.steps.last().expect("steps"), 1234),
+            "{:#?}",
+            case.steps
+        );
+        let discard = case
+            .steps
+            .iter()
+            .rposition(|s| matches!(s.action, Action::Discard(_)))
+            .expect("the probe's discard");
+        assert!(
+            settles_for(&case.steps[discard - 1], 1234),
+            "{:#?}",
+            case.steps
+        );
+        assert_eq!(
+            case.requires,
+            vec![Requirement::Transport(TransportKind::Sse)]
+        );
+    }
+}

@@ -1,0 +1,199 @@
+//! A finding replays: an HPD agent paced as a model streams (the reference's `paced` variant)
+//! breaks a rule judged at each turn's end on every turn, and the campaign that finds it must
+//! reproduce it every time it replays it, at the default `--jobs`, against the builtin target
+//! (a conversation per run) and against one agent all runs share (started apart, as a user's
+//! own is). Before each run waited out the turns it started, these reproduced 0 to 2 of 3.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+/// `wireprobe serve hpd` with `args`, listening on a free port: the process and its URL.
+fn served_hpd(args: &[&str]) -> (Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+        .args(["serve", "hpd", "--listen", "127.0.0.1:0"])
+        .args(args)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("wireprobe serve starts");
+    // It says where it listens on stdout.
+    let stdout = child.stdout.take().expect("its stdout");
+    // Read to its end on a thread of its own: a pipe left unread would fill and stop the
+    // server mid-log, and one closed would fail its writes.
+    let (first_tx, first_rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut lines = BufReader::new(stdout).lines();
+        if let Some(Ok(first)) = lines.next() {
+            let _ = first_tx.send(first);
+        }
+        for _ in lines {}
+    });
+    let first = first_rx
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("the server's first line");
+    let url = first
+        .split_whitespace()
+        .find(|w| w.starts_with("http://"))
+        .unwrap_or_else(|| panic!("no URL in {first:?}"))
+        .to_owned();
+    (child, url)
+}
+
+/// A campaign of `protocol` against `target` (with `more`), stopping at its first finding:
+/// its output.
+fn campaign_of(protocol: &str, target: &str, more: &[&str], out: &std::path::Path) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+        .args(["fuzz", protocol, "--target", target, "--seed", "1"])
+        .args(more)
+        .args(["--runs", "100", "--max-findings", "1", "--shrink-secs", "3"])
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("wireprobe fuzz runs");
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// [`campaign_of`] HPD.
+fn campaign(target: &str, more: &[&str], out: &std::path::Path) -> String {
+    campaign_of("hpd", target, more, out)
+}
+
+/// The first finding in a campaign's words names `rule` and reproduced every time.
+fn reproduced_every_time(words: &str, rule: &str) -> bool {
+    let mut lines = words.lines().skip_while(|l| !l.starts_with("finding: "));
+    lines
+        .next()
+        .is_some_and(|l| l.starts_with(&format!("finding: {rule} ")))
+        && lines
+            .find(|l| l.contains("reproduced "))
+            .is_some_and(|l| l.contains("reproduced 3/3") && !l.contains("(flaky)"))
+}
+
+/// The written case's `run --suite` replay, with `target` flags: its exit code and output.
+fn replayed(out: &std::path::Path, target: &[&str]) -> (Option<i32>, String) {
+    let case = std::fs::read_dir(out)
+        .expect("out dir")
+        .map(|e| e.expect("entry").path())
+        .find(|p| p.extension().is_some_and(|x| x == "toml"))
+        .expect("a written case");
+    let output = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+        .args(["run", "hpd", "--strict", "--suite"])
+        .arg(&case)
+        .args(target)
+        .output()
+        .expect("wireprobe run runs");
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.status.code(), shown)
+}
+
+/// Each turn-end fault of a paced agent is found and reproduced 3/3, and its written case
+/// replays with `run --suite` (`--strict`: the rule is a should) failing on the rule, once,
+/// over the transport the campaign used.
+pub(super) fn a_paced_agents_turn_end_findings_replay_every_time() {
+    let faults = [
+        ("missing-end", "HPD-STREAM-002"),
+        ("turn-id-drift", "HPD-TURN-002"),
+    ];
+    let checks: Vec<(&str, &str, bool)> = faults
+        .iter()
+        .flat_map(|&(fault, rule)| [(fault, rule, false), (fault, rule, true)])
+        .collect();
+    let failed: Vec<String> = std::thread::scope(|scope| {
+        let running: Vec<_> = checks
+            .iter()
+            .map(|&(fault, rule, shared)| {
+                scope.spawn(move || {
+                    let dir = tempfile::tempdir().expect("temp dir");
+                    let (words, replay_flags, server) = if shared {
+                        // One agent every run shares, refusing an input while a turn runs as
+                        // the framework does.
+                        let (child, url) = served_hpd(&[
+                            "--fault",
+                            fault,
+                            "--variant",
+                            "paced",
+                            "--variant",
+                            "busy-409",
+                        ]);
+                        (campaign(&url, &[], dir.path()), vec![url], Some(child))
+                    } else {
+                        let flags = ["--fault", fault, "--variant", "paced"];
+                        let words = campaign("builtin", &flags, dir.path());
+                        let mut replay = vec!["--target".to_owned(), "builtin".into()];
+                        replay.extend(flags.iter().map(|s| s.to_string()));
+                        (words, replay, None)
+                    };
+                    let where_ = if shared { "a shared agent" } else { "builtin" };
+                    let mut problems = Vec::new();
+                    if !reproduced_every_time(&words, rule) {
+                        problems.push(format!("{fault} on {where_}: no {rule} finding 3/3"));
+                    } else {
+                        let mut flags: Vec<&str> = Vec::new();
+                        if shared {
+                            flags.extend(["--target", replay_flags[0].as_str()]);
+                        } else {
+                            flags.extend(replay_flags.iter().map(String::as_str));
+                        }
+                        let (code, shown) = replayed(dir.path(), &flags);
+                        if code != Some(1) || !shown.contains(rule) || !shown.contains("1 cases") {
+                            problems
+                                .push(format!("{fault} on {where_}: replay {code:?}:\n{shown}"));
+                        }
+                    }
+                    if let Some(mut child) = server {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                    }
+                    if !problems.is_empty() {
+                        problems.push(words);
+                    }
+                    problems
+                })
+            })
+            .collect();
+        running
+            .into_iter()
+            .flat_map(|h| h.join().expect("a campaign thread"))
+            .collect()
+    });
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+/// A stateful fault of each other protocol, judged at a turn's or run's end or across a
+/// session, is found and reproduced every time at the default `--jobs`. (HAIP's are not yet:
+/// `run-id-reuse` and `ignores-run-cancel` reproduce 1 to 2 of 3, as the case's runs overlap
+/// differently from replay to replay; see issue 67's notes.)
+pub(super) fn a_stateful_fault_of_each_protocol_replays_every_time() {
+    let faults = [
+        ("nuum", "session-id-drift", "NUUM-SID-001"),
+        ("huma", "no-typing-end-on-abort", "HUMA-LC-005"),
+        ("agui", "leaves-message-open", "AGUI-RUN-004"),
+        ("uae", "session-drift", "UAE-SES-001"),
+    ];
+    let failed: Vec<String> = std::thread::scope(|scope| {
+        let running: Vec<_> = faults
+            .iter()
+            .map(|&(protocol, fault, rule)| {
+                scope.spawn(move || {
+                    let dir = tempfile::tempdir().expect("temp dir");
+                    let more = ["--fault", fault, "--timeout-ms", "4000"];
+                    let words = campaign_of(protocol, "builtin", &more, dir.path());
+                    (!reproduced_every_time(&words, rule))
+                        .then(|| format!("{protocol} {fault}: no {rule} finding 3/3:\n{words}"))
+                })
+            })
+            .collect();
+        running
+            .into_iter()
+            .filter_map(|h| h.join().expect("a campaign thread"))
+            .collect()
+    });
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
