@@ -440,7 +440,7 @@ fn every_fault_breaks_catalogued_rules() {
     }
     assert_eq!(
         wireprobe::reference::get("hpd").map(|r| r.variants.len()),
-        Some(12)
+        Some(13)
     );
 }
 
