@@ -47,9 +47,8 @@ pub enum Internal {
 
 /// Everything a run task needs.
 pub struct RunSpec {
+    /// The run, announced by the connection (RUN_STARTED) when the agent opened it.
     pub run_id: String,
-    /// Send RUN_STARTED (false when the client opened the run).
-    pub announce: bool,
     pub plan: Plan,
     /// The client accepts two-frame binary messages.
     pub binary_ok: bool,
@@ -76,9 +75,6 @@ pub async fn run(spec: RunSpec, tx: mpsc::Sender<Internal>, mut cancel: oneshot:
         tx: tx.clone(),
         run_id: Some(spec.run_id.clone()),
     };
-    if spec.announce {
-        out.emit("RUN_STARTED", json!({})).await;
-    }
     if f.has("unknown-event-type") {
         out.emit("THINKING", json!({})).await;
     }

@@ -167,11 +167,13 @@ pub(super) fn a_paced_agents_turn_end_findings_replay_every_time() {
 }
 
 /// A stateful fault of each other protocol, judged at a turn's or run's end or across a
-/// session, is found and reproduced every time at the default `--jobs`. (HAIP's are not yet:
-/// `run-id-reuse` and `ignores-run-cancel` reproduce 1 to 2 of 3, as the case's runs overlap
-/// differently from replay to replay; see issue 67's notes.)
+/// session, is found and reproduced every time at the default `--jobs`. (HAIP's reproduced 1
+/// or 2 of 3 while the reference announced a run from its task, racing the PONG of the PING
+/// behind the message: a replay ending at that PONG missed the run half the time.)
 pub(super) fn a_stateful_fault_of_each_protocol_replays_every_time() {
     let faults = [
+        ("haip", "run-id-reuse", "HAIP-RUN-002"),
+        ("haip", "ignores-run-cancel", "HAIP-RUN-004"),
         ("nuum", "session-id-drift", "NUUM-SID-001"),
         ("huma", "no-typing-end-on-abort", "HUMA-LC-005"),
         ("agui", "leaves-message-open", "AGUI-RUN-004"),

@@ -329,12 +329,17 @@ impl Conn {
             }
         };
         self.note_run(&run_id);
+        // Announced as the message is taken in, before the next frame is read: a PING behind
+        // the message is answered after the run it began, as the run's first event.
+        if announce {
+            let started = Outgoing::new("RUN_STARTED", AGENT_CHANNEL, json!({}));
+            self.emit(started.in_run(Some(&run_id))).await;
+        }
         let (cancel_tx, cancel_rx) = oneshot::channel();
         self.runs.insert(run_id.clone(), Some(cancel_tx));
         let binary_ok = self.outbox.as_ref().is_some_and(|o| o.client.binary_frames);
         let spec = RunSpec {
             run_id,
-            announce,
             plan: Plan::of(text),
             binary_ok,
             config: self.config.clone(),
