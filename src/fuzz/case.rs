@@ -270,6 +270,9 @@ pub fn case_for(
     // case's own, and a replay alone waits for them as the campaign's loaded run happened to.
     let tag = out.len() as u64;
     out.extend(sync_steps(profile, tag, step_ms));
+    if profile.sync(tag).is_some() && profile.work_outlasts_sync() {
+        out.push(Step::new(Wait::settled(profile.settle_ms(step_ms))));
+    }
     Case {
         id: id.to_owned(),
         title: "a generated sequence of valid and mutated events".into(),

@@ -217,6 +217,13 @@ pub trait FuzzProfile: Send + Sync {
         200
     }
 
+    /// The target's answer to the sync message says it read what came before, not that the
+    /// work that started has ended (a HAIP run goes on past the PONG): a run then ends with a
+    /// settle after its sync too, so the events of that work are judged.
+    fn work_outlasts_sync(&self) -> bool {
+        false
+    }
+
     /// The probe is an input the target takes in turn, behind what it is still working on (an
     /// HPD agent's queued turns): each probe then waits first for the target to settle, so a
     /// backlog longer than the step timeout is not taken for a target that stopped serving.

@@ -525,6 +525,20 @@ impl FuzzProfile for HaipFuzz {
         of_types(event, &["TOOL_CALL"])
     }
 
+    /// A run goes on past the PONG that follows its message: a fuzz run ends once every run
+    /// the target began has ended (the session tells), up to the step timeout, so the events
+    /// of every run it started are judged (a run's media, tool progress and end came after
+    /// the PONG, and went unjudged, before).
+    fn work_outlasts_sync(&self) -> bool {
+        true
+    }
+
+    /// A settle after the sync (at a run's end) waits for the target's runs, which last as
+    /// long as their text and tools.
+    fn settle_ms(&self, step_ms: u64) -> u64 {
+        step_ms
+    }
+
     /// A PING with a nonce of its own: its PONG echoes it (HAIP-PING-002).
     fn sync(&self, tag: u64) -> Option<SyncPoint> {
         let nonce = format!("wireprobe-sync-{tag}");

@@ -34,7 +34,13 @@ pub struct HaipSession {
     delivered: Option<u64>,
     /// The channels the target has sent on, and those we paused: what `unblocking` frees.
     channels: Channels,
+    /// The target's runs begun on this connection and not yet ended (`None` once more were
+    /// open than are remembered: whether it settled can no longer be told).
+    runs_open: Option<Vec<String>>,
 }
+
+/// At most this many open runs are remembered.
+const MAX_OPEN_RUNS: usize = 64;
 
 /// At most this many channels are remembered (a target may name a new one in every message).
 const MAX_CHANNELS: usize = 32;
@@ -81,6 +87,24 @@ impl HaipSession {
             next_seq: 1,
             delivered: None,
             channels: Channels::default(),
+            runs_open: Some(Vec::new()),
+        }
+    }
+
+    /// Follows the target's runs (§Lifecycles: "`run_id` UUID from `RUN_STARTED` to
+    /// `RUN_FINISHED` or `RUN_ERROR`"), for [`Session::settled`].
+    fn note_run(&mut self, ty: Option<&str>, event: &Value) {
+        let (Some(open), Some(id)) = (
+            self.runs_open.as_mut(),
+            event.get("run_id").and_then(Value::as_str),
+        ) else {
+            return;
+        };
+        match ty {
+            Some("RUN_STARTED") if open.len() >= MAX_OPEN_RUNS => self.runs_open = None,
+            Some("RUN_STARTED") => open.push(id.to_owned()),
+            Some("RUN_FINISHED" | "RUN_ERROR") => open.retain(|run| run != id),
+            _ => {}
         }
     }
 
@@ -213,6 +237,9 @@ impl Session for HaipSession {
             if let Some(last) = self.delivered {
                 payload["last_rx_seq"] = json!(last.to_string());
             }
+        } else {
+            // A new connection's runs are its own: the old one's ended with it.
+            self.runs_open = Some(Vec::new());
         }
         let mut hai = json!({ "type": "HAI", "payload": payload });
         if let Some(with) = with {
@@ -270,9 +297,21 @@ impl Session for HaipSession {
                         self.delivered = Some(seq);
                     }
                 }
+                if self.plays == Direction::Client {
+                    self.note_run(ty, &event);
+                }
                 Decoded::Event(event)
             }
             Err(_) => Decoded::Garbage(text.to_owned()),
+        }
+    }
+
+    /// Every run the target began on this connection has ended (as the client; serving, the
+    /// client's runs are not ours to wait for).
+    fn settled(&self) -> Option<bool> {
+        match self.plays {
+            Direction::Client => self.runs_open.as_ref().map(Vec::is_empty),
+            Direction::Server => None,
         }
     }
 
@@ -443,5 +482,32 @@ mod tests {
         };
         let back: Value = serde_json::from_str(&text).expect("JSON");
         assert_eq!(parsed, Some(back));
+    }
+
+    /// As the client it is settled once every run the target began on this connection has
+    /// ended; a new connection starts with none; serving, it cannot tell.
+    #[test]
+    fn settled_once_every_run_begun_has_ended() {
+        let mut s = HaipSession::new();
+        let take = |s: &mut HaipSession, ty: &str, run: &str| {
+            let event = json!({"type": ty, "run_id": run, "payload": {}});
+            s.decode(&Frame::Text(event.to_string()));
+        };
+        assert_eq!(s.settled(), Some(true), "nothing begun");
+        take(&mut s, "RUN_STARTED", "r1");
+        take(&mut s, "RUN_STARTED", "r2");
+        take(&mut s, "TEXT_MESSAGE_PART", "r1");
+        take(&mut s, "RUN_FINISHED", "r1");
+        assert_eq!(s.settled(), Some(false), "r2 runs");
+        take(&mut s, "RUN_ERROR", "r2");
+        assert_eq!(s.settled(), Some(true));
+        take(&mut s, "RUN_STARTED", "r3");
+        s.handshake(None, false).expect("a handshake");
+        assert_eq!(
+            s.settled(),
+            Some(true),
+            "a new connection's runs are its own"
+        );
+        assert_eq!(HaipSession::serving().settled(), None);
     }
 }

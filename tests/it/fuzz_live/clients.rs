@@ -72,7 +72,12 @@ pub fn the_reference_clients_keep_working_through_every_fuzzed_run() {
     });
     let mut problems = Vec::new();
     for (p, (code, text)) in protocols.iter().zip(runs) {
-        let clean = text.contains("nothing found") && text.contains(" 0 runs could not complete");
+        // A run the full suite's load made late (a client answering a tool call after 3 s,
+        // beside a 1 MB message, on two cores running a dozen campaigns: seen in CI) is a
+        // `flaky:` finding that never failed again alone, and counts for nothing: the exit
+        // stays 0. A finding that reproduced would be a false alarm.
+        let judged = text.contains("nothing found") || text.contains("no finding reproduced");
+        let clean = judged && text.contains(" 0 runs could not complete");
         if code != 0 || !clean {
             problems.push(format!("{p}: exit {code}\n{text}"));
         }
