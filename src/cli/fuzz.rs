@@ -204,6 +204,11 @@ fn finding_lines(finding: &Finding, replay: &str) -> String {
             ));
         }
     }
+    if let Some(missed) = &finding.missed {
+        lines.push(format!(
+            "  a replay that did not fail the same way ended {missed}"
+        ));
+    }
     lines.push(format!("  input: {}", shape_words(&finding.shape)));
     if finding.repeats > 0 {
         lines.push(format!(

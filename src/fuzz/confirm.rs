@@ -60,9 +60,14 @@ pub(super) async fn confirm(
     // No confirming asked for (`confirm` 0): the failure stands as the campaign saw it.
     let mut alone = 0;
     let mut failed_again = cfg.confirm == 0;
+    let mut missed = None;
     while alone < cfg.confirm && !failed_again {
         alone += 1;
-        failed_again = fails_the_same(&runner::run_case(protocol, &case, found_on).await);
+        let again = runner::run_case(protocol, &case, found_on).await;
+        failed_again = fails_the_same(&again);
+        if !failed_again {
+            missed.get_or_insert_with(|| how_it_ended(&again));
+        }
     }
     let mut tree = strategy
         .new_tree(&mut draw)
@@ -92,10 +97,13 @@ pub(super) async fn confirm(
             attempts,
             shape,
             repeats: 0,
+            missed: None,
         }
     };
     if !failed_again {
-        return Ok(finding(case, result, steps_before, shape, 0, alone));
+        let mut found = finding(case, result, steps_before, shape, 0, alone);
+        found.missed = missed;
+        return Ok(found);
     }
     let (shrunk, shrunk_result, steps_after, shrunk_shape) = super::shrink::shrink(
         protocol,
@@ -109,47 +117,74 @@ pub(super) async fn confirm(
         progress,
     )
     .await;
-    let reproduced = replayed(cfg.confirm, &shrunk, protocol, found_on, &fails_the_same).await;
+    let (reproduced, missed) =
+        replayed(cfg.confirm, &shrunk, protocol, found_on, &fails_the_same).await;
     if reproduced > 0 || cfg.confirm == 0 {
-        return Ok(finding(
+        let mut found = finding(
             shrunk,
             shrunk_result,
             steps_after,
             shrunk_shape,
             reproduced,
             cfg.confirm,
-        ));
+        );
+        found.missed = missed;
+        return Ok(found);
     }
     // The shrunk case failed in none of its replays (shrinking kept something that fails only
     // now and then, or the failure is rare): the case as it ran is the finding, and the replay
     // alone that failed counts among its tries, or a case that did fail alone would be called
     // flaky.
-    let again = replayed(cfg.confirm, &case, protocol, found_on, &fails_the_same).await;
-    Ok(finding(
+    let (again, missed) = replayed(cfg.confirm, &case, protocol, found_on, &fails_the_same).await;
+    let mut found = finding(
         case,
         result,
         steps_before,
         shape,
         again + 1,
         cfg.confirm + alone,
-    ))
+    );
+    found.missed = missed;
+    Ok(found)
 }
 
-/// How many of `times` replays of `case` failed the same way.
+/// How many of `times` replays of `case` failed the same way, and how the first that did not
+/// ended ([`how_it_ended`]).
 async fn replayed(
     times: u32,
     case: &Case,
     protocol: &dyn Protocol,
     found_on: &RunConfig,
     fails_the_same: &dyn Fn(&CaseResult) -> bool,
-) -> u32 {
+) -> (u32, Option<String>) {
     let mut reproduced = 0;
+    let mut missed = None;
     for _ in 0..times {
-        if fails_the_same(&runner::run_case(protocol, case, found_on).await) {
-            reproduced += 1;
+        let again = runner::run_case(protocol, case, found_on).await;
+        match fails_the_same(&again) {
+            true => reproduced += 1,
+            false => {
+                missed.get_or_insert_with(|| how_it_ended(&again));
+            }
         }
     }
-    reproduced
+    (reproduced, missed)
+}
+
+/// A replay's verdict and the start of its message: what a report shows of a replay that did
+/// not fail the way its finding did.
+fn how_it_ended(result: &CaseResult) -> String {
+    const SHOWN: usize = 300;
+    let message: String = result.message.chars().take(SHOWN).collect();
+    let cut = if result.message.chars().count() > SHOWN {
+        "…"
+    } else {
+        ""
+    };
+    match message.is_empty() {
+        true => result.verdict.to_string(),
+        false => format!("{}: {message}{cut}", result.verdict),
+    }
 }
 
 /// Adds `found` to `findings`, taking in each finding of its rule it is more general than (a
@@ -237,6 +272,7 @@ mod tests {
             attempts: 3,
             shape: shape.to_vec(),
             repeats: 0,
+            missed: None,
         }
     }
 

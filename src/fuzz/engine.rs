@@ -42,6 +42,9 @@ pub struct Finding {
     pub shape: Vec<&'static str>,
     /// Later runs that failed the same rule on input holding this shape, accounted for here.
     pub repeats: u64,
+    /// How the first replay that did not fail the same way ended (its verdict and message),
+    /// when one did not: what a flaky finding's report shows of why.
+    pub missed: Option<String>,
 }
 
 impl Finding {
