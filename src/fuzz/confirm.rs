@@ -9,6 +9,7 @@ use super::case::FuzzRun;
 use super::engine::{failure_of, Failure, Finding, FuzzConfig, FuzzError, Progress};
 use super::failure::fails_again;
 use super::FuzzProfile;
+use crate::protocol::json::bounded;
 use crate::protocol::Protocol;
 use crate::results::CaseResult;
 use crate::suite::model::Case;
@@ -73,37 +74,43 @@ pub(super) async fn confirm(
         .new_tree(&mut draw)
         .map_err(|e| FuzzError::Strategy(e.to_string()))?;
     let steps_before = tree.current().steps.len();
-    let finding = |case: Case, result: CaseResult, steps_after, shape, reproduced, attempts| {
-        let mut result: CaseResult = result;
-        if result.steps.is_empty() {
-            result.steps = runner::step_lines(&case);
-        }
-        Finding {
-            failure: failure_of(
-                protocol,
-                profile,
-                &result,
-                found_on.judged,
-                &cfg.known_failing,
-            )
-            .filter(|f| f.rule == failure.rule)
-            .unwrap_or_else(|| failure.clone()),
-            run,
+    let finding =
+        |case: Case, result: CaseResult, steps_after, shape, (reproduced, attempts), missed| {
+            let mut result: CaseResult = result;
+            if result.steps.is_empty() {
+                result.steps = runner::step_lines(&case);
+            }
+            Finding {
+                failure: failure_of(
+                    protocol,
+                    profile,
+                    &result,
+                    found_on.judged,
+                    &cfg.known_failing,
+                )
+                .filter(|f| f.rule == failure.rule)
+                .unwrap_or_else(|| failure.clone()),
+                run,
+                case,
+                result,
+                steps_before,
+                steps_after,
+                reproduced,
+                attempts,
+                shape,
+                repeats: 0,
+                missed,
+            }
+        };
+    if !failed_again {
+        return Ok(finding(
             case,
             result,
             steps_before,
-            steps_after,
-            reproduced,
-            attempts,
             shape,
-            repeats: 0,
-            missed: None,
-        }
-    };
-    if !failed_again {
-        let mut found = finding(case, result, steps_before, shape, 0, alone);
-        found.missed = missed;
-        return Ok(found);
+            (0, alone),
+            missed,
+        ));
     }
     let (shrunk, shrunk_result, steps_after, shrunk_shape) = super::shrink::shrink(
         protocol,
@@ -120,32 +127,28 @@ pub(super) async fn confirm(
     let (reproduced, missed) =
         replayed(cfg.confirm, &shrunk, protocol, found_on, &fails_the_same).await;
     if reproduced > 0 || cfg.confirm == 0 {
-        let mut found = finding(
+        return Ok(finding(
             shrunk,
             shrunk_result,
             steps_after,
             shrunk_shape,
-            reproduced,
-            cfg.confirm,
-        );
-        found.missed = missed;
-        return Ok(found);
+            (reproduced, cfg.confirm),
+            missed,
+        ));
     }
     // The shrunk case failed in none of its replays (shrinking kept something that fails only
     // now and then, or the failure is rare): the case as it ran is the finding, and the replay
     // alone that failed counts among its tries, or a case that did fail alone would be called
     // flaky.
     let (again, missed) = replayed(cfg.confirm, &case, protocol, found_on, &fails_the_same).await;
-    let mut found = finding(
+    Ok(finding(
         case,
         result,
         steps_before,
         shape,
-        again + 1,
-        cfg.confirm + alone,
-    );
-    found.missed = missed;
-    Ok(found)
+        (again + 1, cfg.confirm + alone),
+        missed,
+    ))
 }
 
 /// How many of `times` replays of `case` failed the same way, and how the first that did not
@@ -175,15 +178,12 @@ async fn replayed(
 /// not fail the way its finding did.
 fn how_it_ended(result: &CaseResult) -> String {
     const SHOWN: usize = 300;
-    let message: String = result.message.chars().take(SHOWN).collect();
-    let cut = if result.message.chars().count() > SHOWN {
-        "…"
-    } else {
-        ""
-    };
-    match message.is_empty() {
+    match result.message.is_empty() {
         true => result.verdict.to_string(),
-        false => format!("{}: {message}{cut}", result.verdict),
+        false => bounded(
+            format_args!("{}: {}", result.verdict, result.message),
+            SHOWN,
+        ),
     }
 }
 

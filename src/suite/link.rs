@@ -428,7 +428,7 @@ impl Link {
             let Ok(out) = self.session.encode(&answer) else {
                 continue;
             };
-            if self.conn.is_none() || self.send_recorded(out, None, deadline).await.is_err() {
+            if self.send_recorded(out, None, deadline).await.is_err() {
                 return;
             }
         }

@@ -278,11 +278,9 @@ pub struct Connection {
     round_trip: Option<std::time::Duration>,
     /// The transport answers [`Command::Ping`] (see [`Connection::ping`]).
     pings: bool,
-    /// A send returns once the target has been handed the frame, and what the target wrote
-    /// is marked with how many sends had reached it (see [`Connection::confirming_delivery`]).
-    confirms_delivery: bool,
-    /// How many sends returned delivered, on a connection that confirms delivery.
-    delivered: u64,
+    /// On a connection whose sends return once the target has been handed the frame (see
+    /// [`Connection::confirming_delivery`]): how many sends returned so; `None` elsewhere.
+    delivered: Option<u64>,
     /// An item taken off the channel to look at, not yet handed out (boxed: most connections
     /// never hold one, and a connection is moved around).
     held: Option<Box<Queued>>,
@@ -318,8 +316,7 @@ impl Connection {
             answers_owed: None,
             round_trip: None,
             pings: false,
-            confirms_delivery: false,
-            delivered: 0,
+            delivered: None,
             held: None,
         }
     }
@@ -330,27 +327,25 @@ impl Connection {
     /// told from what it wrote after ([`Connection::try_recv_written_before`]), though both
     /// arrive after the send began.
     pub(crate) fn confirming_delivery(mut self) -> Self {
-        self.confirms_delivery = true;
+        self.delivered = Some(0);
         self
     }
 
     /// This connection's sends return once the target was handed the frame
     /// ([`Connection::confirming_delivery`]).
     pub fn confirms_delivery(&self) -> bool {
-        self.confirms_delivery
+        self.delivered.is_some()
     }
 
     /// The next item received, when the target wrote it before the last send that returned
     /// reached it (only a connection [`Connection::confirming_delivery`] knows): it came after
     /// that send, but is the earlier of the two on the wire.
     pub fn try_recv_written_before(&mut self) -> Option<(Received, std::time::Instant)> {
-        if !self.confirms_delivery || self.finished {
-            return None;
-        }
+        let delivered = self.delivered.filter(|_| !self.finished)?;
         if self.held.is_none() {
             self.held = self.incoming.try_recv().ok().map(Box::new);
         }
-        let head = self.held.take_if(|q| q.after_sends < self.delivered)?;
+        let head = self.held.take_if(|q| q.after_sends < delivered)?;
         Some(self.took(*head))
     }
 
@@ -441,7 +436,7 @@ impl Connection {
         let mut out = out.into();
         // Reopening a stream is no exchange: no answer of its own comes.
         let exchange = !matches!(out, Outgoing::Stream(_));
-        let pipelined = self.pipelined && !self.confirms_delivery;
+        let pipelined = self.pipelined && !self.confirms_delivery();
         if pipelined {
             // Its writes only take frames: anything else is refused now, not at the next send.
             out = Outgoing::Frame(frame_only(out)?);
@@ -462,8 +457,8 @@ impl Connection {
         match tokio::time::timeout_at(deadline, work).await {
             Ok(Ok(unconfirmed)) => {
                 self.unconfirmed = unconfirmed;
-                if self.confirms_delivery {
-                    self.delivered += 1;
+                if let Some(delivered) = self.delivered.as_mut() {
+                    *delivered += 1;
                 }
                 if let (true, Some(owed)) = (exchange, self.answers_owed.as_mut()) {
                     *owed += 1;

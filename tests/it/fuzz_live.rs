@@ -19,6 +19,28 @@ const SEED: &str = "1";
 /// Fuzz processes run at once by a fault-reach test.
 const PARALLEL_FUZZERS: usize = 12;
 
+/// `f` of each item, on `threads` threads, in the items' order (each fuzz command runs several
+/// sequences at once, and mostly waits on its target).
+fn on_threads<A: Sync, T: Send>(threads: usize, items: &[A], f: impl Fn(&A) -> T + Sync) -> Vec<T> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(item) = items.get(i) else { return };
+                let out = f(item);
+                done.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((i, out));
+            });
+        }
+    });
+    let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    done.sort_by_key(|(i, _)| *i);
+    done.into_iter().map(|(_, out)| out).collect()
+}
+
 /// Runs `wireprobe fuzz`; the rule of the finding, if any.
 fn fuzz(protocol: &str, fault: Option<&str>, runs: u32, out: &Path) -> Option<String> {
     fuzz_as(protocol, None, fault, runs, out)

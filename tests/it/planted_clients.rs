@@ -5,12 +5,17 @@
 use crate::node_interop::judged_client_given;
 use serde_json::Value;
 
-/// The verdict and message of `id` in a client run's report.
-fn case<'r>(report: &'r Value, id: &str) -> (&'r str, &'r str) {
-    let found = report["cases"]
+/// Case `id` of a client run's report.
+fn case_entry<'r>(report: &'r Value, id: &str) -> &'r Value {
+    report["cases"]
         .as_array()
         .and_then(|cases| cases.iter().find(|c| c["id"] == id))
-        .unwrap_or_else(|| panic!("no case {id}: {report:#}"));
+        .unwrap_or_else(|| panic!("no case {id}: {report:#}"))
+}
+
+/// The verdict and message of `id` in a client run's report.
+fn case<'r>(report: &'r Value, id: &str) -> (&'r str, &'r str) {
+    let found = case_entry(report, id);
     (
         found["verdict"].as_str().unwrap_or_default(),
         found["message"].as_str().unwrap_or_default(),
@@ -42,17 +47,13 @@ fn a_nuum_host_writing_broken_ndjson_is_judged_not_called_unreachable() {
 /// the host's pipes, which is what the rules read.
 #[test]
 fn a_nuum_host_writing_before_its_agents_init_is_recorded_first() {
-    let (output, report) = judged_client_given(
+    let (_, report) = judged_client_given(
         "nuum",
         "nuum-host.js",
         "--writes=early",
         &["--case", "nuum.host.user-message"],
     );
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    let found = report["cases"]
-        .as_array()
-        .and_then(|cases| cases.first())
-        .unwrap_or_else(|| panic!("no case: {stderr}"));
+    let found = case_entry(&report, "nuum.host.user-message");
     let kinds: Vec<String> = found["transcript"]
         .as_array()
         .into_iter()

@@ -7,13 +7,11 @@
 //! the run's lines reached it is then ahead of that line's `W` record, whatever the two
 //! processes' scheduling. One thread polls both sides, so no second queue reorders them.
 
-use super::records::{data_head, written};
+use super::records::{data_head, written, MAX_DATA};
 use std::io::{Read, Write};
 use std::net::{Shutdown, TcpStream};
 use std::os::fd::{AsRawFd, FromRawFd, RawFd};
 
-/// Bytes read at a time from either side.
-const CHUNK: usize = 64 * 1024;
 /// Bytes written down at a time: a pipe that polled writable takes this many without
 /// blocking (POSIX's `PIPE_BUF`), so a host that stops reading cannot stop us reading it.
 const WRITE_AT_MOST: usize = 512;
@@ -63,7 +61,8 @@ pub fn relay(tcp: TcpStream) -> std::io::Result<()> {
         down: Vec::new(),
         down_at: 0,
         written: 0,
-        buf: vec![0; CHUNK],
+        // Read from either side at most one record's worth at a time.
+        buf: vec![0; MAX_DATA],
     };
     while let Step::Go = relay.step()? {}
     Ok(())

@@ -18,7 +18,7 @@ use super::line_tap::LineTap;
 use super::relayed::StreamReader;
 use super::stdio::line_bytes;
 use super::{Command, Connection, Inbox, Received, TransportError};
-use records::{Record, RecordReader};
+use records::{Record, RecordReader, MAX_DATA};
 use std::collections::VecDeque;
 use std::net::SocketAddr;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -62,9 +62,6 @@ pub fn accepted(tcp: TcpStream, max_line: usize) -> (Connection, Option<SocketAd
     (conn, peer)
 }
 
-/// Bytes read off the relay's connection at a time.
-const CHUNK: usize = 64 * 1024;
-
 /// The run's sends the relay has not yet said it wrote: where each ends in the run's bytes.
 #[derive(Default)]
 struct Unwritten {
@@ -89,14 +86,9 @@ impl Unwritten {
     /// The relay wrote the run's bytes up to `total`: the sends ending there are delivered.
     fn written_to(&mut self, total: u64) {
         self.written = self.written.max(total);
-        while let Some((end, _)) = self.waiting.front() {
-            if *end > self.written {
-                return;
-            }
-            if let Some((_, done)) = self.waiting.pop_front() {
-                self.delivered += 1;
-                let _ = done.send(Ok(()));
-            }
+        while let Some((_, done)) = self.waiting.pop_front_if(|(end, _)| *end <= self.written) {
+            self.delivered += 1;
+            let _ = done.send(Ok(()));
         }
     }
 }
@@ -115,13 +107,13 @@ async fn pump<R, W>(
     W: AsyncWrite + Unpin,
 {
     let mut up = Up {
-        records: RecordReader::new(CHUNK),
+        records: RecordReader::new(MAX_DATA),
         lines: LineTap::skipping(max_line),
         unwritten: Unwritten::default(),
         inbox,
         out: Vec::new(),
     };
-    let mut buf = vec![0u8; CHUNK];
+    let mut buf = vec![0u8; MAX_DATA];
     loop {
         tokio::select! {
             command = commands.recv() => match command {

@@ -16,6 +16,9 @@ const DATA: u8 = b'D';
 const WRITTEN: u8 = b'W';
 /// Bytes of a record's head (tag and length or count) at most.
 const HEAD: usize = 9;
+/// Bytes of the host's data one record carries at most: the relay reads this many at a time,
+/// and the run refuses a record of more.
+pub const MAX_DATA: usize = 64 * 1024;
 
 /// One record read off the relay's connection.
 #[derive(Debug, PartialEq, Eq)]

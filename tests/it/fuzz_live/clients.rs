@@ -5,6 +5,7 @@
 //! rule the unanswered input breaks).
 
 use super::bounded::{within, RUN_LIMIT};
+use super::on_threads;
 use std::process::Command;
 
 /// What a fuzz command ended with: its exit code and what it printed.
@@ -42,28 +43,6 @@ const STOPS: &[(&str, &str, &str)] = &[
     ("haip", "silent-on-garbage", "HAIP-ERR-001"),
     ("haip", "crit-ignored", "HAIP-ENV-008"),
 ];
-
-/// `f` of each item, on `threads` threads (each fuzz command runs four sequences at once, and
-/// mostly waits: on a probe a stopped client leaves unanswered).
-fn on_threads<A: Sync, T: Send>(threads: usize, items: &[A], f: impl Fn(&A) -> T + Sync) -> Vec<T> {
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let done = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(item) = items.get(i) else { return };
-                let out = f(item);
-                done.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push((i, out));
-            });
-        }
-    });
-    let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
-    done.sort_by_key(|(i, _)| *i);
-    done.into_iter().map(|(_, out)| out).collect()
-}
 
 pub fn the_reference_clients_keep_working_through_every_fuzzed_run() {
     let protocols = ["huma", "hpd", "uae", "nuum", "haip"];

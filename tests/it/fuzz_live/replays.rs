@@ -4,6 +4,7 @@
 //! (a conversation per run) and against one agent all runs share (started apart, as a user's
 //! own is). Before each run waited out the turns it started, these reproduced 0 to 2 of 3.
 
+use super::on_threads;
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
@@ -105,64 +106,50 @@ pub(super) fn a_paced_agents_turn_end_findings_replay_every_time() {
         .iter()
         .flat_map(|&(fault, rule)| [(fault, rule, false), (fault, rule, true)])
         .collect();
-    let failed: Vec<String> = std::thread::scope(|scope| {
-        let running: Vec<_> = checks
-            .iter()
-            .map(|&(fault, rule, shared)| {
-                scope.spawn(move || {
-                    let dir = tempfile::tempdir().expect("temp dir");
-                    let (words, replay_flags, server) = if shared {
-                        // One agent every run shares, refusing an input while a turn runs as
-                        // the framework does.
-                        let (child, url) = served_hpd(&[
-                            "--fault",
-                            fault,
-                            "--variant",
-                            "paced",
-                            "--variant",
-                            "busy-409",
-                        ]);
-                        (campaign(&url, &[], dir.path()), vec![url], Some(child))
-                    } else {
-                        let flags = ["--fault", fault, "--variant", "paced"];
-                        let words = campaign("builtin", &flags, dir.path());
-                        let mut replay = vec!["--target".to_owned(), "builtin".into()];
-                        replay.extend(flags.iter().map(|s| s.to_string()));
-                        (words, replay, None)
-                    };
-                    let where_ = if shared { "a shared agent" } else { "builtin" };
-                    let mut problems = Vec::new();
-                    if !reproduced_every_time(&words, rule) {
-                        problems.push(format!("{fault} on {where_}: no {rule} finding 3/3"));
-                    } else {
-                        let mut flags: Vec<&str> = Vec::new();
-                        if shared {
-                            flags.extend(["--target", replay_flags[0].as_str()]);
-                        } else {
-                            flags.extend(replay_flags.iter().map(String::as_str));
-                        }
-                        let (code, shown) = replayed(dir.path(), &flags);
-                        if code != Some(1) || !shown.contains(rule) || !shown.contains("1 cases") {
-                            problems
-                                .push(format!("{fault} on {where_}: replay {code:?}:\n{shown}"));
-                        }
-                    }
-                    if let Some(mut child) = server {
-                        let _ = child.kill();
-                        let _ = child.wait();
-                    }
-                    if !problems.is_empty() {
-                        problems.push(words);
-                    }
-                    problems
-                })
-            })
-            .collect();
-        running
-            .into_iter()
-            .flat_map(|h| h.join().expect("a campaign thread"))
-            .collect()
-    });
+    let failed: Vec<String> = on_threads(checks.len(), &checks, |&(fault, rule, shared)| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let (words, target_flags, server) = if shared {
+            // One agent every run shares, refusing an input while a turn runs as the
+            // framework does.
+            let (child, url) = served_hpd(&[
+                "--fault",
+                fault,
+                "--variant",
+                "paced",
+                "--variant",
+                "busy-409",
+            ]);
+            let words = campaign(&url, &[], dir.path());
+            (words, vec!["--target".to_owned(), url], Some(child))
+        } else {
+            let flags = ["--fault", fault, "--variant", "paced"];
+            let words = campaign("builtin", &flags, dir.path());
+            let target = ["--target", "builtin"].iter().chain(&flags);
+            (words, target.map(|s| s.to_string()).collect(), None)
+        };
+        let where_ = if shared { "a shared agent" } else { "builtin" };
+        let mut problems = Vec::new();
+        if !reproduced_every_time(&words, rule) {
+            problems.push(format!("{fault} on {where_}: no {rule} finding 3/3"));
+        } else {
+            let flags: Vec<&str> = target_flags.iter().map(String::as_str).collect();
+            let (code, shown) = replayed(dir.path(), &flags);
+            if code != Some(1) || !shown.contains(rule) || !shown.contains("1 cases") {
+                problems.push(format!("{fault} on {where_}: replay {code:?}:\n{shown}"));
+            }
+        }
+        if let Some(mut child) = server {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+        if !problems.is_empty() {
+            problems.push(words);
+        }
+        problems
+    })
+    .into_iter()
+    .flatten()
+    .collect();
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
@@ -179,32 +166,24 @@ pub(super) fn a_stateful_fault_of_each_protocol_replays_every_time() {
         ("agui", "leaves-message-open", "AGUI-RUN-004"),
         ("uae", "session-drift", "UAE-SES-001"),
     ];
-    let failed: Vec<String> = std::thread::scope(|scope| {
-        let running: Vec<_> = faults
-            .iter()
-            .map(|&(protocol, fault, rule)| {
-                scope.spawn(move || {
-                    let dir = tempfile::tempdir().expect("temp dir");
-                    let more = ["--fault", fault, "--timeout-ms", "4000"];
-                    let mut words = campaign_of(protocol, "builtin", &more, dir.path());
-                    // Beside a dozen campaigns on two cores, one replay of AG-UI's in three
-                    // was seen not to fail (CI, once in four runs); its words are kept here,
-                    // with how that replay ended, for the next look, and the campaign gets one
-                    // more go. Two in a row is a finding that does not replay.
-                    if !reproduced_every_time(&words, rule) {
-                        eprintln!("{protocol} {fault}: not 3/3 at the first go:\n{words}");
-                        let again = tempfile::tempdir().expect("temp dir");
-                        words = campaign_of(protocol, "builtin", &more, again.path());
-                    }
-                    (!reproduced_every_time(&words, rule))
-                        .then(|| format!("{protocol} {fault}: no {rule} finding 3/3:\n{words}"))
-                })
-            })
-            .collect();
-        running
-            .into_iter()
-            .filter_map(|h| h.join().expect("a campaign thread"))
-            .collect()
-    });
+    let failed: Vec<String> = on_threads(faults.len(), &faults, |&(protocol, fault, rule)| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let more = ["--fault", fault, "--timeout-ms", "4000"];
+        let mut words = campaign_of(protocol, "builtin", &more, dir.path());
+        // Beside a dozen campaigns on two cores, one replay of AG-UI's in three was seen not
+        // to fail (CI, once in four runs); its words are kept here, with how that replay
+        // ended, for the next look, and the campaign gets one more go. Two in a row is a
+        // finding that does not replay.
+        if !reproduced_every_time(&words, rule) {
+            eprintln!("{protocol} {fault}: not 3/3 at the first go:\n{words}");
+            let again = tempfile::tempdir().expect("temp dir");
+            words = campaign_of(protocol, "builtin", &more, again.path());
+        }
+        (!reproduced_every_time(&words, rule))
+            .then(|| format!("{protocol} {fault}: no {rule} finding 3/3:\n{words}"))
+    })
+    .into_iter()
+    .flatten()
+    .collect();
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
