@@ -61,13 +61,13 @@ pub(super) async fn confirm(
     // No confirming asked for (`confirm` 0): the failure stands as the campaign saw it.
     let mut alone = 0;
     let mut failed_again = cfg.confirm == 0;
-    let mut missed = None;
+    let mut missed_alone = None;
     while alone < cfg.confirm && !failed_again {
         alone += 1;
         let again = runner::run_case(protocol, &case, found_on).await;
         failed_again = fails_the_same(&again);
         if !failed_again {
-            missed.get_or_insert_with(|| how_it_ended(&again));
+            missed_alone.get_or_insert_with(|| how_it_ended(&again));
         }
     }
     let mut tree = strategy
@@ -109,7 +109,7 @@ pub(super) async fn confirm(
             steps_before,
             shape,
             (0, alone),
-            missed,
+            missed_alone,
         ));
     }
     let (shrunk, shrunk_result, steps_after, shrunk_shape) = super::shrink::shrink(
@@ -147,7 +147,8 @@ pub(super) async fn confirm(
         steps_before,
         shape,
         (again + 1, cfg.confirm + alone),
-        missed,
+        // Its tries count the replays alone before it: one of those may be the one missed.
+        missed.or(missed_alone),
     ))
 }
 
