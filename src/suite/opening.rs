@@ -186,7 +186,11 @@ impl CaseRun<'_> {
 
     /// Waits for the other side's part of the handshake (its reply, or its hello).
     pub(super) async fn handshake_reply(&mut self) -> Result<(), Outcome> {
-        let deadline = Instant::now() + self.timeout(None);
+        let budget = match (&self.serving, self.link.session.answers_handshake()) {
+            (Some(serving), true) => serving.hello_budget(self.timeout(None)),
+            _ => self.timeout(None),
+        };
+        let deadline = Instant::now() + budget;
         let found = self
             .link
             .watch(deadline, |a, session| match a {
@@ -214,7 +218,7 @@ impl CaseRun<'_> {
             // A target that speaks first and has not: that is for its rules to judge, and
             // what it does once it has input is judged too.
             None if self.protocol.target_speaks_first() && self.link.ended.is_none() => {
-                let waited_ms = self.timeout(None).as_millis() as u64;
+                let waited_ms = budget.as_millis() as u64;
                 self.link
                     .transcript
                     .observe_target(Observation::NoGreeting { waited_ms });
@@ -222,7 +226,7 @@ impl CaseRun<'_> {
             }
             None => Err(Outcome::Error(format!(
                 "no handshake reply within {} ms",
-                self.timeout(None).as_millis()
+                budget.as_millis()
             ))),
         }
     }

@@ -101,6 +101,9 @@ pub(super) struct Serving {
     launched: Option<Launched>,
     /// The client has connected once: it started.
     connected: bool,
+    /// The connection just accepted is the first of a client this case started: its hello
+    /// (a Socket.IO CONNECT) is still part of its start-up.
+    first_of_launched: bool,
     /// The token the client was handed when it started: every connection it opens is judged
     /// on presenting that one (a token minted again for a later step would differ).
     pub(super) handed: Option<String>,
@@ -167,6 +170,7 @@ impl Serving {
             url,
             launched: None,
             connected: false,
+            first_of_launched: false,
             handed: None,
         })
     }
@@ -221,6 +225,7 @@ impl Serving {
             };
             if let Some(accepted) = self.accept_within(max_frame, slice, timeout).await {
                 self.connected |= accepted.is_ok();
+                self.first_of_launched = starting && accepted.is_ok();
                 return accepted;
             }
             let exited = self.launched.as_mut().and_then(Launched::exited);
@@ -229,6 +234,17 @@ impl Serving {
                 let exited = exited.map_or(String::new(), |s| format!(" (it exited: {s})"));
                 return Err(ServingError::NoConnection { waited_ms, exited });
             }
+        }
+    }
+
+    /// How long the client's hello on the connection just accepted may take: for the first
+    /// connection of a client this case started, [`START_UP`] at least. A process scheduled
+    /// late on a busy machine between its Engine.IO open and its CONNECT (seen in CI: over
+    /// 3 s) is still starting, which says nothing about the protocol.
+    pub(super) fn hello_budget(&self, timeout: Duration) -> Duration {
+        match self.first_of_launched {
+            true => timeout.max(START_UP),
+            false => timeout,
         }
     }
 

@@ -249,6 +249,32 @@ fn a_socket_io_client_is_judged_over_polling_and_upgrade() {
     assert_eq!(output.status.code(), Some(0));
 }
 
+/// The same client opening its Engine.IO session at once but saying the namespace's CONNECT
+/// 1.5 s later, with a step budget of 1 s: a client the case started is still starting until
+/// its hello (seen in CI: a reference client scheduled over 3 s late on a busy machine made a
+/// fuzz run "not complete"), so the case runs and passes.
+#[test]
+fn a_client_slow_to_say_hello_after_connecting_is_still_starting() {
+    install_once();
+    let script = node_dir().join("huma-client.js");
+    let output = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+        .args(["run", "huma", "--client", "--timeout-ms", "1000"])
+        .args(["--case", "huma.client.tool-result"])
+        .args(["--tool", "lookup_movie", "--slow-tool", "slow_search"])
+        .arg("--exec")
+        .arg(format!("node {} {{url}}", script.display()))
+        .env("HUMA_HELLO_DELAY_MS", "1500")
+        .output()
+        .expect("wireprobe runs");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains(" pass  huma.client.tool-result"),
+        "{text}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(output.status.code(), Some(0), "{text}");
+}
+
 /// The same client answering each event after one of several delays, so that answers leave
 /// before, during and after its upgrade from polling to WebSocket, under the default four
 /// cases at once, run after run: no answer may be lost or held back. Before the Engine.IO

@@ -9,10 +9,13 @@
 //
 // Tools: lookup_movie answers at once; slow_search runs until cancelled. Any other name is
 // answered with a failure, as the spec asks.
-const { io } = require("socket.io-client");
+const { io, Manager } = require("socket.io-client");
 
 const url = process.argv[2] || process.env.WIREPROBE_URL;
-const socket = io(url, { reconnection: false });
+// HUMA_HELLO_DELAY_MS: open the Engine.IO session at once but say the namespace's CONNECT
+// that long after, as a client busy starting does.
+const helloDelay = Number(process.env.HUMA_HELLO_DELAY_MS || 0);
+let socket;
 const running = new Map();
 const delays = (process.argv[3] || "0").split(",").map(Number);
 let nextDelay = process.pid % delays.length;
@@ -27,40 +30,51 @@ function result(call, outcome, extra) {
   return { type: "tool-result", triggering: outcome !== "canceled", toolCallId: call.toolCallId, toolName: call.toolName, outcome, ...extra };
 }
 
-socket.on("event", (event) => {
-  if (!event || typeof event !== "object") return;
-  switch (event.type) {
-    case "tool-call":
-      if (event.toolName === "lookup_movie") {
-        emit(result(event, "success", { result: { title: "Inception", year: 2010 } }));
-      } else if (event.toolName === "slow_search") {
-        running.set(event.toolCallId, setTimeout(() => {
+// Answers what the server sends on `s`, the namespace's socket.
+function serve(s) {
+  socket = s;
+  s.on("event", (event) => {
+    if (!event || typeof event !== "object") return;
+    switch (event.type) {
+      case "tool-call":
+        if (event.toolName === "lookup_movie") {
+          emit(result(event, "success", { result: { title: "Inception", year: 2010 } }));
+        } else if (event.toolName === "slow_search") {
+          running.set(event.toolCallId, setTimeout(() => {
+            running.delete(event.toolCallId);
+            emit(result(event, "success", { result: "done" }));
+          }, 30000));
+        } else {
+          emit(result(event, "failure", { error: `Unknown tool: ${event.toolName}` }));
+        }
+        break;
+      case "cancel-tool-call": {
+        const timer = running.get(event.toolCallId);
+        if (timer) {
+          clearTimeout(timer);
           running.delete(event.toolCallId);
-          emit(result(event, "success", { result: "done" }));
-        }, 30000));
-      } else {
-        emit(result(event, "failure", { error: `Unknown tool: ${event.toolName}` }));
+          emit(result(event, "canceled"));
+        }
+        break;
       }
-      break;
-    case "cancel-tool-call": {
-      const timer = running.get(event.toolCallId);
-      if (timer) {
-        clearTimeout(timer);
-        running.delete(event.toolCallId);
-        emit(result(event, "canceled"));
-      }
-      break;
+      case "messaging":
+        if (event.event === "message_sent") {
+          emit({ type: "addon-tool-event", toolCallId: event.toolCallId, data: { messageIndex: event.messageIndex, success: true, context: {} } });
+        }
+        break;
     }
-    case "messaging":
-      if (event.event === "message_sent") {
-        emit({ type: "addon-tool-event", toolCallId: event.toolCallId, data: { messageIndex: event.messageIndex, success: true, context: {} } });
-      }
-      break;
-  }
-});
-socket.on("error", (error) => console.error("server error:", JSON.stringify(error)));
-socket.on("connect_error", (error) => {
-  console.error("cannot connect:", error.message);
-  process.exit(2);
-});
-socket.on("disconnect", () => process.exit(0));
+  });
+  s.on("error", (error) => console.error("server error:", JSON.stringify(error)));
+  s.on("connect_error", (error) => {
+    console.error("cannot connect:", error.message);
+    process.exit(2);
+  });
+  s.on("disconnect", () => process.exit(0));
+}
+
+if (helloDelay > 0) {
+  const manager = new Manager(url, { reconnection: false });
+  manager.on("open", () => setTimeout(() => serve(manager.socket("/")), helloDelay));
+} else {
+  serve(io(url, { reconnection: false }));
+}
