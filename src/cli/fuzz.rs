@@ -7,7 +7,9 @@ use crate::cli::args::FuzzArgs;
 use anyhow::{anyhow, Context, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use wireprobe::fuzz::company::Company;
 use wireprobe::fuzz::engine::{self, Finding, FuzzConfig, FuzzError, Progress};
+use wireprobe::fuzz::replays::{self, Replay, ReplayKind};
 use wireprobe::protocol::Protocol;
 use wireprobe::suite::runner::RunConfig;
 use wireprobe::suite::writer;
@@ -174,12 +176,13 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
 }
 
 /// What is printed of one finding: a counted one as `finding: …`, one that never failed again
-/// alone as `flaky: …`; then how it was confirmed, its input, and the command that replays it.
+/// as `flaky: …`; then how its replays went, its input, and the command that replays it.
 fn finding_lines(finding: &Finding, replay: &str) -> String {
     let f = &finding.failure;
     let mut lines = Vec::new();
-    match finding.reproduces() {
-        true => {
+    let among = company_words(&finding.company);
+    match (finding.reproduces(), finding.needs_company.is_some()) {
+        (true, false) => {
             lines.push(format!(
                 "finding: {} ({}) in run {}: {}",
                 f.rule, f.verdict, finding.run, f.message
@@ -193,7 +196,18 @@ fn finding_lines(finding: &Finding, replay: &str) -> String {
                 if finding.is_flaky() { " (flaky)" } else { "" }
             ));
         }
-        false => {
+        (true, true) => {
+            lines.push(format!(
+                "finding: {} ({}) in run {}: {}",
+                f.rule, f.verdict, finding.run, f.message
+            ));
+            lines.push(format!(
+                "  failed again as it ran ({among}) in a frame the target sent, never alone \
+                 ({}/{}): the runs it ran among are part of it",
+                finding.reproduced, finding.attempts
+            ));
+        }
+        (false, _) => {
             lines.push(format!(
                 "flaky: {} ({}) in run {}: {}",
                 f.rule, f.verdict, finding.run, f.message
@@ -204,7 +218,13 @@ fn finding_lines(finding: &Finding, replay: &str) -> String {
             ));
         }
     }
-    if let Some(missed) = &finding.missed {
+    if !finding.replays.is_empty() {
+        lines.push(format!(
+            "  replays: {}",
+            replay_words(&finding.replays, &among)
+        ));
+    }
+    if let Some(missed) = finding.missed() {
         lines.push(format!(
             "  a replay that did not fail the same way ended {missed}"
         ));
@@ -218,6 +238,50 @@ fn finding_lines(finding: &Finding, replay: &str) -> String {
     }
     lines.push(format!("  replay: {replay}"));
     lines.join("\n")
+}
+
+/// The runs a finding's run ran among, in words: `after run 3, beside runs 5 and 6`.
+fn company_words(company: &Company) -> String {
+    let runs = |runs: &[u64]| {
+        let named: Vec<String> = runs.iter().map(u64::to_string).collect();
+        match named.as_slice() {
+            [one] => format!("run {one}"),
+            [rest @ .., last] => format!("runs {} and {last}", rest.join(", ")),
+            [] => String::new(),
+        }
+    };
+    let mut words = Vec::new();
+    if let Some(before) = company.before {
+        words.push(format!("after run {before}"));
+    }
+    if !company.beside.is_empty() {
+        words.push(format!("beside {}", runs(&company.beside)));
+    }
+    match words.is_empty() {
+        true => "alone".to_owned(),
+        false => words.join(", "),
+    }
+}
+
+/// Which replays failed the same way, kind by kind: `as it ran (after run 3): failed the same;
+/// alone: 0 of 3; shrunk: 3 of 3`.
+fn replay_words(replays: &[Replay], among: &str) -> String {
+    let mut parts = Vec::new();
+    for (kind, name) in [
+        (ReplayKind::AsItRan, format!("as it ran ({among})")),
+        (ReplayKind::Alone, "alone".to_owned()),
+        (ReplayKind::Shrunk, "shrunk".to_owned()),
+    ] {
+        let (same, all) = replays::tally(replays, kind);
+        let part = match (kind, same, all) {
+            (_, _, 0) => continue,
+            (ReplayKind::AsItRan, 1, 1) => format!("{name}: failed the same"),
+            (ReplayKind::AsItRan, 0, 1) => format!("{name}: did not"),
+            _ => format!("{name}: {same} of {all} failed the same"),
+        };
+        parts.push(part);
+    }
+    parts.join("; ")
 }
 
 /// A finding's shape in words.
@@ -362,19 +426,38 @@ fn write_finding(out: &Path, p: &dyn Protocol, seed: u64, finding: &Finding) -> 
     let stem = format!("{}-s{seed}-r{}", p.id(), finding.run);
     let toml = out.join(format!("{stem}.toml"));
     let header = format!(
-        "# wireprobe fuzz finding: {} ({}), seed {seed}, run {}; reproduced {}/{}{}.\n# {}\n\n",
+        "# wireprobe fuzz finding: {} ({}), seed {seed}, run {}; reproduced {}/{}{}.\n# {}\n",
         finding.failure.rule,
         finding.failure.verdict,
         finding.run,
         finding.reproduced,
         finding.attempts,
-        match finding.reproduces() {
-            true => "",
-            false => " (flaky: it never failed again alone, and is not counted)",
+        match (finding.reproduces(), finding.needs_company.is_some()) {
+            (true, false) => "",
+            (true, true) => " alone; it failed again as it ran, beside its company",
+            (false, _) => " (flaky: it never failed again alone, and is not counted)",
         },
         finding.failure.message.replace('\n', " ")
     );
-    std::fs::write(&toml, header + &writer::case_to_toml(&finding.case)?)?;
+    let among = company_words(&finding.company);
+    let header = match finding.replays.is_empty() {
+        true => format!("{header}\n"),
+        false => format!(
+            "{header}# replays: {}\n\n",
+            replay_words(&finding.replays, &among)
+        ),
+    };
+    let mut suite = header + &writer::case_to_toml(&finding.case)?;
+    // A finding that needs its company replays with it: the cases of the runs it ran among,
+    // which `run --suite` runs beside it.
+    for companion in finding.needs_company.iter().flatten() {
+        suite.push_str(&format!(
+            "\n# {} ran beside it (or before it) when it failed.\n",
+            companion.id
+        ));
+        suite.push_str(&writer::case_to_toml(companion)?);
+    }
+    std::fs::write(&toml, suite)?;
     let mut lines = String::new();
     for entry in &finding.result.transcript {
         lines.push_str(&serde_json::to_string(entry)?);

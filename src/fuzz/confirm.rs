@@ -1,15 +1,18 @@
 //! What a campaign makes of a run that failed. A run fails under the campaign's load, beside
-//! other runs; what it found is the target's own only if the case fails the same way again
-//! alone. So the failing case is first replayed alone, as it ran: one that never fails again
-//! is a flaky finding, reported with its replay and counted for nothing. One that does is
-//! shrunk, and the shrunk case replayed to confirm it; when shrinking lost the failure, the
-//! case as it ran is what is reported.
+//! other runs; what it found is the target's own only if the case fails the same way again.
+//! So the failing case is first replayed as it ran (after the run before it on its target,
+//! beside the runs that overlapped it: [`super::company`]), then alone. One that fails again
+//! alone is shrunk, and the shrunk case replayed to confirm it; when shrinking lost the
+//! failure, the case as it ran is what is reported. One that failed again only as it ran, in a
+//! frame the target sent, needs its company and is reported so; one that never failed again
+//! is a flaky finding, reported with its replays and counted for nothing.
 
 use super::case::FuzzRun;
+use super::company::Companions;
 use super::engine::{failure_of, Failure, Finding, FuzzConfig, FuzzError, Progress};
 use super::failure::fails_again;
+use super::replays::{self, Replay, ReplayKind};
 use super::FuzzProfile;
-use crate::protocol::json::bounded;
 use crate::protocol::Protocol;
 use crate::results::CaseResult;
 use crate::suite::model::Case;
@@ -27,10 +30,12 @@ pub(super) struct Candidate {
     pub failure: Failure,
     /// The run's [`FuzzRun::shape`].
     pub shape: Vec<&'static str>,
+    /// The runs it ran among, as cases.
+    pub company: Companions,
 }
 
-/// Replays `candidate` alone on `found_on` (where its run failed), then shrinks and confirms
-/// what fails again; see the module's words.
+/// Replays `candidate` as it ran and alone on `found_on` (where its run failed), then shrinks
+/// and confirms what fails again alone; see the module's words.
 pub(super) async fn confirm(
     protocol: &dyn Protocol,
     profile: &dyn FuzzProfile,
@@ -47,6 +52,7 @@ pub(super) async fn confirm(
         result,
         failure,
         shape,
+        company,
     } = candidate;
     let fails_the_same = |again: &CaseResult| {
         fails_again(
@@ -58,58 +64,87 @@ pub(super) async fn confirm(
             &failure,
         )
     };
+    let mut replays: Vec<Replay> = Vec::new();
     // No confirming asked for (`confirm` 0): the failure stands as the campaign saw it.
-    let mut alone = 0;
-    let mut failed_again = cfg.confirm == 0;
-    let mut missed_alone = None;
-    while alone < cfg.confirm && !failed_again {
-        alone += 1;
-        let again = runner::run_case(protocol, &case, found_on).await;
-        failed_again = fails_the_same(&again);
-        if !failed_again {
-            missed_alone.get_or_insert_with(|| how_it_ended(&again));
+    let mut failed_among_company = false;
+    if cfg.confirm > 0 {
+        if let Some((replay, again)) =
+            replays::among_company(protocol, &case, &company, found_on, &fails_the_same).await
+        {
+            failed_among_company =
+                replay.failed_the_same && replays::broken_in_a_frame(&again, &failure.rule);
+            replays.push(replay);
         }
+    }
+    let mut failed_again = cfg.confirm == 0;
+    while tally_alone(&replays).1 < cfg.confirm && !failed_again {
+        let replay = replays::once_alone(
+            ReplayKind::Alone,
+            &case,
+            protocol,
+            found_on,
+            &fails_the_same,
+        )
+        .await;
+        failed_again = replay.failed_the_same;
+        replays.push(replay);
     }
     let mut tree = strategy
         .new_tree(&mut draw)
         .map_err(|e| FuzzError::Strategy(e.to_string()))?;
     let steps_before = tree.current().steps.len();
-    let finding =
-        |case: Case, result: CaseResult, steps_after, shape, (reproduced, attempts), missed| {
-            let mut result: CaseResult = result;
-            if result.steps.is_empty() {
-                result.steps = runner::step_lines(&case);
-            }
-            Finding {
-                failure: failure_of(
-                    protocol,
-                    profile,
-                    &result,
-                    found_on.judged,
-                    &cfg.known_failing,
-                )
-                .filter(|f| f.rule == failure.rule)
-                .unwrap_or_else(|| failure.clone()),
-                run,
-                case,
-                result,
-                steps_before,
-                steps_after,
-                reproduced,
-                attempts,
-                shape,
-                repeats: 0,
-                missed,
-            }
-        };
+    let Companions {
+        who,
+        before,
+        beside,
+    } = company;
+    let finding = |case: Case,
+                   result: CaseResult,
+                   steps_after,
+                   shape,
+                   (reproduced, attempts),
+                   replays,
+                   needs_company| {
+        let mut result: CaseResult = result;
+        if result.steps.is_empty() {
+            result.steps = runner::step_lines(&case);
+        }
+        Finding {
+            failure: failure_of(
+                protocol,
+                profile,
+                &result,
+                found_on.judged,
+                &cfg.known_failing,
+            )
+            .filter(|f| f.rule == failure.rule)
+            .unwrap_or_else(|| failure.clone()),
+            run,
+            case,
+            result,
+            steps_before,
+            steps_after,
+            reproduced,
+            attempts,
+            shape,
+            repeats: 0,
+            replays,
+            company: who.clone(),
+            needs_company,
+        }
+    };
     if !failed_again {
+        let attempts = tally_alone(&replays).1;
+        let needs_company =
+            failed_among_company.then(|| before.into_iter().chain(beside).collect());
         return Ok(finding(
             case,
             result,
             steps_before,
             shape,
-            (0, alone),
-            missed_alone,
+            (0, attempts),
+            replays,
+            needs_company,
         ));
     }
     let (shrunk, shrunk_result, steps_after, shrunk_shape) = super::shrink::shrink(
@@ -124,8 +159,18 @@ pub(super) async fn confirm(
         progress,
     )
     .await;
-    let (reproduced, missed) =
-        replayed(cfg.confirm, &shrunk, protocol, found_on, &fails_the_same).await;
+    let kind = ReplayKind::Shrunk;
+    let shrunk_replays = replays::alone(
+        kind,
+        cfg.confirm,
+        &shrunk,
+        protocol,
+        found_on,
+        &fails_the_same,
+    )
+    .await;
+    replays.extend(shrunk_replays);
+    let (reproduced, _) = replays::tally(&replays, kind);
     if reproduced > 0 || cfg.confirm == 0 {
         return Ok(finding(
             shrunk,
@@ -133,59 +178,40 @@ pub(super) async fn confirm(
             steps_after,
             shrunk_shape,
             (reproduced, cfg.confirm),
-            missed,
+            replays,
+            None,
         ));
     }
     // The shrunk case failed in none of its replays (shrinking kept something that fails only
-    // now and then, or the failure is rare): the case as it ran is the finding, and the replay
-    // alone that failed counts among its tries, or a case that did fail alone would be called
-    // flaky.
-    let (again, missed) = replayed(cfg.confirm, &case, protocol, found_on, &fails_the_same).await;
+    // now and then, or the failure is rare): the case as it ran is the finding, and its
+    // replays alone, the one that failed among them, are its tries; a case that did fail
+    // alone would otherwise be called flaky.
+    let kind = ReplayKind::Alone;
+    let again = replays::alone(
+        kind,
+        cfg.confirm,
+        &case,
+        protocol,
+        found_on,
+        &fails_the_same,
+    )
+    .await;
+    replays.extend(again);
+    let tries = tally_alone(&replays);
     Ok(finding(
         case,
         result,
         steps_before,
         shape,
-        (again + 1, cfg.confirm + alone),
-        // Its tries count the replays alone before it: one of those may be the one missed.
-        missed.or(missed_alone),
+        tries,
+        replays,
+        None,
     ))
 }
 
-/// How many of `times` replays of `case` failed the same way, and how the first that did not
-/// ended ([`how_it_ended`]).
-async fn replayed(
-    times: u32,
-    case: &Case,
-    protocol: &dyn Protocol,
-    found_on: &RunConfig,
-    fails_the_same: &dyn Fn(&CaseResult) -> bool,
-) -> (u32, Option<String>) {
-    let mut reproduced = 0;
-    let mut missed = None;
-    for _ in 0..times {
-        let again = runner::run_case(protocol, case, found_on).await;
-        match fails_the_same(&again) {
-            true => reproduced += 1,
-            false => {
-                missed.get_or_insert_with(|| how_it_ended(&again));
-            }
-        }
-    }
-    (reproduced, missed)
-}
-
-/// A replay's verdict and the start of its message: what a report shows of a replay that did
-/// not fail the way its finding did.
-fn how_it_ended(result: &CaseResult) -> String {
-    const SHOWN: usize = 300;
-    match result.message.is_empty() {
-        true => result.verdict.to_string(),
-        false => bounded(
-            format_args!("{}: {}", result.verdict, result.message),
-            SHOWN,
-        ),
-    }
+/// How many replays of the case as it ran, alone, failed the same way, of how many.
+fn tally_alone(replays: &[Replay]) -> (u32, u32) {
+    replays::tally(replays, ReplayKind::Alone)
 }
 
 /// Adds `found` to `findings`, taking in each finding of its rule it is more general than (a
@@ -273,7 +299,9 @@ mod tests {
             attempts: 3,
             shape: shape.to_vec(),
             repeats: 0,
-            missed: None,
+            replays: Vec::new(),
+            company: Default::default(),
+            needs_company: None,
         }
     }
 

@@ -7,8 +7,10 @@
 //! reproduced.
 
 use super::case::{case_for, sequences, FuzzRun};
+use super::company::{companions, Companions, Company, RunLog};
 use super::confirm::{absorb, accounted_for, confirm, Candidate};
 pub use super::failure::{failure_of, Failure};
+use super::replays::Replay;
 use super::{gen, FuzzProfile};
 use crate::protocol::Protocol;
 use crate::results::CaseResult;
@@ -34,17 +36,24 @@ pub struct Finding {
     /// Steps before and after shrinking.
     pub steps_before: usize,
     pub steps_after: usize,
-    /// How often the case failed the same way when re-run alone: a finding that never did
-    /// (`reproduced` 0) was the campaign's load, or chance, as far as anyone can show.
+    /// How often the reported case failed the same way when re-run alone: a finding that
+    /// never did (`reproduced` 0) was the campaign's load, or chance, as far as anyone can
+    /// show, unless it [`Finding::needs_company`].
     pub reproduced: u32,
     pub attempts: u32,
     /// What the input that broke the rule held besides valid events ([`FuzzRun::shape`]).
     pub shape: Vec<&'static str>,
     /// Later runs that failed the same rule on input holding this shape, accounted for here.
     pub repeats: u64,
-    /// How the first replay that did not fail the same way ended (its verdict and message),
-    /// when one did not: what a flaky finding's report shows of why.
-    pub missed: Option<String>,
+    /// Every replay, in order (as it ran, alone, shrunk): which reproduced it, and how those
+    /// that did not ended.
+    pub replays: Vec<Replay>,
+    /// The runs it ran among ([`super::company`]): its replay as it ran.
+    pub company: Company,
+    /// When it failed again as it ran, in a frame the target sent, and never alone: the cases
+    /// of the runs it ran among (the one before it first), which are part of what breaks the
+    /// target and are written beside it. Counted.
+    pub needs_company: Option<Vec<Case>>,
 }
 
 impl Finding {
@@ -54,10 +63,19 @@ impl Finding {
     }
 
     /// True when the case failed again at least once alone, or was not re-run (no confirming
-    /// asked for): a finding that counts (fails the campaign). One that never failed again is
-    /// reported, apart, and counts for nothing.
+    /// asked for), or [`Finding::needs_company`]: a finding that counts (fails the campaign).
+    /// One that never failed again is reported, apart, and counts for nothing.
     pub fn reproduces(&self) -> bool {
-        self.reproduced > 0 || self.attempts == 0
+        self.reproduced > 0 || self.attempts == 0 || self.needs_company.is_some()
+    }
+
+    /// How the first replay that did not fail the same way ended (its verdict and message),
+    /// when one did not: what a flaky finding's report shows of why.
+    pub fn missed(&self) -> Option<&str> {
+        self.replays
+            .iter()
+            .find(|r| !r.failed_the_same)
+            .map(|r| r.ended.as_str())
     }
 }
 
@@ -250,7 +268,7 @@ async fn campaign(
     // Each run under way keeps the generator as it was before the run's draw, not the value tree
     // drawn: a tree holds a couple of hundred KB, which dozens of runs in flight made a cost
     // of every run's work (the cache), and only a failing run's tree is ever needed again.
-    let mut draws = std::collections::HashMap::new();
+    let mut log = RunLog::new(working + waiting);
     let mut running = FuturesUnordered::new();
     let mut next_run = 0u64;
     let known = std::sync::Arc::new(cfg.known_failing.clone());
@@ -280,6 +298,8 @@ async fn campaign(
     // any, no new run starts: the runs under way finish, then these are confirmed, lowest run
     // first, alone, so a seed reports the same runs whatever finished first.
     let mut pending: Vec<(Candidate, usize)> = Vec::new();
+    // Workers whose runs reach one target: their runs kept each other company.
+    let same_target = |a: usize, b: usize| shared_cfgs[a].target_url == shared_cfgs[b].target_url;
     loop {
         let counted = outcome.reproduced();
         let can_start = |pending: usize, running: usize, next_run: u64| {
@@ -309,9 +329,9 @@ async fn campaign(
                 free = slot;
                 continue;
             }
-            let id = format!("fuzz.{}.{}.s{}", protocol.id(), run, cfg.seed);
+            let id = run_id(protocol, run, cfg.seed);
             let sequence = tree.current();
-            draws.insert(run, before);
+            log.began(run, before);
             let job = Job {
                 protocol,
                 profile,
@@ -323,7 +343,7 @@ async fn campaign(
         if running.is_empty() && !pending.is_empty() {
             let began = std::time::Instant::now();
             pending.sort_by_key(|(candidate, _)| candidate.run);
-            for (candidate, worker) in std::mem::take(&mut pending) {
+            for (mut candidate, worker) in std::mem::take(&mut pending) {
                 let counted = outcome.reproduced();
                 let (rule, shape) = (&candidate.failure.rule, &candidate.shape);
                 if accounted_for(&mut outcome.findings, rule, shape) {
@@ -338,6 +358,10 @@ async fn campaign(
                     target_url: shared_cfgs[worker].target_url.clone(),
                     ..run_cfg.clone()
                 };
+                // The runs it ran among, drawn again (every run before it is over).
+                let who = log.company(candidate.run, &same_target);
+                candidate.company =
+                    companions(protocol, profile, &strategy, &log, who, cfg.seed, &found_on)?;
                 let finding = confirm(
                     protocol, profile, &strategy, cfg, &found_on, candidate, progress,
                 )
@@ -388,14 +412,14 @@ async fn campaign(
             events: ran.sends,
             carried: ran.carried,
         });
-        let draw = draws.remove(&run);
+        log.ended(run, ran.worker);
         let Some(failed) = ran.failed else {
             continue;
         };
         if accounted_for(&mut outcome.findings, &failed.failure.rule, &failed.shape) {
             continue;
         }
-        let Some(draw) = draw else {
+        let Some(draw) = log.draw(run) else {
             return Err(FuzzError::Strategy(format!("run {run} lost its sequence")));
         };
         let Failed {
@@ -412,6 +436,7 @@ async fn campaign(
             result,
             failure,
             shape,
+            company: Companions::default(),
         };
         pending.push((candidate, worker));
     }
@@ -436,6 +461,11 @@ async fn campaign(
     Ok(outcome)
 }
 
+/// The case id of a campaign's run `run`.
+pub(super) fn run_id(protocol: &dyn Protocol, run: u64, seed: u64) -> String {
+    format!("fuzz.{}.{}.s{}", protocol.id(), run, seed)
+}
+
 /// What one campaign run needs besides its sequence.
 struct Job {
     protocol: &'static dyn Protocol,
@@ -449,6 +479,8 @@ struct Job {
 /// What the campaign keeps of a run: its verdict and message, and all of it when it failed.
 struct Ran {
     run: u64,
+    /// The worker it ran on (whose target it reached); none when its task failed.
+    worker: Option<usize>,
     id: String,
     sends: usize,
     carried: usize,
@@ -497,6 +529,7 @@ impl Job {
             let failure = failure_of(protocol, profile, &result, cfg.judged, &known);
             Ran {
                 run,
+                worker: Some(worker),
                 sends: sends(&case),
                 carried: carried(&result),
                 verdict: result.verdict,
@@ -516,6 +549,7 @@ impl Job {
                 Ok(ran) => ran,
                 Err(e) => Ran {
                     run,
+                    worker: None,
                     id,
                     sends: 0,
                     carried: 0,

@@ -4,12 +4,14 @@
 //! protocol module implements [`FuzzProfile`].
 
 pub mod case;
+pub mod company;
 mod confirm;
 pub mod engine;
 mod failure;
 pub mod gen;
 pub mod keeps;
 pub mod mutate;
+pub mod replays;
 mod shrink;
 pub mod targets;
 

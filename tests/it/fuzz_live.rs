@@ -489,6 +489,11 @@ fn fuzzing_finds_hpd_faults() {
             ("accepts-binary", WEBSOCKET),
             ("string-iterations", RECORDED),
             ("bad-args-json", RECORDED),
+            (
+                "shared-block-id",
+                "only conversations streaming at once show it; this agent's blocks are sent \
+                 whole, the paced one's are not (replays.rs finds it there)",
+            ),
         ],
         100,
     );
@@ -639,7 +644,7 @@ fn fuzzing_finds_uae_faults() {
 /// check's time. Each check's own panic message says what it found.
 #[test]
 fn fuzzing_against_the_reference_targets() {
-    let checks: [(&str, fn()); 14] = [
+    let checks: [(&str, fn()); 15] = [
         (
             "correct_references_give_no_finding",
             correct_references_give_no_finding,
@@ -665,6 +670,10 @@ fn fuzzing_against_the_reference_targets() {
         (
             "a_stateful_fault_of_each_protocol_replays_every_time",
             replays::a_stateful_fault_of_each_protocol_replays_every_time,
+        ),
+        (
+            "a_bug_only_overlapping_runs_show_is_replayed_among_them",
+            replays::a_bug_only_overlapping_runs_show_is_replayed_among_them,
         ),
         (
             "the_reference_clients_keep_working_through_every_fuzzed_run",
@@ -798,4 +807,5 @@ async fn waiting_runs_judge_as_working_ones_do() {
 fn findings_replay_alone() {
     replays::a_paced_agents_turn_end_findings_replay_every_time();
     replays::a_stateful_fault_of_each_protocol_replays_every_time();
+    replays::a_bug_only_overlapping_runs_show_is_replayed_among_them();
 }

@@ -95,6 +95,12 @@ pub static FAULTS: &[Fault] = &[
         "a text block's first TEXT_DELTA comes before its TEXT_MESSAGE_START"
     ),
     fault!(
+        "shared-block-id",
+        ["HPD-STREAM-001"],
+        "names each TEXT_DELTA by the text block last started in any conversation (one id kept \
+         for the whole server): conversations streaming at once get each other's ids"
+    ),
+    fault!(
         "missing-end",
         ["HPD-STREAM-002"],
         "text blocks never get TEXT_MESSAGE_END"

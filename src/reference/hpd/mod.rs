@@ -38,6 +38,10 @@ pub struct Config {
     pub ask_timeout: Duration,
     /// Events kept for SSE resumption.
     pub history: usize,
+    /// The id of the text block last started in any conversation of this server: the
+    /// `shared-block-id` fault names its deltas by it, as an agent keeping it in one
+    /// process-wide variable would.
+    pub last_text_block: Arc<std::sync::Mutex<String>>,
 }
 
 impl Config {
@@ -49,6 +53,7 @@ impl Config {
             heartbeat: Duration::from_secs(15),
             ask_timeout: Duration::from_secs(30),
             history: 1000,
+            last_text_block: Default::default(),
         })
     }
 }

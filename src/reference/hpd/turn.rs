@@ -112,6 +112,16 @@ impl Turn {
         self.s.config.variants.has(name)
     }
 
+    /// The server's one text block id (the `shared-block-id` fault's).
+    fn last_text_block(&self) -> std::sync::MutexGuard<'_, String> {
+        // A poisoned lock only means another conversation panicked while naming a block.
+        self.s
+            .config
+            .last_text_block
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+
     async fn run(mut self, text: &str) {
         self.send(
             "MESSAGE_TURN_STARTED",
@@ -466,11 +476,21 @@ impl Turn {
         }
         self.emit(start, json!({"messageId": id, "role": "assistant"}))?;
         self.block = Some((kind, id.clone()));
+        let shared = kind == BlockKind::Text && self.fault("shared-block-id");
+        if shared {
+            *self.last_text_block() = id.clone();
+        }
         for chunk in chunks {
             if let Some(pace) = pace {
                 self.pause(pace).await?;
             }
-            self.emit(delta, json!({"text": chunk, "messageId": id}))?;
+            // With the fault, the block another conversation started since names this one's
+            // deltas: only conversations streaming at once show it.
+            let named = match shared {
+                true => self.last_text_block().clone(),
+                false => id.clone(),
+            };
+            self.emit(delta, json!({"text": chunk, "messageId": named}))?;
         }
         self.close_block();
         Ok(())

@@ -187,3 +187,36 @@ pub(super) fn a_stateful_fault_of_each_protocol_replays_every_time() {
     .collect();
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
+
+/// An agent keeping one text block id for the whole server (`shared-block-id`) names one
+/// conversation's deltas by another's block, which only conversations streaming at once show.
+/// The campaign's runs overlap; its replays alone never do. The finding is replayed as it ran,
+/// beside the runs it overlapped, fails the same there, and is counted as needing them; its
+/// written suite holds them too and fails on the rule with `run --suite`.
+pub(super) fn a_bug_only_overlapping_runs_show_is_replayed_among_them() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let flags = ["--fault", "shared-block-id", "--variant", "paced"];
+    let words = campaign("builtin", &flags, dir.path());
+    let mut lines = words.lines().skip_while(|l| !l.starts_with("finding: "));
+    let found = lines
+        .next()
+        .is_some_and(|l| l.starts_with("finding: HPD-STREAM-001 "));
+    let among = lines
+        .next()
+        .is_some_and(|l| l.contains("failed again as it ran (beside run"));
+    assert!(found && among, "{words}");
+    assert!(
+        words.contains("replays: as it ran (") && words.contains("alone: 0 of 3"),
+        "{words}"
+    );
+    let target: Vec<&str> = ["--target", "builtin"]
+        .iter()
+        .chain(&flags)
+        .copied()
+        .collect();
+    let (code, shown) = replayed(dir.path(), &target);
+    assert!(
+        code == Some(1) && shown.contains("HPD-STREAM-001"),
+        "replay {code:?}:\n{shown}\n{words}"
+    );
+}
