@@ -131,7 +131,9 @@ fn how_it_ended(result: &CaseResult) -> String {
 
 /// True when `result` shows `rule` broken in a frame the target sent (a rule the judge pinned
 /// to the transcript), not only by a wait that ran out: a load on this machine can make a
-/// target late, never make it send a frame that breaks a rule.
+/// target late, or bring about an overlap it mishandles (a Nuum agent that does not inject
+/// the messages queued mid-turn: more turns overlap input under load), but never make a
+/// correct target send a frame that breaks a rule.
 pub(super) fn broken_in_a_frame(result: &CaseResult, rule: &str) -> bool {
     result.violations.iter().any(|v| v.rule == rule)
 }
