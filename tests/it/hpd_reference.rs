@@ -428,7 +428,7 @@ fn every_fault_breaks_catalogued_rules() {
     let faults = wireprobe::reference::get("hpd")
         .expect("hpd reference")
         .faults;
-    assert_eq!(faults.len(), 29);
+    assert_eq!(faults.len(), 30);
     for fault in faults {
         for rule in fault.breaks {
             assert!(
