@@ -635,8 +635,16 @@ fn fuzzing_finds_uae_faults() {
         })
         .chain(recorded)
         .collect();
-    assert_faults_found_as("uae", Some("agent"), &not_agent, &[], 100);
-    assert_faults_found_as("uae", Some("executor"), &not_executor, &[], 100);
+    // The two roles side by side: one after the other made this the longest check (140 s
+    // of the test's 145).
+    std::thread::scope(|scope| {
+        let agent =
+            scope.spawn(|| assert_faults_found_as("uae", Some("agent"), &not_agent, &[], 100));
+        assert_faults_found_as("uae", Some("executor"), &not_executor, &[], 100);
+        if let Err(panic) = agent.join() {
+            std::panic::resume_unwind(panic);
+        }
+    });
 }
 
 /// The checks run side by side (most of a fuzz run waits on its target, and a test binary
@@ -691,7 +699,16 @@ fn fuzzing_against_the_reference_targets() {
     let failed: Vec<&str> = std::thread::scope(|scope| {
         let running: Vec<_> = checks
             .iter()
-            .map(|(name, check)| (*name, scope.spawn(check)))
+            .map(|(name, check)| {
+                let timed = move || {
+                    let started = std::time::Instant::now();
+                    check();
+                    // What each check took, beside the others: the test's length is the
+                    // longest of them, shown for the next trim (`--nocapture`).
+                    eprintln!("{name}: {:.0} s", started.elapsed().as_secs_f64());
+                };
+                (*name, scope.spawn(timed))
+            })
             .collect();
         running
             .into_iter()
