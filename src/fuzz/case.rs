@@ -272,6 +272,12 @@ pub fn case_for(
     out.extend(sync_steps(profile, tag, step_ms));
     if profile.sync(tag).is_some() && profile.work_outlasts_sync() {
         out.push(Step::new(Wait::settled(profile.settle_ms(step_ms))));
+        // And a sync once it settled: what the target sent behind the end of its work (a
+        // HAIP TOOL_UPDATE after its TOOL_DONE) comes before the answer to a message it read
+        // after, so it is judged in every replay, not only where the run's load delayed the
+        // settle.
+        let tag = out.len() as u64;
+        out.extend(sync_steps(profile, tag, step_ms));
     }
     Case {
         id: id.to_owned(),

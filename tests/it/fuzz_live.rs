@@ -64,6 +64,8 @@ struct Fuzzed {
     finding: String,
     /// The finding did not reproduce every time it was re-run.
     flaky: bool,
+    /// The first finding's `replay:` command, as printed.
+    replay: Option<String>,
     stderr: String,
 }
 
@@ -138,8 +140,55 @@ fn fuzz_with(
         rule,
         finding,
         flaky: first_finding_flaky(&stdout),
+        replay: stdout
+            .lines()
+            .skip_while(|l| !l.starts_with("finding: "))
+            .find_map(|l| l.strip_prefix("  replay: "))
+            .map(str::to_owned),
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
+}
+
+/// Runs a finding's printed `replay:` command as a user would (`--strict`, so a `should`
+/// finding fails it too; see below for one that could not complete): `None` when it failed on `rule`, or, for a finding that the target
+/// ended after an adversarial input (the keeps-working rule, which a campaign names for a
+/// target that ended), by the target ending; else what it printed.
+fn replay_misses(fuzzed: &Fuzzed, rule: &str) -> Option<String> {
+    let Some(command) = &fuzzed.replay else {
+        return Some("no replay: line".into());
+    };
+    let words = wireprobe::transport::stdio::split_command(command).expect("a command line");
+    let Some(("wireprobe", args)) = words.split_first().map(|(w, a)| (w.as_str(), a)) else {
+        return Some(format!("not a wireprobe command: {command}"));
+    };
+    // A replay that could not complete (exit 3, an `error`: a dozen campaigns on two cores
+    // starved AG-UI replays' first POST past the 2 s budget) says nothing of the finding, and
+    // is run again, twice at most. Its budget stays the campaign's: a finding about a turn
+    // that outlasts it (HPD's ignored interrupt) is judged by that budget.
+    let mut tries = 0;
+    let (code, shown) = loop {
+        tries += 1;
+        let output = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+            .args(args)
+            .arg("--strict")
+            .output()
+            .expect("the replay runs");
+        let shown = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        match output.status.code() {
+            Some(3) if tries < 3 => eprintln!("{command}: could not complete, again:\n{shown}"),
+            code => break (code, shown),
+        }
+    };
+    let ended = fuzzed
+        .finding
+        .contains("the target ended after an adversarial input")
+        && (shown.contains("ended") || shown.contains("exited"));
+    let failed = code == Some(1) && (shown.contains(rule) || ended);
+    (!failed).then(|| format!("{command} (--strict) exited {code:?}:\n{shown}"))
 }
 
 /// The first finding's `reproduced A/B` line says it did not reproduce every time (a
@@ -236,11 +285,16 @@ fn assert_faults_found_as(
                             }
                             // A `finding:` names the fault's rule only when it failed again
                             // in a replay (one that never did is a `flaky:` line).
-                            (!names_fault(fault, &fuzzed, beside)).then(|| {
-                                format!(
+                            if !names_fault(fault, &fuzzed, beside) {
+                                return Some(format!(
                                     "{} (breaks {:?}): found {:?}",
                                     fault.name, fault.breaks, fuzzed.rule
-                                )
+                                ));
+                            }
+                            // And the command it printed replays it.
+                            let rule = fuzzed.rule.as_deref().unwrap_or_default();
+                            replay_misses(&fuzzed, rule).map(|why| {
+                                format!("{} (found {rule}): the replay {why}", fault.name)
                             })
                         })
                         .collect::<Vec<_>>()

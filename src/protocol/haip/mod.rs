@@ -8,6 +8,7 @@ pub mod fast;
 pub mod fuzz;
 pub mod fuzz_client;
 pub mod model;
+mod open_work;
 pub mod rules;
 pub mod scenarios;
 pub mod schema;

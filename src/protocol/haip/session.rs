@@ -2,6 +2,7 @@
 //! client under test: handshake, envelope filling, acknowledgement state.
 
 use super::model::{self, AGENT_CHANNEL, EVENT_TYPES, HAIP_VERSION, SYSTEM_CHANNEL, USER_CHANNEL};
+use super::open_work::OpenWork;
 use crate::protocol::{merge, Decoded, ProtocolError, Session};
 use crate::transcript::Direction;
 use crate::transport::{Frame, Outgoing};
@@ -34,13 +35,10 @@ pub struct HaipSession {
     delivered: Option<u64>,
     /// The channels the target has sent on, and those we paused: what `unblocking` frees.
     channels: Channels,
-    /// The target's runs begun on this connection and not yet ended (`None` once more were
-    /// open than are remembered: whether it settled can no longer be told).
-    runs_open: Option<Vec<String>>,
+    /// The runs the target began on this connection and the calls we made on it that are
+    /// not over yet.
+    open: OpenWork,
 }
-
-/// At most this many open runs are remembered.
-const MAX_OPEN_RUNS: usize = 64;
 
 /// At most this many channels are remembered (a target may name a new one in every message).
 const MAX_CHANNELS: usize = 32;
@@ -87,24 +85,7 @@ impl HaipSession {
             next_seq: 1,
             delivered: None,
             channels: Channels::default(),
-            runs_open: Some(Vec::new()),
-        }
-    }
-
-    /// Follows the target's runs (§Lifecycles: "`run_id` UUID from `RUN_STARTED` to
-    /// `RUN_FINISHED` or `RUN_ERROR`"), for [`Session::settled`].
-    fn note_run(&mut self, ty: Option<&str>, event: &Value) {
-        let (Some(open), Some(id)) = (
-            self.runs_open.as_mut(),
-            event.get("run_id").and_then(Value::as_str),
-        ) else {
-            return;
-        };
-        match ty {
-            Some("RUN_STARTED") if open.len() >= MAX_OPEN_RUNS => self.runs_open = None,
-            Some("RUN_STARTED") => open.push(id.to_owned()),
-            Some("RUN_FINISHED" | "RUN_ERROR") => open.retain(|run| run != id),
-            _ => {}
+            open: OpenWork::default(),
         }
     }
 
@@ -209,6 +190,9 @@ impl HaipSession {
     /// [`HaipSession::frame`], with the envelope it carries.
     fn framed(&mut self, event: &Value) -> Result<(Frame, Value), ProtocolError> {
         let envelope = self.envelope(event)?;
+        if self.plays == Direction::Client {
+            self.open.sent(&envelope);
+        }
         serde_json::to_string(&envelope)
             .map(|text| (Frame::Text(text), envelope))
             .map_err(|e| ProtocolError::InvalidEvent(e.to_string()))
@@ -238,8 +222,8 @@ impl Session for HaipSession {
                 payload["last_rx_seq"] = json!(last.to_string());
             }
         } else {
-            // A new connection's runs are its own: the old one's ended with it.
-            self.runs_open = Some(Vec::new());
+            // A new connection's runs and calls are its own: the old one's ended with it.
+            self.open = OpenWork::default();
         }
         let mut hai = json!({ "type": "HAI", "payload": payload });
         if let Some(with) = with {
@@ -298,7 +282,7 @@ impl Session for HaipSession {
                     }
                 }
                 if self.plays == Direction::Client {
-                    self.note_run(ty, &event);
+                    self.open.received(ty, &event);
                 }
                 Decoded::Event(event)
             }
@@ -306,11 +290,11 @@ impl Session for HaipSession {
         }
     }
 
-    /// Every run the target began on this connection has ended (as the client; serving, the
-    /// client's runs are not ours to wait for).
+    /// Every run the target began on this connection has ended and every call we made on it
+    /// was answered (as the client; serving, the client's work is not ours to wait for).
     fn settled(&self) -> Option<bool> {
         match self.plays {
-            Direction::Client => self.runs_open.as_ref().map(Vec::is_empty),
+            Direction::Client => self.open.settled(),
             Direction::Server => None,
         }
     }
