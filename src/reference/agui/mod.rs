@@ -81,6 +81,10 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
 
 /// Starts the agent on `addr`; it answers at `http://ADDR/agent`.
 pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {
+    // The AG-UI schema's validators are compiled before the first request, not by it: on a
+    // busy machine a debug build took over 2 s, and the first run's input timed out against
+    // a target that was only starting (every AG-UI replay of a loaded test suite errored).
+    let _ = tokio::task::spawn_blocking(crate::protocol::agui::schema::schema).await;
     let shared = Arc::new(Shared {
         config: Config {
             faults: Faults::parse(catalogue::FAULTS, &opts.faults)?,
