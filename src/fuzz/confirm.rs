@@ -159,18 +159,11 @@ pub(super) async fn confirm(
         progress,
     )
     .await;
-    let kind = ReplayKind::Shrunk;
-    let shrunk_replays = replays::alone(
-        kind,
-        cfg.confirm,
-        &shrunk,
-        protocol,
-        found_on,
-        &fails_the_same,
-    )
-    .await;
-    replays.extend(shrunk_replays);
-    let (reproduced, _) = replays::tally(&replays, kind);
+    // `confirm` replays of a case alone.
+    let confirming =
+        |kind, case| replays::alone(kind, cfg.confirm, case, protocol, found_on, &fails_the_same);
+    replays.extend(confirming(ReplayKind::Shrunk, &shrunk).await);
+    let (reproduced, _) = replays::tally(&replays, ReplayKind::Shrunk);
     if reproduced > 0 || cfg.confirm == 0 {
         return Ok(finding(
             shrunk,
@@ -186,17 +179,7 @@ pub(super) async fn confirm(
     // now and then, or the failure is rare): the case as it ran is the finding, and its
     // replays alone, the one that failed among them, are its tries; a case that did fail
     // alone would otherwise be called flaky.
-    let kind = ReplayKind::Alone;
-    let again = replays::alone(
-        kind,
-        cfg.confirm,
-        &case,
-        protocol,
-        found_on,
-        &fails_the_same,
-    )
-    .await;
-    replays.extend(again);
+    replays.extend(confirming(ReplayKind::Alone, &case).await);
     let tries = tally_alone(&replays);
     Ok(finding(
         case,
