@@ -70,7 +70,7 @@ fn replay_misses(fuzzed: &Fuzzed, rule: &str) -> Option<String> {
 /// Every fault of `protocol`'s reference target but those in `out_of_reach` (each with the
 /// reason) is found within `runs`, named by one of its rules.
 fn assert_faults_found(protocol: &str, out_of_reach: &[(&str, &str)], runs: u32) {
-    assert_faults_found_as(protocol, None, out_of_reach, &[], runs)
+    assert_faults_found_as(protocol, None, out_of_reach, &[], runs, PARALLEL_FUZZERS)
 }
 
 /// A finding for `fault` whose first rule is one `fault` breaks, or, for a fault in
@@ -95,6 +95,7 @@ fn assert_faults_found_as(
     out_of_reach: &[(&str, &str)],
     beside: &[(&str, &str)],
     runs: u32,
+    fuzzers: usize,
 ) {
     let catalogue = reference::get(protocol)
         .expect("protocol has a reference")
@@ -109,62 +110,47 @@ fn assert_faults_found_as(
         .iter()
         .filter(|f| !out_of_reach.iter().any(|(n, _)| *n == f.name))
         .collect();
-    // A few fuzzers at once: much of a run is waiting on the target (oracles, timeouts).
-    let missed: Vec<String> = std::thread::scope(|scope| {
-        reachable
-            .chunks(reachable.len().div_ceil(PARALLEL_FUZZERS))
-            .map(|share| {
-                scope.spawn(move || {
-                    // Each fuzzer writes its findings apart from the others'.
-                    let dir = tempfile::tempdir().expect("temp dir");
-                    share
-                        .iter()
-                        .filter_map(|fault| {
-                            let fuzz = || {
-                                fuzz_with(protocol, role, Some(fault.name), &[], runs, dir.path())
-                            };
-                            let mut fuzzed = fuzz();
-                            // A first finding that did not reproduce is a matter of time on
-                            // two cores running a dozen fuzzers (a refusal the fault's server
-                            // may legally send, late enough to break the liveness probe's
-                            // silence: HUMA-ERR-003 before HUMA-VAL-007, seen in CI): the
-                            // campaign stops there, so it gets one more go.
-                            if fuzzed.flaky && !names_fault(fault, &fuzzed, beside) {
-                                fuzzed = fuzz();
-                            }
-                            // A `finding:` names the fault's rule only when it failed again
-                            // in a replay (one that never did is a `flaky:` line).
-                            if !names_fault(fault, &fuzzed, beside) {
-                                return Some(format!(
-                                    "{} (breaks {:?}): found {:?}",
-                                    fault.name, fault.breaks, fuzzed.rule
-                                ));
-                            }
-                            // And the command it printed replays it, unless the campaign
-                            // said its own replays did not always (`reproduced 2/3 (flaky)`),
-                            // or its case races its own input ([`RACES_ITS_INPUT`]): such a
-                            // miss is printed, and stands.
-                            let rule = fuzzed.rule.as_deref().unwrap_or_default();
-                            let missed = replay_misses(&fuzzed, rule)?;
-                            let said =
-                                format!("{} (found {rule}): the replay {missed}", fault.name);
-                            let races = RACES_ITS_INPUT.contains(&(protocol, fault.name));
-                            match fuzzed.flaky || races {
-                                true => {
-                                    eprintln!("a finding whose replay may miss: {said}");
-                                    None
-                                }
-                                false => Some(said),
-                            }
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect::<Vec<_>>()
-            .into_iter()
-            .flat_map(|h| h.join().expect("a fuzzing thread"))
-            .collect()
-    });
+    // A few fuzzers at once, each taking the next fault as it is free (much of a run is
+    // waiting on the target: oracles, timeouts), each fault's findings written apart.
+    let missed: Vec<String> = super::on_threads(fuzzers, &reachable, |fault| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let fuzz = || fuzz_with(protocol, role, Some(fault.name), &[], runs, dir.path());
+        let mut fuzzed = fuzz();
+        // A first finding that did not reproduce is a matter of time on
+        // two cores running a dozen fuzzers (a refusal the fault's server
+        // may legally send, late enough to break the liveness probe's
+        // silence: HUMA-ERR-003 before HUMA-VAL-007, seen in CI): the
+        // campaign stops there, so it gets one more go.
+        if fuzzed.flaky && !names_fault(fault, &fuzzed, beside) {
+            fuzzed = fuzz();
+        }
+        // A `finding:` names the fault's rule only when it failed again
+        // in a replay (one that never did is a `flaky:` line).
+        if !names_fault(fault, &fuzzed, beside) {
+            return Some(format!(
+                "{} (breaks {:?}): found {:?}",
+                fault.name, fault.breaks, fuzzed.rule
+            ));
+        }
+        // And the command it printed replays it, unless the campaign
+        // said its own replays did not always (`reproduced 2/3 (flaky)`),
+        // or its case races its own input ([`RACES_ITS_INPUT`]): such a
+        // miss is printed, and stands.
+        let rule = fuzzed.rule.as_deref().unwrap_or_default();
+        let missed = replay_misses(&fuzzed, rule)?;
+        let said = format!("{} (found {rule}): the replay {missed}", fault.name);
+        let races = RACES_ITS_INPUT.contains(&(protocol, fault.name));
+        match fuzzed.flaky || races {
+            true => {
+                eprintln!("a finding whose replay may miss: {said}");
+                None
+            }
+            false => Some(said),
+        }
+    })
+    .into_iter()
+    .flatten()
+    .collect();
     assert!(missed.is_empty(), "{protocol} {role:?}: {missed:#?}");
 }
 
@@ -282,6 +268,7 @@ pub(super) fn fuzzing_finds_agui_faults() {
              probe's), with AGUI-HTTP-001 beside it",
         )],
         100,
+        PARALLEL_FUZZERS,
     );
 }
 
@@ -339,6 +326,10 @@ pub(super) fn known_deviations_are_looked_past() {
     );
 }
 
+/// Fuzzers at once for each UAE role: with twelve, UAE's were the longest check by 40 s (121 s,
+/// the next 83), its runs mostly waiting on the target.
+const UAE_FUZZERS: usize = 16;
+
 /// The faults of the party a role does not play are out of that role's reach.
 const UAE_AGENT_ONLY: &[&str] = &[
     "session-drift",
@@ -394,9 +385,17 @@ pub(super) fn fuzzing_finds_uae_faults() {
     // The two roles side by side: one after the other made this the longest check (140 s
     // of the test's 145).
     std::thread::scope(|scope| {
-        let agent =
-            scope.spawn(|| assert_faults_found_as("uae", Some("agent"), &not_agent, &[], 100));
-        assert_faults_found_as("uae", Some("executor"), &not_executor, &[], 100);
+        let agent = scope.spawn(|| {
+            assert_faults_found_as("uae", Some("agent"), &not_agent, &[], 100, UAE_FUZZERS)
+        });
+        assert_faults_found_as(
+            "uae",
+            Some("executor"),
+            &not_executor,
+            &[],
+            100,
+            UAE_FUZZERS,
+        );
         if let Err(panic) = agent.join() {
             std::panic::resume_unwind(panic);
         }
