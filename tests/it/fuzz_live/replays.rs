@@ -73,13 +73,20 @@ fn reproduced_every_time(words: &str, rule: &str) -> bool {
             .is_some_and(|l| l.contains("reproduced 3/3") && !l.contains("(flaky)"))
 }
 
-/// The written case's `run --suite` replay, with `target` flags: its exit code and output.
-fn replayed(out: &std::path::Path, target: &[&str]) -> (Option<i32>, String) {
-    let case = std::fs::read_dir(out)
-        .expect("out dir")
-        .map(|e| e.expect("entry").path())
-        .find(|p| p.extension().is_some_and(|x| x == "toml"))
-        .expect("a written case");
+/// The `run --suite` replay of the case written for the campaign's first counted finding (its
+/// `replay:` line names it; a flaky finding before it is written too), with `target` flags:
+/// its exit code and output.
+fn replayed(words: &str, target: &[&str]) -> (Option<i32>, String) {
+    let case = words
+        .lines()
+        .skip_while(|l| !l.starts_with("finding: "))
+        .find_map(|l| l.strip_prefix("  replay: "))
+        .and_then(|replay| {
+            let words: Vec<&str> = replay.split_whitespace().collect();
+            let at = words.iter().position(|w| *w == "--suite")?;
+            words.get(at + 1).map(|p| std::path::PathBuf::from(*p))
+        })
+        .expect("a counted finding's replay line");
     let output = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
         .args(["run", "hpd", "--strict", "--suite"])
         .arg(&case)
@@ -133,7 +140,7 @@ pub(super) fn a_paced_agents_turn_end_findings_replay_every_time() {
             problems.push(format!("{fault} on {where_}: no {rule} finding 3/3"));
         } else {
             let flags: Vec<&str> = target_flags.iter().map(String::as_str).collect();
-            let (code, shown) = replayed(dir.path(), &flags);
+            let (code, shown) = replayed(&words, &flags);
             if code != Some(1) || !shown.contains(rule) || !shown.contains("1 cases") {
                 problems.push(format!("{fault} on {where_}: replay {code:?}:\n{shown}"));
             }
@@ -214,9 +221,17 @@ pub(super) fn a_bug_only_overlapping_runs_show_is_replayed_among_them() {
         .chain(&flags)
         .copied()
         .collect();
-    let (code, shown) = replayed(dir.path(), &target);
-    assert!(
-        code == Some(1) && shown.contains("HPD-STREAM-001"),
-        "replay {code:?}:\n{shown}\n{words}"
-    );
+    // Its company's turns must overlap its own again, which the load decides as it did for
+    // the campaign's runs (a run whose company did not overlap it was called flaky, in CI):
+    // three goes, each miss printed.
+    let mut missed = Vec::new();
+    for _ in 0..3 {
+        let (code, shown) = replayed(&words, &target);
+        if code == Some(1) && shown.contains("HPD-STREAM-001") {
+            return;
+        }
+        eprintln!("the company's replay missed: {code:?}\n{shown}");
+        missed.push(format!("replay {code:?}:\n{shown}"));
+    }
+    panic!("{}\n{words}", missed.join("\n"));
 }
