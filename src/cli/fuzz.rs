@@ -181,43 +181,35 @@ fn finding_lines(finding: &Finding, replay: &str) -> String {
     let f = &finding.failure;
     let mut lines = Vec::new();
     let among = company_words(&finding.company);
-    match (finding.reproduces(), finding.needs_company.is_some()) {
-        (true, false) => {
-            lines.push(format!(
-                "finding: {} ({}) in run {}: {}",
-                f.rule, f.verdict, finding.run, f.message
-            ));
-            lines.push(format!(
+    let counted = match finding.reproduces() {
+        true => "finding",
+        false => "flaky",
+    };
+    lines.push(format!(
+        "{counted}: {} ({}) in run {}: {}",
+        f.rule, f.verdict, finding.run, f.message
+    ));
+    lines.push(
+        match (finding.reproduces(), finding.needs_company.is_some()) {
+            (true, false) => format!(
                 "  shrunk from {} to {} steps; reproduced {}/{}{}",
                 finding.steps_before,
                 finding.steps_after,
                 finding.reproduced,
                 finding.attempts,
                 if finding.is_flaky() { " (flaky)" } else { "" }
-            ));
-        }
-        (true, true) => {
-            lines.push(format!(
-                "finding: {} ({}) in run {}: {}",
-                f.rule, f.verdict, finding.run, f.message
-            ));
-            lines.push(format!(
+            ),
+            (true, true) => format!(
                 "  failed again as it ran ({among}) in a frame the target sent, never alone \
-                 ({}/{}): the runs it ran among are part of it",
+             ({}/{}): the runs it ran among are part of it",
                 finding.reproduced, finding.attempts
-            ));
-        }
-        (false, _) => {
-            lines.push(format!(
-                "flaky: {} ({}) in run {}: {}",
-                f.rule, f.verdict, finding.run, f.message
-            ));
-            lines.push(format!(
+            ),
+            (false, _) => format!(
                 "  did not fail again in {} replays alone, as it ran: not counted",
                 finding.attempts
-            ));
-        }
-    }
+            ),
+        },
+    );
     if !finding.replays.is_empty() {
         lines.push(format!(
             "  replays: {}",

@@ -7,7 +7,7 @@
 //! reproduced.
 
 use super::case::{case_for, sequences, FuzzRun};
-use super::company::{companions, Companions, Company, RunLog};
+use super::company::{companions, Company, RunLog};
 use super::confirm::{absorb, accounted_for, confirm, Candidate};
 pub use super::failure::{failure_of, Failure};
 use super::replays::Replay;
@@ -22,6 +22,7 @@ use crate::verdict::Verdict;
 use crate::workers::{self, LocalTarget, Workers, WorkersError};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::TestRunner;
 use std::collections::BTreeSet;
 
 /// What a fuzz run found.
@@ -294,10 +295,11 @@ async fn campaign(
     // started (whose whole work would count against its case's budget).
     let slots = (waiting > 0).then(|| WorkSlots::new(working, LEND_AFTER));
     let mut free: Option<Slot> = None;
-    // Failed runs no finding accounts for yet, with the worker each ran on. While there are
-    // any, no new run starts: the runs under way finish, then these are confirmed, lowest run
-    // first, alone, so a seed reports the same runs whatever finished first.
-    let mut pending: Vec<(Candidate, usize)> = Vec::new();
+    // Failed runs no finding accounts for yet, with the generator each was drawn from. While
+    // there are any, no new run starts: the runs under way finish, then these are confirmed
+    // (with their company, now every run beside them is over), lowest run first, so a seed
+    // reports the same runs whatever finished first.
+    let mut pending: Vec<(u64, TestRunner, Failed)> = Vec::new();
     // Workers whose runs reach one target: their runs kept each other company.
     let same_target = |a: usize, b: usize| shared_cfgs[a].target_url == shared_cfgs[b].target_url;
     loop {
@@ -342,10 +344,10 @@ async fn campaign(
         }
         if running.is_empty() && !pending.is_empty() {
             let began = std::time::Instant::now();
-            pending.sort_by_key(|(candidate, _)| candidate.run);
-            for (mut candidate, worker) in std::mem::take(&mut pending) {
+            pending.sort_by_key(|(run, _, _)| *run);
+            for (run, draw, failed) in std::mem::take(&mut pending) {
                 let counted = outcome.reproduced();
-                let (rule, shape) = (&candidate.failure.rule, &candidate.shape);
+                let (rule, shape) = (&failed.failure.rule, &failed.shape);
                 if accounted_for(&mut outcome.findings, rule, shape) {
                     continue;
                 }
@@ -355,13 +357,22 @@ async fn campaign(
                 // Confirming goes to the target the run failed on: the copy its worker
                 // started, if the workers started copies.
                 let found_on = RunConfig {
-                    target_url: shared_cfgs[worker].target_url.clone(),
+                    target_url: shared_cfgs[failed.worker].target_url.clone(),
                     ..run_cfg.clone()
                 };
                 // The runs it ran among, drawn again (every run before it is over).
-                let who = log.company(candidate.run, &same_target);
-                candidate.company =
-                    companions(protocol, profile, &strategy, &log, who, cfg.seed, &found_on)?;
+                let who = log.company(run, &same_target);
+                let candidate = Candidate {
+                    run,
+                    draw,
+                    case: failed.case,
+                    result: failed.result,
+                    failure: failed.failure,
+                    shape: failed.shape,
+                    company: companions(
+                        protocol, profile, &strategy, &log, who, cfg.seed, &found_on,
+                    )?,
+                };
                 let finding = confirm(
                     protocol, profile, &strategy, cfg, &found_on, candidate, progress,
                 )
@@ -422,23 +433,7 @@ async fn campaign(
         let Some(draw) = log.draw(run) else {
             return Err(FuzzError::Strategy(format!("run {run} lost its sequence")));
         };
-        let Failed {
-            case,
-            result,
-            failure,
-            shape,
-            worker,
-        } = failed;
-        let candidate = Candidate {
-            run,
-            draw,
-            case,
-            result,
-            failure,
-            shape,
-            company: Companions::default(),
-        };
-        pending.push((candidate, worker));
+        pending.push((run, draw, failed));
     }
     drop(running);
     outcome.lent = slots.as_ref().map_or(0, WorkSlots::lent);

@@ -42,7 +42,7 @@ impl Replay {
 /// Replays `case` as it ran: the run before it first, to its end, then `case` with the runs
 /// beside it all at once, on the same target. Only `case`'s result is judged; its company's
 /// are dropped.
-pub(super) async fn as_it_ran(
+async fn as_it_ran(
     protocol: &dyn Protocol,
     case: &Case,
     company: &Companions,

@@ -141,13 +141,24 @@ fn fuzz_with(
         rule,
         finding,
         flaky: first_finding_flaky(&stdout),
-        replay: stdout
-            .lines()
-            .skip_while(|l| !l.starts_with("finding: "))
-            .find_map(|l| l.strip_prefix("  replay: "))
-            .map(str::to_owned),
+        replay: first_finding_replay(&stdout).map(str::to_owned),
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     }
+}
+
+/// The `replay:` command printed under a campaign's first counted finding (a flaky one before
+/// it has its own, not this one).
+fn first_finding_replay(stdout: &str) -> Option<&str> {
+    stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("finding: "))
+        .find_map(|l| l.strip_prefix("  replay: "))
+}
+
+/// The suite file a replay command's words name (`--suite FILE`).
+fn suite_named(words: &[String]) -> Option<&str> {
+    let at = words.iter().position(|w| w == "--suite")?;
+    words.get(at + 1).map(String::as_str)
 }
 
 /// The first finding's `reproduced A/B` line says it did not reproduce every time (a

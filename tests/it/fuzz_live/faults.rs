@@ -2,7 +2,7 @@
 //! rules, and replayed by the command its campaign printed (part of `fuzz_live`, whose checks
 //! run side by side).
 
-use super::{fuzz_with, Fuzzed, PARALLEL_FUZZERS};
+use super::{fuzz_with, suite_named, Fuzzed, PARALLEL_FUZZERS};
 use std::process::Command;
 use wireprobe::reference;
 
@@ -34,10 +34,7 @@ fn replay_misses(fuzzed: &Fuzzed, rule: &str) -> Option<String> {
     // its replays, and so does its printed replay here; every miss is printed, with its case,
     // for the next look (beside a dozen campaigns on two cores, Nuum's `fail` turn replays
     // were seen to pass at the first go).
-    let case = args
-        .iter()
-        .position(|a| a == "--suite")
-        .and_then(|at| args.get(at + 1))
+    let case = suite_named(args)
         .and_then(|path| std::fs::read_to_string(path).ok())
         .unwrap_or_default();
     let mut last = None;

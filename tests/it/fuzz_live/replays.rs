@@ -4,9 +4,10 @@
 //! (a conversation per run) and against one agent all runs share (started apart, as a user's
 //! own is). Before each run waited out the turns it started, these reproduced 0 to 2 of 3.
 
-use super::on_threads;
+use super::{first_finding_replay, on_threads, suite_named};
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
+use wireprobe::transport::stdio::split_command;
 
 /// `wireprobe serve hpd` with `args`, listening on a free port: the process and its URL.
 fn served_hpd(args: &[&str]) -> (Child, String) {
@@ -77,19 +78,12 @@ fn reproduced_every_time(words: &str, rule: &str) -> bool {
 /// `replay:` line names it; a flaky finding before it is written too), with `target` flags:
 /// its exit code and output.
 fn replayed(words: &str, target: &[&str]) -> (Option<i32>, String) {
-    let case = words
-        .lines()
-        .skip_while(|l| !l.starts_with("finding: "))
-        .find_map(|l| l.strip_prefix("  replay: "))
-        .and_then(|replay| {
-            let words: Vec<&str> = replay.split_whitespace().collect();
-            let at = words.iter().position(|w| *w == "--suite")?;
-            words.get(at + 1).map(|p| std::path::PathBuf::from(*p))
-        })
-        .expect("a counted finding's replay line");
+    let replay = first_finding_replay(words).expect("a counted finding's replay line");
+    let replay = split_command(replay).expect("a command line");
+    let case = suite_named(&replay).expect("the replay names its suite");
     let output = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
         .args(["run", "hpd", "--strict", "--suite"])
-        .arg(&case)
+        .arg(case)
         .args(target)
         .output()
         .expect("wireprobe run runs");
