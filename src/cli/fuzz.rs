@@ -412,6 +412,18 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
+/// `text` as the rest of one TOML comment line: a comment holds no control character but tab
+/// (a message quoting the target's bytes may hold a carriage return or a NUL), so each is
+/// written escaped, as Rust writes it (`\r`, `\u{0}`).
+fn comment_text(text: &str) -> String {
+    text.chars()
+        .map(|c| match c.is_control() && c != '\t' {
+            true => c.escape_default().to_string(),
+            false => c.to_string(),
+        })
+        .collect()
+}
+
 /// Writes `PROTOCOL-sSEED-rRUN.toml` (the case) and `.ndjson` (its transcript) under `out`.
 fn write_finding(out: &Path, p: &dyn Protocol, seed: u64, finding: &Finding) -> Result<PathBuf> {
     std::fs::create_dir_all(out)?;
@@ -429,7 +441,7 @@ fn write_finding(out: &Path, p: &dyn Protocol, seed: u64, finding: &Finding) -> 
             (true, true) => " alone; it failed again as it ran, beside its company",
             (false, _) => " (flaky: it never failed again alone, and is not counted)",
         },
-        finding.failure.message.replace('\n', " ")
+        comment_text(&finding.failure.message)
     );
     let among = company_words(&finding.company);
     let header = match finding.replays.is_empty() {
@@ -482,6 +494,16 @@ mod tests {
             nothing_found(&lost),
             "nothing found in the 3995 runs judged; 5 of 4000 tested nothing (above)"
         );
+    }
+
+    /// A finding's words quoting a target's bytes keep its written suite readable: the
+    /// comment carries them escaped (a NUL in a comment fails the whole file's parse).
+    #[test]
+    fn a_message_with_control_characters_is_a_comment_toml_reads() {
+        let line = format!("# {}\nx = 1\n", comment_text("a\r\u{0}b\u{7f}\tc\nd\u{1b}"));
+        assert_eq!(line, "# a\\r\\u{0}b\\u{7f}\tc\\nd\\u{1b}\nx = 1\n");
+        let read: toml::Value = toml::from_str(&line).expect("the comment is valid TOML");
+        assert_eq!(read["x"].as_integer(), Some(1));
     }
 
     #[test]
