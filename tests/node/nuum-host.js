@@ -16,7 +16,11 @@ const readline = require("readline");
 const args = process.argv.slice(2);
 const writes = (args.find((a) => a.startsWith("--writes=")) || "").slice("--writes=".length);
 const command = args.filter((a) => !a.startsWith("--writes=")).join(" ") || process.env.WIREPROBE_AGENT;
-const agent = spawn(command, { shell: true, stdio: ["pipe", "pipe", "inherit"] });
+// Writing early, the agent starts only once its first line is in its stdin: the shell reads a
+// line of its own first (a shell's `read` takes no byte past its line), so the status line is
+// written before the agent exists, however late this process is scheduled after the spawn.
+const started = writes === "early" ? `read -r _go; exec ${command}` : command;
+const agent = spawn(started, { shell: true, stdio: ["pipe", "pipe", "inherit"] });
 let sent = 0;
 
 function send(message) {
@@ -44,7 +48,7 @@ function next() {
   send({ type: "user", message: { role: "user", content: `Message ${sent} from the Node host` } });
 }
 
-if (writes === "early") agent.stdin.write(JSON.stringify({ type: "control", action: "status" }) + "\n");
+if (writes === "early") agent.stdin.write("go\n" + JSON.stringify({ type: "control", action: "status" }) + "\n");
 
 readline.createInterface({ input: agent.stdout }).on("line", (line) => {
   let event;
