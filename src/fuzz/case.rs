@@ -192,6 +192,8 @@ pub fn case_for(
     // A valid event the spec lets the target answer with an error was sent since the last
     // time the connection settled.
     let mut unsettled = false;
+    // Input that may have set work going was sent since the last time the target settled.
+    let mut working = false;
     for s in run.steps {
         let (original, mutated) = match s {
             FuzzStep::Valid(e) => (e, None),
@@ -206,9 +208,13 @@ pub fn case_for(
         };
         let Some((m, input)) = mutated else {
             let open = profile.answer_open(&original);
+            let starts = profile.starts_work(&original);
             let Some(action) = valid_action(profile, original) else {
                 continue;
             };
+            if starts && std::mem::replace(&mut working, true) {
+                out.push(Step::new(Wait::settled(profile.settle_ms(step_ms))));
+            }
             unsettled |= open;
             out.push(step(action, None));
             continue;
@@ -221,7 +227,11 @@ pub fn case_for(
         if std::mem::take(&mut unsettled) || m.answer == Answer::Sequence {
             let tag = out.len() as u64;
             out.extend(settle(profile, tag, step_ms));
+            // A settle without a sync message waits for the target to go idle.
+            working &= profile.sync(tag).is_some();
         }
+        // A scenario sets its own work going (a slow turn it may leave running).
+        working |= m.answer == Answer::Sequence || profile.starts_work(&original);
         out.push(step(action, None));
         match m.answer {
             Answer::Error(code) => out.push(step(
@@ -541,60 +551,5 @@ fn raw_action(profile: &dyn FuzzProfile, bytes: &[u8]) -> Action {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn hpd() -> (&'static dyn Protocol, &'static dyn FuzzProfile) {
-        let protocol = crate::protocol::get("hpd").expect("hpd");
-        let profile = protocol.fuzzing_as(None).expect("fuzzable");
-        (protocol, profile)
-    }
-
-    fn settles_for(step: &Step, ms: u64) -> bool {
-        matches!(&step.action, Action::Wait(w) if w.pause.settled && w.pause.ms == ms)
-    }
-
-    /// A generated HPD case waits, before its probe after a bad input and at its end, until
-    /// the agent's turns have ended (up to the step timeout), and requires the transport the
-    /// campaign ran over: the frames its verdict depends on are its own, and its replay goes
-    /// where the run went.
-    #[test]
-    fn a_generated_case_waits_out_its_turns_and_pins_its_transport() {
-        let (protocol, profile) = hpd();
-        let mut on = RunConfig::new("http://127.0.0.1:1/{case}");
-        on.step_timeout = std::time::Duration::from_millis(1234);
-        let input = json!({"version": "1.0", "type": "USER_TEXT_INPUT", "text": "hello"});
-        let run = FuzzRun {
-            opening: Opening::Handshake(None),
-            steps: vec![
-                FuzzStep::Valid(input.clone()),
-                FuzzStep::Mutated {
-                    base: input,
-                    mutator: 0,
-                    seed: 1,
-                },
-            ],
-        };
-        let case = case_for(protocol, profile, "c", run, &on);
-        assert!(
-            settles_for(case.steps.last().expect("steps"), 1234),
-            "{:#?}",
-            case.steps
-        );
-        let discard = case
-            .steps
-            .iter()
-            .rposition(|s| matches!(s.action, Action::Discard(_)))
-            .expect("the probe's discard");
-        assert!(
-            settles_for(&case.steps[discard - 1], 1234),
-            "{:#?}",
-            case.steps
-        );
-        assert_eq!(
-            case.requires,
-            vec![Requirement::Transport(TransportKind::Sse)]
-        );
-    }
-}
+#[path = "case_tests.rs"]
+mod tests;

@@ -202,6 +202,16 @@ pub trait FuzzProfile: Send + Sync {
         false
     }
 
+    /// True when what this valid event means depends on whether the target is still working
+    /// on earlier input (a Nuum user line starts a turn of its own when the agent is idle, and
+    /// is injected into the turn that runs otherwise). The fuzzer lets the target settle before
+    /// such an event when earlier input may have set work going, so a run means the same
+    /// alone, loaded or replayed; a scenario that wants it sent mid-way says so itself.
+    fn starts_work(&self, event: &Value) -> bool {
+        let _ = event;
+        false
+    }
+
     /// A message whose answer is its own (`tag` makes it unique within a run): once it is
     /// answered, every earlier input has been answered too. `None`: the protocol has none.
     fn sync(&self, tag: u64) -> Option<SyncPoint> {

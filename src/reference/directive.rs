@@ -31,6 +31,9 @@ pub enum Directive {
     Continue(u32),
     /// `slow MS`: a turn that lasts MS ms (at most [`MAX_SLOW_MS`]).
     Slow(u64),
+    /// `slow-tool MS`: a tool call whose result comes MS ms later (at most [`MAX_SLOW_MS`]),
+    /// then more output: a message sent meanwhile has a next model call to be injected before.
+    SlowTool(u64),
     /// `fail`: the turn fails.
     Fail,
     /// `task research TEXT`: a background research task.
@@ -80,6 +83,7 @@ impl Directive {
             "clarify" => Directive::Clarify(named()),
             "continue" => Directive::Continue(args.parse::<u32>().ok()?.clamp(1, MAX_ITERATIONS)),
             "slow" => Directive::Slow(args.parse::<u64>().ok()?.min(MAX_SLOW_MS)),
+            "slow-tool" => Directive::SlowTool(args.parse::<u64>().ok()?.min(MAX_SLOW_MS)),
             "fail" => Directive::Fail,
             "task" if first == "research" => Directive::Research(more.to_owned()),
             "alarm" => Directive::Alarm {
@@ -188,6 +192,10 @@ mod tests {
         assert_eq!(
             Directive::parse("wireprobe: slow 18446744073709551615"),
             Directive::Slow(MAX_SLOW_MS)
+        );
+        assert_eq!(
+            Directive::parse("wireprobe: slow-tool 18446744073709551615"),
+            Directive::SlowTool(MAX_SLOW_MS)
         );
         assert_eq!(
             Directive::parse("wireprobe: continue 99"),

@@ -172,6 +172,12 @@ impl FuzzProfile for NuumFuzz {
         event["type"] == "control" && event["action"] == "interrupt"
     }
 
+    /// A user line: a turn of its own when the agent is idle, injected into one that runs
+    /// (§Mid-Turn Message Injection), where its directive is never obeyed.
+    fn starts_work(&self, event: &Value) -> bool {
+        is_user(event)
+    }
+
     fn probe(&self) -> Probe {
         Probe {
             sends: vec![json!({"type": "control", "action": "heartbeat"})],

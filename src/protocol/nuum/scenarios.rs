@@ -1,6 +1,7 @@
 //! Nuum flows the fuzzer drives through the README's directives, each ending in what the spec
 //! says the process owes: a turn interrupted mid-way ends `cancelled` (NUUM-CTL-001), a
-//! message sent mid-turn is `queued` (NUUM-INJ-001), a failing turn still ends with a result
+//! message sent mid-turn is `queued` (NUUM-INJ-001) and, sent while a tool runs, injected
+//! before the output after its result (NUUM-INJ-002), a failing turn still ends with a result
 //! (NUUM-RES-001), a research task is announced by a tasks snapshot (NUUM-TASK-003), a message
 //! of text blocks starts a turn that ends in a result (NUUM-TURN-002), `status` is answered
 //! with `status_response` (NUUM-CTL-002), and a restart on the same database keeps the
@@ -45,6 +46,10 @@ pub static MUTATORS: &[Mutator] = &[
         e,
         "wireprobe: slow 1000"
     )),
+    sequence_mutator!("message-mid-tool", "NUUM-INJ-002", |e, _| saying(
+        e,
+        "wireprobe: slow-tool 1000"
+    )),
     sequence_mutator!("failing-turn", "NUUM-RES-001", |e, _| saying(
         e,
         "wireprobe: fail"
@@ -85,6 +90,22 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
         "message-mid-turn" => vec![
             slow_started(),
             Oracle::Send(user("wireprobe-mid-turn")),
+            Oracle::Reply {
+                patterns: vec![json!({"type": "system", "subtype": "queued"})],
+                rule: "NUUM-INJ-001",
+                scenario: false,
+            },
+        ],
+        // A message queued while a tool runs has the model call after its result to be
+        // injected before (the checker judges the output that follows, NUUM-INJ-002).
+        "message-mid-tool" => vec![
+            Oracle::Reply {
+                patterns: vec![json!({"type": "assistant",
+                    "message": {"content": {"$contains": {"type": "tool_use"}}}})],
+                rule: "NUUM-INJ-002",
+                scenario: true,
+            },
+            Oracle::Send(user("wireprobe-mid-tool")),
             Oracle::Reply {
                 patterns: vec![json!({"type": "system", "subtype": "queued"})],
                 rule: "NUUM-INJ-001",

@@ -203,8 +203,9 @@ impl Turn {
                 self.text(&text).await?;
             }
             // HPD's agent has no background tasks, alarms, audio, views, client tools, state,
-            // steps, interrupts or chunked text: those are text.
+            // steps, interrupts, chunked text or slow tools: those are text.
             Directive::Chat(_)
+            | Directive::SlowTool(_)
             | Directive::Research(_)
             | Directive::Alarm { .. }
             | Directive::Audio(_)

@@ -105,6 +105,15 @@ impl TurnCtx {
                     .await;
                 Outcome::Success("slow: done".into())
             }
+            Directive::SlowTool(ms) => {
+                let input = json!({"ms": ms});
+                let took = Duration::from_millis(ms);
+                self.call_tool_taking(echo, input, format!("waited {ms} ms"), took)
+                    .await;
+                self.say(self.words("slow: done", "Finished the long job."))
+                    .await;
+                Outcome::Success("slow: done".into())
+            }
             Directive::Research(description) => {
                 let id = self.next_id("bgtask");
                 let task = json!({"id": id, "type": "research", "description": description,
@@ -205,12 +214,21 @@ impl TurnCtx {
 
     /// A tool_use and, once "executed", its result.
     async fn call_tool(&self, name: &str, input: Value, content: String) {
+        self.call_tool_taking(name, input, content, Duration::ZERO)
+            .await
+    }
+
+    /// [`Self::call_tool`] with a tool that runs for `took`.
+    async fn call_tool_taking(&self, name: &str, input: Value, content: String, took: Duration) {
         let id = self.next_id("call");
         let mut block = json!({"type": "tool_use", "id": id, "name": name, "input": input});
         if self.faults.has("tool-use-without-input") {
             block.as_object_mut().map(|b| b.remove("input"));
         }
         self.assistant(vec![block]).await;
+        if !took.is_zero() {
+            tokio::time::sleep(took).await;
+        }
         let answered = if self.faults.has("tool-result-wrong-id") {
             "call_unknown".to_owned()
         } else {
