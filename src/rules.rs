@@ -89,6 +89,13 @@ pub struct Unjudged {
     pub why: &'static str,
 }
 
+/// Each rule of every catalogue as a constant (`NUUM-INJ-002` is `ids::NUUM_INJ_002`), which
+/// the code names rules by, so a misspelt one does not build; and where the code names each
+/// (`build.rs` makes both from the catalogues).
+pub mod ids {
+    include!(concat!(env!("OUT_DIR"), "/rule_ids.rs"));
+}
+
 /// Joins the excerpts of a [`Rule::quote`].
 pub const QUOTE_SEPARATOR: &str = " … ";
 
@@ -173,6 +180,89 @@ macro_rules! spec_rule {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The constants are the catalogues' rules, no more and no fewer: `build.rs` reads the
+    /// catalogues as text, and this holds what it read against what they are.
+    #[test]
+    fn each_rule_has_its_constant_and_each_constant_a_rule() {
+        let mut catalogued: Vec<&str> = crate::protocol::all()
+            .iter()
+            .flat_map(|p| p.rules().iter().map(|r| r.id))
+            .collect();
+        catalogued.sort_unstable();
+        catalogued.dedup();
+        let mut constants: Vec<&str> = ids::ALL.iter().map(|(_, id)| *id).collect();
+        constants.sort_unstable();
+        assert_eq!(constants, catalogued);
+        for (name, id) in ids::ALL {
+            assert_eq!(name.replace('_', "-"), *id);
+        }
+    }
+
+    /// Outside the catalogues and tests the code names a rule by its constant, never by a
+    /// string: a string in a rule's shape (`AREA-WORDS-NNN`) is a rule misspelt or named
+    /// around the compiler's check.
+    #[test]
+    fn the_code_names_rules_by_their_constants() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut todo = vec![src];
+        let mut strings = Vec::new();
+        while let Some(dir) = todo.pop() {
+            for entry in std::fs::read_dir(&dir).expect("src is readable").flatten() {
+                let path = entry.path();
+                let name = path.to_string_lossy().into_owned();
+                if path.is_dir() {
+                    todo.push(path);
+                    continue;
+                }
+                if !name.ends_with(".rs")
+                    || name.ends_with("rules.rs")
+                    || name.ends_with("_tests.rs")
+                {
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).expect("a source file");
+                let lines: Vec<&str> = text.lines().collect();
+                for (at, line) in lines.iter().enumerate() {
+                    // An inline test module closes a file, by this project's habit.
+                    let next = lines.get(at + 1).copied().unwrap_or_default();
+                    if line.trim_start().starts_with("#[cfg(test)]") && next.contains('{') {
+                        break;
+                    }
+                    if line.trim_start().starts_with("//") {
+                        continue;
+                    }
+                    let shaped = line
+                        .split('"')
+                        .skip(1)
+                        .step_by(2)
+                        .filter(|s| looks_like_a_rule(s));
+                    strings.extend(shaped.map(|s| format!("{name}:{}: \"{s}\"", at + 1)));
+                }
+            }
+        }
+        // Made here, or the walk of every id named in the tree would find it (tests/it/rule_ids.rs).
+        let misspelt = format!("NUUM-{}-002", "IJN");
+        assert!(looks_like_a_rule(&misspelt) && !looks_like_a_rule("NUUM_INJ_002"));
+        assert!(
+            strings.is_empty(),
+            "name these by their constants (crate::rules::ids):\n{}",
+            strings.join("\n")
+        );
+    }
+
+    fn looks_like_a_rule(s: &str) -> bool {
+        let parts: Vec<&str> = s.split('-').collect();
+        parts.len() >= 3
+            && parts.iter().all(|p| {
+                !p.is_empty()
+                    && p.chars()
+                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+            })
+            && parts
+                .last()
+                .is_some_and(|p| p.len() == 3 && p.chars().all(|c| c.is_ascii_digit()))
+    }
 
     #[test]
     fn a_rule_is_found_by_id_as_a_scan_finds_it() {

@@ -125,7 +125,7 @@ pub struct Mutator {
 /// comes from the profile's [`FuzzProfile::oracles`].
 #[macro_export]
 macro_rules! sequence_mutator {
-    ($name:literal, $breaks:literal, $apply:expr) => {
+    ($name:literal, $breaks:expr, $apply:expr) => {
         $crate::fuzz::Mutator {
             name: $name,
             breaks: $breaks,

@@ -29,6 +29,9 @@ pub struct Descriptor {
     /// The suite that judges a client (`run --client`), compiled in likewise; empty while the
     /// protocol has none.
     pub client_suite: &'static [(&'static str, &'static str)],
+    /// `suites/ID/ERRATA.md`, compiled in: the readings of the spec where it is ambiguous
+    /// or silent, which `wireprobe explain` quotes beside the rules they name.
+    pub errata: &'static str,
     /// The routes of the SSE + HTTP binding, for protocols that have one.
     pub http_routes: Option<HttpRoutes>,
     /// False when a connection is ready as soon as it opens (no handshake to send or wait for).
@@ -55,6 +58,19 @@ macro_rules! bundled_suite {
             $file,
             include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/suites/", $protocol, "/", $file)),
         )),+]
+    };
+}
+
+/// A protocol's `suites/ID/ERRATA.md` for its [`Descriptor`], compiled into the binary.
+#[macro_export]
+macro_rules! bundled_errata {
+    ($protocol:literal) => {
+        include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/suites/",
+            $protocol,
+            "/ERRATA.md"
+        ))
     };
 }
 
@@ -101,6 +117,10 @@ impl dyn Protocol {
 
     pub fn bundled_suite(&self) -> &'static [(&'static str, &'static str)] {
         self.descriptor().suite
+    }
+
+    pub fn errata(&self) -> &'static str {
+        self.descriptor().errata
     }
 
     pub fn http_routes(&self) -> Option<HttpRoutes> {

@@ -32,7 +32,7 @@ pub struct Fault {
 /// A [`Fault`]: `fault!("name", ["RULE-ID", ...], "what it does")`.
 #[macro_export]
 macro_rules! fault {
-    ($name:literal, [$($rule:literal),+ $(,)?], $description:literal $(,)?) => {
+    ($name:literal, [$($rule:expr),+ $(,)?], $description:literal $(,)?) => {
         $crate::reference::Fault { name: $name, breaks: &[$($rule),+], description: $description }
     };
 }

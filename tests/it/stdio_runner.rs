@@ -36,6 +36,7 @@ static LINES: Descriptor = Descriptor {
     token_placement: TokenPlacement::Query,
     suite: &[],
     client_suite: &[],
+    errata: "",
     http_routes: None,
     has_handshake: true,
     target_speaks_first: false,

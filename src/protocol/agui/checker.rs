@@ -6,6 +6,11 @@ use super::conversation::Conversation;
 use super::lifecycle::Place;
 use super::{http, identity, lifecycle, patches, steps, streams, subagents, tools, validate};
 use crate::protocol::{Checker, Observed};
+use crate::rules::ids::{
+    AGUI_HTTP_001, AGUI_HTTP_002, AGUI_HTTP_003, AGUI_HTTP_004, AGUI_HTTP_005, AGUI_IN_001,
+    AGUI_IN_002, AGUI_IN_003, AGUI_RUN_005, AGUI_TOOL_001, AGUI_TOOL_002, AGUI_TOOL_003,
+    AGUI_TOOL_004, AGUI_VAL_001, AGUI_VER_002,
+};
 use crate::rules::{Unjudged, Violation};
 use crate::transcript::Direction;
 use serde_json::Value;
@@ -24,41 +29,41 @@ pub struct AguiChecker {
 /// Rules only an input decides, and why a stream shown without one leaves them unjudged.
 const NEED_INPUT: &[(&str, &str)] = &[
     (
-        "AGUI-IN-001",
+        AGUI_IN_001,
         "no input was shown, so whether it was malformed is not known",
     ),
     (
-        "AGUI-IN-002",
+        AGUI_IN_002,
         "no input was shown, so whether it was valid is not known",
     ),
     (
-        "AGUI-IN-003",
+        AGUI_IN_003,
         "no input was shown, so whether it was malformed is not known",
     ),
     (
-        "AGUI-VER-002",
+        AGUI_VER_002,
         "no input was shown, so whether it declared a newer version is not known",
     ),
     (
-        "AGUI-TOOL-001",
+        AGUI_TOOL_001,
         "no input was shown, so which tools are the client's own is not known",
     ),
     (
-        "AGUI-TOOL-002",
+        AGUI_TOOL_002,
         "no input was shown, so which tools are the client's own is not known",
     ),
     (
-        "AGUI-TOOL-003",
+        AGUI_TOOL_003,
         "no input was shown, so which tools are the client's own is not known",
     ),
     (
-        "AGUI-TOOL-004",
+        AGUI_TOOL_004,
         "no input was shown, so which tools are the client's own is not known",
     ),
 ];
 
 /// Rules the HTTP head of an answer decides.
-const NEED_HEAD: &[&str] = &["AGUI-HTTP-001", "AGUI-HTTP-002", "AGUI-HTTP-003"];
+const NEED_HEAD: &[&str] = &[AGUI_HTTP_001, AGUI_HTTP_002, AGUI_HTTP_003];
 
 impl Checker for AguiChecker {
     fn observe(
@@ -111,13 +116,13 @@ impl Checker for AguiChecker {
             (Direction::Server, Observed::Garbage(text)) if !conv.answering_broken() => {
                 let shown: String = text.chars().take(80).collect();
                 out.push(Violation::new(
-                    "AGUI-VAL-001",
+                    AGUI_VAL_001,
                     format!("an SSE event whose data is not one JSON event: {shown:?}"),
                 ));
             }
             (Direction::Server, Observed::Binary(len)) if !conv.answering_broken() => {
                 out.push(Violation::new(
-                    "AGUI-HTTP-004",
+                    AGUI_HTTP_004,
                     format!("a protobuf frame of {len} bytes that does not decode as an event"),
                 ));
             }
@@ -125,7 +130,7 @@ impl Checker for AguiChecker {
                 if what == crate::transport::sse::CR_LINE_ENDS && !conv.answering_broken() =>
             {
                 out.push(Violation::new(
-                    "AGUI-HTTP-005",
+                    AGUI_HTTP_005,
                     "the event stream ends its lines with CR (CR LF or CR): the binding pins LF",
                 ));
             }
@@ -150,7 +155,7 @@ impl Checker for AguiChecker {
         }
         if self.stream_open {
             out.push(Unjudged {
-                rule: "AGUI-RUN-005",
+                rule: AGUI_RUN_005,
                 why: "what was shown stops before the answer's stream ended (a capture cut short), so whether it ended after a terminal event is not known",
             });
         }
@@ -180,7 +185,7 @@ impl AguiChecker {
         let newer = conv.run.as_ref().is_some_and(|r| r.speaks_newer());
         let before = out.len();
         let shaped = validate::shape(event, newer, out);
-        if out[before..].iter().any(|v| v.rule == "AGUI-VAL-001") {
+        if out[before..].iter().any(|v| v.rule == AGUI_VAL_001) {
             if let Some(run) = conv.run.as_mut() {
                 run.malformed = true;
             }

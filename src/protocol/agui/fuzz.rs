@@ -6,6 +6,7 @@
 
 use super::schema::{schema, Flaw};
 use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe};
+use crate::rules::ids::{AGUI_IN_001, AGUI_IN_002, AGUI_RUN_001};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -54,8 +55,8 @@ fn run_input() -> BoxedStrategy<Value> {
     .boxed()
 }
 
-const MALFORMED: &str = "AGUI-IN-001";
-const UNFAMILIAR: &str = "AGUI-IN-002";
+const MALFORMED: &str = AGUI_IN_001;
+const UNFAMILIAR: &str = AGUI_IN_002;
 
 macro_rules! malformed {
     ($name:literal, $apply:expr) => {
@@ -126,7 +127,7 @@ static MUTATORS: &[Mutator] = &[
         mutate::set(e, "/messages/0/role", wrong).map(Input::Event)
     }),
     // Valid input a producer meets rarely: it is served (the oracle waits for the run).
-    crate::sequence_mutator!("unknown-member", "AGUI-IN-002", |e, rng| {
+    crate::sequence_mutator!("unknown-member", AGUI_IN_002, |e, rng| {
         let key = rng.pick(&["wireprobeFuture", "extensions", "x_client"]);
         mutate::set(e, &format!("/{key}"), json!({"enabled": true})).map(Input::Event)
     }),
@@ -179,7 +180,7 @@ impl FuzzProfile for AguiFuzz {
             // A malformed input is refused, not the agent stopped: a refusal that leaves no
             // agent behind is no refusal the binding names.
             rule: MALFORMED,
-            answered_by: "AGUI-RUN-001",
+            answered_by: AGUI_RUN_001,
             ended: Some(MALFORMED),
             scenario: false,
         }

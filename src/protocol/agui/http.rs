@@ -7,6 +7,10 @@
 use super::conversation::{version, Answer, Conversation, Input, Standing};
 use super::schema::{schema, Flaw};
 use super::PROTO_MEDIA_TYPE;
+use crate::rules::ids::{
+    AGUI_HTTP_001, AGUI_HTTP_002, AGUI_HTTP_003, AGUI_IN_001, AGUI_IN_002, AGUI_IN_003,
+    AGUI_VER_002,
+};
 use crate::rules::Violation;
 use crate::transport::{Body, HttpAnswer};
 use serde_json::Value;
@@ -203,7 +207,7 @@ pub fn answered(conv: &mut Conversation, answer: &HttpAnswer, out: &mut Vec<Viol
     if answer.status >= 400 {
         if input.standing == Standing::Valid && input.novel {
             out.push(Violation::new(
-                "AGUI-IN-002",
+                AGUI_IN_002,
                 format!("{}: an input whose only difference is members the schema does not describe is served, not refused", answer.describe()),
             ));
         }
@@ -214,7 +218,7 @@ pub fn answered(conv: &mut Conversation, answer: &HttpAnswer, out: &mut Vec<Viol
             .is_some_and(|(major, minor)| major == 1 && minor > 1);
         if input.standing == Standing::Valid && newer_minor {
             out.push(Violation::new(
-                "AGUI-VER-002",
+                AGUI_VER_002,
                 format!("{}: an input declaring protocolVersion {:?}, a newer minor of line 1, is refused", answer.describe(), input.version.as_deref().unwrap_or("")),
             ));
         }
@@ -222,7 +226,7 @@ pub fn answered(conv: &mut Conversation, answer: &HttpAnswer, out: &mut Vec<Viol
     }
     if input.standing == Standing::Malformed {
         out.push(Violation::new(
-            "AGUI-IN-003",
+            AGUI_IN_003,
             format!("{} to a malformed input: rejected input is answered with an HTTP error status and no event stream", answer.describe()),
         ));
         return;
@@ -232,7 +236,7 @@ pub fn answered(conv: &mut Conversation, answer: &HttpAnswer, out: &mut Vec<Viol
     }
     if proto && answer.content_type.trim() != PROTO_MEDIA_TYPE {
         out.push(Violation::new(
-            "AGUI-HTTP-003",
+            AGUI_HTTP_003,
             format!(
                 "the protobuf answer's Content-Type is {:?}, not exactly {PROTO_MEDIA_TYPE}",
                 answer.content_type
@@ -241,7 +245,7 @@ pub fn answered(conv: &mut Conversation, answer: &HttpAnswer, out: &mut Vec<Viol
     }
     if !(sse || proto && exchange.proto_admitted) {
         out.push(Violation::new(
-            "AGUI-HTTP-001",
+            AGUI_HTTP_001,
             format!(
                 "{} with Content-Type {}: a request whose Accept does not admit {} is answered with text/event-stream",
                 answer.describe(),
@@ -253,7 +257,7 @@ pub fn answered(conv: &mut Conversation, answer: &HttpAnswer, out: &mut Vec<Viol
     }
     if answer.status != 200 {
         out.push(Violation::new(
-            "AGUI-HTTP-002",
+            AGUI_HTTP_002,
             format!(
                 "{}: a run that starts is answered with 200",
                 answer.describe()
@@ -275,7 +279,7 @@ pub fn broken_answer(conv: &mut Conversation, event: &Value, out: &mut Vec<Viola
     let ty = event.get("type").and_then(Value::as_str).unwrap_or("");
     if ty == "RUN_STARTED" {
         out.push(Violation::new(
-            "AGUI-IN-001",
+            AGUI_IN_001,
             "a malformed input is answered with a run (RUN_STARTED): it is refused before any run starts",
         ));
     }

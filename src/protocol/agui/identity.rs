@@ -5,6 +5,9 @@
 
 use super::conversation::{version, Conversation, MessageKind, MAX_IDS};
 use super::events;
+use crate::rules::ids::{
+    AGUI_ID_001, AGUI_ID_002, AGUI_ID_003, AGUI_ID_004, AGUI_VER_001, AGUI_VER_002, AGUI_VER_003,
+};
 use crate::rules::Violation;
 use serde_json::Value;
 
@@ -18,7 +21,7 @@ pub fn note_message(
 ) {
     if let Some(had) = conv.message(id, kind.clone()) {
         out.push(Violation::new(
-            "AGUI-ID-004",
+            AGUI_ID_004,
             format!(
                 "messageId {id:?} names {}, but it already named {} in this thread",
                 kind.describe(),
@@ -36,7 +39,7 @@ pub fn run_started(conv: &mut Conversation, event: &Value, out: &mut Vec<Violati
     // What a producer declares is its own, whatever it was asked: judged from the stream.
     if let Some(declared) = declared.filter(|d| version(d).is_none()) {
         out.push(Violation::new(
-            "AGUI-VER-003",
+            AGUI_VER_003,
             format!("RUN_STARTED declares protocolVersion {declared:?}, not MAJOR.MINOR"),
         ));
     }
@@ -46,7 +49,7 @@ pub fn run_started(conv: &mut Conversation, event: &Value, out: &mut Vec<Violati
     if let Some(id) = &run_id {
         if answer.runs.iter().any(|(r, _)| r.as_deref() == Some(id)) {
             out.push(Violation::new(
-                "AGUI-ID-003",
+                AGUI_ID_003,
                 format!("RUN_STARTED opens run {id:?} a second time in one stream"),
             ));
         }
@@ -66,7 +69,7 @@ pub fn run_started(conv: &mut Conversation, event: &Value, out: &mut Vec<Violati
             .is_some_and(|v| v > (1, 1));
         if newer_input && answer.input.version.as_deref() == Some(declared) {
             out.push(Violation::new(
-                "AGUI-VER-002",
+                AGUI_VER_002,
                 format!("RUN_STARTED declares protocolVersion {declared:?}, the input's own newer version echoed instead of the producer's"),
             ));
         }
@@ -81,7 +84,7 @@ pub fn run_finished(conv: &mut Conversation, event: &Value, out: &mut Vec<Violat
     if let (Some(said), Some(opened)) = (said, opened) {
         if said != opened {
             out.push(Violation::new(
-                "AGUI-ID-002",
+                AGUI_ID_002,
                 format!("RUN_FINISHED names run {said:?}, but its RUN_STARTED opened {opened:?}"),
             ));
         }
@@ -103,7 +106,7 @@ fn boundary_thread(conv: &mut Conversation, event: &Value, out: &mut Vec<Violati
     if let Some(want) = input {
         if said != want {
             out.push(Violation::new(
-                "AGUI-ID-001",
+                AGUI_ID_001,
                 format!("{ty} names thread {said:?}, but the input's threadId is {want:?}"),
             ));
         }
@@ -112,7 +115,7 @@ fn boundary_thread(conv: &mut Conversation, event: &Value, out: &mut Vec<Violati
     match conv.stream_thread.as_deref() {
         None => conv.stream_thread = Some(said.to_owned()),
         Some(first) if first != said => out.push(Violation::new(
-            "AGUI-ID-001",
+            AGUI_ID_001,
             format!(
                 "{ty} names thread {said:?}, but the stream's first boundary event named {first:?}: every run on a stream carries the input's threadId, so one of them does not"
             ),
@@ -139,7 +142,7 @@ pub fn answer_ended(conv: &mut Conversation, out: &mut Vec<Violation>) {
                 .map(|(r, _)| format!("{:?}", r.as_deref().unwrap_or("")))
                 .collect();
             out.push(Violation::new(
-                "AGUI-ID-001",
+                AGUI_ID_001,
                 format!(
                     "no run of the answer echoes the input's runId {want:?} (it carried {})",
                     seen.join(", ")
@@ -154,7 +157,7 @@ pub fn answer_ended(conv: &mut Conversation, out: &mut Vec<Violation>) {
     };
     if declared.is_none() {
         out.push(Violation::new(
-            "AGUI-VER-001",
+            AGUI_VER_001,
             "the requested run's RUN_STARTED declares no protocolVersion",
         ));
     }
@@ -162,7 +165,7 @@ pub fn answer_ended(conv: &mut Conversation, out: &mut Vec<Violation>) {
     if let Some((Some(last), _)) = answer.runs.last() {
         if conv.earlier_runs.contains(last) {
             out.push(Violation::new(
-                "AGUI-ID-003",
+                AGUI_ID_003,
                 format!("the requested run is {last:?}, a run an earlier answer of this thread already carried"),
             ));
         }

@@ -5,6 +5,10 @@
 
 use super::conversation::{Conversation, Phase, Run};
 use super::events;
+use crate::rules::ids::{
+    AGUI_INT_001, AGUI_RUN_001, AGUI_RUN_002, AGUI_RUN_003, AGUI_RUN_004, AGUI_RUN_005,
+    AGUI_RUN_007,
+};
 use crate::rules::Violation;
 use serde_json::Value;
 use std::collections::HashSet;
@@ -35,7 +39,7 @@ pub fn place(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<Vio
     match (phase, ty) {
         (Some(Phase::Active), "RUN_STARTED") => {
             out.push(Violation::new(
-                "AGUI-RUN-003",
+                AGUI_RUN_003,
                 "RUN_STARTED while a run is still active",
             ));
             Place::Outside
@@ -52,7 +56,7 @@ pub fn place(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<Vio
         (None, "RUN_ERROR") | (Some(Phase::Finished), "RUN_ERROR") => Place::LateError,
         (None, _) if first => {
             out.push(Violation::new(
-                "AGUI-RUN-001",
+                AGUI_RUN_001,
                 format!("the stream begins with {ty}, not RUN_STARTED or RUN_ERROR"),
             ));
             Place::Outside
@@ -63,14 +67,14 @@ pub fn place(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<Vio
         }
         (Some(Phase::Finished), _) => {
             out.push(Violation::new(
-                "AGUI-RUN-002",
+                AGUI_RUN_002,
                 format!("{ty} after RUN_FINISHED (only RUN_STARTED or RUN_ERROR may follow)"),
             ));
             Place::Outside
         }
         (Some(Phase::Errored), _) => {
             out.push(Violation::new(
-                "AGUI-RUN-002",
+                AGUI_RUN_002,
                 format!("{ty} after RUN_ERROR (only RUN_STARTED may follow)"),
             ));
             Place::Outside
@@ -105,7 +109,7 @@ pub fn finished(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>
     }
     if !open.is_empty() && !failed {
         out.push(Violation::new(
-            "AGUI-RUN-004",
+            AGUI_RUN_004,
             format!("RUN_FINISHED with {} still open", open.join(", ")),
         ));
     }
@@ -114,7 +118,7 @@ pub fn finished(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>
     let kind = outcome.and_then(|o| o.get("type")).and_then(Value::as_str);
     if kind == Some("cancelled") && event.get("result").is_some() {
         out.push(Violation::new(
-            "AGUI-RUN-007",
+            AGUI_RUN_007,
             "a cancelled run's RUN_FINISHED carries a result",
         ));
     }
@@ -129,7 +133,7 @@ pub fn finished(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>
         for id in ids {
             if !seen.insert(id) {
                 out.push(Violation::new(
-                    "AGUI-INT-001",
+                    AGUI_INT_001,
                     format!("interrupt id {id:?} appears twice in the run's outcome"),
                 ));
             }
@@ -162,12 +166,12 @@ pub fn answer_ended(conv: &mut Conversation, error: Option<&str>, out: &mut Vec<
     };
     if conv.stream_events == 0 {
         out.push(Violation::new(
-            "AGUI-RUN-005",
+            AGUI_RUN_005,
             format!("the answer's stream {how} without any event: a truncated run"),
         ));
     } else if conv.run.as_ref().is_some_and(|r| r.phase == Phase::Active) {
         out.push(Violation::new(
-            "AGUI-RUN-005",
+            AGUI_RUN_005,
             format!("the answer's stream {how} while its run was still active: a truncated run"),
         ));
     }

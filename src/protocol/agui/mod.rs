@@ -52,6 +52,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
     token_placement: TokenPlacement::Header,
     suite: crate::bundled_suite!("agui", ["runs.toml", "input.toml", "flows.toml"]),
     client_suite: &[],
+    errata: crate::bundled_errata!("agui"),
     http_routes: Some(HttpRoutes {
         stream: None,
         post: "",

@@ -5,6 +5,7 @@
 
 use super::conversation::{Activity, Conversation, MessageKind, MAX_IDS};
 use super::events;
+use crate::rules::ids::{AGUI_ACT_001, AGUI_ACT_002, AGUI_STATE_001, AGUI_SUB_004};
 use crate::rules::Violation;
 use serde_json::Value;
 
@@ -22,13 +23,13 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
             };
             let Some(state) = conv.state.as_mut() else {
                 return conv.not_judged(
-                    "AGUI-STATE-001",
+                    AGUI_STATE_001,
                     "a STATE_DELTA came before any STATE_SNAPSHOT, and the state it amends is the input's, which was not shown",
                 );
             };
             if let Err(why) = apply(state, delta) {
                 out.push(Violation::new(
-                    "AGUI-STATE-001",
+                    AGUI_STATE_001,
                     format!("STATE_DELTA does not apply to the state it amends: {why}"),
                 ));
             }
@@ -53,7 +54,7 @@ fn activity_snapshot(conv: &mut Conversation, event: &Value, out: &mut Vec<Viola
     match conv.activities.get_mut(id) {
         Some(existing) if keep && owner.is_some() && owner != existing.owner => {
             out.push(Violation::new(
-                "AGUI-SUB-004",
+                AGUI_SUB_004,
                 format!(
                     "ACTIVITY_SNAPSHOT (replace: false) for activity {id:?} is attributed to {}, but {} owns it",
                     events::owner_name(&owner),
@@ -88,7 +89,7 @@ fn activity_delta(conv: &mut Conversation, event: &Value, out: &mut Vec<Violatio
     let owner = events::owner(event);
     let Some(activity) = conv.activities.get_mut(id) else {
         out.push(Violation::new(
-            "AGUI-ACT-001",
+            AGUI_ACT_001,
             format!(
                 "ACTIVITY_DELTA for activity message {id:?}, which no ACTIVITY_SNAPSHOT created"
             ),
@@ -97,7 +98,7 @@ fn activity_delta(conv: &mut Conversation, event: &Value, out: &mut Vec<Violatio
     };
     if owner.is_some() && owner != activity.owner {
         out.push(Violation::new(
-            "AGUI-SUB-004",
+            AGUI_SUB_004,
             format!(
                 "ACTIVITY_DELTA for activity {id:?} is attributed to {}, but {} owns it",
                 events::owner_name(&owner),
@@ -108,11 +109,11 @@ fn activity_delta(conv: &mut Conversation, event: &Value, out: &mut Vec<Violatio
     let mut patched = activity.content.clone();
     match apply(&mut patched, patch) {
         Err(why) => out.push(Violation::new(
-            "AGUI-STATE-001",
+            AGUI_STATE_001,
             format!("ACTIVITY_DELTA does not apply to activity {id:?}: {why}"),
         )),
         Ok(()) if !patched.is_object() => out.push(Violation::new(
-            "AGUI-ACT-002",
+            AGUI_ACT_002,
             format!(
                 "ACTIVITY_DELTA makes activity {id:?}'s content {}, not an object",
                 crate::show::event(&patched)

@@ -4,6 +4,7 @@
 
 use super::conversation::Conversation;
 use super::events;
+use crate::rules::ids::{AGUI_STEP_001, AGUI_SUB_004};
 use crate::rules::Violation;
 use serde_json::Value;
 
@@ -17,7 +18,7 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
     match ty {
         "STEP_STARTED" if !run.steps.insert(key.clone()) => {
             out.push(Violation::new(
-                "AGUI-STEP-001",
+                AGUI_STEP_001,
                 format!(
                     "STEP_STARTED for step {name:?} of {}, which is already open",
                     events::owner_name(&owner)
@@ -35,7 +36,7 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
                 .map(|(o, _)| o.clone());
             match other {
                 Some(opener) => out.push(Violation::new(
-                    "AGUI-SUB-004",
+                    AGUI_SUB_004,
                     format!(
                         "STEP_FINISHED for step {name:?} is attributed to {}, but {} opened it",
                         events::owner_name(&owner),
@@ -43,7 +44,7 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
                     ),
                 )),
                 None => out.push(Violation::new(
-                    "AGUI-STEP-001",
+                    AGUI_STEP_001,
                     format!("STEP_FINISHED for step {name:?}, which was never opened"),
                 )),
             }

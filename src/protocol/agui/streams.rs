@@ -6,6 +6,10 @@
 
 use super::conversation::{Conversation, MessageKind, Opened, Owner};
 use super::events::{self, chunk_kind, triad_step, Kind, Part};
+use crate::rules::ids::{
+    AGUI_STR_001, AGUI_STR_002, AGUI_STR_003, AGUI_STR_004, AGUI_STR_005, AGUI_STR_006,
+    AGUI_STR_007, AGUI_SUB_004,
+};
 use crate::rules::Violation;
 use serde_json::{Map, Value};
 
@@ -44,7 +48,7 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
         let mixed = ended.as_ref() == Some(&(kind, id.to_owned()));
         if mixed {
             out.push(Violation::new(
-                "AGUI-STR-006",
+                AGUI_STR_006,
                 format!("{ty} for {} {id:?}, which chunk events were assembling: an item is spelled in one form", kind.noun()),
             ));
             return;
@@ -149,7 +153,7 @@ fn chunk(conv: &mut Conversation, kind: Kind, event: &Value, tag: Owner, out: &m
                 None if lanes.len() == 1 => lanes.first().cloned(),
                 None if lanes.len() > 1 => {
                     out.push(Violation::new(
-                        "AGUI-STR-007",
+                        AGUI_STR_007,
                         format!("{ty} without {} or subagentRunId continues nothing unique: {} subagents have {} chunk streams open", kind.id_field(), lanes.len(), kind.noun()),
                     ));
                     return;
@@ -160,7 +164,7 @@ fn chunk(conv: &mut Conversation, kind: Kind, event: &Value, tag: Owner, out: &m
                 Some(lane) => lane,
                 None => {
                     out.push(Violation::new(
-                        "AGUI-STR-004",
+                        AGUI_STR_004,
                         format!("{ty} without {} opens a {} (no chunk stream of its kind is open): the first chunk carries its id", kind.id_field(), kind.noun()),
                     ));
                     return;
@@ -174,7 +178,7 @@ fn chunk(conv: &mut Conversation, kind: Kind, event: &Value, tag: Owner, out: &m
     };
     if tag.is_some() && tag != lane {
         out.push(Violation::new(
-            "AGUI-SUB-004",
+            AGUI_SUB_004,
             format!(
                 "{ty} for {} {id:?} is attributed to {}, but {} opened it",
                 kind.noun(),
@@ -192,7 +196,7 @@ fn chunk(conv: &mut Conversation, kind: Kind, event: &Value, tag: Owner, out: &m
         };
         if said != had {
             out.push(Violation::new(
-                "AGUI-STR-005",
+                AGUI_STR_005,
                 format!("{ty} for {} {id:?} repeats {field} as {said}, but its opener established {had}", kind.noun()),
             ));
         }
@@ -213,7 +217,7 @@ fn open_by_chunk(
     close_lane(conv, &tag, out);
     if conv.items(kind).open.get(id).is_some_and(|o| !o.chunked) {
         out.push(Violation::new(
-            "AGUI-STR-006",
+            AGUI_STR_006,
             format!(
                 "{ty} for {} {id:?}, which its START opened: an item is spelled in one form",
                 kind.noun()
@@ -223,7 +227,7 @@ fn open_by_chunk(
     }
     if kind == Kind::Tool && events::text(event, "toolCallName").is_none() {
         out.push(Violation::new(
-            "AGUI-STR-004",
+            AGUI_STR_004,
             format!("the first TOOL_CALL_CHUNK of tool call {id:?} carries no toolCallName"),
         ));
         return;
@@ -250,7 +254,7 @@ fn triad(
         Part::Start => {
             if conv.items(kind).open.contains_key(id) {
                 out.push(Violation::new(
-                    "AGUI-STR-001",
+                    AGUI_STR_001,
                     format!("{start} for {} {id:?}, which is already open", kind.noun()),
                 ));
                 return;
@@ -274,7 +278,7 @@ fn triad(
                     .any(|(k, v)| was.fields.get(k).is_some_and(|had| had != v));
                 if other_owner || other_field {
                     out.push(Violation::new(
-                        "AGUI-STR-003",
+                        AGUI_STR_003,
                         format!(
                             "{start} reopens {} {id:?} as {} of {}, but it was {} of {}",
                             kind.noun(),
@@ -300,14 +304,14 @@ fn triad(
             let step = kind.triad()[if part == Part::End { 2 } else { 1 }];
             let Some(opener) = conv.items(kind).open.get(id).cloned() else {
                 out.push(Violation::new(
-                    "AGUI-STR-002",
+                    AGUI_STR_002,
                     format!("{step} for {} {id:?}, which is not open", kind.noun()),
                 ));
                 return;
             };
             if tag.is_some() && tag != opener.owner && !chunked {
                 out.push(Violation::new(
-                    "AGUI-SUB-004",
+                    AGUI_SUB_004,
                     format!(
                         "{step} for {} {id:?} is attributed to {}, but {} opened it",
                         kind.noun(),
@@ -353,7 +357,7 @@ fn opened(
                     .map(|m| m.owner.clone());
                 if let Some(holder) = holder.filter(|h| h != tag) {
                     out.push(Violation::new(
-                        "AGUI-SUB-004",
+                        AGUI_SUB_004,
                         format!("tool call {id:?} is attributed to {}, but the message carrying it ({parent:?}) to {}", events::owner_name(tag), events::owner_name(&holder)),
                     ));
                 }
@@ -381,7 +385,7 @@ fn span(conv: &mut Conversation, ty: &str, event: &Value, tag: Owner, out: &mut 
     if ty == "REASONING_START" {
         if run.spans.contains_key(id) {
             out.push(Violation::new(
-                "AGUI-STR-001",
+                AGUI_STR_001,
                 format!("REASONING_START for span {id:?}, which is already open"),
             ));
         } else {
@@ -391,11 +395,11 @@ fn span(conv: &mut Conversation, ty: &str, event: &Value, tag: Owner, out: &mut 
     }
     match run.spans.remove(id) {
         None => out.push(Violation::new(
-            "AGUI-STR-002",
+            AGUI_STR_002,
             format!("REASONING_END for span {id:?}, which is not open"),
         )),
         Some(owner) if tag.is_some() && tag != owner => out.push(Violation::new(
-            "AGUI-SUB-004",
+            AGUI_SUB_004,
             format!(
                 "REASONING_END for span {id:?} is attributed to {}, but {} opened it",
                 events::owner_name(&tag),

@@ -4,6 +4,7 @@
 
 use super::conversation::{Conversation, MAX_IDS};
 use super::events;
+use crate::rules::ids::{AGUI_SUB_001, AGUI_SUB_002, AGUI_SUB_003, AGUI_SUB_006};
 use crate::rules::Violation;
 use serde_json::Value;
 
@@ -19,18 +20,18 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
         "SUBAGENT_STARTED" => {
             if run.attributed.contains(&id) {
                 out.push(Violation::new(
-                    "AGUI-SUB-001",
+                    AGUI_SUB_001,
                     format!("SUBAGENT_STARTED announces {id:?} after events attributed to it"),
                 ));
             }
             if run.active_subagents.contains(&id) {
                 out.push(Violation::new(
-                    "AGUI-SUB-002",
+                    AGUI_SUB_002,
                     format!("SUBAGENT_STARTED announces {id:?}, which is already active"),
                 ));
             } else if run.finished_subagents.contains(&id) {
                 out.push(Violation::new(
-                    "AGUI-SUB-002",
+                    AGUI_SUB_002,
                     format!("SUBAGENT_STARTED announces {id:?}, an invocation that already finished in this run"),
                 ));
             }
@@ -39,7 +40,7 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
                     && !run.finished_subagents.contains(parent)
                 {
                     out.push(Violation::new(
-                        "AGUI-SUB-003",
+                        AGUI_SUB_003,
                         format!("SUBAGENT_STARTED names parent invocation {parent:?}, which was not announced in this run"),
                     ));
                 }
@@ -52,7 +53,7 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
             if !run.active_subagents.remove(&id) {
                 let again = run.finished_subagents.contains(&id);
                 out.push(Violation::new(
-                    "AGUI-SUB-006",
+                    AGUI_SUB_006,
                     format!(
                         "{ty} closes invocation {id:?}, which {} in this run",
                         match again {

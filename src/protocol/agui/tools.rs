@@ -4,6 +4,7 @@
 
 use super::conversation::{Conversation, MessageKind, MAX_IDS};
 use super::events;
+use crate::rules::ids::{AGUI_TOOL_001, AGUI_TOOL_002, AGUI_TOOL_003, AGUI_TOOL_004};
 use crate::rules::Violation;
 use serde_json::Value;
 
@@ -31,7 +32,7 @@ pub fn result(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>) 
         .and_then(|(_, name)| name.clone());
     if let Some(name) = name.filter(|n| frontend.contains(n)) {
         out.push(Violation::new(
-            "AGUI-TOOL-001",
+            AGUI_TOOL_001,
             format!("TOOL_CALL_RESULT answers call {call:?} of frontend tool {name:?}: the application answers its own tools"),
         ));
     }
@@ -55,7 +56,7 @@ pub fn answered_in_snapshot(conv: &Conversation, call: &str, out: &mut Vec<Viola
     if let (Some(name), Some(frontend)) = (name, frontend) {
         if frontend.contains(name) {
             out.push(Violation::new(
-                "AGUI-TOOL-001",
+                AGUI_TOOL_001,
                 format!("MESSAGES_SNAPSHOT carries a tool message answering call {call:?} of frontend tool {name:?}: the application answers its own tools"),
             ));
         }
@@ -93,7 +94,7 @@ pub fn finished(conv: &Conversation, event: &Value, out: &mut Vec<Violation>) {
         .collect();
     if kind == "interrupt" && !frontend_pending.is_empty() {
         out.push(Violation::new(
-            "AGUI-TOOL-002",
+            AGUI_TOOL_002,
             format!("the run left frontend tool call(s) {frontend_pending:?} unanswered and finished as interrupted, not as success"),
         ));
     }
@@ -112,13 +113,13 @@ pub fn finished(conv: &Conversation, event: &Value, out: &mut Vec<Violation>) {
             left.sort();
             if named != left {
                 out.push(Violation::new(
-                    "AGUI-TOOL-004",
+                    AGUI_TOOL_004,
                     format!("pendingToolCallIds names {named:?}, but the calls the run started and did not answer are {pending:?}"),
                 ));
             }
         }
         _ if !pending.is_empty() => out.push(Violation::new(
-            "AGUI-TOOL-003",
+            AGUI_TOOL_003,
             format!("the run left tool call(s) {pending:?} unanswered and its RUN_FINISHED lists no pendingToolCallIds"),
         )),
         _ => {}

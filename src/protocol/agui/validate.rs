@@ -3,6 +3,9 @@
 //! not describe (should, and only from a producer that does not declare a newer version).
 
 use super::schema::{schema, Flaw};
+use crate::rules::ids::{
+    AGUI_RUN_006, AGUI_SUB_005, AGUI_VAL_001, AGUI_VAL_002, AGUI_VAL_003, AGUI_VAL_004,
+};
 use crate::rules::Violation;
 use serde_json::Value;
 
@@ -21,7 +24,7 @@ pub fn shape<'e>(
             "an SSE data payload that is not a JSON object"
         };
         out.push(Violation::new(
-            "AGUI-VAL-001",
+            AGUI_VAL_001,
             format!("{what}: {}", crate::show::event(event)),
         ));
         return None;
@@ -29,7 +32,7 @@ pub fn shape<'e>(
     let Some(flaws) = schema().event_flaws(ty, event) else {
         if !speaks_newer {
             out.push(Violation::new(
-                "AGUI-VAL-004",
+                AGUI_VAL_004,
                 format!("{ty:?} is not an event type the protocol describes (CUSTOM and RAW carry a producer's own events)"),
             ));
         }
@@ -38,15 +41,15 @@ pub fn shape<'e>(
     // An outcome the schema does not describe is its own must, for a run and for a subagent
     // invocation — unless the producer speaks a newer version, whose outcomes 1.1 cannot know.
     let outcome_rule = match ty {
-        "RUN_FINISHED" => Some("AGUI-RUN-006"),
-        "SUBAGENT_FINISHED" => Some("AGUI-SUB-005"),
+        "RUN_FINISHED" => Some(AGUI_RUN_006),
+        "SUBAGENT_FINISHED" => Some(AGUI_SUB_005),
         _ => None,
     };
     for flaw in flaws {
         let in_outcome = flaw.path().starts_with("/outcome");
         match (flaw, outcome_rule) {
             (Flaw::Null { path }, _) => out.push(Violation::new(
-                "AGUI-VAL-002",
+                AGUI_VAL_002,
                 format!("{ty} sends {path} as null: an optional field with no value is omitted"),
             )),
             (Flaw::Unrecognised { value, .. }, Some(rule)) if in_outcome => {
@@ -70,7 +73,7 @@ pub fn shape<'e>(
             }
             (Flaw::Unknown { .. } | Flaw::Unrecognised { .. }, _) if speaks_newer => {}
             (Flaw::Unknown { path, names }, _) => out.push(Violation::new(
-                "AGUI-VAL-003",
+                AGUI_VAL_003,
                 format!(
                     "{ty} carries {} the schema does not describe{}",
                     quoted(&names),
@@ -82,13 +85,13 @@ pub fn shape<'e>(
                 ),
             )),
             (Flaw::Unrecognised { path, value }, _) => out.push(Violation::new(
-                "AGUI-VAL-003",
+                AGUI_VAL_003,
                 format!("{ty} has {value} at {path}, which this version does not name"),
             )),
             (Flaw::Malformed { path, message }, rule) => {
                 let rule = match rule {
                     Some(rule) if in_outcome => rule,
-                    _ => "AGUI-VAL-001",
+                    _ => AGUI_VAL_001,
                 };
                 let at = if path.is_empty() { "" } else { " at " };
                 out.push(Violation::new(rule, format!("{ty}{at}{path}: {message}")));

@@ -15,6 +15,12 @@ use crate::fuzz::{
 };
 use crate::protocol::Session;
 use crate::protocol::OMIT;
+use crate::rules::ids::{
+    HAIP_AUTH_001, HAIP_AUTH_002, HAIP_AUTH_003, HAIP_AUTH_004, HAIP_AUTH_005, HAIP_ENV_001,
+    HAIP_ENV_002, HAIP_ENV_003, HAIP_ENV_004, HAIP_ENV_005, HAIP_ENV_006, HAIP_ENV_007,
+    HAIP_ENV_008, HAIP_ENV_009, HAIP_ERR_001, HAIP_FLOW_005, HAIP_PING_001, HAIP_PING_002,
+    HAIP_SEQ_009, HAIP_TEXT_002, HAIP_VER_001,
+};
 use crate::transcript::Direction;
 use crate::transport::Frame;
 use proptest::prelude::*;
@@ -171,7 +177,7 @@ pub(super) fn counter(e: &Value, field: &str) -> Option<u64> {
 pub(super) static MUTATORS: &[Mutator] = &[
     Mutator {
         name: "missing-envelope-field",
-        breaks: "HAIP-ENV-001",
+        breaks: HAIP_ENV_001,
         answer: MALFORMED,
         apply: |e, rng| {
             let field = rng.pick(&["id", "session", "seq", "ts", "channel", "payload"]);
@@ -180,13 +186,13 @@ pub(super) static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         name: "payload-not-object",
-        breaks: "HAIP-ENV-001",
+        breaks: HAIP_ENV_001,
         answer: MALFORMED,
         apply: |e, rng| pick_set(e, "/payload", &[json!([]), json!("payload"), json!(1)], rng),
     },
     Mutator {
         name: "bad-uuid",
-        breaks: "HAIP-ENV-002",
+        breaks: HAIP_ENV_002,
         answer: MALFORMED,
         apply: |e, rng| {
             let path = rng.pick(&["/id", "/session"]);
@@ -204,7 +210,7 @@ pub(super) static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         name: "bad-counter",
-        breaks: "HAIP-ENV-003",
+        breaks: HAIP_ENV_003,
         answer: MALFORMED,
         apply: |e, rng| {
             let path = rng.pick(&["/seq", "/ts", "/ack"]);
@@ -224,7 +230,7 @@ pub(super) static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         name: "bad-channel",
-        breaks: "HAIP-ENV-004",
+        breaks: HAIP_ENV_004,
         answer: MALFORMED,
         apply: |e, rng| {
             let long = "c".repeat(129);
@@ -243,7 +249,7 @@ pub(super) static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         name: "unknown-field",
-        breaks: "HAIP-ENV-005",
+        breaks: HAIP_ENV_005,
         answer: Answer::Survive,
         apply: |e, rng| {
             let path = rng.pick(&["/x_wireprobe_future", "/payload/x_wireprobe_future"]);
@@ -252,7 +258,7 @@ pub(super) static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         name: "crit-unknown-field",
-        breaks: "HAIP-ENV-005",
+        breaks: HAIP_ENV_005,
         answer: Answer::Error(Some("UNSUPPORTED_TYPE")),
         apply: |e, _| {
             mutate::set(e, "/crit", json!(true))
@@ -262,7 +268,7 @@ pub(super) static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         name: "unknown-type",
-        breaks: "HAIP-ENV-006",
+        breaks: HAIP_ENV_006,
         answer: MALFORMED,
         apply: |e, rng| {
             let ty = e["type"].as_str().unwrap_or("PING");
@@ -276,7 +282,7 @@ pub(super) static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         name: "bad-envelope-number",
-        breaks: "HAIP-ENV-007",
+        breaks: HAIP_ENV_007,
         answer: MALFORMED,
         apply: |e, rng| match rng.below(4) {
             0 => mutate::set(e, "/pv", json!(256)).map(Input::Event),
@@ -287,7 +293,7 @@ pub(super) static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         name: "bad-ping",
-        breaks: "HAIP-ENV-009",
+        breaks: HAIP_ENV_009,
         answer: MALFORMED,
         apply: |e, rng| {
             if !of_types(e, &["PING"]) {
@@ -303,7 +309,7 @@ pub(super) static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         name: "bad-text-payload",
-        breaks: "HAIP-TEXT-002",
+        breaks: HAIP_TEXT_002,
         answer: MALFORMED,
         apply: |e, rng| {
             if !of_types(
@@ -324,7 +330,7 @@ pub(super) static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         name: "zero-credit",
-        breaks: "HAIP-FLOW-005",
+        breaks: HAIP_FLOW_005,
         answer: MALFORMED,
         apply: |e, rng| {
             if !of_types(e, &["FLOW_UPDATE"]) {
@@ -340,7 +346,7 @@ pub(super) static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         name: "invalid-json",
-        breaks: "HAIP-ERR-001",
+        breaks: HAIP_ERR_001,
         answer: MALFORMED,
         apply: |e, rng| Some(mutate::truncated(e, rng)),
     },
@@ -348,19 +354,19 @@ pub(super) static MUTATORS: &[Mutator] = &[
     // HAIP sees it (suites/haip/ERRATA.md item 16): any end is allowed, then a new connection.
     Mutator {
         name: "invalid-utf8",
-        breaks: "HAIP-ERR-001",
+        breaks: HAIP_ERR_001,
         answer: Answer::Unspecified,
         apply: |e, _| Some(mutate::invalid_utf8(e)),
     },
     Mutator {
         name: "deep-nesting",
-        breaks: "HAIP-ERR-001",
+        breaks: HAIP_ERR_001,
         answer: MALFORMED,
         apply: |e, _| mutate::deep_nesting(e, "/payload/x", 10_000),
     },
     Mutator {
         name: "huge-number",
-        breaks: "HAIP-ERR-001",
+        breaks: HAIP_ERR_001,
         answer: MALFORMED,
         apply: |e, _| mutate::raw_token(e, "/pv", "1e400"),
     },
@@ -369,13 +375,13 @@ pub(super) static MUTATORS: &[Mutator] = &[
 /// Bad tokens (§Authentication and Security): the kind, whether minting it needs the secret,
 /// and the rule a target accepting it breaks.
 const UNAUTHORIZED: [(TokenKind, bool, &str); 7] = [
-    (TokenKind::Absent, false, "HAIP-AUTH-001"),
-    (TokenKind::Malformed, false, "HAIP-AUTH-002"),
-    (TokenKind::Tampered, false, "HAIP-AUTH-003"),
-    (TokenKind::AlgNone, false, "HAIP-AUTH-003"),
-    (TokenKind::WrongKey, false, "HAIP-AUTH-003"),
-    (TokenKind::Expired, true, "HAIP-AUTH-004"),
-    (TokenKind::NotYetValid, true, "HAIP-AUTH-005"),
+    (TokenKind::Absent, false, HAIP_AUTH_001),
+    (TokenKind::Malformed, false, HAIP_AUTH_002),
+    (TokenKind::Tampered, false, HAIP_AUTH_003),
+    (TokenKind::AlgNone, false, HAIP_AUTH_003),
+    (TokenKind::WrongKey, false, HAIP_AUTH_003),
+    (TokenKind::Expired, true, HAIP_AUTH_004),
+    (TokenKind::NotYetValid, true, HAIP_AUTH_005),
 ];
 
 /// The envelope mutators, then the sequencing and run/tool scenarios.
@@ -409,7 +415,7 @@ impl FuzzProfile for HaipFuzz {
                 with: json!({"payload": {"haip_version": format!("{major}.0.0"), "accept_major": [major]}}),
                 code: Some("VERSION_INCOMPATIBLE"),
                 closes: true,
-                rule: "HAIP-VER-001",
+                rule: HAIP_VER_001,
             }),
             1 => any::<u128>().prop_map(|n| Opening::Refused {
                 // A resume of a session the target never had.
@@ -417,7 +423,7 @@ impl FuzzProfile for HaipFuzz {
                     "payload": {"last_rx_seq": "5"}}),
                 code: Some("RESUME_FAILED"),
                 closes: false,
-                rule: "HAIP-SEQ-009",
+                rule: HAIP_SEQ_009,
             }),
             2 => proptest::sample::select(&UNAUTHORIZED[..]).prop_map(|(token, needs_secret, rule)| {
                 Opening::Unauthorized { token, needs_secret, rule }
@@ -459,8 +465,8 @@ impl FuzzProfile for HaipFuzz {
             ],
             answers: vec![json!({"type": "PONG"})],
             error: json!({"type": "ERROR"}),
-            rule: "HAIP-PING-001",
-            answered_by: "HAIP-PING-001",
+            rule: HAIP_PING_001,
+            answered_by: HAIP_PING_001,
             ended: None,
             scenario: false,
         }
@@ -470,8 +476,8 @@ impl FuzzProfile for HaipFuzz {
     /// field with UNSUPPORTED_TYPE (HAIP-ENV-008).
     fn answer_rule(&self, mutator: &Mutator) -> &'static str {
         match mutator.answer {
-            Answer::Error(Some("UNSUPPORTED_TYPE")) => "HAIP-ENV-008",
-            Answer::Error(_) => "HAIP-ERR-001",
+            Answer::Error(Some("UNSUPPORTED_TYPE")) => HAIP_ENV_008,
+            Answer::Error(_) => HAIP_ERR_001,
             _ => mutator.breaks,
         }
     }
@@ -545,7 +551,7 @@ impl FuzzProfile for HaipFuzz {
         Some(SyncPoint {
             send: json!({"type": "PING", "payload": {"nonce": nonce}}),
             answer: json!({"type": "PONG", "payload": {"nonce": nonce}}),
-            rule: "HAIP-PING-002",
+            rule: HAIP_PING_002,
         })
     }
 
@@ -567,7 +573,7 @@ impl FuzzProfile for HaipFuzz {
     /// Text that is not a JSON value is HAIP-ERR-001's "malformed JSON".
     fn input_violations(&self, input: &Input) -> Vec<&'static str> {
         let Some(event) = crate::fuzz::input_json(input) else {
-            return vec!["HAIP-ERR-001"];
+            return vec![HAIP_ERR_001];
         };
         let event = event.as_ref();
         let mut out = Vec::new();

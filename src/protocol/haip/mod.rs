@@ -2,6 +2,7 @@
 //!
 //! wireprobe plays the UI client; the target is a HAIP agent server over WebSocket.
 
+use crate::rules::ids::HAIP_ENV_004;
 pub mod checker;
 pub mod facts;
 pub mod fast;
@@ -42,13 +43,14 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
         ]
     ),
     client_suite: crate::bundled_suite!("haip", ["client/basics.toml"]),
+    errata: crate::bundled_errata!("haip"),
     http_routes: None,
     has_handshake: true,
     target_speaks_first: false,
     one_conversation: false,
     // An ERROR answering a malformed message may go out on the channel that message named
     // (an ERROR's related_id echoing a malformed id is the checker's to excuse).
-    broken_input_excuses: &["HAIP-ENV-004"],
+    broken_input_excuses: &[HAIP_ENV_004],
 };
 
 /// The spec file every HAIP rule cites.

@@ -9,6 +9,10 @@
 use super::fuzz::{counter, of_types, uuid_from};
 use super::model::USER_CHANNEL;
 use crate::fuzz::{input_json, mutate, Input, Mutator, Oracle, Rng};
+use crate::rules::ids::{
+    HAIP_PING_002, HAIP_RUN_004, HAIP_SEQ_003, HAIP_SEQ_004, HAIP_SEQ_005, HAIP_SEQ_008,
+    HAIP_TOOL_003,
+};
 use crate::sequence_mutator;
 use serde_json::{json, Value};
 
@@ -41,9 +45,9 @@ fn own_id(e: Value, rng: &mut Rng) -> Option<Input> {
 }
 
 pub static MUTATORS: &[Mutator] = &[
-    sequence_mutator!("seq-gap", "HAIP-SEQ-003", |e, _| renumbered(e, 1)
+    sequence_mutator!("seq-gap", HAIP_SEQ_003, |e, _| renumbered(e, 1)
         .map(Input::Event)),
-    sequence_mutator!("seq-duplicate", "HAIP-SEQ-005", |e, rng| {
+    sequence_mutator!("seq-duplicate", HAIP_SEQ_005, |e, rng| {
         // A PING whose own nonce shows whether the duplicate was processed (a PONG).
         if !of_types(e, &["PING"]) {
             return None;
@@ -51,19 +55,19 @@ pub static MUTATORS: &[Mutator] = &[
         let nonce = format!("wireprobe-duplicate-{:016x}", rng.next_u64());
         mutate::set(&renumbered(e, -1)?, "/payload/nonce", json!(nonce)).map(Input::Event)
     }),
-    sequence_mutator!("resume", "HAIP-SEQ-008", |e, rng| {
+    sequence_mutator!("resume", HAIP_SEQ_008, |e, rng| {
         if !of_types(e, &["PING"]) {
             return None;
         }
         let nonce = format!("wireprobe-resume-{:016x}", rng.next_u64());
         mutate::set(e, "/payload/nonce", json!(nonce)).map(Input::Event)
     }),
-    sequence_mutator!("cancel-run", "HAIP-RUN-004", |e, rng| own_id(
+    sequence_mutator!("cancel-run", HAIP_RUN_004, |e, rng| own_id(
         user_text(e, "wireprobe: slow 30000")?,
         rng
     )),
     // A tool call in place of a call or a PING (tool calls are rare in generated sequences).
-    sequence_mutator!("cancel-tool", "HAIP-TOOL-003", |e, rng| {
+    sequence_mutator!("cancel-tool", HAIP_TOOL_003, |e, rng| {
         if !of_types(e, &["TOOL_CALL", "PING"]) {
             return None;
         }
@@ -135,14 +139,14 @@ pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
             Oracle::Silence {
                 matching: vec![replay.clone()],
                 ms: 400,
-                rule: "HAIP-SEQ-004",
+                rule: HAIP_SEQ_004,
                 // The spec's 500 ms timer ends it: a round trip measured long on a busy
                 // machine would stretch it past the timer (a false HAIP-SEQ-004, seen).
                 answer: false,
             },
             Oracle::Reply {
                 patterns: vec![replay],
-                rule: "HAIP-SEQ-003",
+                rule: HAIP_SEQ_003,
                 scenario: false,
             },
             // The target holds everything after the gap: go on from a new session.
@@ -158,7 +162,7 @@ pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
                     json!({"type": "ERROR"}),
                 ],
                 ms: 50,
-                rule: "HAIP-SEQ-005",
+                rule: HAIP_SEQ_005,
                 // Counted from the sync's answer, by which the duplicate's has come.
                 answer: false,
             },
@@ -175,19 +179,19 @@ pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
                 Oracle::Reply {
                     patterns: vec![pong(nonce.clone().unwrap_or_default(), "$capture:fuzz_s0")],
                     // A PONG without the nonce breaks HAIP-PING-002 (it may not find this one).
-                    rule: "HAIP-PING-002",
+                    rule: HAIP_PING_002,
                     scenario: false,
                 },
                 Oracle::Send(json!({"type": "PING", "payload": {"nonce": second}})),
                 Oracle::Reply {
                     patterns: vec![pong(second, "$capture:fuzz_s1")],
-                    rule: "HAIP-PING-002",
+                    rule: HAIP_PING_002,
                     scenario: false,
                 },
                 Oracle::Resume(json!({"payload": {"last_rx_seq": "${fuzz_s0}"}})),
                 Oracle::Reply {
                     patterns: vec![json!({"type": "PONG", "seq": "${fuzz_s1}"})],
-                    rule: "HAIP-SEQ-008",
+                    rule: HAIP_SEQ_008,
                     scenario: false,
                 },
             ]
@@ -204,7 +208,7 @@ pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
                 // No run starts from a message refused (its start or its end).
                 Oracle::ReplyUnlessRefused {
                     patterns: vec![json!({"type": "RUN_STARTED", "run_id": "$capture:fuzz_run"})],
-                    rule: "HAIP-RUN-004",
+                    rule: HAIP_RUN_004,
                     scenario: true,
                     refused: errors_naming([sent.get("id"), Some(&end_id)]),
                 },
@@ -224,7 +228,7 @@ pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
                     json!({"type": "RUN_FINISHED", "run_id": "${fuzz_run}"}),
                     json!({"type": "RUN_ERROR", "run_id": "${fuzz_run}"}),
                 ],
-                "HAIP-RUN-004",
+                HAIP_RUN_004,
             ))
             .collect()
         }
@@ -234,7 +238,7 @@ pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
                 Oracle::Unblock,
                 Oracle::ReplyUnlessRefused {
                     patterns: vec![json!({"type": "TOOL_UPDATE", "payload": {"call_id": call_id}})],
-                    rule: "HAIP-TOOL-003",
+                    rule: HAIP_TOOL_003,
                     scenario: true,
                     // Or the call ended before any update (a target without the tool, say):
                     // there is nothing left to cancel.
@@ -252,7 +256,7 @@ pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
                 call_id.as_ref(),
                 vec![json!({"type": "TOOL_DONE",
                     "payload": {"call_id": call_id, "status": "CANCELLED"}})],
-                "HAIP-TOOL-003",
+                HAIP_TOOL_003,
             ))
             .collect()
         }

@@ -3,6 +3,11 @@
 
 use super::model;
 use crate::protocol::json;
+use crate::rules::ids::{
+    HAIP_ENV_001, HAIP_ENV_002, HAIP_ENV_003, HAIP_ENV_004, HAIP_ENV_005, HAIP_ENV_006,
+    HAIP_ENV_007, HAIP_ENV_009, HAIP_ERR_002, HAIP_FLOW_005, HAIP_HS_002, HAIP_MEDIA_004,
+    HAIP_RUN_007, HAIP_TEXT_002, HAIP_TOOL_004,
+};
 use crate::rules::Violation;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -108,7 +113,7 @@ impl Schema {
             Err(_) => {
                 let mut problems = Vec::new();
                 self.check(event, &mut problems);
-                problems.into_iter().find(|v| v.rule != "HAIP-ENV-005")
+                problems.into_iter().find(|v| v.rule != HAIP_ENV_005)
             }
         }
     }
@@ -163,7 +168,7 @@ fn violation(error: &jsonschema::ValidationError<'_>, ty: &str) -> Violation {
     let path = error.instance_path().as_str();
     let keyword = error.kind().keyword();
     let rule = if keyword == "additionalProperties" {
-        "HAIP-ENV-005"
+        HAIP_ENV_005
     } else {
         rule_for_path(path, keyword, ty)
     };
@@ -180,31 +185,31 @@ fn violation(error: &jsonschema::ValidationError<'_>, ty: &str) -> Violation {
 fn rule_for_path(path: &str, keyword: &str, ty: &str) -> &'static str {
     let top = path.trim_start_matches('/').split('/').next().unwrap_or("");
     match top {
-        "" => "HAIP-ENV-001",
-        "id" | "session" | "run_id" => "HAIP-ENV-002",
-        "seq" | "ack" | "ts" => "HAIP-ENV-003",
-        "channel" | "thread_id" => "HAIP-ENV-004",
-        "type" => "HAIP-ENV-006",
-        "pv" | "crit" | "bin_len" | "bin_mime" => "HAIP-ENV-007",
-        "payload" if path == "/payload" && keyword == "type" => "HAIP-ENV-001",
+        "" => HAIP_ENV_001,
+        "id" | "session" | "run_id" => HAIP_ENV_002,
+        "seq" | "ack" | "ts" => HAIP_ENV_003,
+        "channel" | "thread_id" => HAIP_ENV_004,
+        "type" => HAIP_ENV_006,
+        "pv" | "crit" | "bin_len" | "bin_mime" => HAIP_ENV_007,
+        "payload" if path == "/payload" && keyword == "type" => HAIP_ENV_001,
         "payload" => payload_rule(ty),
-        _ => "HAIP-ENV-005",
+        _ => HAIP_ENV_005,
     }
 }
 
 /// The rule that owns the payload schema of each event type.
 pub fn payload_rule(ty: &str) -> &'static str {
     match ty {
-        "HAI" => "HAIP-HS-002",
-        "RUN_STARTED" | "RUN_FINISHED" | "RUN_CANCEL" => "HAIP-RUN-007",
-        "RUN_ERROR" | "ERROR" => "HAIP-ERR-002",
-        "TEXT_MESSAGE_START" | "TEXT_MESSAGE_PART" | "TEXT_MESSAGE_END" => "HAIP-TEXT-002",
-        "AUDIO_CHUNK" => "HAIP-MEDIA-004",
+        "HAI" => HAIP_HS_002,
+        "RUN_STARTED" | "RUN_FINISHED" | "RUN_CANCEL" => HAIP_RUN_007,
+        "RUN_ERROR" | "ERROR" => HAIP_ERR_002,
+        "TEXT_MESSAGE_START" | "TEXT_MESSAGE_PART" | "TEXT_MESSAGE_END" => HAIP_TEXT_002,
+        "AUDIO_CHUNK" => HAIP_MEDIA_004,
         "TOOL_CALL" | "TOOL_UPDATE" | "TOOL_DONE" | "TOOL_CANCEL" | "TOOL_LIST" | "TOOL_SCHEMA" => {
-            "HAIP-TOOL-004"
+            HAIP_TOOL_004
         }
-        "FLOW_UPDATE" | "PAUSE_CHANNEL" | "RESUME_CHANNEL" => "HAIP-FLOW-005",
-        _ => "HAIP-ENV-009",
+        "FLOW_UPDATE" | "PAUSE_CHANNEL" | "RESUME_CHANNEL" => HAIP_FLOW_005,
+        _ => HAIP_ENV_009,
     }
 }
 

@@ -8,6 +8,9 @@ use super::lifecycle::Lifecycle;
 use super::stream::StreamIds;
 use super::{validate, INPUTS_ROUTE, INTERRUPT_ROUTE, RESPONSES_ROUTE};
 use crate::protocol::{Checker, EventRef, Observed};
+use crate::rules::ids::{
+    HPD_ENV_001, HPD_ENV_009, HPD_IN_001, HPD_IN_002, HPD_IN_003, HPD_IN_004, HPD_IN_005,
+};
 use crate::rules::Violation;
 use crate::transcript::Direction;
 use crate::transport::{Body, HttpAnswer, SseMeta, StreamFrom};
@@ -174,7 +177,7 @@ impl HpdChecker {
                 .map_or(INPUTS_ROUTE, super::session::route_of);
             let sent = classify(Ok(event), route);
             if let Expected::BadRequest(why) = self.client_sent(sent) {
-                self.close_after(1007, "HPD-IN-002", why);
+                self.close_after(1007, HPD_IN_002, why);
             }
         } else {
             // A frame sent as it is: the SSE transport posts it to the inputs route.
@@ -201,19 +204,19 @@ impl HpdChecker {
         let path = answer.path.as_str();
         match expected {
             Expected::BadRequest(why) if status != 400 => out.push(Violation::new(
-                "HPD-IN-001",
+                HPD_IN_001,
                 format!("POST {path} of an invalid envelope ({why}) answered HTTP {status}, not 400"),
             )),
             // 409 and 429: the agent is busy with a turn and takes one input at a time (the
             // framework refuses an input while a run is active), not a refusal of this input.
             Expected::Accepted if !(200..300).contains(&status) && !BUSY.contains(&status) => {
                 out.push(Violation::new(
-                "HPD-IN-003",
+                HPD_IN_003,
                     format!("POST {path} of a valid input answered HTTP {status}"),
                 ))
             }
             Expected::UnknownRequest(id) if status != 404 => out.push(Violation::new(
-                "HPD-IN-004",
+                HPD_IN_004,
                 format!("POST {path} answering request id {id:?}, which the agent never issued, got HTTP {status}, not 404"),
             )),
             _ => {}
@@ -291,7 +294,7 @@ impl Checker for HpdChecker {
                 self.client_broken = true;
                 let why = "it is not JSON".to_owned();
                 if self.over_ws {
-                    self.close_after(1007, "HPD-IN-002", why);
+                    self.close_after(1007, HPD_IN_002, why);
                 } else {
                     self.await_answer(Expected::BadRequest(why));
                 }
@@ -299,7 +302,7 @@ impl Checker for HpdChecker {
             (Direction::Client, Observed::Binary(_)) => {
                 self.client_broken = self.over_ws;
                 if self.over_ws {
-                    self.close_after(1008, "HPD-IN-005", "a binary frame".into());
+                    self.close_after(1008, HPD_IN_005, "a binary frame".into());
                 } else {
                     self.await_answer(Expected::Anything);
                 }
@@ -308,7 +311,7 @@ impl Checker for HpdChecker {
                 match body {
                     Body::Json(event) => self.duties.client_sent(event, Some(path), out),
                     Body::Text(text) => out.push(Violation::new(
-                        "HPD-ENV-001",
+                        HPD_ENV_001,
                         format!(
                             "POST {path} of a body that is not JSON: {:?}",
                             text.chars().take(80).collect::<String>()
@@ -328,7 +331,7 @@ impl Checker for HpdChecker {
             (Direction::Server, Observed::Garbage(text)) => {
                 self.duties.agent_sent(None);
                 out.push(Violation::new(
-                    "HPD-ENV-001",
+                    HPD_ENV_001,
                     format!(
                         "a live event is not JSON: {:?}",
                         text.chars().take(80).collect::<String>()
@@ -336,7 +339,7 @@ impl Checker for HpdChecker {
                 ))
             }
             (Direction::Server, Observed::Binary(len)) => out.push(Violation::new(
-                "HPD-ENV-009",
+                HPD_ENV_009,
                 format!("a binary frame of {len} bytes, not an envelope in a text frame"),
             )),
             (Direction::Server, Observed::Closed { code }) => self.closed(code, out),

@@ -9,6 +9,7 @@
 
 use super::events;
 use super::{validate, INPUTS_ROUTE};
+use crate::rules::ids::{HPD_CLI_001, HPD_CLI_002, HPD_CLI_004, HPD_CLI_006};
 use crate::rules::Violation;
 use crate::transport::StreamFrom;
 use serde_json::Value;
@@ -98,11 +99,11 @@ impl ClientDuties {
         }
         match from.resume_id() {
             None => out.push(Violation::new(
-                "HPD-CLI-004",
+                HPD_CLI_004,
                 format!("after the agent ended the stream at event id {last}, the client reopened it at the live end (no Last-Event-ID, no ?after): what was sent meanwhile is lost to it"),
             )),
             Some(id) if id.trim() != last.to_string() => out.push(Violation::new(
-                "HPD-CLI-004",
+                HPD_CLI_004,
                 format!("after the agent ended the stream at event id {last}, the client resumed after id {id:?}, not after {last}"),
             )),
             Some(_) => {}
@@ -124,7 +125,7 @@ impl ClientDuties {
                 // A string type the profile does not know: the agent cannot deserialize it.
                 if let Some(kind) = m.get("type").and_then(Value::as_str) {
                     out.push(Violation::new(
-                        "HPD-CLI-006",
+                        HPD_CLI_006,
                         format!(
                             "the client sent an event of type {kind:?}{}: no input, response or interruption of the spec's families, so the agent cannot deserialize it",
                             route.map_or(String::new(), |r| format!(" (POSTed to {r})"))
@@ -139,7 +140,7 @@ impl ClientDuties {
             let belongs = super::session::route_of(known.name);
             if route != belongs {
                 out.push(Violation::new(
-                    "HPD-CLI-002",
+                    HPD_CLI_002,
                     format!(
                         "{} was POSTed to {route}; it belongs on {belongs}",
                         known.name
@@ -159,28 +160,28 @@ impl ClientDuties {
         };
         let Some(id) = m.get(field).and_then(Value::as_str) else {
             out.push(Violation::new(
-                "HPD-CLI-001",
+                HPD_CLI_001,
                 format!("{} names no {field}: it answers no request", known.name),
             ));
             return;
         };
         match self.requests.get_mut(id) {
             None => out.push(Violation::new(
-                "HPD-CLI-001",
+                HPD_CLI_001,
                 format!(
                     "{} answers {field} {id:?}, which the agent never issued",
                     known.name
                 ),
             )),
             Some(r) if r.answer != known.name => out.push(Violation::new(
-                "HPD-CLI-001",
+                HPD_CLI_001,
                 format!(
                     "{} answers request {id:?}, which wants a {}",
                     known.name, r.answer
                 ),
             )),
             Some(r) if r.answered => out.push(Violation::new(
-                "HPD-CLI-001",
+                HPD_CLI_001,
                 format!("{} answers request {id:?} a second time", known.name),
             )),
             Some(r) => r.answered = true,

@@ -9,6 +9,7 @@ use super::scenarios;
 use super::session::route_of;
 use super::INPUTS_ROUTE;
 use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe};
+use crate::rules::ids::{HPD_IN_001, HPD_IN_006, HPD_TURN_001};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::sync::LazyLock;
@@ -49,7 +50,7 @@ fn client_event() -> BoxedStrategy<Value> {
     .boxed()
 }
 
-const BAD: &str = "HPD-IN-001";
+const BAD: &str = HPD_IN_001;
 const BAD_REQUEST: Answer = Answer::Error(Some("400"));
 
 macro_rules! mutator {
@@ -147,9 +148,9 @@ impl FuzzProfile for HpdFuzz {
                 json!({"$http": {"path": "/inputs", "status": 409}}),
             ],
             error: json!({"$http": {"status": 400}}),
-            rule: "HPD-IN-006",
-            answered_by: "HPD-TURN-001",
-            ended: Some("HPD-IN-006"),
+            rule: HPD_IN_006,
+            answered_by: HPD_TURN_001,
+            ended: Some(HPD_IN_006),
             scenario: false,
         }
     }

@@ -7,6 +7,7 @@
 use crate::fuzz::keeps::{self, ids, text};
 use crate::fuzz::{mutate, FuzzProfile, Input, Mutator, Probe, PROBE_ID};
 use crate::keeps_working;
+use crate::rules::ids::{HPD_CLI_003, HPD_CLI_005};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -14,7 +15,7 @@ use serde_json::{json, Value};
 pub struct HpdClientFuzz;
 
 /// The keeps-working rule.
-const KEEPS: &str = "HPD-CLI-005";
+const KEEPS: &str = HPD_CLI_005;
 
 fn permission(id: &str, call: &str) -> Value {
     json!({"type": "PERMISSION_REQUEST", "permissionId": id, "sourceName": "PermissionMiddleware",
@@ -90,7 +91,7 @@ impl FuzzProfile for HpdClientFuzz {
             answers: vec![json!({"type": "PERMISSION_RESPONSE", "permissionId": PROBE_ID})],
             error: Value::Null,
             rule: KEEPS,
-            answered_by: "HPD-CLI-003",
+            answered_by: HPD_CLI_003,
             ended: Some(KEEPS),
             scenario: false,
         }

@@ -7,6 +7,10 @@
 //! appeared in, whose whole stream the checker saw, ends without one.
 
 use super::events::{BlockKind, BlockStep, Family, ToolStep};
+use crate::rules::ids::{
+    HPD_ASK_001, HPD_ASK_002, HPD_INT_001, HPD_STREAM_001, HPD_STREAM_002, HPD_TOOL_001,
+    HPD_TOOL_003, HPD_TURN_001, HPD_TURN_002, HPD_TURN_003, HPD_TURN_004,
+};
 use crate::rules::Violation;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -101,8 +105,8 @@ impl Lifecycle {
     fn after_end(&self, turn: &Option<String>) -> Option<&'static str> {
         let turn = turn.as_ref().filter(|t| self.ended_turns.contains(*t))?;
         Some(match self.interrupted_turns.contains(turn) {
-            true => "HPD-INT-001",
-            false => "HPD-TURN-004",
+            true => HPD_INT_001,
+            false => HPD_TURN_004,
         })
     }
 
@@ -168,7 +172,7 @@ impl Lifecycle {
                 if let (Some(turn), Some(n)) = (self.open.last_mut(), iteration(m)) {
                     if !turn.iterations.remove(&n) {
                         out.push(Violation::new(
-                            "HPD-TURN-003",
+                            HPD_TURN_003,
                             format!("AGENT_TURN_FINISHED for iteration {n}, which did not start in this message turn"),
                         ));
                     }
@@ -217,7 +221,7 @@ impl Lifecycle {
             && (self.ended_turns.contains(&id) || self.open.iter().any(|t| t.id == id))
         {
             out.push(Violation::new(
-                "HPD-TURN-001",
+                HPD_TURN_001,
                 format!("message turn {id:?} starts a second time"),
             ));
             return;
@@ -234,14 +238,14 @@ impl Lifecycle {
             Some(at) => at,
             None if !id.is_empty() && self.ended_turns.contains(id) => {
                 out.push(Violation::new(
-                    "HPD-TURN-001",
+                    HPD_TURN_001,
                     format!("{kind} for message turn {id:?}, which had already ended"),
                 ));
                 return;
             }
             None if self.open.len() == 1 && !id.is_empty() && !self.open[0].id.is_empty() => {
                 out.push(Violation::new(
-                    "HPD-TURN-002",
+                    HPD_TURN_002,
                     format!(
                         "{kind} carries messageTurnId {id:?}; the turn in progress started as {:?}",
                         self.open[0].id
@@ -264,7 +268,7 @@ impl Lifecycle {
         for (id, block) in &self.blocks {
             if of_turn(&block.turn) && !block.ended {
                 out.push(Violation::new(
-                    "HPD-STREAM-002",
+                    HPD_STREAM_002,
                     format!(
                         "the {} block {id:?} is still open at {kind}",
                         block_name(block.kind)
@@ -278,14 +282,14 @@ impl Lifecycle {
             }
             if !call.ended {
                 out.push(Violation::new(
-                    "HPD-TOOL-003",
+                    HPD_TOOL_003,
                     format!("tool call {id:?} has no TOOL_CALL_END at {kind}"),
                 ));
             }
             let excused = turn.interrupted || self.denied_calls.contains(id);
             if !call.has_result && !excused && kind != "MESSAGE_TURN_ERROR" {
                 out.push(Violation::new(
-                    "HPD-TOOL-003",
+                    HPD_TOOL_003,
                     format!("tool call {id:?} has no TOOL_CALL_RESULT at {kind}"),
                 ));
             }
@@ -293,14 +297,14 @@ impl Lifecycle {
         for (id, p) in &self.permissions {
             if of_turn(&p.turn) && p.answered.is_some() && p.outcome.is_none() {
                 out.push(Violation::new(
-                    "HPD-ASK-001",
+                    HPD_ASK_001,
                     format!("permission {id:?} was answered but neither PERMISSION_APPROVED nor PERMISSION_DENIED came before {kind}"),
                 ));
             }
         }
         for n in &turn.iterations {
             out.push(Violation::new(
-                "HPD-TURN-003",
+                HPD_TURN_003,
                 format!("agent turn {n} never finished before {kind}"),
             ));
         }
@@ -311,9 +315,9 @@ impl Lifecycle {
             };
             if !started {
                 let rule = if *what == "tool" {
-                    "HPD-TOOL-001"
+                    HPD_TOOL_001
                 } else {
-                    "HPD-STREAM-001"
+                    HPD_STREAM_001
                 };
                 out.push(Violation::new(
                     rule,
@@ -340,7 +344,7 @@ impl Lifecycle {
     fn outside_turn(&self, kind: &str, out: &mut Vec<Violation>) {
         if self.open.is_empty() && self.in_step {
             out.push(Violation::new(
-                "HPD-TURN-004",
+                HPD_TURN_004,
                 format!("{kind} arrives while no message turn is in progress"),
             ));
         }
@@ -361,12 +365,12 @@ impl Lifecycle {
             self.outside_turn(kind, out);
             if self.started_late(id) {
                 out.push(Violation::new(
-                    "HPD-STREAM-001",
+                    HPD_STREAM_001,
                     format!("{kind} for {id:?} comes after that block's other events"),
                 ));
             } else if self.blocks.contains_key(id) {
                 out.push(Violation::new(
-                    "HPD-STREAM-001",
+                    HPD_STREAM_001,
                     format!("{kind} opens block {id:?} a second time"),
                 ));
             }
@@ -391,12 +395,12 @@ impl Lifecycle {
             ));
         } else if block.ended {
             out.push(Violation::new(
-                "HPD-STREAM-001",
+                HPD_STREAM_001,
                 format!("{kind} for block {id:?} after its END"),
             ));
         } else if block.kind != kind_of {
             out.push(Violation::new(
-                "HPD-STREAM-001",
+                HPD_STREAM_001,
                 format!("{kind} names {id:?}, a {} block", block_name(block.kind)),
             ));
         }
@@ -421,7 +425,7 @@ impl Lifecycle {
             self.outside_turn(kind, out);
             if self.started_late(id) {
                 out.push(Violation::new(
-                    "HPD-TOOL-001",
+                    HPD_TOOL_001,
                     format!("TOOL_CALL_START for {id:?} comes after that call's other events"),
                 ));
             }
@@ -481,7 +485,7 @@ impl Lifecycle {
                     None => "the tool's own output, not a denial's text".to_owned(),
                 };
                 out.push(Violation::new(
-                    "HPD-ASK-002",
+                    HPD_ASK_002,
                     format!("TOOL_CALL_RESULT for call {call:?}, whose permission was denied, carries {how}"),
                 ));
             }
@@ -508,7 +512,7 @@ impl Lifecycle {
         };
         if p.answered.is_some_and(|a| a != approved) {
             out.push(Violation::new(
-                "HPD-ASK-001",
+                HPD_ASK_001,
                 format!("{kind} for permission {id:?}, which the client answered the other way"),
             ));
         }
@@ -520,7 +524,7 @@ impl Lifecycle {
             if let Some(call) = call {
                 if self.calls.get(&call).is_some_and(|c| c.has_result) {
                     out.push(Violation::new(
-                        "HPD-ASK-002",
+                        HPD_ASK_002,
                         format!("call {call:?} already has a TOOL_CALL_RESULT when its permission is denied"),
                     ));
                 }

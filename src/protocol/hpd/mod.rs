@@ -53,6 +53,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
         ]
     ),
     client_suite: crate::bundled_suite!("hpd", ["client/basics.toml"]),
+    errata: crate::bundled_errata!("hpd"),
     http_routes: Some(HttpRoutes {
         stream: Some(STREAM_ROUTE),
         post: INPUTS_ROUTE,

@@ -7,6 +7,9 @@
 //! the ids the agent chose; a target that does not obey a directive ends the run as skipped.
 
 use crate::fuzz::{mutate, Input, Mutator, Oracle};
+use crate::rules::ids::{
+    HPD_ASK_001, HPD_ASK_003, HPD_INT_001, HPD_IN_004, HPD_SSE_002, HPD_TURN_001,
+};
 use crate::sequence_mutator;
 use serde_json::{json, Value};
 
@@ -44,27 +47,27 @@ fn envelope(fields: Value) -> Value {
 }
 
 pub static MUTATORS: &[Mutator] = &[
-    sequence_mutator!("failing-turn", "HPD-TURN-001", |e, _| saying(
+    sequence_mutator!("failing-turn", HPD_TURN_001, |e, _| saying(
         e,
         "wireprobe: fail"
     )),
-    sequence_mutator!("permission-denied", "HPD-ASK-001", |e, _| saying(
+    sequence_mutator!("permission-denied", HPD_ASK_001, |e, _| saying(
         e,
         "wireprobe: permission echo"
     )),
-    sequence_mutator!("clarification", "HPD-ASK-003", |e, _| saying(
+    sequence_mutator!("clarification", HPD_ASK_003, |e, _| saying(
         e,
         "wireprobe: clarify which one?"
     )),
-    sequence_mutator!("interrupt-mid-turn", "HPD-INT-001", |e, _| saying(
+    sequence_mutator!("interrupt-mid-turn", HPD_INT_001, |e, _| saying(
         e,
         "wireprobe: slow 6000"
     )),
-    sequence_mutator!("resume-from-turn-start", "HPD-SSE-002", |e, _| saying(
+    sequence_mutator!("resume-from-turn-start", HPD_SSE_002, |e, _| saying(
         e,
         "wireprobe: say again"
     )),
-    sequence_mutator!("unknown-request-id", "HPD-IN-004", |e, rng| {
+    sequence_mutator!("unknown-request-id", HPD_IN_004, |e, rng| {
         (e["type"] == "USER_TEXT_INPUT").then(|| {
             Input::Event(envelope(json!({
                 "type": "PERMISSION_RESPONSE",
@@ -79,31 +82,27 @@ pub static MUTATORS: &[Mutator] = &[
 pub fn oracles(name: &str) -> Vec<Oracle> {
     match name {
         "failing-turn" => vec![
-            reply(
-                json!({"type": "MESSAGE_TURN_STARTED"}),
-                "HPD-TURN-001",
-                true,
-            ),
-            turn_end("HPD-TURN-001"),
+            reply(json!({"type": "MESSAGE_TURN_STARTED"}), HPD_TURN_001, true),
+            turn_end(HPD_TURN_001),
         ],
         // The call is made approved first: a denied call is told from one that ran by the
         // difference between their results (suites/hpd/ERRATA.md).
         "permission-denied" => vec![
             reply(
                 json!({"type": "PERMISSION_REQUEST", "permissionId": "$capture:approved"}),
-                "HPD-ASK-001",
+                HPD_ASK_001,
                 true,
             ),
             Oracle::Send(envelope(json!({
                 "type": "PERMISSION_RESPONSE", "permissionId": "${approved}", "approved": true,
             }))),
-            turn_end("HPD-TURN-001"),
+            turn_end(HPD_TURN_001),
             Oracle::Send(envelope(json!({
                 "type": "USER_TEXT_INPUT", "text": "wireprobe: permission echo",
             }))),
             reply(
                 json!({"type": "PERMISSION_REQUEST", "permissionId": "$capture:perm"}),
-                "HPD-ASK-001",
+                HPD_ASK_001,
                 true,
             ),
             Oracle::Send(envelope(json!({
@@ -111,21 +110,21 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
             }))),
             reply(
                 json!({"type": "PERMISSION_DENIED", "permissionId": "${perm}"}),
-                "HPD-ASK-001",
+                HPD_ASK_001,
                 false,
             ),
-            turn_end("HPD-TURN-001"),
+            turn_end(HPD_TURN_001),
         ],
         "clarification" => vec![
             reply(
                 json!({"type": "CLARIFICATION_REQUEST", "requestId": "$capture:req"}),
-                "HPD-ASK-003",
+                HPD_ASK_003,
                 true,
             ),
             Oracle::Send(envelope(json!({
                 "type": "CLARIFICATION_RESPONSE", "requestId": "${req}", "answer": "the first",
             }))),
-            turn_end("HPD-ASK-003"),
+            turn_end(HPD_ASK_003),
         ],
         "interrupt-mid-turn" => vec![
             // A block opened shows the turn under way: keyed on its start, not on a delta, so
@@ -136,7 +135,7 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
                     json!({"type": "TEXT_MESSAGE_START"}),
                     json!({"type": "TEXT_DELTA"}),
                 ],
-                rule: "HPD-INT-001",
+                rule: HPD_INT_001,
                 scenario: true,
             },
             Oracle::Send(envelope(json!({
@@ -148,25 +147,21 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
                     json!({"type": "MESSAGE_TURN_ERROR"}),
                     json!({"type": "INTERRUPTION_HANDLED"}),
                 ],
-                rule: "HPD-INT-001",
+                rule: HPD_INT_001,
                 scenario: false,
             },
         ],
         "resume-from-turn-start" => vec![
             reply(
                 json!({"type": "MESSAGE_TURN_STARTED", "$sse": {"id": "$capture:from"}}),
-                "HPD-SSE-002",
+                HPD_SSE_002,
                 true,
             ),
-            turn_end("HPD-TURN-001"),
+            turn_end(HPD_TURN_001),
             Oracle::Send(json!({"$stream": {"after": "${from}"}})),
-            turn_end("HPD-SSE-002"),
+            turn_end(HPD_SSE_002),
         ],
-        "unknown-request-id" => vec![reply(
-            json!({"$http": {"status": 404}}),
-            "HPD-IN-004",
-            false,
-        )],
+        "unknown-request-id" => vec![reply(json!({"$http": {"status": 404}}), HPD_IN_004, false)],
         _ => Vec::new(),
     }
 }

@@ -2,6 +2,7 @@
 //! stream that delivers exactly what came after the id it resumed from (HPD-SSE-002).
 
 use crate::protocol::EventRef;
+use crate::rules::ids::{HPD_SSE_001, HPD_SSE_002};
 use crate::rules::Violation;
 use serde_json::Value;
 use std::collections::VecDeque;
@@ -67,7 +68,7 @@ impl StreamIds {
         };
         if let Some(last) = self.last.filter(|last| id <= *last) {
             out.push(Violation::new(
-                "HPD-SSE-001",
+                HPD_SSE_001,
                 format!("SSE id {id} follows id {last} on the same stream"),
             ));
         }
@@ -75,7 +76,7 @@ impl StreamIds {
         if let Some(replay) = &mut self.replay {
             if id <= replay.after {
                 out.push(Violation::new(
-                    "HPD-SSE-002",
+                    HPD_SSE_002,
                     format!(
                         "the stream resumed after id {} delivers id {id} again",
                         replay.after
@@ -94,7 +95,7 @@ impl StreamIds {
                 if let Some((_, first)) = replay.expected.front().filter(|(e, _)| *e == id) {
                     if **first != *event.value() {
                         out.push(Violation::new(
-                            "HPD-SSE-002",
+                            HPD_SSE_002,
                             format!("the resumed stream's event {id} differs from the one first delivered"),
                         ));
                     }
@@ -125,7 +126,7 @@ impl StreamIds {
 fn report_missed(after: u64, missed: &[u64], out: &mut Vec<Violation>) {
     if let Some(first) = missed.first() {
         out.push(Violation::new(
-            "HPD-SSE-002",
+            HPD_SSE_002,
             format!(
                 "the stream resumed after id {after} skips {} event(s) it had delivered, from id {first}",
                 missed.len()

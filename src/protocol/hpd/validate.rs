@@ -2,6 +2,10 @@
 //! fields the framework gives known events.
 
 use super::events::{self, FieldKind, KnownType};
+use crate::rules::ids::{
+    HPD_ENV_001, HPD_ENV_002, HPD_ENV_003, HPD_ENV_004, HPD_ENV_005, HPD_ENV_006, HPD_ENV_007,
+    HPD_ENV_008, HPD_TOOL_002,
+};
 use crate::rules::Violation;
 use serde_json::{Map, Value};
 
@@ -11,7 +15,7 @@ pub fn envelope<'a>(
     event: &'a Value,
     out: &mut Vec<Violation>,
 ) -> Option<(&'a Map<String, Value>, Option<KnownType>)> {
-    checked(event, "HPD-ENV-001", out)
+    checked(event, HPD_ENV_001, out)
 }
 
 /// Checks one envelope a client sent. The spec says the serializer injects `version` into
@@ -21,7 +25,7 @@ pub fn client_envelope<'a>(
     event: &'a Value,
     out: &mut Vec<Violation>,
 ) -> Option<(&'a Map<String, Value>, Option<KnownType>)> {
-    checked(event, "HPD-ENV-002", out)
+    checked(event, HPD_ENV_002, out)
 }
 
 fn checked<'a>(
@@ -31,7 +35,7 @@ fn checked<'a>(
 ) -> Option<(&'a Map<String, Value>, Option<KnownType>)> {
     let Value::Object(m) = event else {
         out.push(Violation::new(
-            "HPD-ENV-001",
+            HPD_ENV_001,
             format!(
                 "a live event is not a JSON object: {}",
                 crate::show::event(event)
@@ -42,12 +46,12 @@ fn checked<'a>(
     match m.get("version") {
         Some(Value::String(v)) if v == "1.0" => {}
         Some(Value::String(v)) => out.push(Violation::new(
-            "HPD-ENV-002",
+            HPD_ENV_002,
             format!("version is {v:?}, not \"1.0\""),
         )),
         // Only the spec's example shows version as a string: as `"1.0"` itself, a should.
         Some(other) => out.push(Violation::new(
-            "HPD-ENV-002",
+            HPD_ENV_002,
             format!("version is {other}, not the string \"1.0\""),
         )),
         None => out.push(Violation::new(
@@ -59,7 +63,7 @@ fn checked<'a>(
         Some(Value::String(t)) => t.as_str(),
         other => {
             out.push(Violation::new(
-                "HPD-ENV-001",
+                HPD_ENV_001,
                 match other {
                     None => format!("an envelope has no type: {}", crate::show::event(event)),
                     Some(t) => format!("type is {t}, not a string"),
@@ -71,7 +75,7 @@ fn checked<'a>(
     let known = events::known(kind);
     match known {
         Some(k) if k.name != kind => out.push(Violation::new(
-            "HPD-ENV-003",
+            HPD_ENV_003,
             format!(
                 "type {kind:?} is the built-in {} in another letter case",
                 k.name
@@ -79,20 +83,20 @@ fn checked<'a>(
         )),
         Some(_) => {}
         None => out.push(Violation::new(
-            "HPD-ENV-006",
+            HPD_ENV_006,
             format!("an event of a type this profile does not know: {kind:?}"),
         )),
     }
     for (name, value) in m {
         if !is_camel_case(name) {
             out.push(Violation::new(
-                "HPD-ENV-004",
+                HPD_ENV_004,
                 format!("{kind}: property {name:?} is not camelCase"),
             ));
         }
         if value.is_null() {
             out.push(Violation::new(
-                "HPD-ENV-005",
+                HPD_ENV_005,
                 format!("{kind}: property {name:?} is null (nulls are omitted)"),
             ));
         }
@@ -103,7 +107,7 @@ fn checked<'a>(
     if let (Some(k), Some(Value::String(args))) = (known, m.get("argsJson")) {
         if k.name == "TOOL_CALL_ARGS" && serde_json::from_str::<Value>(args).is_err() {
             out.push(Violation::new(
-                "HPD-TOOL-002",
+                HPD_TOOL_002,
                 format!("TOOL_CALL_ARGS.argsJson is not JSON: {args:?}"),
             ));
         }
@@ -145,8 +149,8 @@ fn fields(
                 FieldKind::Duration => "a number or a TimeSpan string",
             };
             let rule = match field {
-                FieldKind::ExampleStr => "HPD-ENV-008",
-                _ => "HPD-ENV-007",
+                FieldKind::ExampleStr => HPD_ENV_008,
+                _ => HPD_ENV_007,
             };
             out.push(Violation::new(
                 rule,

@@ -8,6 +8,7 @@
 //! judged (an end, or a message, with no id-less burst open) until all have ended.
 
 use super::validate;
+use crate::rules::ids::HUMA_LC_001;
 use crate::rules::Violation;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -47,7 +48,7 @@ impl Bursts {
             None => self.unnamed(kind, index),
         };
         if let Some(why) = why {
-            out.push(Violation::new("HUMA-LC-001", why));
+            out.push(Violation::new(HUMA_LC_001, why));
         }
     }
 

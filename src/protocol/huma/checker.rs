@@ -7,6 +7,7 @@ use super::duties::ClientDuties;
 use super::session::decode_sio;
 use super::validate;
 use crate::protocol::{Checker, Observed};
+use crate::rules::ids::{HUMA_CLI_001, HUMA_CLI_008, HUMA_SRV_003, HUMA_VAL_007, HUMA_VAL_008};
 use crate::rules::Violation;
 use crate::transcript::Direction;
 use crate::transport::socketio::packet::{self, EioPacket};
@@ -65,7 +66,7 @@ impl HumaChecker {
         match event.get("type").and_then(Value::as_str) {
             Some("cancel-tool-call") if !self.duties.is_outstanding(&id) => {
                 out.push(Violation::new(
-                    "HUMA-SRV-003",
+                    HUMA_SRV_003,
                     format!("cancel-tool-call names {id:?}, which is not an outstanding tool call"),
                 ));
             }
@@ -87,10 +88,10 @@ impl HumaChecker {
         // The field checks name what the server must reject (HUMA-VAL-*); the client that
         // sent it broke its own rule, with the same words.
         out.extend(found.into_iter().map(|v| {
-            let rule = if v.rule == "HUMA-VAL-008" {
-                "HUMA-CLI-008"
+            let rule = if v.rule == HUMA_VAL_008 {
+                HUMA_CLI_008
             } else {
-                "HUMA-CLI-001"
+                HUMA_CLI_001
             };
             Violation::new(rule, v.message)
         }));
@@ -115,7 +116,7 @@ impl HumaChecker {
     /// The client sent something that is not a client event at all: that breaks its rule
     /// (HUMA-CLI-001), and it is broken input for the server.
     fn client_sent_broken(&mut self, why: String, out: &mut Vec<Violation>) {
-        out.push(Violation::new("HUMA-CLI-001", why));
+        out.push(Violation::new(HUMA_CLI_001, why));
         self.client_broke();
     }
 
@@ -134,7 +135,7 @@ impl HumaChecker {
     fn error_answers(&mut self, out: &mut Vec<Violation>) {
         if let Some(ty) = self.awaiting.answer() {
             out.push(Violation::new(
-                "HUMA-VAL-007",
+                HUMA_VAL_007,
                 format!("an error answers the client's valid {ty}"),
             ));
         }
@@ -240,7 +241,7 @@ impl Checker for HumaChecker {
                         if let Some(len) = super::truncated::result_chars_at_least(kept) {
                             if len > validate::MAX_RESULT {
                                 out.push(Violation::new(
-                                    "HUMA-CLI-001",
+                                    HUMA_CLI_001,
                                     format!("a tool-result's result is at least {len} characters serialised, over {}", validate::MAX_RESULT),
                                 ));
                             }

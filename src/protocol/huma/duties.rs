@@ -6,6 +6,7 @@
 //! transcript cut anywhere would otherwise blame a client for what it had no time to do.
 
 use super::validate::message_index;
+use crate::rules::ids::{HUMA_CLI_002, HUMA_CLI_004, HUMA_CLI_005, HUMA_CLI_006, HUMA_CLI_007};
 use crate::rules::Violation;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -106,13 +107,13 @@ impl ClientDuties {
         let outcome = str_field(event, "outcome").unwrap_or("");
         if outcome == "failure" && str_field(event, "error").is_none() {
             out.push(Violation::new(
-                "HUMA-CLI-004",
+                HUMA_CLI_004,
                 format!("the failure result for {id:?} carries no error message"),
             ));
         }
         if outcome == "canceled" && event.get("triggering") == Some(&Value::Bool(true)) {
             out.push(Violation::new(
-                "HUMA-CLI-006",
+                HUMA_CLI_006,
                 format!("the canceled result for {id:?} has triggering true"),
             ));
         }
@@ -121,14 +122,14 @@ impl ClientDuties {
                 return;
             }
             out.push(Violation::new(
-                "HUMA-CLI-002",
+                HUMA_CLI_002,
                 format!("a tool-result names toolCallId {id:?}, which no tool-call issued"),
             ));
             return;
         };
         if call.answered {
             out.push(Violation::new(
-                "HUMA-CLI-002",
+                HUMA_CLI_002,
                 format!("a second tool-result for toolCallId {id:?} ({outcome})"),
             ));
             return;
@@ -136,7 +137,7 @@ impl ClientDuties {
         call.answered = true;
         if call.name != name {
             out.push(Violation::new(
-                "HUMA-CLI-002",
+                HUMA_CLI_002,
                 format!(
                     "the tool-result for {id:?} names tool {name:?}; the tool-call named {:?}",
                     call.name
@@ -147,7 +148,7 @@ impl ClientDuties {
             let after_race = at_ms.saturating_sub(canceled_at) > CANCEL_RACE_MS;
             if outcome != "canceled" && after_race {
                 out.push(Violation::new(
-                    "HUMA-CLI-005",
+                    HUMA_CLI_005,
                     format!(
                         "after the cancel-tool-call, the result for {id:?} has outcome {outcome:?}, not canceled"
                     ),
@@ -164,7 +165,7 @@ impl ClientDuties {
         let Some(index) = index else {
             return;
         };
-        let mut wrong = |why: String| out.push(Violation::new("HUMA-CLI-007", why));
+        let mut wrong = |why: String| out.push(Violation::new(HUMA_CLI_007, why));
         match message_index(Some(index)) {
             Some(i) if self.unseen || self.sent.contains(&(id.to_owned(), i)) => {}
             Some(i) => wrong(format!(

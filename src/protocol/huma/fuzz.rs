@@ -7,6 +7,10 @@
 use super::scenarios;
 use super::validate::{self, FORBIDDEN_KEYS, MAX_NAME, MAX_RESULT, OUTCOMES};
 use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe};
+use crate::rules::ids::{
+    HUMA_ERR_002, HUMA_ERR_003, HUMA_TR_002, HUMA_VAL_001, HUMA_VAL_002, HUMA_VAL_003,
+    HUMA_VAL_004, HUMA_VAL_005, HUMA_VAL_006, HUMA_VAL_008,
+};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use std::sync::LazyLock;
@@ -144,7 +148,7 @@ const INVALID_EVENT: &str = "INVALID_EVENT";
 static MUTATORS: &[Mutator] = &[
     Mutator {
         name: "not-an-object",
-        breaks: "HUMA-VAL-001",
+        breaks: HUMA_VAL_001,
         answer: REJECT,
         apply: |e, rng| {
             Some(Input::Event(match rng.below(3) {
@@ -156,7 +160,7 @@ static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         name: "unknown-type",
-        breaks: "HUMA-VAL-001",
+        breaks: HUMA_VAL_001,
         answer: REJECT,
         apply: |e, rng| {
             let ty = e["type"].as_str().unwrap_or("context-update");
@@ -171,19 +175,19 @@ static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         name: "context-update-missing-field",
-        breaks: "HUMA-VAL-002",
+        breaks: HUMA_VAL_002,
         answer: REJECT,
         apply: |e, rng| drop_field(e, "context-update", &CU, rng),
     },
     Mutator {
         name: "context-update-wrong-type",
-        breaks: "HUMA-VAL-002",
+        breaks: HUMA_VAL_002,
         answer: REJECT,
         apply: |e, rng| retype_field(e, "context-update", &CU, rng),
     },
     Mutator {
         name: "name-length",
-        breaks: "HUMA-VAL-002",
+        breaks: HUMA_VAL_002,
         answer: REJECT,
         apply: |e, rng| {
             // Mostly just past the limit: an empty name is refused by more servers.
@@ -196,13 +200,13 @@ static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         name: "tool-result-missing-field",
-        breaks: "HUMA-VAL-003",
+        breaks: HUMA_VAL_003,
         answer: REJECT,
         apply: |e, rng| drop_field(e, "tool-result", &TR, rng),
     },
     Mutator {
         name: "tool-result-wrong-type",
-        breaks: "HUMA-VAL-003",
+        breaks: HUMA_VAL_003,
         answer: REJECT,
         apply: |e, rng| {
             retype_field(
@@ -215,7 +219,7 @@ static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         name: "outcome-off-list",
-        breaks: "HUMA-VAL-003",
+        breaks: HUMA_VAL_003,
         answer: REJECT,
         apply: |e, rng| {
             let bad = rng.pick(&["succeeded", "Success", "cancelled", "error", ""]);
@@ -227,7 +231,7 @@ static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         name: "result-too-long",
-        breaks: "HUMA-VAL-004",
+        breaks: HUMA_VAL_004,
         answer: REJECT,
         apply: |e, rng| {
             // 65,535 characters (65,537 serialised, just past the limit), or far past it but
@@ -245,19 +249,19 @@ static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         name: "addon-missing-field",
-        breaks: "HUMA-VAL-005",
+        breaks: HUMA_VAL_005,
         answer: REJECT,
         apply: |e, rng| drop_field(e, "addon-tool-event", &AE, rng),
     },
     Mutator {
         name: "addon-wrong-type",
-        breaks: "HUMA-VAL-005",
+        breaks: HUMA_VAL_005,
         answer: REJECT,
         apply: |e, rng| retype_field(e, "addon-tool-event", &AE, rng),
     },
     Mutator {
         name: "proto-pollution",
-        breaks: "HUMA-VAL-006",
+        breaks: HUMA_VAL_006,
         answer: REJECT,
         apply: |e, rng| {
             let path = match e["type"].as_str() {
@@ -272,7 +276,7 @@ static MUTATORS: &[Mutator] = &[
     // A result is typed "any": a forbidden key there is rejected at should (ERRATA 8).
     Mutator {
         name: "proto-in-result",
-        breaks: "HUMA-VAL-008",
+        breaks: HUMA_VAL_008,
         answer: REJECT,
         apply: |e, rng| {
             if e["type"] != "tool-result" || !e["result"].is_object() {
@@ -284,19 +288,19 @@ static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         name: "invalid-json",
-        breaks: "HUMA-TR-002",
+        breaks: HUMA_TR_002,
         answer: Answer::Unspecified,
         apply: |e, rng| Some(mutate::truncated(e, rng)),
     },
     Mutator {
         name: "invalid-utf8",
-        breaks: "HUMA-TR-002",
+        breaks: HUMA_TR_002,
         answer: Answer::Unspecified,
         apply: |e, _| Some(mutate::invalid_utf8(e)),
     },
     Mutator {
         name: "lone-surrogate",
-        breaks: "HUMA-TR-002",
+        breaks: HUMA_TR_002,
         answer: Answer::Unspecified,
         apply: |e, _| {
             // JSON text a JavaScript server parses and a strict parser refuses.
@@ -307,7 +311,7 @@ static MUTATORS: &[Mutator] = &[
     },
     Mutator {
         name: "deep-nesting",
-        breaks: "HUMA-TR-002",
+        breaks: HUMA_TR_002,
         answer: Answer::Unspecified,
         apply: |e, _| mutate::deep_nesting(e, "/type", 10_000),
     },
@@ -341,8 +345,8 @@ impl FuzzProfile for HumaFuzz {
             ],
             answers: Vec::new(),
             error: json!({"channel": "error"}),
-            rule: "HUMA-ERR-003",
-            answered_by: "HUMA-ERR-003",
+            rule: HUMA_ERR_003,
+            answered_by: HUMA_ERR_003,
             ended: None,
             scenario: false,
         }
@@ -358,7 +362,7 @@ impl FuzzProfile for HumaFuzz {
     }
 
     fn code_rule(&self, mutator: &Mutator) -> Option<&'static str> {
-        matches!(mutator.answer, Answer::Error(Some(INVALID_EVENT))).then_some("HUMA-ERR-002")
+        matches!(mutator.answer, Answer::Error(Some(INVALID_EVENT))).then_some(HUMA_ERR_002)
     }
 
     /// Raw bytes go out as the argument of a `message` emit.
@@ -372,7 +376,7 @@ impl FuzzProfile for HumaFuzz {
     /// An input that is not JSON at all is HUMA-TR-002 (malformed Socket.IO input).
     fn input_violations(&self, input: &Input) -> Vec<&'static str> {
         let Some(event) = crate::fuzz::input_json(input) else {
-            return vec!["HUMA-TR-002"];
+            return vec![HUMA_TR_002];
         };
         let event = event.as_ref();
         let mut rules: Vec<&'static str> = validate::client_event_violations(event)

@@ -7,6 +7,7 @@
 use crate::fuzz::keeps::{self, ids, text};
 use crate::fuzz::{mutate, FuzzProfile, Input, Mutator, Probe, PROBE_ID};
 use crate::keeps_working;
+use crate::rules::ids::{HUMA_CLI_003, HUMA_CLI_009};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -17,7 +18,7 @@ pub struct HumaClientFuzz;
 const NO_SUCH_TOOL: &str = "wireprobe_no_such_tool";
 
 /// The keeps-working rule.
-const KEEPS: &str = "HUMA-CLI-009";
+const KEEPS: &str = HUMA_CLI_009;
 
 fn tool_call(id: String, args: Value) -> Value {
     json!({"type": "tool-call", "toolCallId": id, "toolName": NO_SUCH_TOOL, "arguments": args})
@@ -87,7 +88,7 @@ impl FuzzProfile for HumaClientFuzz {
                 "event": {"type": "tool-result", "toolCallId": PROBE_ID}})],
             error: Value::Null,
             rule: KEEPS,
-            answered_by: "HUMA-CLI-003",
+            answered_by: HUMA_CLI_003,
             ended: Some(KEEPS),
             scenario: false,
         }

@@ -31,6 +31,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
         ["validation.toml", "lifecycle.toml", "robustness.toml"]
     ),
     client_suite: crate::bundled_suite!("huma", ["client/basics.toml"]),
+    errata: crate::bundled_errata!("huma"),
     http_routes: None,
     has_handshake: true,
     target_speaks_first: false,

@@ -6,6 +6,7 @@
 //! the directive ends the run as skipped, never failed.
 
 use crate::fuzz::{mutate, Input, Mutator, Oracle};
+use crate::rules::ids::{HUMA_LC_002, HUMA_LC_004, HUMA_LC_005, HUMA_VAL_007};
 use crate::sequence_mutator;
 use serde_json::{json, Value};
 
@@ -34,15 +35,15 @@ fn interruption() -> Value {
 }
 
 pub static MUTATORS: &[Mutator] = &[
-    sequence_mutator!("interrupt-held-tool", "HUMA-LC-004", |e, _| directing(
+    sequence_mutator!("interrupt-held-tool", HUMA_LC_004, |e, _| directing(
         e,
         json!({"do": "hold-tool", "tool": "wireprobe_held"})
     )),
-    sequence_mutator!("unconfirmed-message", "HUMA-LC-002", |e, _| directing(
+    sequence_mutator!("unconfirmed-message", HUMA_LC_002, |e, _| directing(
         e,
         json!({"do": "say", "messages": ["first", "second"]})
     )),
-    sequence_mutator!("abort-burst", "HUMA-LC-005", |e, _| directing(
+    sequence_mutator!("abort-burst", HUMA_LC_005, |e, _| directing(
         e,
         json!({"do": "say", "messages": ["a", "b", "c"]})
     )),
@@ -62,7 +63,7 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
             Oracle::Reply {
                 patterns: vec![server_event(json!({"type": "tool-call",
                     "toolName": "wireprobe_held", "toolCallId": "$capture:fuzz_call"}))],
-                rule: "HUMA-LC-004",
+                rule: HUMA_LC_004,
                 scenario: true,
             },
             Oracle::Send(interruption()),
@@ -70,7 +71,7 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
                 patterns: vec![server_event(
                     json!({"type": "cancel-tool-call", "toolName": "wireprobe_held"}),
                 )],
-                rule: "HUMA-LC-004",
+                rule: HUMA_LC_004,
                 scenario: false,
             },
             // The canceled result for that call is a valid event: no error answers it.
@@ -79,20 +80,20 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
             Oracle::Silence {
                 matching: vec![json!({"channel": "error"})],
                 ms: 300,
-                rule: "HUMA-VAL-007",
+                rule: HUMA_VAL_007,
                 answer: true,
             },
         ],
         "unconfirmed-message" => vec![
             Oracle::Reply {
                 patterns: vec![message(0)],
-                rule: "HUMA-LC-002",
+                rule: HUMA_LC_002,
                 scenario: true,
             },
             Oracle::Silence {
                 matching: vec![message(1)],
                 ms: UNCONFIRMED_MS,
-                rule: "HUMA-LC-002",
+                rule: HUMA_LC_002,
                 // The confirmation timeout ends it.
                 answer: false,
             },
@@ -100,7 +101,7 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
         "abort-burst" => vec![
             Oracle::Reply {
                 patterns: vec![message(0)],
-                rule: "HUMA-LC-005",
+                rule: HUMA_LC_005,
                 scenario: true,
             },
             Oracle::Send(interruption()),
@@ -108,7 +109,7 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
                 patterns: vec![server_event(
                     json!({"type": "messaging", "event": "typing_end", "reason": "canceled"}),
                 )],
-                rule: "HUMA-LC-005",
+                rule: HUMA_LC_005,
                 scenario: false,
             },
         ],

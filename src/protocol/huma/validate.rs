@@ -1,6 +1,11 @@
 //! Validation of HUMA events: what a server must reject from a client, and what a server may
 //! send. Each finding names the rule it breaks.
 
+use crate::rules::ids::{
+    HUMA_ERR_001, HUMA_SRV_001, HUMA_SRV_002, HUMA_SRV_003, HUMA_SRV_004, HUMA_TR_001,
+    HUMA_VAL_001, HUMA_VAL_002, HUMA_VAL_003, HUMA_VAL_004, HUMA_VAL_005, HUMA_VAL_006,
+    HUMA_VAL_008,
+};
 use crate::rules::Violation;
 use serde_json::Value;
 
@@ -73,7 +78,7 @@ pub fn client_event_violations(event: &Value) -> Vec<Violation> {
     let mut out = Vec::new();
     let Some(obj) = event.as_object() else {
         out.push(Violation::new(
-            "HUMA-VAL-001",
+            HUMA_VAL_001,
             "the event is not a JSON object",
         ));
         return out;
@@ -89,7 +94,7 @@ pub fn client_event_violations(event: &Value) -> Vec<Violation> {
         "context-update" => {
             need(
                 is_bool(field("triggering")),
-                "HUMA-VAL-002",
+                HUMA_VAL_002,
                 "triggering must be a boolean",
             );
             let name_len = field("name")
@@ -97,52 +102,52 @@ pub fn client_event_violations(event: &Value) -> Vec<Violation> {
                 .map(|n| n.chars().count());
             need(
                 matches!(name_len, Some(1..=MAX_NAME)),
-                "HUMA-VAL-002",
+                HUMA_VAL_002,
                 "name must be a string of 1 to 128 characters",
             );
             need(
                 is_obj(field("context")),
-                "HUMA-VAL-002",
+                HUMA_VAL_002,
                 "context must be an object",
             );
             need(
                 is_str(field("description")),
-                "HUMA-VAL-002",
+                HUMA_VAL_002,
                 "description must be a string",
             );
         }
         "tool-result" => {
             need(
                 is_bool(field("triggering")),
-                "HUMA-VAL-003",
+                HUMA_VAL_003,
                 "triggering must be a boolean",
             );
             need(
                 is_str(field("toolCallId")),
-                "HUMA-VAL-003",
+                HUMA_VAL_003,
                 "toolCallId must be a string",
             );
             need(
                 is_str(field("toolName")),
-                "HUMA-VAL-003",
+                HUMA_VAL_003,
                 "toolName must be a string",
             );
             let outcome = field("outcome").and_then(Value::as_str);
             need(
                 outcome.is_some_and(|o| OUTCOMES.contains(&o)),
-                "HUMA-VAL-003",
+                HUMA_VAL_003,
                 "outcome must be success, failure or canceled",
             );
             need(
                 field("error").is_none_or(Value::is_string),
-                "HUMA-VAL-003",
+                HUMA_VAL_003,
                 "error must be a string",
             );
             if let Some(result) = field("result") {
                 let len = serde_json::to_string(result).map_or(usize::MAX, |s| s.chars().count());
                 need(
                     len <= MAX_RESULT,
-                    "HUMA-VAL-004",
+                    HUMA_VAL_004,
                     &format!("result is {len} characters serialised, over {MAX_RESULT}"),
                 );
             }
@@ -150,18 +155,18 @@ pub fn client_event_violations(event: &Value) -> Vec<Violation> {
         "addon-tool-event" => {
             need(
                 is_str(field("toolCallId")),
-                "HUMA-VAL-005",
+                HUMA_VAL_005,
                 "toolCallId must be a string",
             );
             need(
                 is_obj(field("data")),
-                "HUMA-VAL-005",
+                HUMA_VAL_005,
                 "data must be an object",
             );
         }
         other => {
             out.push(Violation::new(
-                "HUMA-VAL-001",
+                HUMA_VAL_001,
                 format!(
                     "type {other:?} is not one of context-update, tool-result, addon-tool-event"
                 ),
@@ -172,9 +177,9 @@ pub fn client_event_violations(event: &Value) -> Vec<Violation> {
     // The Record fields the Validation Limits name (context, data) must be free of forbidden
     // keys; a tool-result's result is typed "any", so there the check is a should.
     for (key, rule) in [
-        ("context", "HUMA-VAL-006"),
-        ("data", "HUMA-VAL-006"),
-        ("result", "HUMA-VAL-008"),
+        ("context", HUMA_VAL_006),
+        ("data", HUMA_VAL_006),
+        ("result", HUMA_VAL_008),
     ] {
         if let Some(v @ (Value::Object(_) | Value::Array(_))) = field(key) {
             if let Some(path) = forbidden_key_path(v) {
@@ -193,7 +198,7 @@ pub fn server_event_violations(channel: &str, event: &Value) -> Vec<Violation> {
     let mut out = Vec::new();
     let Some(obj) = event.as_object() else {
         out.push(Violation::new(
-            "HUMA-SRV-001",
+            HUMA_SRV_001,
             format!("a {channel:?} emit that is not an object"),
         ));
         return out;
@@ -209,56 +214,56 @@ pub fn server_event_violations(channel: &str, event: &Value) -> Vec<Violation> {
         ("error", "error") => {
             need(
                 is_str(field("message")),
-                "HUMA-ERR-001",
+                HUMA_ERR_001,
                 "message must be a string",
             );
             need(
                 field("code").is_none_or(Value::is_string),
-                "HUMA-ERR-001",
+                HUMA_ERR_001,
                 "code must be a string",
             );
         }
         ("error", _) => need(
             false,
-            "HUMA-ERR-001",
+            HUMA_ERR_001,
             "an 'error' emit must have type \"error\"",
         ),
         ("event", "error") => out.push(Violation::new(
-            "HUMA-TR-001",
+            HUMA_TR_001,
             "an error event was emitted on 'event'; errors belong on 'error'",
         )),
         ("event", "tool-call") => {
             let id = field("toolCallId").and_then(Value::as_str);
             need(
                 id.is_some_and(|i| uuid::Uuid::parse_str(i).is_ok()),
-                "HUMA-SRV-002",
+                HUMA_SRV_002,
                 "toolCallId must be a UUID",
             );
             need(
                 is_str(field("toolName")),
-                "HUMA-SRV-002",
+                HUMA_SRV_002,
                 "toolName must be a string",
             );
             need(
                 is_obj(field("arguments")),
-                "HUMA-SRV-002",
+                HUMA_SRV_002,
                 "arguments must be an object",
             );
         }
         ("event", "cancel-tool-call") => {
             need(
                 is_str(field("toolCallId")),
-                "HUMA-SRV-003",
+                HUMA_SRV_003,
                 "toolCallId must be a string",
             );
             need(
                 is_str(field("toolName")),
-                "HUMA-SRV-003",
+                HUMA_SRV_003,
                 "toolName must be a string",
             );
             need(
                 field("reason").is_none_or(Value::is_string),
-                "HUMA-SRV-003",
+                HUMA_SRV_003,
                 "reason must be a string",
             );
         }
@@ -266,43 +271,43 @@ pub fn server_event_violations(channel: &str, event: &Value) -> Vec<Violation> {
             let kind = field("event").and_then(Value::as_str).unwrap_or("");
             need(
                 matches!(kind, "typing_start" | "message_sent" | "typing_end"),
-                "HUMA-SRV-004",
+                HUMA_SRV_004,
                 "event must be typing_start, message_sent or typing_end",
             );
             if kind == "message_sent" {
                 need(
                     is_str(field("message")),
-                    "HUMA-SRV-004",
+                    HUMA_SRV_004,
                     "message_sent needs a string message",
                 );
                 let index = field("messageIndex").and_then(Value::as_f64);
                 let count = field("messageCount").and_then(Value::as_f64);
                 need(
                     matches!((index, count), (Some(i), Some(c)) if i >= 0.0 && i < c),
-                    "HUMA-SRV-004",
+                    HUMA_SRV_004,
                     "message_sent needs numbers messageIndex < messageCount",
                 );
             }
             for k in ["toolCallId", "reason", "message"] {
                 need(
                     field(k).is_none_or(Value::is_string),
-                    "HUMA-SRV-004",
+                    HUMA_SRV_004,
                     &format!("{k} must be a string"),
                 );
             }
             need(
                 field("extra_args").is_none_or(Value::is_object),
-                "HUMA-SRV-004",
+                HUMA_SRV_004,
                 "extra_args must be an object",
             );
         }
         ("event", other) => need(
             false,
-            "HUMA-SRV-001",
+            HUMA_SRV_001,
             &format!("unknown server event type {other:?}"),
         ),
         (other, _) => out.push(Violation::new(
-            "HUMA-TR-001",
+            HUMA_TR_001,
             format!("server emitted on {other:?}; HUMA uses 'event' and 'error'"),
         )),
     }

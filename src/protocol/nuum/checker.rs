@@ -8,6 +8,11 @@
 
 use super::validate::{self, Kind};
 use crate::protocol::{Checker, Observed};
+use crate::rules::ids::{
+    NUUM_HOST_001, NUUM_HOST_002, NUUM_INIT_001, NUUM_INJ_002, NUUM_OUT_001, NUUM_OUT_002,
+    NUUM_RES_001, NUUM_SID_001, NUUM_SID_002, NUUM_TASK_003, NUUM_TOOL_001, NUUM_TOOL_002,
+    NUUM_TR_001, NUUM_TR_002, NUUM_TURN_001,
+};
 use crate::rules::Violation;
 use crate::transcript::Direction;
 use serde_json::Value;
@@ -98,7 +103,7 @@ impl NuumChecker {
             Err(why) => {
                 self.process.spoke = true;
                 out.push(Violation::new(
-                    "NUUM-OUT-002",
+                    NUUM_OUT_002,
                     format!("stdout carried {why}"),
                 ));
                 return;
@@ -120,7 +125,7 @@ impl NuumChecker {
                 // only at a tool result, and judges the output after that.
                 if turn.queued > 0 && turn.model_call_ended {
                     out.push(Violation::new(
-                        "NUUM-INJ-002",
+                        NUUM_INJ_002,
                         format!(
                             "assistant output after a tool result while {} queued message(s) were not injected",
                             turn.queued
@@ -135,7 +140,7 @@ impl NuumChecker {
                     .filter(|ty| !matches!(*ty, "text" | "tool_use"));
                 for ty in unlisted {
                     out.push(Violation::new(
-                        "NUUM-OUT-001",
+                        NUUM_OUT_001,
                         format!("an assistant content block of type {ty:?}, which the spec does not list"),
                     ));
                 }
@@ -167,7 +172,7 @@ impl NuumChecker {
                 let waiting = turn.queued + turn.carried;
                 if count > waiting {
                     out.push(Violation::new(
-                        "NUUM-INJ-002",
+                        NUUM_INJ_002,
                         format!("system/injected reports {count} message(s) with {waiting} queued"),
                     ));
                 }
@@ -179,11 +184,11 @@ impl NuumChecker {
                 turn.carried = turn.carried.saturating_sub(count - from_this_turn);
             }
             Kind::OtherSystem(subtype) => out.push(Violation::new(
-                "NUUM-OUT-001",
+                NUUM_OUT_001,
                 format!("system/{subtype}, a subtype the spec does not list"),
             )),
             Kind::Other(ty) => out.push(Violation::new(
-                "NUUM-OUT-001",
+                NUUM_OUT_001,
                 format!("type {ty:?}, an output type the spec does not list"),
             )),
             _ => {}
@@ -197,7 +202,7 @@ impl NuumChecker {
         p.spoke = true;
         match (kind, p.init_seen) {
             (Kind::Init, true) => out.push(Violation::new(
-                "NUUM-INIT-001",
+                NUUM_INIT_001,
                 "a second system/init from the same process",
             )),
             (Kind::Init, false) => {
@@ -207,14 +212,14 @@ impl NuumChecker {
                 match (&self.first_session_id, sid) {
                     (None, Some(sid)) => self.first_session_id = Some(sid.to_owned()),
                     (Some(first), Some(sid)) if first != sid => out.push(Violation::new(
-                        "NUUM-SID-002",
+                        NUUM_SID_002,
                         format!("after a restart init carries session_id {sid:?}; the first start had {first:?}"),
                     )),
                     _ => {}
                 }
             }
             (_, false) if first => out.push(Violation::new(
-                "NUUM-INIT-001",
+                NUUM_INIT_001,
                 format!(
                     "{} is the first line on stdout, before system/init",
                     validate::describe(kind)
@@ -236,7 +241,7 @@ impl NuumChecker {
         };
         if sid != expected {
             out.push(Violation::new(
-                "NUUM-SID-001",
+                NUUM_SID_001,
                 format!(
                     "{} carries session_id {sid:?}; init said {expected:?}",
                     validate::describe(kind)
@@ -258,7 +263,7 @@ impl NuumChecker {
         }
         if turn.accept_due || !self.saw_client {
             out.push(Violation::new(
-                "NUUM-TURN-001",
+                NUUM_TURN_001,
                 format!(
                     "{} with no turn accepted (no system/turn_accepted since the last result)",
                     validate::describe(kind)
@@ -317,7 +322,7 @@ impl NuumChecker {
         for id in ids {
             if !self.tool_id_set.contains(id) {
                 out.push(Violation::new(
-                    "NUUM-TOOL-001",
+                    NUUM_TOOL_001,
                     format!("a tool result for tool_use_id {id:?}, which no earlier tool_use has"),
                 ));
             }
@@ -329,7 +334,7 @@ impl NuumChecker {
                 // write a `user` line, which is taken as the result and recorded.
                 if kind == Kind::ToolResultAsUser {
                     out.push(Violation::new(
-                        "NUUM-OUT-001",
+                        NUUM_OUT_001,
                         format!("the result of tool_use {id:?} came as a `user` line, not system/tool_result (newer public builds do this: suites/nuum/ERRATA.md)"),
                     ));
                 }
@@ -342,9 +347,9 @@ impl NuumChecker {
         if !turn.open && !turn.runs_carried() {
             out.push(Violation::new(
                 if turn.accept_due {
-                    "NUUM-TURN-001"
+                    NUUM_TURN_001
                 } else {
-                    "NUUM-RES-001"
+                    NUUM_RES_001
                 },
                 if turn.accept_due {
                     "a result for a turn that was never accepted (no system/turn_accepted)"
@@ -355,7 +360,7 @@ impl NuumChecker {
         }
         if let Some((name, id)) = turn.task_calls.first().filter(|_| !turn.snapshot_seen) {
             out.push(Violation::new(
-                "NUUM-TASK-003",
+                NUUM_TASK_003,
                 format!("the turn called {name} (tool_use {id:?}), which creates a task, but no tasks snapshot came"),
             ));
         }
@@ -364,7 +369,7 @@ impl NuumChecker {
         if line.get("subtype").and_then(Value::as_str) == Some("success") {
             for id in &turn.unanswered_tools {
                 out.push(Violation::new(
-                    "NUUM-TOOL-002",
+                    NUUM_TOOL_002,
                     format!(
                         "the turn succeeded, but tool_use {id:?} never got a system/tool_result"
                     ),
@@ -384,7 +389,7 @@ impl NuumChecker {
         self.client_broken = parsed.is_err();
         if let Err(why) = &parsed {
             out.push(Violation::new(
-                "NUUM-HOST-001",
+                NUUM_HOST_001,
                 format!("a line the agent cannot take: {why}"),
             ));
         }
@@ -414,7 +419,7 @@ impl Checker for NuumChecker {
                 self.client_broken = true;
                 // An empty text stands for a line that is not UTF-8 (see `observed_of`).
                 out.push(Violation::new(
-                    "NUUM-HOST-002",
+                    NUUM_HOST_002,
                     match text.is_empty() {
                         true => "the host wrote a line that is not UTF-8, so not JSON".to_owned(),
                         false => format!(
@@ -428,7 +433,7 @@ impl Checker for NuumChecker {
                 self.process.spoke = true;
                 let shown: String = text.chars().take(80).collect();
                 out.push(Violation::new(
-                    "NUUM-TR-001",
+                    NUUM_TR_001,
                     if text.is_empty() {
                         "stdout carried a line that is not UTF-8".to_owned()
                     } else {
@@ -439,13 +444,13 @@ impl Checker for NuumChecker {
             (Direction::Client, Observed::Closed { .. }) => self.process.stdin_closed = true,
             (Direction::Server, Observed::NoGreeting { waited_ms }) if !self.process.spoke => {
                 out.push(Violation::new(
-                    "NUUM-INIT-001",
+                    NUUM_INIT_001,
                     format!("no system/init within {waited_ms} ms of the process starting (it is sent on startup)"),
                 ));
             }
             (Direction::Server, Observed::Closed { .. }) if !self.process.stdin_closed => {
                 out.push(Violation::new(
-                    "NUUM-TR-002",
+                    NUUM_TR_002,
                     "the process ended while its stdin was still open",
                 ));
                 self.process.stdin_closed = true;

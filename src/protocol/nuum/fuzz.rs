@@ -6,6 +6,7 @@
 use super::input;
 use super::scenarios;
 use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe};
+use crate::rules::ids::{NUUM_BAD_001, NUUM_BAD_002, NUUM_CTL_003};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::sync::LazyLock;
@@ -49,7 +50,7 @@ fn is_control(e: &Value) -> bool {
     e["type"] == "control"
 }
 
-const BAD: &str = "NUUM-BAD-002";
+const BAD: &str = NUUM_BAD_002;
 const ERROR: Answer = Answer::Error(None);
 
 macro_rules! mutator {
@@ -183,10 +184,10 @@ impl FuzzProfile for NuumFuzz {
             sends: vec![json!({"type": "control", "action": "heartbeat"})],
             answers: vec![json!({"type": "system", "subtype": "heartbeat_ack"})],
             error: json!({"type": "system", "subtype": "error"}),
-            rule: "NUUM-BAD-001",
-            answered_by: "NUUM-CTL-003",
+            rule: NUUM_BAD_001,
+            answered_by: NUUM_CTL_003,
             // "Stays alive between turns, accepts ongoing messages" (suites/nuum/ERRATA.md).
-            ended: Some("NUUM-BAD-001"),
+            ended: Some(NUUM_BAD_001),
             scenario: false,
         }
     }

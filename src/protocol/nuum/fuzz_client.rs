@@ -8,6 +8,7 @@
 use crate::fuzz::keeps::{self, text};
 use crate::fuzz::{mutate, FuzzProfile, Input, Mutator, Oracle, Probe};
 use crate::keeps_working;
+use crate::rules::ids::NUUM_HOST_003;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -15,7 +16,7 @@ use serde_json::{json, Value};
 pub struct NuumHostFuzz;
 
 /// The keeps-working rule.
-const KEEPS: &str = "NUUM-HOST-003";
+const KEEPS: &str = NUUM_HOST_003;
 
 fn assistant(t: String) -> Value {
     json!({"type": "assistant", "message": {"role": "assistant",
@@ -49,7 +50,7 @@ static MUTATORS: &[Mutator] = &[
         ))
     }),
     // A failed turn ends the turn too: the host's next message answers it (see `oracles`).
-    crate::sequence_mutator!("failed-turn", "NUUM-HOST-003", |_, _| {
+    crate::sequence_mutator!("failed-turn", NUUM_HOST_003, |_, _| {
         Some(Input::Event(
             json!({"type": "result", "subtype": "error", "duration_ms": 12,
             "is_error": true, "num_turns": 1, "result": "wireprobe: the model call failed"}),

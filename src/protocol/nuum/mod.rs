@@ -28,6 +28,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
     token_placement: TokenPlacement::Query,
     suite: crate::bundled_suite!("nuum", ["protocol.toml", "turns.toml", "robustness.toml"]),
     client_suite: crate::bundled_suite!("nuum", ["client/host.toml"]),
+    errata: crate::bundled_errata!("nuum"),
     http_routes: None,
     has_handshake: true,
     // The process announces itself with system/init.

@@ -9,6 +9,10 @@
 //! directive ends the run as skipped, never failed.
 
 use crate::fuzz::{mutate, Input, Mutator, Oracle};
+use crate::rules::ids::{
+    NUUM_CTL_001, NUUM_CTL_002, NUUM_INJ_001, NUUM_INJ_002, NUUM_RES_001, NUUM_SID_002,
+    NUUM_TASK_003, NUUM_TURN_002,
+};
 use crate::sequence_mutator;
 use serde_json::{json, Value};
 
@@ -32,44 +36,44 @@ fn assistant(block: Value) -> Value {
 fn slow_started() -> Oracle {
     Oracle::Reply {
         patterns: vec![assistant(json!({"type": "text", "text": "slow: started"}))],
-        rule: "NUUM-CTL-001",
+        rule: NUUM_CTL_001,
         scenario: true,
     }
 }
 
 pub static MUTATORS: &[Mutator] = &[
-    sequence_mutator!("interrupt-mid-turn", "NUUM-CTL-001", |e, _| saying(
+    sequence_mutator!("interrupt-mid-turn", NUUM_CTL_001, |e, _| saying(
         e,
         "wireprobe: slow 2000"
     )),
-    sequence_mutator!("message-mid-turn", "NUUM-INJ-001", |e, _| saying(
+    sequence_mutator!("message-mid-turn", NUUM_INJ_001, |e, _| saying(
         e,
         "wireprobe: slow 1000"
     )),
-    sequence_mutator!("message-mid-tool", "NUUM-INJ-002", |e, _| saying(
+    sequence_mutator!("message-mid-tool", NUUM_INJ_002, |e, _| saying(
         e,
         "wireprobe: slow-tool 1000"
     )),
-    sequence_mutator!("failing-turn", "NUUM-RES-001", |e, _| saying(
+    sequence_mutator!("failing-turn", NUUM_RES_001, |e, _| saying(
         e,
         "wireprobe: fail"
     )),
-    sequence_mutator!("research-task", "NUUM-TASK-003", |e, _| saying(
+    sequence_mutator!("research-task", NUUM_TASK_003, |e, _| saying(
         e,
         "wireprobe: task research scenario"
     )),
-    sequence_mutator!("content-blocks", "NUUM-TURN-002", |e, _| {
+    sequence_mutator!("content-blocks", NUUM_TURN_002, |e, _| {
         if e["type"] != "user" {
             return None;
         }
         let blocks = json!([{"type": "text", "text": "wireprobe: say blocks"}]);
         mutate::set(e, "/message/content", blocks).map(Input::Event)
     }),
-    sequence_mutator!("restart", "NUUM-SID-002", |e, _| {
+    sequence_mutator!("restart", NUUM_SID_002, |e, _| {
         (e["type"] == "control")
             .then(|| Input::Event(json!({"type": "control", "action": "heartbeat"})))
     }),
-    sequence_mutator!("status", "NUUM-CTL-002", |e, _| {
+    sequence_mutator!("status", NUUM_CTL_002, |e, _| {
         (e["type"] == "control")
             .then(|| Input::Event(json!({"type": "control", "action": "status"})))
     }),
@@ -83,7 +87,7 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
             Oracle::Send(json!({"type": "control", "action": "interrupt"})),
             Oracle::Reply {
                 patterns: vec![json!({"type": "result", "subtype": "cancelled"})],
-                rule: "NUUM-CTL-001",
+                rule: NUUM_CTL_001,
                 scenario: false,
             },
         ],
@@ -92,7 +96,7 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
             Oracle::Send(user("wireprobe-mid-turn")),
             Oracle::Reply {
                 patterns: vec![json!({"type": "system", "subtype": "queued"})],
-                rule: "NUUM-INJ-001",
+                rule: NUUM_INJ_001,
                 scenario: false,
             },
         ],
@@ -102,13 +106,13 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
             Oracle::Reply {
                 patterns: vec![json!({"type": "assistant",
                     "message": {"content": {"$contains": {"type": "tool_use"}}}})],
-                rule: "NUUM-INJ-002",
+                rule: NUUM_INJ_002,
                 scenario: true,
             },
             Oracle::Send(user("wireprobe-mid-tool")),
             Oracle::Reply {
                 patterns: vec![json!({"type": "system", "subtype": "queued"})],
-                rule: "NUUM-INJ-001",
+                rule: NUUM_INJ_001,
                 scenario: false,
             },
         ],
@@ -117,12 +121,12 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
                 patterns: vec![assistant(
                     json!({"type": "text", "text": "fail: failing on purpose"}),
                 )],
-                rule: "NUUM-RES-001",
+                rule: NUUM_RES_001,
                 scenario: true,
             },
             Oracle::Reply {
                 patterns: vec![json!({"type": "result"})],
-                rule: "NUUM-RES-001",
+                rule: NUUM_RES_001,
                 scenario: false,
             },
         ],
@@ -131,13 +135,13 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
         "research-task" => vec![Oracle::Reply {
             patterns: vec![json!({"type": "system", "subtype": "tasks",
                 "tasks": {"$contains": {"type": "research"}}})],
-            rule: "NUUM-TASK-003",
+            rule: NUUM_TASK_003,
             scenario: true,
         }],
         // Whoever answers, the turn a text-block message starts ends in a result.
         "content-blocks" => vec![Oracle::Reply {
             patterns: vec![json!({"type": "result"})],
-            rule: "NUUM-TURN-002",
+            rule: NUUM_TURN_002,
             scenario: false,
         }],
         // The process started again on the same database: its init is judged by the checker.
@@ -147,7 +151,7 @@ pub fn oracles(name: &str) -> Vec<Oracle> {
                 json!({"type": "system", "subtype": "status_response"}),
                 json!({"type": "system", "subtype": "status"}),
             ],
-            rule: "NUUM-CTL-002",
+            rule: NUUM_CTL_002,
             scenario: false,
         }],
         _ => Vec::new(),

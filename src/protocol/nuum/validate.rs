@@ -2,6 +2,10 @@
 //! (which line may come when) is the checker's business; this module looks at one line.
 
 use crate::protocol::json::{is_rfc3339, json_kind};
+use crate::rules::ids::{
+    NUUM_AST_001, NUUM_AST_002, NUUM_CTL_006, NUUM_INIT_002, NUUM_INIT_003, NUUM_OUT_002,
+    NUUM_RES_002, NUUM_RES_003, NUUM_RES_004, NUUM_SYS_001, NUUM_TASK_001, NUUM_TASK_002,
+};
 use crate::rules::Violation;
 use serde_json::Value;
 
@@ -79,15 +83,15 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
     // show, NUUM-OUT-002.
     let string_field = |rule: &'static str, name: &str| match line.get(name) {
         None => Some((rule, format!("no {name}"))),
-        Some(v) if !v.is_string() => Some(("NUUM-OUT-002", format!("{name} is not a string"))),
+        Some(v) if !v.is_string() => Some((NUUM_OUT_002, format!("{name} is not a string"))),
         Some(_) => None,
     };
     let session = string_field(
         match kind {
-            Kind::Init => "NUUM-INIT-002",
-            Kind::Assistant => "NUUM-AST-001",
-            Kind::Result => "NUUM-RES-003",
-            _ => "NUUM-OUT-002",
+            Kind::Init => NUUM_INIT_002,
+            Kind::Assistant => NUUM_AST_001,
+            Kind::Result => NUUM_RES_003,
+            _ => NUUM_OUT_002,
         },
         "session_id",
     );
@@ -96,13 +100,9 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
             if let Some((rule, what)) = session {
                 need(rule, false, &what);
             }
+            need(NUUM_INIT_003, is_str(line, "version"), "no string version");
             need(
-                "NUUM-INIT-003",
-                is_str(line, "version"),
-                "no string version",
-            );
-            need(
-                "NUUM-INIT-003",
+                NUUM_INIT_003,
                 line.get("tools")
                     .and_then(Value::as_array)
                     .is_some_and(|t| t.iter().all(Value::is_string)),
@@ -110,24 +110,24 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
             );
         }
         Kind::Assistant => {
-            need("NUUM-AST-001", line.get("message").is_some(), "no message");
+            need(NUUM_AST_001, line.get("message").is_some(), "no message");
             if let Some((rule, what)) = session {
                 need(rule, false, &what);
             }
             let role = line.pointer("/message/role").and_then(Value::as_str);
             need(
-                "NUUM-OUT-002",
+                NUUM_OUT_002,
                 role == Some("assistant"),
                 &format!("message.role is {role:?}, not \"assistant\""),
             );
             need(
-                "NUUM-OUT-002",
+                NUUM_OUT_002,
                 line.pointer("/message/content")
                     .is_some_and(Value::is_array),
                 "message.content is not an array of content blocks",
             );
             need(
-                "NUUM-OUT-002",
+                NUUM_OUT_002,
                 line.pointer("/message/model").is_none_or(Value::is_string),
                 "message.model is not a string",
             );
@@ -138,7 +138,7 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
         Kind::ToolResult => {
             let block = line.get("tool_result");
             need(
-                "NUUM-OUT-002",
+                NUUM_OUT_002,
                 block.is_some_and(tool_result_block_ok),
                 "tool_result is not a block with type tool_result, a string tool_use_id, content and (if present) a boolean is_error",
             );
@@ -146,7 +146,7 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
         Kind::ToolResultAsUser => {
             for block in tool_result_blocks(line) {
                 need(
-                    "NUUM-OUT-002",
+                    NUUM_OUT_002,
                     tool_result_block_ok(block),
                     "a tool_result block without a string tool_use_id or content",
                 );
@@ -163,7 +163,7 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
                 _ => "",
             };
             need(
-                "NUUM-RES-002",
+                NUUM_RES_002,
                 matches!(subtype, Some("success" | "error" | "cancelled")),
                 &format!(
                     "subtype {} is not success, error or cancelled{whose}",
@@ -172,14 +172,14 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
             );
             for field in ["duration_ms", "num_turns"] {
                 need(
-                    "NUUM-OUT-002",
+                    NUUM_OUT_002,
                     line.get(field).is_some_and(|v| v.is_u64()),
                     &format!("{field} is not a non-negative integer"),
                 );
             }
             let is_error = line.get("is_error").and_then(Value::as_bool);
             need(
-                "NUUM-OUT-002",
+                NUUM_OUT_002,
                 is_error.is_some(),
                 "is_error is not a boolean",
             );
@@ -188,35 +188,35 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
             }
             match (subtype, is_error) {
                 (Some("success"), Some(true)) => {
-                    need("NUUM-RES-004", false, "is_error is true on success")
+                    need(NUUM_RES_004, false, "is_error is true on success")
                 }
                 (Some("error"), Some(false)) => {
-                    need("NUUM-RES-004", false, "is_error is false on error")
+                    need(NUUM_RES_004, false, "is_error is false on error")
                 }
                 _ => {}
             }
         }
         Kind::Tasks => tasks_violations(line, out),
-        Kind::Error => need("NUUM-SYS-001", is_str(line, "message"), "no string message"),
+        Kind::Error => need(NUUM_SYS_001, is_str(line, "message"), "no string message"),
         Kind::Queued => need(
-            "NUUM-OUT-002",
+            NUUM_OUT_002,
             is_positive(line, "position"),
             "position is not a positive integer",
         ),
         Kind::Injected => need(
-            "NUUM-OUT-002",
+            NUUM_OUT_002,
             is_positive(line, "message_count"),
             "message_count is not a positive integer",
         ),
         Kind::StatusResponse => {
             need(
-                "NUUM-CTL-006",
+                NUUM_CTL_006,
                 line.get("subtype").and_then(Value::as_str) == Some("status_response"),
                 "system/status, the public build's name for the status answer; the spec's \
                  example names it status_response",
             );
             need(
-                "NUUM-OUT-002",
+                NUUM_OUT_002,
                 line.get("running").is_some_and(Value::is_boolean),
                 "running is not a boolean",
             );
@@ -252,7 +252,7 @@ fn block_violations(block: &Value, out: &mut Vec<Violation>) {
     if !ok {
         let shown: String = block.to_string().chars().take(120).collect();
         out.push(Violation::new(
-            "NUUM-AST-002",
+            NUUM_AST_002,
             format!("content block {shown} lacks the fields of its type"),
         ));
     }
@@ -270,17 +270,17 @@ fn tasks_violations(line: &Value, out: &mut Vec<Violation>) {
         out.push(Violation::new(rule, format!("system/tasks: {what}")));
     };
     if !is_str(line, "session_id") {
-        push("NUUM-OUT-002", "no string session_id".into());
+        push(NUUM_OUT_002, "no string session_id".into());
     }
     let Some(tasks) = line.get("tasks").and_then(Value::as_array) else {
-        push("NUUM-OUT-002", "tasks is not an array".into());
+        push(NUUM_OUT_002, "tasks is not an array".into());
         return;
     };
     for task in tasks {
         let id = task.get("id").and_then(Value::as_str).unwrap_or("?");
         if !is_str(task, "id") || !is_str(task, "description") {
             push(
-                "NUUM-OUT-002",
+                NUUM_OUT_002,
                 format!("task {id}: no string id or description"),
             );
         }
@@ -291,7 +291,7 @@ fn tasks_violations(line: &Value, out: &mut Vec<Violation>) {
             Some("alarm") => ("pending", "firesAt"),
             _ => {
                 push(
-                    "NUUM-TASK-001",
+                    NUUM_TASK_001,
                     format!("task {id}: type {ty:?} is not research, reflect or alarm"),
                 );
                 continue;
@@ -299,7 +299,7 @@ fn tasks_violations(line: &Value, out: &mut Vec<Violation>) {
         };
         if status != Some(want) {
             push(
-                "NUUM-TASK-001",
+                NUUM_TASK_001,
                 format!(
                     "task {id}: a {} has status {status:?}, not {want:?}",
                     ty.unwrap_or("")
@@ -312,7 +312,7 @@ fn tasks_violations(line: &Value, out: &mut Vec<Violation>) {
             .is_some_and(is_rfc3339)
         {
             push(
-                "NUUM-TASK-002",
+                NUUM_TASK_002,
                 format!("task {id}: {stamp} is not an RFC 3339 timestamp"),
             );
         }

@@ -10,6 +10,10 @@
 use super::validate::{check_event, Kind};
 use crate::protocol::recent::RecentSet;
 use crate::protocol::{Checker, Observed};
+use crate::rules::ids::{
+    UAE_DIR_001, UAE_ENV_001, UAE_ENV_006, UAE_ENV_009, UAE_RES_001, UAE_RES_002, UAE_SES_001,
+    UAE_TRC_001, UAE_UI_003, UAE_UI_004,
+};
 use crate::rules::Violation;
 use crate::transcript::Direction;
 use serde_json::Value;
@@ -62,14 +66,14 @@ impl UaeChecker {
         if let Some(id) = field("id") {
             if !self.ids.insert(id) {
                 out.push(Violation::new(
-                    "UAE-ENV-006",
+                    UAE_ENV_006,
                     format!("{ty} reuses the id {id:?} of an earlier event"),
                 ));
             }
         }
         if from == Direction::Server && kind.from_ui() {
             out.push(Violation::new(
-                "UAE-DIR-001",
+                UAE_DIR_001,
                 format!("the target sent {ty}, which only the Web UI sends"),
             ));
         }
@@ -87,7 +91,7 @@ impl UaeChecker {
                 let view = event.pointer("/payload/view_id").and_then(Value::as_str);
                 if let Some(view) = view.filter(|v| !self.views.contains(v)) {
                     out.push(Violation::new(
-                        "UAE-UI-003",
+                        UAE_UI_003,
                         format!(
                             "ui.action names view_id {view:?}, which no assistant.view carried"
                         ),
@@ -125,7 +129,7 @@ impl UaeChecker {
                     || self.server_sessions.contains(session);
                 if !known && !self.client_sessions.is_empty() {
                     out.push(Violation::new(
-                        "UAE-UI-004",
+                        UAE_UI_004,
                         format!("{ty} carries session_id {session:?}, which neither party used before in this session"),
                     ));
                 }
@@ -136,7 +140,7 @@ impl UaeChecker {
                 self.server_sessions.insert(session);
                 if !self.client_sessions.is_empty() && !self.client_sessions.contains(session) {
                     out.push(Violation::new(
-                        "UAE-SES-001",
+                        UAE_SES_001,
                         format!("{ty} carries session_id {session:?}, a session the other party never named"),
                     ));
                 }
@@ -182,7 +186,7 @@ impl UaeChecker {
         };
         let Some(calls) = self.calls.get_mut(trace) else {
             out.push(Violation::new(
-                "UAE-RES-002",
+                UAE_RES_002,
                 format!("a tool.result with trace_id {trace:?}, which no tool.call carried"),
             ));
             return;
@@ -204,7 +208,7 @@ impl UaeChecker {
             .or_else(|| calls.iter().position(|c| !c.answered));
         let Some(i) = open else {
             out.push(Violation::new(
-                "UAE-RES-001",
+                UAE_RES_001,
                 format!("a second tool.result for the call with trace_id {trace:?}"),
             ));
             return;
@@ -214,7 +218,7 @@ impl UaeChecker {
         if let (Some(want), Some(got)) = (call.tool.as_deref(), tool) {
             if want != got {
                 out.push(Violation::new(
-                    "UAE-RES-002",
+                    UAE_RES_002,
                     format!(
                         "the result of a {want:?} call (trace_id {trace:?}) names tool {got:?}"
                     ),
@@ -224,7 +228,7 @@ impl UaeChecker {
         if let (Some(want), Some(got)) = (call.session_id.as_deref(), session) {
             if want != got {
                 out.push(Violation::new(
-                    "UAE-RES-002",
+                    UAE_RES_002,
                     format!("the result of trace_id {trace:?} carries session_id {got:?}; the call had {want:?}"),
                 ));
             }
@@ -239,7 +243,7 @@ impl UaeChecker {
         };
         if trace != Some(want.as_str()) {
             out.push(Violation::new(
-                "UAE-TRC-001",
+                UAE_TRC_001,
                 format!(
                     "{ty} after the result of trace_id {want:?} carries {}",
                     trace.map_or("no trace_id".to_owned(), |t| format!("trace_id {t:?}"))
@@ -272,14 +276,14 @@ impl Checker for UaeChecker {
             // Either side's: only the side a run judges counts (an agent under test that
             // calls its executor is the client side).
             Observed::Garbage(text) => out.push(Violation::new(
-                "UAE-ENV-001",
+                UAE_ENV_001,
                 format!(
                     "sent text that is not JSON: {:?}",
                     text.chars().take(60).collect::<String>()
                 ),
             )),
             Observed::Binary(len) => out.push(Violation::new(
-                "UAE-ENV-009",
+                UAE_ENV_009,
                 format!("sent a binary frame of {len} bytes, not a JSON event"),
             )),
             _ => {}

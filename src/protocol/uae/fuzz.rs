@@ -7,6 +7,10 @@
 
 use super::validate::check_event;
 use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe, Rng};
+use crate::rules::ids::{
+    UAE_CALL_001, UAE_CALL_002, UAE_ENV_001, UAE_ENV_002, UAE_ENV_004, UAE_ENV_005, UAE_ENV_007,
+    UAE_EXE_001, UAE_EXE_002, UAE_RES_001, UAE_ROB_001, UAE_UI_001, UAE_UI_002,
+};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::sync::LazyLock;
@@ -75,10 +79,10 @@ fn tool_call() -> impl Strategy<Value = (&'static str, Value)> {
     .prop_map(|p| ("tool.call", p))
 }
 
-const ENVELOPE: &str = "UAE-ENV-001";
+const ENVELOPE: &str = UAE_ENV_001;
 
 macro_rules! survive {
-    ($name:literal, $breaks:literal, $apply:expr) => {
+    ($name:literal, $breaks:expr, $apply:expr) => {
         Mutator {
             name: $name,
             breaks: $breaks,
@@ -98,60 +102,58 @@ fn without(e: &Value, field: &str) -> Option<Input> {
 
 /// Mutators of the common envelope: both roles send envelopes.
 static ENVELOPE_MUTATORS: &[Mutator] = &[
-    survive!("invalid-json", "UAE-ENV-001", |e, rng| Some(
+    survive!("invalid-json", UAE_ENV_001, |e, rng| Some(
         mutate::truncated(e, rng)
     )),
     // Over a WebSocket, RFC 6455 §8.1 has the connection fail on a text frame that is not
     // UTF-8: what happens next is open.
     Mutator {
         name: "invalid-utf8",
-        breaks: "UAE-ENV-001",
+        breaks: UAE_ENV_001,
         answer: Answer::Unspecified,
         apply: |e, _| Some(mutate::invalid_utf8(e)),
     },
-    survive!("not-an-object", "UAE-ENV-001", |e, rng| {
+    survive!("not-an-object", UAE_ENV_001, |e, rng| {
         Some(Input::Event(match rng.below(3) {
             0 => json!([e]),
             1 => json!("hello"),
             _ => json!(42),
         }))
     }),
-    survive!("missing-type", "UAE-ENV-001", |e, _| without(e, "type")),
-    survive!("missing-id", "UAE-ENV-001", |e, _| without(e, "id")),
-    survive!("missing-ts", "UAE-ENV-001", |e, _| without(e, "ts")),
-    survive!("missing-session", "UAE-ENV-001", |e, _| without(
+    survive!("missing-type", UAE_ENV_001, |e, _| without(e, "type")),
+    survive!("missing-id", UAE_ENV_001, |e, _| without(e, "id")),
+    survive!("missing-ts", UAE_ENV_001, |e, _| without(e, "ts")),
+    survive!("missing-session", UAE_ENV_001, |e, _| without(
         e,
         "session_id"
     )),
-    survive!("missing-payload", "UAE-ENV-001", |e, _| without(
-        e, "payload"
-    )),
-    survive!("id-wrong-type", "UAE-ENV-001", |e, rng| field_type(
+    survive!("missing-payload", UAE_ENV_001, |e, _| without(e, "payload")),
+    survive!("id-wrong-type", UAE_ENV_001, |e, rng| field_type(
         e, "id", rng
     )),
-    survive!("ts-wrong-type", "UAE-ENV-001", |e, rng| field_type(
+    survive!("ts-wrong-type", UAE_ENV_001, |e, rng| field_type(
         e, "ts", rng
     )),
-    survive!("session-wrong-type", "UAE-ENV-001", |e, rng| field_type(
+    survive!("session-wrong-type", UAE_ENV_001, |e, rng| field_type(
         e,
         "session_id",
         rng
     )),
-    survive!("trace-wrong-type", "UAE-ENV-001", |e, rng| field_type(
+    survive!("trace-wrong-type", UAE_ENV_001, |e, rng| field_type(
         e, "trace_id", rng
     )),
-    survive!("payload-not-object", "UAE-ENV-001", |e, rng| {
+    survive!("payload-not-object", UAE_ENV_001, |e, rng| {
         let bad = rng.pick(&[json!("payload"), json!([1]), json!(7)]).clone();
         mutate::set(e, "/payload", bad).map(Input::Event)
     }),
-    survive!("unknown-type", "UAE-ENV-007", |e, rng| {
+    survive!("unknown-type", UAE_ENV_007, |e, rng| {
         let ty = rng.pick(&["ui.typing", "UI.MESSAGE", "tool.cancel", ""]);
         mutate::set(e, "/type", json!(ty)).map(Input::Event)
     }),
-    survive!("id-without-prefix", "UAE-ENV-004", |e, _| {
+    survive!("id-without-prefix", UAE_ENV_004, |e, _| {
         mutate::set(e, "/id", json!("17")).map(Input::Event)
     }),
-    survive!("ts-not-rfc3339", "UAE-ENV-005", |e, rng| {
+    survive!("ts-not-rfc3339", UAE_ENV_005, |e, rng| {
         let ts = rng.pick(&["1736339696789", "2026-01-08 12:34", "yesterday"]);
         mutate::set(e, "/ts", json!(ts)).map(Input::Event)
     }),
@@ -159,18 +161,18 @@ static ENVELOPE_MUTATORS: &[Mutator] = &[
 
 static AGENT_MUTATORS: LazyLock<Vec<Mutator>> = LazyLock::new(|| {
     let own: &[Mutator] = &[
-        survive!("text-wrong-type", "UAE-UI-001", |e, rng| {
+        survive!("text-wrong-type", UAE_UI_001, |e, rng| {
             let bad = rng
                 .pick(&[json!(42), json!(null), json!({"text": "hi"})])
                 .clone();
             mutate::set(e, "/payload/text", bad).map(Input::Event)
         }),
-        survive!("deep-nesting", "UAE-ENV-001", |e, _| mutate::deep_nesting(
+        survive!("deep-nesting", UAE_ENV_001, |e, _| mutate::deep_nesting(
             e,
             "/payload/text",
             10_000
         )),
-        survive!("action-without-kind", "UAE-UI-002", |e, _| {
+        survive!("action-without-kind", UAE_UI_002, |e, _| {
             let action = json!({"view_id": "view_fuzz", "action": {"form_id": "weight_entry"}});
             mutate::set(e, "/type", json!("ui.action"))
                 .and_then(|e| mutate::set(&e, "/payload", action))
@@ -182,28 +184,26 @@ static AGENT_MUTATORS: LazyLock<Vec<Mutator>> = LazyLock::new(|| {
 
 static EXECUTOR_MUTATORS: LazyLock<Vec<Mutator>> = LazyLock::new(|| {
     let own: &[Mutator] = &[
-        survive!("missing-trace", "UAE-ENV-002", |e, _| without(
-            e, "trace_id"
-        )),
-        survive!("tool-wrong-type", "UAE-CALL-001", |e, rng| {
+        survive!("missing-trace", UAE_ENV_002, |e, _| without(e, "trace_id")),
+        survive!("tool-wrong-type", UAE_CALL_001, |e, rng| {
             let bad = rng.pick(&[json!(""), json!(3), json!(null)]).clone();
             mutate::set(e, "/payload/tool", bad).map(Input::Event)
         }),
-        survive!("args-not-object", "UAE-CALL-002", |e, rng| {
+        survive!("args-not-object", UAE_CALL_002, |e, rng| {
             let bad = rng.pick(&[json!("rows"), json!([1, 2]), json!(5)]).clone();
             mutate::set(e, "/payload/args", bad).map(Input::Event)
         }),
-        survive!("deep-nesting", "UAE-ENV-001", |e, _| mutate::deep_nesting(
+        survive!("deep-nesting", UAE_ENV_001, |e, _| mutate::deep_nesting(
             e,
             "/payload/args",
             10_000
         )),
         // A valid call: the result it owes is the oracle's to wait for.
-        crate::sequence_mutator!("call-answered", "UAE-RES-001", |e, _| Some(Input::Event(
+        crate::sequence_mutator!("call-answered", UAE_RES_001, |e, _| Some(Input::Event(
             e.clone()
         ))),
         // Calls an executor must refuse: a tool it cannot have, a row the spec's example rejects.
-        crate::sequence_mutator!("unknown-tool", "UAE-EXE-001", |e, _| {
+        crate::sequence_mutator!("unknown-tool", UAE_EXE_001, |e, _| {
             mutate::set(
                 e,
                 "/payload",
@@ -211,7 +211,7 @@ static EXECUTOR_MUTATORS: LazyLock<Vec<Mutator>> = LazyLock::new(|| {
             )
             .map(Input::Event)
         }),
-        crate::sequence_mutator!("rejected-row", "UAE-EXE-002", |e, rng| {
+        crate::sequence_mutator!("rejected-row", UAE_EXE_002, |e, rng| {
             let weight = rng.pick(&[json!(-5), json!(0), json!(-0.1)]).clone();
             let row = json!({"measured_at": "2026-01-08T12:00:00-05:00", "weight_lbs": weight});
             mutate::set(
@@ -259,9 +259,9 @@ fn probe(sends: Value, answers: Vec<Value>) -> Probe {
         sends: vec![sends],
         answers,
         error: json!({"type": "wireprobe.no-error-event"}),
-        rule: "UAE-ROB-001",
-        answered_by: "UAE-ROB-001",
-        ended: Some("UAE-ROB-001"),
+        rule: UAE_ROB_001,
+        answered_by: UAE_ROB_001,
+        ended: Some(UAE_ROB_001),
         scenario: false,
     }
 }

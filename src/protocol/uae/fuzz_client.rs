@@ -7,6 +7,7 @@
 use crate::fuzz::keeps::{self, ids, text};
 use crate::fuzz::{mutate, FuzzProfile, Input, Mutator, Probe, PROBE_ID};
 use crate::keeps_working;
+use crate::rules::ids::UAE_ROB_001;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -14,7 +15,7 @@ use serde_json::{json, Value};
 pub struct UaeUiFuzz;
 
 /// The keeps-working rule.
-const KEEPS: &str = "UAE-ROB-001";
+const KEEPS: &str = UAE_ROB_001;
 
 fn view(id: &str) -> Value {
     json!({"type": "assistant.view", "payload": {"view": {"kind": "a2ui.v1", "view_id": id,

@@ -4,6 +4,7 @@
 //! (`suites/uae/ERRATA.md`). The target is the Agent (wireprobe plays the UI and the
 //! Executor) or, with `--role executor`, the API Executor (wireprobe plays the Agent).
 
+use crate::rules::ids::{UAE_ENV_001, UAE_ENV_002, UAE_RES_002, UAE_SES_001};
 pub mod checker;
 pub mod fuzz;
 pub mod fuzz_client;
@@ -32,13 +33,14 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
     token_placement: TokenPlacement::Query,
     suite: crate::bundled_suite!("uae", ["agent.toml", "executor.toml"]),
     client_suite: crate::bundled_suite!("uae", ["client/ui.toml", "client/agent.toml"]),
+    errata: crate::bundled_errata!("uae"),
     http_routes: None,
     has_handshake: false,
     target_speaks_first: false,
     one_conversation: false,
     // A refusal of input without a trace, session or tool cannot carry the input's, and an
     // answer to text that is no event cannot name the session it had none of.
-    broken_input_excuses: &["UAE-ENV-001", "UAE-ENV-002", "UAE-RES-002", "UAE-SES-001"],
+    broken_input_excuses: &[UAE_ENV_001, UAE_ENV_002, UAE_RES_002, UAE_SES_001],
 };
 
 /// The UAE profile.

@@ -2,6 +2,11 @@
 //! come when, and what answers what, is the checker's business.
 
 use crate::protocol::json::{is_rfc3339, json_kind};
+use crate::rules::ids::{
+    UAE_CALL_001, UAE_CALL_002, UAE_ENV_001, UAE_ENV_002, UAE_ENV_003, UAE_ENV_004, UAE_ENV_005,
+    UAE_ENV_007, UAE_ENV_008, UAE_MSG_001, UAE_RES_002, UAE_RES_003, UAE_RES_004, UAE_UI_001,
+    UAE_UI_002, UAE_UI_005, UAE_VIEW_001, UAE_VIEW_002,
+};
 use crate::rules::Violation;
 use serde_json::{Map, Value};
 
@@ -53,14 +58,14 @@ impl Kind<'_> {
 pub fn check_event<'a>(event: &'a Value, out: &mut Vec<Violation>) -> Option<Kind<'a>> {
     let Some(obj) = event.as_object() else {
         out.push(Violation::new(
-            "UAE-ENV-001",
+            UAE_ENV_001,
             format!("a JSON {}, not an event object", json_kind(event)),
         ));
         return None;
     };
     let Some(ty) = obj.get("type").and_then(Value::as_str) else {
         out.push(Violation::new(
-            "UAE-ENV-001",
+            UAE_ENV_001,
             "an object without a string type".to_owned(),
         ));
         return None;
@@ -77,12 +82,9 @@ fn envelope(ty: &str, kind: Kind<'_>, obj: &Map<String, Value>, out: &mut Vec<Vi
     for field in ["id", "ts", "session_id"] {
         match obj.get(field) {
             Some(Value::String(_)) => {}
-            None => out.push(Violation::new(
-                "UAE-ENV-001",
-                format!("{ty} has no {field}"),
-            )),
+            None => out.push(Violation::new(UAE_ENV_001, format!("{ty} has no {field}"))),
             Some(other) => out.push(Violation::new(
-                "UAE-ENV-001",
+                UAE_ENV_001,
                 format!(
                     "{ty}'s {field} is a JSON {}, not a string",
                     json_kind(other)
@@ -92,12 +94,9 @@ fn envelope(ty: &str, kind: Kind<'_>, obj: &Map<String, Value>, out: &mut Vec<Vi
     }
     match obj.get("payload") {
         Some(Value::Object(_)) => {}
-        None => out.push(Violation::new(
-            "UAE-ENV-001",
-            format!("{ty} has no payload"),
-        )),
+        None => out.push(Violation::new(UAE_ENV_001, format!("{ty} has no payload"))),
         Some(other) => out.push(Violation::new(
-            "UAE-ENV-001",
+            UAE_ENV_001,
             format!(
                 "{ty}'s payload is a JSON {}, not an object",
                 json_kind(other)
@@ -107,7 +106,7 @@ fn envelope(ty: &str, kind: Kind<'_>, obj: &Map<String, Value>, out: &mut Vec<Vi
     if let Some(id) = obj.get("id").and_then(Value::as_str) {
         if !id.starts_with("evt_") {
             out.push(Violation::new(
-                "UAE-ENV-004",
+                UAE_ENV_004,
                 format!("{ty}'s id {id:?} does not start with evt_"),
             ));
         }
@@ -119,30 +118,29 @@ fn envelope(ty: &str, kind: Kind<'_>, obj: &Map<String, Value>, out: &mut Vec<Vi
     }
     match obj.get("trace_id") {
         Some(Value::String(trace)) if !trace.starts_with("tr_") => out.push(Violation::new(
-            "UAE-ENV-004",
+            UAE_ENV_004,
             format!("{ty}'s trace_id {trace:?} does not start with tr_"),
         )),
         Some(Value::String(_)) => {}
         Some(other) => out.push(Violation::new(
-            "UAE-ENV-001",
+            UAE_ENV_001,
             format!(
                 "{ty}'s trace_id is a JSON {}, not a string",
                 json_kind(other)
             ),
         )),
-        None if kind.is_tool() => out.push(Violation::new(
-            "UAE-ENV-002",
-            format!("{ty} has no trace_id"),
-        )),
+        None if kind.is_tool() => {
+            out.push(Violation::new(UAE_ENV_002, format!("{ty} has no trace_id")))
+        }
         None if kind.from_ui() || kind.to_ui() => out.push(Violation::new(
-            "UAE-ENV-003",
+            UAE_ENV_003,
             format!("{ty} has no trace_id (as the spec's example of it shows)"),
         )),
         None => {}
     }
     if let Kind::Other(other) = kind {
         out.push(Violation::new(
-            "UAE-ENV-007",
+            UAE_ENV_007,
             format!("type {other:?}, which the spec does not define"),
         ));
     }
@@ -154,19 +152,19 @@ fn envelope(ty: &str, kind: Kind<'_>, obj: &Map<String, Value>, out: &mut Vec<Vi
 /// is no rule). `+00:00` and finer fractions say the same as `Z` and `.fff`.
 fn timestamp_problem(ts: &str) -> Option<(&'static str, &'static str)> {
     if !is_rfc3339(ts) {
-        return Some(("UAE-ENV-005", "is not an RFC 3339 timestamp"));
+        return Some((UAE_ENV_005, "is not an RFC 3339 timestamp"));
     }
     let (rest, offset) = match ts.strip_suffix(['Z', 'z']) {
         Some(rest) => (rest, "Z"),
         None => ts.split_at(ts.len() - 6),
     };
     if !matches!(offset, "Z" | "+00:00" | "-00:00") {
-        return Some(("UAE-ENV-008", "is not in UTC (Z)"));
+        return Some((UAE_ENV_008, "is not in UTC (Z)"));
     }
     // `...:SS.fff`: the fraction starts after the seconds (index 19).
     match rest.get(19..).map(str::len) {
         Some(n) if n >= 4 => None,
-        _ => Some(("UAE-ENV-008", "does not give milliseconds (.fff)")),
+        _ => Some((UAE_ENV_008, "does not give milliseconds (.fff)")),
     }
 }
 
@@ -178,19 +176,19 @@ fn payload_shape(ty: &str, kind: Kind<'_>, p: &Map<String, Value>, out: &mut Vec
     };
     match kind {
         Kind::UiMessage => need(
-            "UAE-UI-001",
+            UAE_UI_001,
             is_str(p, "text"),
             "payload.text is not a string",
         ),
         Kind::UiAction => {
             need(
-                "UAE-UI-002",
+                UAE_UI_002,
                 is_str(p, "view_id"),
                 "payload.view_id is not a string",
             );
             let action = p.get("action").and_then(Value::as_object);
             need(
-                "UAE-UI-002",
+                UAE_UI_002,
                 action.is_some_and(|a| is_str(a, "kind")),
                 "payload.action is not an object with a string kind",
             );
@@ -208,19 +206,19 @@ fn payload_shape(ty: &str, kind: Kind<'_>, p: &Map<String, Value>, out: &mut Vec
                     None => !submits,
                 };
                 need(
-                    "UAE-UI-005",
+                    UAE_UI_005,
                     form_ok,
                     "payload.action.form_id is not a string naming the submitted form",
                 );
                 need(
-                    "UAE-UI-005",
+                    UAE_UI_005,
                     values_ok,
                     "payload.action.values is not an object of the form's fields",
                 );
             }
         }
         Kind::AssistantMessage => need(
-            "UAE-MSG-001",
+            UAE_MSG_001,
             is_str(p, "text"),
             "payload.text is not a string",
         ),
@@ -228,15 +226,15 @@ fn payload_shape(ty: &str, kind: Kind<'_>, p: &Map<String, Value>, out: &mut Vec
         Kind::ToolCall => {
             let tool = p.get("tool").and_then(Value::as_str);
             need(
-                "UAE-CALL-001",
+                UAE_CALL_001,
                 tool.is_some_and(|t| !t.is_empty()),
                 "payload.tool is not a non-empty string",
             );
             match p.get("args") {
-                None => need("UAE-CALL-001", false, "payload.args is missing"),
+                None => need(UAE_CALL_001, false, "payload.args is missing"),
                 Some(Value::Object(_)) => {}
                 Some(other) => need(
-                    "UAE-CALL-002",
+                    UAE_CALL_002,
                     false,
                     &format!("payload.args is a JSON {}, not an object", json_kind(other)),
                 ),
@@ -249,33 +247,33 @@ fn payload_shape(ty: &str, kind: Kind<'_>, p: &Map<String, Value>, out: &mut Vec
 
 fn view_shape(view: Option<&Value>, need: &mut impl FnMut(&'static str, bool, &str)) {
     let Some(view) = view.and_then(Value::as_object) else {
-        return need("UAE-VIEW-001", false, "payload.view is not an object");
+        return need(UAE_VIEW_001, false, "payload.view is not an object");
     };
     need(
-        "UAE-VIEW-001",
+        UAE_VIEW_001,
         is_str(view, "kind"),
         "view.kind is not a string",
     );
     need(
-        "UAE-VIEW-001",
+        UAE_VIEW_001,
         is_str(view, "view_id"),
         "view.view_id is not a string",
     );
     need(
-        "UAE-VIEW-001",
+        UAE_VIEW_001,
         view.get("tree").is_some_and(Value::is_object),
         "view.tree is not an object",
     );
     if let Some(kind) = view.get("kind").and_then(Value::as_str) {
         need(
-            "UAE-VIEW-002",
+            UAE_VIEW_002,
             kind == "a2ui.v1",
             &format!("view.kind is {kind:?}, not a2ui.v1"),
         );
     }
     if let Some(id) = view.get("view_id").and_then(Value::as_str) {
         need(
-            "UAE-VIEW-002",
+            UAE_VIEW_002,
             id.starts_with("view_"),
             &format!("view.view_id {id:?} does not start with view_"),
         );
@@ -284,7 +282,7 @@ fn view_shape(view: Option<&Value>, need: &mut impl FnMut(&'static str, bool, &s
 
 fn result_shape(p: &Map<String, Value>, need: &mut impl FnMut(&'static str, bool, &str)) {
     need(
-        "UAE-RES-002",
+        UAE_RES_002,
         is_str(p, "tool"),
         "payload.tool (the tool of the call it answers) is not a string",
     );
@@ -293,42 +291,38 @@ fn result_shape(p: &Map<String, Value>, need: &mut impl FnMut(&'static str, bool
         Some(Value::Bool(true)) => {
             // A tool with nothing to return may say so with null: the key is what is owed.
             need(
-                "UAE-RES-003",
+                UAE_RES_003,
                 p.contains_key("result"),
                 "ok is true but there is no result",
             );
             need(
-                "UAE-RES-003",
+                UAE_RES_003,
                 !present("error"),
                 "ok is true but error is not null",
             );
         }
         Some(Value::Bool(false)) => {
             need(
-                "UAE-RES-004",
+                UAE_RES_004,
                 !present("result"),
                 "ok is false but result is not null",
             );
             let error = p.get("error").and_then(Value::as_object);
             let Some(error) = error else {
-                return need(
-                    "UAE-RES-004",
-                    false,
-                    "ok is false but error is not an object",
-                );
+                return need(UAE_RES_004, false, "ok is false but error is not an object");
             };
             need(
-                "UAE-RES-004",
+                UAE_RES_004,
                 is_str(error, "code"),
                 "error.code is not a string",
             );
             need(
-                "UAE-RES-004",
+                UAE_RES_004,
                 is_str(error, "message"),
                 "error.message is not a string",
             );
             need(
-                "UAE-RES-004",
+                UAE_RES_004,
                 error
                     .get("details")
                     .is_none_or(|d| d.is_object() || d.is_null()),
@@ -336,11 +330,11 @@ fn result_shape(p: &Map<String, Value>, need: &mut impl FnMut(&'static str, bool
             );
         }
         Some(other) => need(
-            "UAE-RES-003",
+            UAE_RES_003,
             false,
             &format!("payload.ok is a JSON {}, not a boolean", json_kind(other)),
         ),
-        None => need("UAE-RES-003", false, "payload.ok is missing"),
+        None => need(UAE_RES_003, false, "payload.ok is missing"),
     }
 }
 

@@ -2,106 +2,113 @@
 
 use crate::fault;
 use crate::reference::Fault;
+use crate::rules::ids::{
+    HUMA_CLI_001, HUMA_CLI_002, HUMA_CLI_003, HUMA_CLI_004, HUMA_CLI_005, HUMA_CLI_006,
+    HUMA_CLI_007, HUMA_CLI_008, HUMA_CLI_009, HUMA_ERR_001, HUMA_ERR_002, HUMA_ERR_003,
+    HUMA_LC_001, HUMA_LC_002, HUMA_LC_003, HUMA_LC_004, HUMA_LC_005, HUMA_SRV_001, HUMA_SRV_002,
+    HUMA_SRV_003, HUMA_SRV_004, HUMA_TR_001, HUMA_VAL_001, HUMA_VAL_002, HUMA_VAL_003,
+    HUMA_VAL_004, HUMA_VAL_005, HUMA_VAL_006, HUMA_VAL_007, HUMA_VAL_008,
+};
 
 pub static FAULTS: &[Fault] = &[
     fault!(
         "accepts-unknown-type",
-        ["HUMA-VAL-001"],
+        [HUMA_VAL_001],
         "accepts client events of any type"
     ),
     fault!(
         "no-name-limit",
-        ["HUMA-VAL-002"],
+        [HUMA_VAL_002],
         "accepts context-update names over 128 characters"
     ),
     fault!(
         "accepts-bad-outcome",
-        ["HUMA-VAL-003"],
+        [HUMA_VAL_003],
         "accepts tool-result outcomes off the list"
     ),
     fault!(
         "no-result-limit",
-        ["HUMA-VAL-004"],
+        [HUMA_VAL_004],
         "accepts results over 65,536 characters"
     ),
     fault!(
         "accepts-addon-without-data",
-        ["HUMA-VAL-005"],
+        [HUMA_VAL_005],
         "accepts addon-tool-event without an object data"
     ),
     fault!(
         "accepts-forbidden-keys",
-        ["HUMA-VAL-006", "HUMA-VAL-008"],
+        [HUMA_VAL_006, HUMA_VAL_008],
         "does not look for __proto__, constructor or prototype"
     ),
     fault!(
         "rejects-canceled-results",
-        ["HUMA-VAL-007"],
+        [HUMA_VAL_007],
         "answers a canceled tool-result with an error"
     ),
     fault!(
         "error-without-message",
-        ["HUMA-ERR-001"],
+        [HUMA_ERR_001],
         "sends error events without message"
     ),
     fault!(
         "wrong-error-code",
-        ["HUMA-ERR-002"],
+        [HUMA_ERR_002],
         "sends validation errors with code BAD_EVENT"
     ),
     fault!(
         "disconnects-after-error",
-        ["HUMA-ERR-003"],
+        [HUMA_ERR_003],
         "disconnects the client after answering an invalid event"
     ),
     fault!(
         "error-on-event-channel",
-        ["HUMA-TR-001"],
+        [HUMA_TR_001],
         "sends errors on the 'event' channel"
     ),
     fault!(
         "unknown-server-event",
-        ["HUMA-SRV-001"],
+        [HUMA_SRV_001],
         "sends a {type: thinking} event before acting"
     ),
     fault!(
         "bad-tool-call-id",
-        ["HUMA-SRV-002"],
+        [HUMA_SRV_002],
         "tool-call ids are not UUIDs"
     ),
     fault!(
         "cancels-unknown-tool-call",
-        ["HUMA-SRV-003"],
+        [HUMA_SRV_003],
         "cancels a tool call it never issued on every triggering event"
     ),
     fault!(
         "bad-message-index",
-        ["HUMA-SRV-004", "HUMA-LC-001"],
+        [HUMA_SRV_004, HUMA_LC_001],
         "message_sent carries messageIndex equal to messageCount (so the order is wrong too)"
     ),
     fault!(
         "message-before-typing",
-        ["HUMA-LC-001"],
+        [HUMA_LC_001],
         "sends the first message_sent before typing_start"
     ),
     fault!(
         "no-confirmation-wait",
-        ["HUMA-LC-002", "HUMA-LC-005"],
+        [HUMA_LC_002, HUMA_LC_005],
         "sends the next message without waiting for the confirmation (so a burst ends before it can be aborted)"
     ),
     fault!(
         "never-proceeds",
-        ["HUMA-LC-003"],
+        [HUMA_LC_003],
         "waits for a missing confirmation forever"
     ),
     fault!(
         "no-interrupt",
-        ["HUMA-LC-004"],
+        [HUMA_LC_004],
         "does not cancel outstanding tool calls on a triggering event"
     ),
     fault!(
         "no-typing-end-on-abort",
-        ["HUMA-LC-005"],
+        [HUMA_LC_005],
         "ends an aborted burst without typing_end"
     ),
 ];
@@ -111,72 +118,72 @@ pub static FAULTS: &[Fault] = &[
 pub static CLIENT_FAULTS: &[Fault] = &[
     fault!(
         "oversized-result",
-        ["HUMA-CLI-001"],
+        [HUMA_CLI_001],
         "answers lookup_movie with a result over 65,536 characters"
     ),
     fault!(
         "wrong-tool-name",
-        ["HUMA-CLI-002"],
+        [HUMA_CLI_002],
         "names another tool (NAME_v2) in its tool-results"
     ),
     fault!(
         "answers-twice",
-        ["HUMA-CLI-002"],
+        [HUMA_CLI_002],
         "sends each successful tool-result twice"
     ),
     fault!(
         "unknown-tool-success",
-        ["HUMA-CLI-003"],
+        [HUMA_CLI_003],
         "answers a tool-call for a tool it does not have with outcome success"
     ),
     fault!(
         "failure-without-error",
-        ["HUMA-CLI-004"],
+        [HUMA_CLI_004],
         "sends failure results without an error message"
     ),
     fault!(
         "ignores-cancel",
-        ["HUMA-CLI-005"],
+        [HUMA_CLI_005],
         "runs a cancelled tool on and answers it with success"
     ),
     fault!(
         "canceled-triggering",
-        ["HUMA-CLI-006"],
+        [HUMA_CLI_006],
         "sends canceled results with triggering true"
     ),
     fault!(
         "no-confirmation",
-        ["HUMA-CLI-007"],
+        [HUMA_CLI_007],
         "never confirms a message_sent"
     ),
     fault!(
         "wrong-message-index",
-        ["HUMA-CLI-007"],
+        [HUMA_CLI_007],
         "confirms a message_sent with the next messageIndex"
     ),
     fault!(
         "result-with-proto",
-        ["HUMA-CLI-008"],
+        [HUMA_CLI_008],
         "puts a __proto__ key in lookup_movie's result"
     ),
     fault!(
         "dies-after-error",
-        ["HUMA-CLI-009"],
+        [HUMA_CLI_009],
         "disconnects when an error event arrives"
     ),
     fault!(
         "crashes-on-unknown-type",
-        ["HUMA-CLI-009"],
+        [HUMA_CLI_009],
         "disconnects when a server event of an unknown type arrives"
     ),
     fault!(
         "pollutes",
-        ["HUMA-CLI-009"],
+        [HUMA_CLI_009],
         "disconnects when a tool-call's arguments hold __proto__, constructor or prototype"
     ),
     fault!(
         "chokes-on-oversize",
-        ["HUMA-CLI-009"],
+        [HUMA_CLI_009],
         "disconnects when a message_sent over 1,000,000 bytes arrives"
     ),
 ];

@@ -8,6 +8,10 @@
 //! - `{"do": "say", "messages": [TEXT, ...]}` — a messaging burst that waits for each
 //!   confirmation (up to the confirmation timeout).
 
+use crate::rules::ids::{
+    HUMA_VAL_001, HUMA_VAL_002, HUMA_VAL_003, HUMA_VAL_004, HUMA_VAL_005, HUMA_VAL_006,
+    HUMA_VAL_008,
+};
 mod burst;
 pub mod client;
 pub mod faults;
@@ -124,14 +128,14 @@ fn rejections(event: &Value, f: &Faults) -> Vec<String> {
     validate::client_event_violations(event)
         .into_iter()
         .filter(|v| match v.rule {
-            "HUMA-VAL-001" => !f.has("accepts-unknown-type"),
-            "HUMA-VAL-002" if v.message.contains("name") && name_too_long(event) => {
+            HUMA_VAL_001 => !f.has("accepts-unknown-type"),
+            HUMA_VAL_002 if v.message.contains("name") && name_too_long(event) => {
                 !f.has("no-name-limit")
             }
-            "HUMA-VAL-003" if v.message.contains("outcome") => !f.has("accepts-bad-outcome"),
-            "HUMA-VAL-004" => !f.has("no-result-limit"),
-            "HUMA-VAL-005" if v.message.contains("data") => !f.has("accepts-addon-without-data"),
-            "HUMA-VAL-006" | "HUMA-VAL-008" => !f.has("accepts-forbidden-keys"),
+            HUMA_VAL_003 if v.message.contains("outcome") => !f.has("accepts-bad-outcome"),
+            HUMA_VAL_004 => !f.has("no-result-limit"),
+            HUMA_VAL_005 if v.message.contains("data") => !f.has("accepts-addon-without-data"),
+            HUMA_VAL_006 | HUMA_VAL_008 => !f.has("accepts-forbidden-keys"),
             _ => true,
         })
         .map(|v| v.message)

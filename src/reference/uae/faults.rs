@@ -3,146 +3,144 @@
 
 use crate::fault;
 use crate::reference::Fault;
+use crate::rules::ids::{
+    UAE_CALL_001, UAE_CALL_002, UAE_DIR_001, UAE_ENV_001, UAE_ENV_002, UAE_ENV_004, UAE_ENV_005,
+    UAE_ENV_006, UAE_ENV_008, UAE_EXE_001, UAE_EXE_002, UAE_MSG_001, UAE_RES_001, UAE_RES_002,
+    UAE_RES_003, UAE_RES_004, UAE_ROB_001, UAE_SES_001, UAE_UI_001, UAE_UI_002, UAE_UI_003,
+    UAE_UI_004, UAE_UI_005, UAE_VIEW_001, UAE_VIEW_002,
+};
 
 pub static FAULTS: &[Fault] = &[
     // Envelopes, both roles.
     fault!(
         "epoch-ts",
-        ["UAE-ENV-001"],
+        [UAE_ENV_001],
         "ts is a number of epoch milliseconds, not a string"
     ),
-    fault!(
-        "no-session-id",
-        ["UAE-ENV-001"],
-        "events carry no session_id"
-    ),
+    fault!("no-session-id", [UAE_ENV_001], "events carry no session_id"),
     fault!(
         "payload-string",
-        ["UAE-ENV-001"],
+        [UAE_ENV_001],
         "payload is the payload's JSON text, a string"
     ),
     fault!(
         "id-without-prefix",
-        ["UAE-ENV-004"],
+        [UAE_ENV_004],
         "ids are bare numbers (\"17\"), without evt_"
     ),
     fault!(
         "ts-without-millis",
-        ["UAE-ENV-008"],
+        [UAE_ENV_008],
         "ts gives whole seconds (…:56Z)"
     ),
     fault!(
         "ts-not-rfc3339",
-        ["UAE-ENV-005"],
+        [UAE_ENV_005],
         "ts is written as \"Thu Jan  8 12:34:56 2026\""
     ),
     fault!(
         "duplicate-ids",
-        ["UAE-ENV-006"],
+        [UAE_ENV_006],
         "every event has the id evt_1"
     ),
     fault!(
         "stalls-after-bad-input",
-        ["UAE-ROB-001"],
+        [UAE_ROB_001],
         "after input it cannot use, it never answers again"
     ),
     // The agent.
     fault!(
         "session-drift",
-        ["UAE-SES-001"],
+        [UAE_SES_001],
         "the agent answers in a session of its own"
     ),
     fault!(
         "echoes-ui",
-        ["UAE-DIR-001"],
+        [UAE_DIR_001],
         "the agent sends each ui.message back, as a ui.message"
     ),
     fault!(
         "call-without-trace",
-        ["UAE-ENV-002"],
+        [UAE_ENV_002],
         "tool.call carries no trace_id"
     ),
     fault!(
         "message-without-text",
-        ["UAE-MSG-001"],
+        [UAE_MSG_001],
         "assistant.message puts its text under content"
     ),
     fault!(
         "view-without-view-id",
-        ["UAE-VIEW-001"],
+        [UAE_VIEW_001],
         "assistant.view's view has no view_id"
     ),
     fault!(
         "view-kind-other",
-        ["UAE-VIEW-002"],
+        [UAE_VIEW_002],
         "assistant.view's view.kind is html"
     ),
     fault!(
         "call-without-tool",
-        ["UAE-CALL-001"],
+        [UAE_CALL_001],
         "tool.call names no tool"
     ),
     fault!(
         "args-not-object",
-        ["UAE-CALL-002"],
+        [UAE_CALL_002],
         "tool.call's args are the args' JSON text, a string"
     ),
     // The executor.
     // A result that names no trace, or another one, leaves its call unanswered as well.
     fault!(
         "result-without-trace",
-        ["UAE-ENV-002", "UAE-RES-001"],
+        [UAE_ENV_002, UAE_RES_001],
         "tool.result carries no trace_id"
     ),
     fault!(
         "result-other-trace",
-        ["UAE-RES-002", "UAE-RES-001"],
+        [UAE_RES_002, UAE_RES_001],
         "tool.result carries a trace_id of its own"
     ),
     fault!(
         "result-other-tool",
-        ["UAE-RES-002"],
+        [UAE_RES_002],
         "tool.result names another tool"
     ),
-    fault!(
-        "two-results",
-        ["UAE-RES-001"],
-        "every call is answered twice"
-    ),
+    fault!("two-results", [UAE_RES_001], "every call is answered twice"),
     // Unanswered, an unknown tool or a rejected row is not refused either.
     fault!(
         "no-result-for-failures",
-        ["UAE-RES-001", "UAE-EXE-001", "UAE-EXE-002"],
+        [UAE_RES_001, UAE_EXE_001, UAE_EXE_002],
         "a call that fails gets no result"
     ),
     fault!(
         "ok-not-boolean",
-        ["UAE-RES-003"],
+        [UAE_RES_003],
         "ok is the string \"true\" or \"false\""
     ),
     fault!(
         "ok-true-with-error",
-        ["UAE-RES-003"],
+        [UAE_RES_003],
         "a success carries an error object too"
     ),
     fault!(
         "ok-false-with-result",
-        ["UAE-RES-004"],
+        [UAE_RES_004],
         "a failure carries a result object too"
     ),
     fault!(
         "error-without-code",
-        ["UAE-RES-004"],
+        [UAE_RES_004],
         "a failure's error has no code"
     ),
     fault!(
         "unknown-tool-ok",
-        ["UAE-EXE-001"],
+        [UAE_EXE_001],
         "a call to a tool it does not have succeeds"
     ),
     fault!(
         "no-validation",
-        ["UAE-EXE-002"],
+        [UAE_EXE_002],
         "args are never checked: weight_lbs -5 is saved"
     ),
 ];
@@ -151,63 +149,63 @@ pub static FAULTS: &[Fault] = &[
 pub static CLIENT_FAULTS: &[Fault] = &[
     fault!(
         "message-without-text",
-        ["UAE-UI-001"],
+        [UAE_UI_001],
         "its ui.message carries payload.body, not payload.text"
     ),
     fault!(
         "action-without-kind",
-        ["UAE-UI-002"],
+        [UAE_UI_002],
         "its ui.action's action has no kind"
     ),
     fault!(
         "values-as-pairs",
-        ["UAE-UI-005"],
+        [UAE_UI_005],
         "its form.submit gives values as an array of [name, value] pairs, not an object"
     ),
     fault!(
         "stops-on-unrenderable-view",
-        ["UAE-ROB-001"],
+        [UAE_ROB_001],
         "stops acting after a view whose kind it does not render"
     ),
     fault!(
         "acts-on-unknown-view",
-        ["UAE-UI-003"],
+        [UAE_UI_003],
         "its ui.action names a view_id no assistant.view carried"
     ),
     fault!(
         "switches-session",
-        ["UAE-UI-004"],
+        [UAE_UI_004],
         "each ui.action carries a session_id of its own, not the session's"
     ),
     fault!(
         "reuses-ids",
-        ["UAE-ENV-006"],
+        [UAE_ENV_006],
         "every event it sends has the id evt_1"
     ),
     fault!(
         "stops-on-garbage",
-        ["UAE-ROB-001"],
+        [UAE_ROB_001],
         "stops acting (or calling) after a frame that is not JSON"
     ),
     fault!(
         "stops-on-unknown-type",
-        ["UAE-ROB-001"],
+        [UAE_ROB_001],
         "stops acting (or calling) after an event of a type the spec does not define"
     ),
     // As the agent calling its executor over stdio.
     fault!(
         "call-without-tool",
-        ["UAE-CALL-001"],
+        [UAE_CALL_001],
         "its tool.call's payload names no tool"
     ),
     fault!(
         "args-not-object",
-        ["UAE-CALL-002"],
+        [UAE_CALL_002],
         "its tool.call's args are a string, not an object"
     ),
     fault!(
         "stops-after-failure",
-        ["UAE-ROB-001"],
+        [UAE_ROB_001],
         "stops calling after a tool.result with ok false"
     ),
 ];

@@ -5,6 +5,7 @@
 use super::{side, HaipChecker, UNKNOWN_FIELD};
 use crate::protocol::haip::facts::Facts;
 use crate::protocol::haip::model::{self, KNOWN_ERROR_CODES};
+use crate::rules::ids::{HAIP_ERR_003, HAIP_ERR_004};
 use crate::rules::{self, Violation};
 
 use crate::transcript::Direction;
@@ -61,7 +62,7 @@ impl HaipChecker {
         }
         if let Some(code) = f.code.filter(|c| !KNOWN_ERROR_CODES.contains(c)) {
             out.push(Violation::new(
-                "HAIP-ERR-003",
+                HAIP_ERR_003,
                 format!("error code {code:?} is not one the spec names"),
             ));
         }
@@ -157,7 +158,7 @@ impl HaipChecker {
         };
         if let Some(answered) = answered {
             out.push(Violation::new(
-                "HAIP-ERR-004",
+                HAIP_ERR_004,
                 format!("ERROR {code} {answered}"),
             ));
         }

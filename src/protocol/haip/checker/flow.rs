@@ -5,6 +5,7 @@
 use super::{side, HaipChecker};
 use crate::protocol::haip::facts::{Facts, HaiFacts};
 use crate::protocol::haip::model;
+use crate::rules::ids::{HAIP_FLOW_001, HAIP_FLOW_003};
 use crate::rules::Violation;
 use crate::transcript::Direction;
 use foldhash::HashMap;
@@ -106,7 +107,7 @@ impl HaipChecker {
             };
             if saw_pause {
                 out.push(Violation::new(
-                    "HAIP-FLOW-003",
+                    HAIP_FLOW_003,
                     format!("sent {ty} on channel {channel:?} while the peer had it paused"),
                 ));
             }
@@ -125,7 +126,7 @@ impl HaipChecker {
             *m -= 1;
             if *m < 0 {
                 out.push(Violation::new(
-                    "HAIP-FLOW-001",
+                    HAIP_FLOW_001,
                     format!("sent {ty} on channel {channel:?} with no message credit left"),
                 ));
             }
@@ -134,7 +135,7 @@ impl HaipChecker {
             *b -= bytes as i64;
             if bytes > 0 && *b < 0 {
                 out.push(Violation::new(
-                    "HAIP-FLOW-001",
+                    HAIP_FLOW_001,
                     format!(
                         "sent {bytes} media bytes on channel {channel:?} beyond the byte credit"
                     ),

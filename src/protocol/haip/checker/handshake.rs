@@ -5,6 +5,7 @@
 use super::{side, HaipChecker, Sender};
 use crate::protocol::haip::facts::{Facts, HaiFacts};
 use crate::protocol::haip::model;
+use crate::rules::ids::{HAIP_HS_001, HAIP_SEQ_010, HAIP_VER_002, HAIP_VER_004};
 use crate::rules::Violation;
 use crate::transcript::Direction;
 
@@ -18,7 +19,7 @@ impl HaipChecker {
         self.senders[me].sent_on_connection += 1;
         if first && ty != "HAI" && !(from == Direction::Server && ty == "ERROR") {
             out.push(Violation::new(
-                "HAIP-HS-001",
+                HAIP_HS_001,
                 format!("the first message on the connection is {ty}, not HAI"),
             ));
         }
@@ -59,12 +60,12 @@ impl HaipChecker {
         let acked = self.senders[side(Direction::Client)].last_ack.unwrap_or(0);
         if let Some(sent) = sent.filter(|s| last > *s) {
             out.push(Violation::new(
-                "HAIP-SEQ-010",
+                HAIP_SEQ_010,
                 format!("the resuming HAI's last_rx_seq \"{last}\" is past the highest seq the server sent (\"{sent}\")"),
             ));
         } else if last < acked {
             out.push(Violation::new(
-                "HAIP-SEQ-010",
+                HAIP_SEQ_010,
                 format!("the resuming HAI's last_rx_seq \"{last}\" is below the ack \"{acked}\" the client sent before: it received at least that"),
             ));
         }
@@ -91,7 +92,7 @@ impl HaipChecker {
         if let Some(version) = &hai.haip_version {
             if !model::is_version_triplet(version) {
                 out.push(Violation::new(
-                    "HAIP-VER-004",
+                    HAIP_VER_004,
                     format!("haip_version {version:?} is not MAJOR.MINOR.PATCH"),
                 ));
             }
@@ -121,7 +122,7 @@ impl HaipChecker {
         if let Some(accepted) = accepted {
             if !accepted.iter().any(|t| t == ty) {
                 out.push(Violation::new(
-                    "HAIP-VER-002",
+                    HAIP_VER_002,
                     format!("sent {ty}, which the peer's accept_events does not list"),
                 ));
             }

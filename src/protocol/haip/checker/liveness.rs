@@ -5,6 +5,7 @@ use super::{side, HaipChecker};
 use crate::protocol::haip::facts::Facts;
 use crate::protocol::haip::model;
 use crate::protocol::recent::push_bounded;
+use crate::rules::ids::HAIP_PING_002;
 use crate::rules::Violation;
 use crate::transcript::Direction;
 use serde_json::Value;
@@ -68,7 +69,7 @@ impl HaipChecker {
                     maybe.remove(i);
                 } else if pending.pop_front().is_some() {
                     out.push(Violation::new(
-                        "HAIP-PING-002",
+                        HAIP_PING_002,
                         format!(
                             "PONG nonce {} echoes no outstanding PING",
                             crate::show::quoted_or_none(f.nonce)

@@ -5,6 +5,7 @@
 
 use super::{side, HaipChecker};
 use crate::protocol::haip::facts::{Data, Facts};
+use crate::rules::ids::{HAIP_MEDIA_001, HAIP_MEDIA_002, HAIP_MEDIA_003};
 use crate::rules::Violation;
 use crate::transcript::Direction;
 
@@ -18,7 +19,7 @@ impl HaipChecker {
     ) {
         if let Some(owed) = self.senders[side(from)].owed_binary.take() {
             out.push(Violation::new(
-                "HAIP-MEDIA-001",
+                HAIP_MEDIA_001,
                 format!(
                     "an envelope announced bin_len {owed} but a {} event followed instead of a binary frame",
                     f.ty
@@ -42,11 +43,11 @@ impl HaipChecker {
         match announced {
             Some(_) if fits => {}
             Some(owed) => out.push(Violation::new(
-                "HAIP-MEDIA-001",
+                HAIP_MEDIA_001,
                 format!("binary frame of {len} bytes after an envelope announcing bin_len {owed}"),
             )),
             None => out.push(Violation::new(
-                "HAIP-MEDIA-001",
+                HAIP_MEDIA_001,
                 format!("binary frame of {len} bytes with no envelope announcing it"),
             )),
         }
@@ -57,7 +58,7 @@ impl HaipChecker {
         if let Some(len) = f.bin_len {
             if f.data != Data::Absent {
                 out.push(Violation::new(
-                    "HAIP-MEDIA-001",
+                    HAIP_MEDIA_001,
                     "a binary-mode envelope (bin_len) contains payload.data",
                 ));
             }
@@ -67,7 +68,7 @@ impl HaipChecker {
                 .is_some_and(|a| a.binary_frames);
             if !peer_binary {
                 out.push(Violation::new(
-                    "HAIP-MEDIA-003",
+                    HAIP_MEDIA_003,
                     "used the two-frame binary mode towards a peer that did not advertise binary_frames",
                 ));
             }
@@ -75,13 +76,13 @@ impl HaipChecker {
         } else if f.data != Data::Absent {
             if f.has_bin_mime {
                 out.push(Violation::new(
-                    "HAIP-MEDIA-002",
+                    HAIP_MEDIA_002,
                     "a Base64-mode message (payload.data) carries bin_mime",
                 ));
             }
             if matches!(f.data, Data::Text(_)) && f.media_bytes().is_none() {
                 out.push(Violation::new(
-                    "HAIP-MEDIA-002",
+                    HAIP_MEDIA_002,
                     "payload.data is not valid Base64",
                 ));
             }

@@ -11,6 +11,7 @@ use super::fast;
 use super::schema::schema;
 use crate::protocol::recent::RecentSet;
 use crate::protocol::{Checker, Observed};
+use crate::rules::ids::{HAIP_AUTH_009, HAIP_ENV_001, HAIP_ENV_005};
 use crate::rules::Violation;
 use crate::transcript::Direction;
 use foldhash::{HashMap, HashSet};
@@ -35,7 +36,7 @@ mod talk;
 const RECENT_IDS: usize = 16_384;
 
 /// The rule a property outside the schema breaks (a `should`: suites/haip/ERRATA.md item 2).
-const UNKNOWN_FIELD: &str = "HAIP-ENV-005";
+const UNKNOWN_FIELD: &str = HAIP_ENV_005;
 
 fn side(d: Direction) -> usize {
     match d {
@@ -265,7 +266,7 @@ impl Checker for HaipChecker {
                 self.note_garbage(from, text);
                 let shown: String = text.chars().take(80).collect();
                 out.push(Violation::new(
-                    "HAIP-ENV-001",
+                    HAIP_ENV_001,
                     format!("a text frame that is not a JSON message: {shown:?}"),
                 ));
             }
@@ -273,11 +274,11 @@ impl Checker for HaipChecker {
             Observed::TokenPresented(at) if from == Direction::Client => match at {
                 Some("query" | "subprotocol") => {}
                 Some(_) => out.push(Violation::new(
-                    "HAIP-AUTH-009",
+                    HAIP_AUTH_009,
                     "the client presented its token in an Authorization header, the spec's form for HTTP/SSE, not on the WebSocket (?token= or Sec-WebSocket-Protocol)".to_owned(),
                 )),
                 None => out.push(Violation::new(
-                    "HAIP-AUTH-009",
+                    HAIP_AUTH_009,
                     "the client was handed a token and connected without presenting it (no ?token=, nothing in Sec-WebSocket-Protocol)".to_owned(),
                 )),
             },

@@ -6,6 +6,7 @@
 use super::echoes::Begun;
 use super::HaipChecker;
 use crate::protocol::haip::facts::Facts;
+use crate::rules::ids::{HAIP_RUN_001, HAIP_RUN_002, HAIP_RUN_003, HAIP_RUN_006, HAIP_TOOL_001};
 use crate::rules::Violation;
 use crate::transcript::Direction;
 
@@ -23,27 +24,27 @@ impl HaipChecker {
                 Some(id) => {
                     if !runs.runs_seen.insert(id) {
                         out.push(Violation::new(
-                            "HAIP-RUN-002",
+                            HAIP_RUN_002,
                             format!("RUN_STARTED reuses run_id {id}"),
                         ));
                     }
                     runs.runs_open.insert(id.to_owned());
                 }
                 None => out.push(Violation::new(
-                    "HAIP-RUN-006",
+                    HAIP_RUN_006,
                     "RUN_STARTED carries no run_id",
                 )),
             },
             "RUN_FINISHED" | "RUN_ERROR" => match f.run_id {
                 Some(id) if !runs.runs_open.remove(id) && !answers_broken => {
                     out.push(Violation::new(
-                        "HAIP-RUN-001",
+                        HAIP_RUN_001,
                         format!("{ty} names run {id}, which is not open"),
                     ))
                 }
                 Some(_) => {}
                 None if ty == "RUN_ERROR" => out.push(Violation::new(
-                    "HAIP-RUN-003",
+                    HAIP_RUN_003,
                     "RUN_ERROR carries no envelope run_id",
                 )),
                 None => {}
@@ -51,7 +52,7 @@ impl HaipChecker {
             "RUN_CANCEL" => {
                 if f.run_id.is_none() || !f.payload_run_id {
                     out.push(Violation::new(
-                        "HAIP-RUN-003",
+                        HAIP_RUN_003,
                         "RUN_CANCEL lacks run_id in the envelope or the payload",
                     ));
                 }
@@ -61,7 +62,7 @@ impl HaipChecker {
                 if let Some(id) = f.run_id {
                     if !runs.runs_open.contains(id) && !answers_broken {
                         out.push(Violation::new(
-                            "HAIP-RUN-001",
+                            HAIP_RUN_001,
                             format!("{ty} names run {id}, which is not open"),
                         ));
                     }
@@ -91,12 +92,12 @@ impl HaipChecker {
                 }
             }
             _ if calls.calls_done.contains(id) => out.push(Violation::new(
-                "HAIP-TOOL-001",
+                HAIP_TOOL_001,
                 format!("{ty} for call {id}, which is already done"),
             )),
             _ if answers_broken => {}
             _ => out.push(Violation::new(
-                "HAIP-TOOL-001",
+                HAIP_TOOL_001,
                 format!("{ty} names call {id}, which the peer never called"),
             )),
         }

@@ -4,6 +4,7 @@
 
 use super::{side, HaipChecker};
 use crate::protocol::haip::facts::Facts;
+use crate::rules::ids::{HAIP_SEQ_001, HAIP_SEQ_002, HAIP_SEQ_011};
 use crate::rules::Violation;
 use crate::transcript::Direction;
 
@@ -44,7 +45,7 @@ impl HaipChecker {
     ) -> Numbered {
         if f.seq_unreadable {
             out.push(Violation::new(
-                "HAIP-SEQ-001",
+                HAIP_SEQ_001,
                 "seq is not a decimal string, so it cannot start at \"1\" and go up by one",
             ));
         }
@@ -62,7 +63,7 @@ impl HaipChecker {
                 sender.max_seq = Some(seq);
             }
             None if seq != 1 => out.push(Violation::new(
-                "HAIP-SEQ-001",
+                HAIP_SEQ_001,
                 format!("the session's first seq is \"{seq}\", not \"1\""),
             )),
             Some(max) if seq > max + 1 => {
@@ -71,7 +72,7 @@ impl HaipChecker {
                 let resumed_hai = from == Direction::Server && resuming && f.hai.is_some();
                 if !resumed_hai {
                     out.push(Violation::new(
-                        "HAIP-SEQ-001",
+                        HAIP_SEQ_001,
                         format!("seq jumped from \"{max}\" to \"{seq}\""),
                     ));
                 }
@@ -156,7 +157,7 @@ impl HaipChecker {
         let clean = peer.first_unclean.is_none_or(|u| u > answered);
         if clean && self.connections <= 1 && ack + 1 < answered {
             out.push(Violation::new(
-                "HAIP-SEQ-011",
+                HAIP_SEQ_011,
                 format!(
                     "ack \"{ack}\" answers the peer's message seq \"{answered}\", received in order: a cumulative ack would be at least \"{}\"",
                     answered - 1
@@ -180,7 +181,7 @@ impl HaipChecker {
         let peer_max = self.senders[1 - me].max_seq.unwrap_or(0);
         if ack > peer_max {
             out.push(Violation::new(
-                "HAIP-SEQ-002",
+                HAIP_SEQ_002,
                 format!("ack \"{ack}\" is beyond the highest seq the peer sent (\"{peer_max}\")"),
             ));
         }
@@ -188,7 +189,7 @@ impl HaipChecker {
         if let Some(last) = sender.last_ack {
             if ack < last {
                 out.push(Violation::new(
-                    "HAIP-SEQ-002",
+                    HAIP_SEQ_002,
                     format!("ack went back from \"{last}\" to \"{ack}\""),
                 ));
             }

@@ -5,6 +5,7 @@
 use super::echoes::Begun;
 use super::{side, HaipChecker};
 use crate::protocol::haip::facts::Facts;
+use crate::rules::ids::HAIP_TEXT_001;
 use crate::rules::Violation;
 use crate::transcript::Direction;
 
@@ -26,7 +27,7 @@ impl HaipChecker {
         };
         if !open && !self.continues_broken(from, Begun::Text, id) {
             out.push(Violation::new(
-                "HAIP-TEXT-001",
+                HAIP_TEXT_001,
                 format!("{ty} names message {id}, which no open TEXT_MESSAGE_START began"),
             ));
         }
