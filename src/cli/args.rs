@@ -67,6 +67,13 @@ fn protocols_help() -> String {
 pub enum Command {
     /// List protocols, or a protocol's rules, cases, reference faults or variants.
     List(ListArgs),
+    /// Everything about one rule: its statement, level and side, the spec's words, where the
+    /// code names it, its cases, the reference faults that break it, the variants it must
+    /// pass and the ERRATA readings that name it (`explain NUUM-INJ-002`).
+    Explain {
+        /// The rule's id (any protocol's: its prefix says which).
+        rule: String,
+    },
     /// Run a protocol's suite against a live target.
     Run(Box<RunArgs>),
     /// Fuzz a live target with generated event sequences.

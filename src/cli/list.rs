@@ -1,8 +1,8 @@
 //! `wireprobe list`: protocols, and a protocol's rules, cases, faults and variants.
 
 use super::{protocol_named, EXIT_OK};
-use anyhow::{anyhow, Result};
-use wireprobe::protocol::{self, Protocol};
+use anyhow::Result;
+use wireprobe::protocol;
 use wireprobe::reference;
 use wireprobe::suite as suites;
 
@@ -38,7 +38,7 @@ pub(super) fn list(args: &super::args::ListArgs) -> Result<u8> {
     };
     let p = protocol_named(id)?;
     if let Some(rule) = &args.rule {
-        return list_rule(p, rule);
+        return super::explain::explain(Some(p), rule);
     }
     let all = !rules && !cases && !faults && !variants;
     if rules || all {
@@ -86,61 +86,5 @@ pub(super) fn list(args: &super::args::ListArgs) -> Result<u8> {
             say!("{:<28} {}", v.name, v.description);
         }
     }
-    Ok(EXIT_OK)
-}
-
-/// `list P --rule ID`: a rule with the spec's words it rests on and everything that tests it.
-fn list_rule(p: &dyn Protocol, id: &str) -> Result<u8> {
-    let rule = wireprobe::rules::find(p.rules(), id).ok_or_else(|| {
-        anyhow!(
-            "{} has no rule {id:?} (`wireprobe list {} --rules` lists them)",
-            p.id(),
-            p.id()
-        )
-    })?;
-    say!("{} ({})", rule.id, rule.level);
-    say!("  {}", rule.text);
-    say!("the spec says:");
-    for excerpt in rule.excerpts() {
-        say!("  \"{excerpt}\"");
-    }
-    let citation = wireprobe::citation::cite(rule.source);
-    match citation.url {
-        Some(url) => say!("source: {}, {url}", citation.text),
-        None => say!("source: {}", citation.text),
-    }
-    let named = |names: Vec<String>| match names.is_empty() {
-        true => "  (none)".to_owned(),
-        false => names
-            .iter()
-            .map(|n| format!("  {n}"))
-            .collect::<Vec<_>>()
-            .join("\n"),
-    };
-    let suite = suites::load_bundled(p)?;
-    let cases = suite
-        .cases
-        .iter()
-        .filter(|c| c.rules.iter().any(|r| r == rule.id))
-        .map(|c| format!("{} — {}", c.id, c.title))
-        .collect();
-    say!("cases written for it:\n{}", named(cases));
-    let reference = reference::of(p);
-    let faults = reference
-        .map_or(&[][..], |r| r.faults)
-        .iter()
-        .filter(|f| f.breaks.contains(&rule.id))
-        .map(|f| format!("{} — {}", f.name, f.description))
-        .collect();
-    say!("reference faults that break it:\n{}", named(faults));
-    let variants = reference
-        .map_or(&[][..], |r| r.variants)
-        .iter()
-        .map(|v| format!("{} — {}", v.name, v.description))
-        .collect();
-    say!(
-        "reference variants it must pass (every variant passes every rule):\n{}",
-        named(variants)
-    );
     Ok(EXIT_OK)
 }

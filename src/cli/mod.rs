@@ -17,6 +17,7 @@ pub mod args;
 mod check;
 mod client;
 pub mod config;
+mod explain;
 mod flaky;
 mod fuzz;
 mod gen;
@@ -54,6 +55,7 @@ pub fn usage(error: anyhow::Error) -> Failure {
 pub async fn dispatch(command: Command) -> u8 {
     let result = match command {
         Command::List(args) => list::list(&args).map_err(usage),
+        Command::Explain { rule } => explain::explain(None, &rule).map_err(usage),
         Command::Run(args) => run::run(*args).await,
         Command::Check {
             protocol,

@@ -253,7 +253,9 @@ fn a_rule_is_listed_with_its_sentence_cases_faults_and_variants() {
     assert!(out.status.success(), "{out:?}");
     let out = String::from_utf8_lossy(&out.stdout);
     for shown in [
-        "HAIP-SEQ-001 (must)",
+        "HAIP-SEQ-001 (must; binds either side",
+        "named in the code at:\n  src/protocol/haip/checker/sequencing.rs:",
+        "readings of suites/haip/ERRATA.md that name it:",
         "the spec says:\n  \"Incrementing `seq` (starting at `\"1\"`).\"",
         "§Sequencing and Replay",
         "haip.seq.server-numbering",
@@ -263,4 +265,25 @@ fn a_rule_is_listed_with_its_sentence_cases_faults_and_variants() {
         assert!(out.contains(shown), "{shown:?} not in:\n{out}");
     }
     assert_usage(&["list", "haip", "--rule", "HAIP-NOPE-1"], "has no rule");
+}
+
+/// `explain` finds the rule's protocol by itself, and shows the same screen.
+#[test]
+fn a_rule_is_explained_from_its_id_alone() {
+    let explained = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+        .args(["explain", "nuum-inj-002"])
+        .output()
+        .expect("wireprobe runs");
+    assert!(explained.status.success(), "{explained:?}");
+    let out = String::from_utf8_lossy(&explained.stdout);
+    for shown in [
+        "NUUM-INJ-002 (must; binds the server",
+        "src/protocol/nuum/checker.rs:",
+        "no-injection — queued messages are not injected",
+        "nuum.inject.injected",
+        "How the document is read › Injection — ",
+    ] {
+        assert!(out.contains(shown), "{shown:?} not in:\n{out}");
+    }
+    assert_usage(&["explain", "NUUM-NOPE-001"], "no protocol has a rule");
 }
