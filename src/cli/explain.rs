@@ -69,7 +69,7 @@ pub(super) fn explain(protocol: Option<&dyn Protocol>, id: &str) -> Result<u8> {
                 its_faults
                     .iter()
                     .filter(|f| f.breaks.contains(&rule.id))
-                    .map(|f| format!("{} — {}{side}", f.name, f.description)),
+                    .map(|f| format!("{} — {}{side}{}", f.name, f.description, failing(f))),
             );
             if judged(rule.binds, is_client) {
                 variants.extend(
@@ -208,6 +208,19 @@ fn names(text: &str, id: &str) -> bool {
 /// `text`'s sentences: each ends at a full stop followed by a space.
 fn sentences(text: &str) -> impl Iterator<Item = &str> {
     text.split_inclusive(". ").map(str::trim)
+}
+
+/// The cases a fault declares it fails, as `; fails case (verdict), …`.
+fn failing(fault: &reference::Fault) -> String {
+    let cases: Vec<String> = fault
+        .fails
+        .iter()
+        .map(|(case, verdict)| format!("{case} ({verdict})"))
+        .collect();
+    match cases.is_empty() {
+        true => String::new(),
+        false => format!("; fails {}", cases.join(", ")),
+    }
 }
 
 /// Each of `names` on a line of its own, or `(none)`.

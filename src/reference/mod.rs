@@ -15,6 +15,7 @@ pub mod uae;
 pub use entry::{ClientEnd, ClientOptions, Reference, ReferenceClient, StdioPipes};
 pub use registry::{get, of, start};
 
+use crate::verdict::Verdict;
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use tokio::sync::oneshot;
@@ -27,13 +28,48 @@ pub struct Fault {
     /// The rules this fault breaks.
     pub breaks: &'static [&'static str],
     pub description: &'static str,
+    /// The bundled suite's cases that do not pass against the target with this fault, and
+    /// their verdicts: every other case passes (or only records). The fault-matrix tests hold
+    /// each fault to it, which shows each check can fail and nothing else fires. Empty for a
+    /// fault of a reference client, whose runs its own tests judge.
+    pub fails: &'static [(&'static str, Verdict)],
+    /// The cases (`--case` pattern) the matrix runs this fault on, when not the whole suite.
+    pub cases: Option<&'static str>,
 }
 
-/// A [`Fault`]: `fault!("name", ["RULE-ID", ...], "what it does")`.
+/// A [`Fault`]: `fault!("name", [RULE, ...], "what it does")`, then, for a target's fault, the
+/// cases it fails as `[("case.id", Fail), ...]`, behind the `--case` pattern to run when not
+/// every case: `fault!("name", [RULE], "what it does", "case.*", [("case.id", Fail)])`.
 #[macro_export]
 macro_rules! fault {
     ($name:literal, [$($rule:expr),+ $(,)?], $description:literal $(,)?) => {
-        $crate::reference::Fault { name: $name, breaks: &[$($rule),+], description: $description }
+        $crate::reference::Fault {
+            name: $name,
+            breaks: &[$($rule),+],
+            description: $description,
+            fails: &[],
+            cases: None,
+        }
+    };
+    ($name:literal, [$($rule:expr),+ $(,)?], $description:literal,
+        [$(($case:literal, $verdict:ident)),* $(,)?] $(,)?) => {
+        $crate::reference::Fault {
+            name: $name,
+            breaks: &[$($rule),+],
+            description: $description,
+            fails: &[$(($case, $crate::verdict::Verdict::$verdict)),*],
+            cases: None,
+        }
+    };
+    ($name:literal, [$($rule:expr),+ $(,)?], $description:literal, $cases:literal,
+        [$(($case:literal, $verdict:ident)),* $(,)?] $(,)?) => {
+        $crate::reference::Fault {
+            name: $name,
+            breaks: &[$($rule),+],
+            description: $description,
+            fails: &[$(($case, $crate::verdict::Verdict::$verdict)),*],
+            cases: Some($cases),
+        }
     };
 }
 

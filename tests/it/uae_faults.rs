@@ -4,9 +4,7 @@
 
 use crate::common;
 
-use common::{
-    assert_fault_coverage_except, assert_fault_matrix_as, run_reference_as, Expectation, Target,
-};
+use common::{assert_fault_coverage_except, assert_fault_matrix_as, run_reference_as, Target};
 use wireprobe::protocol::TransportKind;
 use wireprobe::verdict::Verdict::{self, *};
 
@@ -24,179 +22,6 @@ const EXECUTOR: Target<'static> = Target {
 
 /// The rules about events only the Web UI sends: live, wireprobe is the UI.
 const UI_RULES: &[&str] = &["UAE-UI-001", "UAE-UI-002", "UAE-UI-003"];
-
-const AGENT_FAULTS: &[Expectation] = &[
-    ("epoch-ts", None, &[("uae.agent.envelope", Fail)]),
-    (
-        "no-session-id",
-        None,
-        &[
-            ("uae.agent.envelope", Fail),
-            // wireprobe answers no call it cannot copy a session and tool from: the turn
-            // that needs the answer does not finish, and the cases that need it skip.
-            ("uae.agent.id-prefixes", Skip),
-            ("uae.agent.session", Skip),
-            ("uae.agent.trace-after-result", Skip),
-            ("uae.agent.unique-ids", Skip),
-        ],
-    ),
-    // A payload that is a string hides the view_id and the tool a case needs to answer.
-    (
-        "payload-string",
-        None,
-        &[
-            ("uae.agent.envelope", Fail),
-            ("uae.agent.action-answered", Skip),
-            ("uae.agent.tool-failure", Skip),
-            // wireprobe answers no call it cannot copy a session and tool from: the turn
-            // that needs the answer does not finish, and the cases that need it skip.
-            ("uae.agent.id-prefixes", Skip),
-            ("uae.agent.session", Skip),
-            ("uae.agent.trace-after-result", Skip),
-            ("uae.agent.unique-ids", Skip),
-        ],
-    ),
-    (
-        "id-without-prefix",
-        None,
-        &[("uae.agent.id-prefixes", Warn)],
-    ),
-    // Only recorded (UAE-ENV-008, info): nothing fails.
-    ("ts-without-millis", None, &[]),
-    ("ts-not-rfc3339", None, &[("uae.agent.timestamps", Warn)]),
-    ("duplicate-ids", None, &[("uae.agent.unique-ids", Warn)]),
-    (
-        "stalls-after-bad-input",
-        None,
-        &[("uae.agent.keeps-serving", Warn)],
-    ),
-    ("session-drift", None, &[("uae.agent.session", Fail)]),
-    ("echoes-ui", None, &[("uae.agent.no-ui-events", Fail)]),
-    // Without a trace_id the call cannot be answered in a way the agent can pair: the cases
-    // that need the agent's output after a result cannot see it.
-    (
-        "call-without-trace",
-        None,
-        &[
-            ("uae.agent.call-trace", Fail),
-            ("uae.agent.envelope", Skip),
-            ("uae.agent.id-prefixes", Skip),
-            ("uae.agent.session", Skip),
-            ("uae.agent.tool-failure", Skip),
-            ("uae.agent.trace-after-result", Skip),
-            ("uae.agent.unique-ids", Skip),
-        ],
-    ),
-    ("message-without-text", None, &[("uae.agent.message", Fail)]),
-    (
-        "view-without-view-id",
-        None,
-        &[
-            ("uae.agent.view", Fail),
-            ("uae.agent.action-answered", Skip),
-        ],
-    ),
-    ("view-kind-other", None, &[("uae.agent.view-kind", Warn)]),
-    (
-        "call-without-tool",
-        None,
-        &[
-            ("uae.agent.call", Fail),
-            ("uae.agent.tool-failure", Skip),
-            ("uae.agent.envelope", Skip),
-            // wireprobe answers no call it cannot copy a session and tool from: the turn
-            // that needs the answer does not finish, and the cases that need it skip.
-            ("uae.agent.id-prefixes", Skip),
-            ("uae.agent.session", Skip),
-            ("uae.agent.trace-after-result", Skip),
-            ("uae.agent.unique-ids", Skip),
-        ],
-    ),
-    ("args-not-object", None, &[("uae.agent.call-args", Warn)]),
-];
-
-const EXECUTOR_FAULTS: &[Expectation] = &[
-    ("epoch-ts", None, &[("uae.exec.envelope", Fail)]),
-    ("no-session-id", None, &[("uae.exec.envelope", Fail)]),
-    (
-        "payload-string",
-        None,
-        &[
-            ("uae.exec.envelope", Fail),
-            ("uae.exec.failure", Skip),
-            ("uae.exec.rejects-invalid-args", Skip),
-            ("uae.exec.success", Skip),
-            ("uae.exec.unknown-tool", Skip),
-        ],
-    ),
-    ("id-without-prefix", None, &[("uae.exec.id-prefixes", Warn)]),
-    ("ts-without-millis", None, &[]),
-    ("ts-not-rfc3339", None, &[("uae.exec.timestamps", Warn)]),
-    ("duplicate-ids", None, &[("uae.exec.unique-ids", Warn)]),
-    (
-        "stalls-after-bad-input",
-        None,
-        &[("uae.exec.keeps-serving", Warn)],
-    ),
-    // A result that names no trace, or another one, answers no call a case is waiting on.
-    (
-        "result-without-trace",
-        None,
-        &[
-            ("uae.exec.result-trace", Fail),
-            ("uae.exec.failure", Skip),
-            ("uae.exec.rejects-invalid-args", Skip),
-            ("uae.exec.success", Skip),
-            ("uae.exec.unknown-tool", Skip),
-        ],
-    ),
-    (
-        "result-other-trace",
-        None,
-        &[
-            ("uae.exec.correlation", Fail),
-            ("uae.exec.failure", Skip),
-            ("uae.exec.rejects-invalid-args", Skip),
-            ("uae.exec.success", Skip),
-            ("uae.exec.unknown-tool", Skip),
-        ],
-    ),
-    ("result-other-tool", None, &[("uae.exec.correlation", Fail)]),
-    ("two-results", None, &[("uae.exec.one-result", Fail)]),
-    // A case whose only call fails hears nothing at all: it cannot be judged (error), and
-    // the one that only records, records that.
-    (
-        "no-result-for-failures",
-        None,
-        &[
-            ("uae.exec.one-result", Fail),
-            ("uae.exec.correlation", Skip),
-            ("uae.exec.envelope", Skip),
-            ("uae.exec.failure", Error),
-            ("uae.exec.rejects-invalid-args", Skip),
-            ("uae.exec.unknown-tool", Error),
-        ],
-    ),
-    (
-        "ok-not-boolean",
-        None,
-        &[
-            ("uae.exec.success", Fail),
-            ("uae.exec.failure", Skip),
-            ("uae.exec.rejects-invalid-args", Skip),
-            ("uae.exec.unknown-tool", Skip),
-        ],
-    ),
-    ("ok-true-with-error", None, &[("uae.exec.success", Fail)]),
-    ("ok-false-with-result", None, &[("uae.exec.failure", Fail)]),
-    ("error-without-code", None, &[("uae.exec.failure", Fail)]),
-    ("unknown-tool-ok", None, &[("uae.exec.unknown-tool", Warn)]),
-    (
-        "no-validation",
-        None,
-        &[("uae.exec.rejects-invalid-args", Warn)],
-    ),
-];
 
 fn not_passing(results: &[wireprobe::results::CaseResult]) -> Vec<(String, Verdict)> {
     results
@@ -229,12 +54,12 @@ async fn the_reference_passes_in_both_roles_over_both_transports() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn every_agent_fault_fails_exactly_its_cases() {
-    assert_fault_matrix_as(AGENT, AGENT_FAULTS).await;
+    assert_fault_matrix_as(AGENT).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn every_executor_fault_fails_exactly_its_cases() {
-    assert_fault_matrix_as(EXECUTOR, EXECUTOR_FAULTS).await;
+    assert_fault_matrix_as(EXECUTOR).await;
 }
 
 /// A fault shows over stdio as over the WebSocket: the profile does not depend on the framing.
@@ -261,6 +86,5 @@ async fn faults_show_over_stdio_too() {
 
 #[test]
 fn every_fault_and_must_rule_is_covered() {
-    let all = [AGENT_FAULTS, EXECUTOR_FAULTS].concat();
-    assert_fault_coverage_except("uae", &all, UI_RULES);
+    assert_fault_coverage_except("uae", UI_RULES);
 }

@@ -18,252 +18,474 @@ pub static FAULTS: &[Fault] = &[
     fault!(
         "malformed-field",
         [AGUI_VAL_001],
-        "restates the conversation with a user message that has no content"
+        "restates the conversation with a user message that has no content",
+        [
+            ("agui.flow.reasoning@proto", Fail),
+            ("agui.flow.reasoning@sse", Fail),
+            ("agui.run.shapes@proto", Fail),
+            ("agui.run.shapes@sse", Fail),
+        ],
     ),
     fault!(
         "reasoning-as-assistant",
         [AGUI_VAL_001],
-        "opens its reasoning message with role \"assistant\", a role the schema does not allow there (with `reason`)"
+        "opens its reasoning message with role \"assistant\", a role the schema does not allow there (with `reason`)",
+        [("agui.flow.reasoning@proto", Fail), ("agui.flow.reasoning@sse", Fail)],
     ),
     fault!(
         "null-optional",
         [AGUI_VAL_002],
-        "sends RUN_STARTED with parentRunId: null"
+        "sends RUN_STARTED with parentRunId: null",
+        [("agui.run.shapes@sse", Fail)],
     ),
     fault!(
         "extra-field",
         [AGUI_VAL_003],
-        "adds a property the schema does not describe to RUN_FINISHED"
+        "adds a property the schema does not describe to RUN_FINISHED",
+        [("agui.run.shapes@sse", Warn)],
     ),
     fault!(
         "private-event",
         [AGUI_VAL_004],
-        "emits an event type the protocol does not describe inside the run"
+        "emits an event type the protocol does not describe inside the run",
+        [("agui.run.shapes@sse", Warn)],
     ),
     fault!(
         "starts-with-text",
         [AGUI_RUN_001],
-        "opens the stream with a CUSTOM event before RUN_STARTED"
+        "opens the stream with a CUSTOM event before RUN_STARTED",
+        [("agui.run.plain@proto", Fail), ("agui.run.plain@sse", Fail)],
     ),
     fault!(
         "event-after-finish",
         [AGUI_RUN_002],
-        "sends a CUSTOM event after RUN_FINISHED"
+        "sends a CUSTOM event after RUN_FINISHED",
+        [
+            ("agui.flow.fail@proto", Fail),
+            ("agui.flow.fail@sse", Fail),
+            ("agui.run.plain@proto", Fail),
+            ("agui.run.plain@sse", Fail),
+        ],
     ),
     fault!(
         "nested-run",
         [AGUI_RUN_003],
-        "sends a second RUN_STARTED while the run is active"
+        "sends a second RUN_STARTED while the run is active",
+        [("agui.run.plain@proto", Fail), ("agui.run.plain@sse", Fail)],
     ),
     fault!(
         "leaves-message-open",
         [AGUI_RUN_004],
-        "finishes the run without its last TEXT_MESSAGE_END"
+        "finishes the run without its last TEXT_MESSAGE_END",
+        [
+            ("agui.flow.reasoning@proto", Fail),
+            ("agui.flow.reasoning@sse", Fail),
+            ("agui.flow.step@proto", Fail),
+            ("agui.flow.step@sse", Fail),
+            ("agui.flow.text@proto", Fail),
+            ("agui.flow.text@sse", Fail),
+            ("agui.run.plain@proto", Fail),
+            ("agui.run.plain@sse", Fail),
+        ],
     ),
     fault!(
         "truncates",
         [AGUI_RUN_005],
-        "ends the answer's body before RUN_FINISHED"
+        "ends the answer's body before RUN_FINISHED",
+        [
+            ("agui.flow.backend-tool@proto", Skip),
+            ("agui.flow.backend-tool@sse", Skip),
+            ("agui.flow.chunks@proto", Skip),
+            ("agui.flow.chunks@sse", Skip),
+            ("agui.flow.frontend-tool@proto", Skip),
+            ("agui.flow.frontend-tool@sse", Skip),
+            ("agui.flow.interrupt@proto", Skip),
+            ("agui.flow.interrupt@sse", Skip),
+            ("agui.flow.reasoning@proto", Skip),
+            ("agui.flow.reasoning@sse", Skip),
+            ("agui.flow.state@proto", Skip),
+            ("agui.flow.state@sse", Skip),
+            ("agui.flow.step@proto", Skip),
+            ("agui.flow.step@sse", Skip),
+            ("agui.flow.text@proto", Skip),
+            ("agui.flow.text@sse", Skip),
+            ("agui.input.huge-message@proto", Fail),
+            ("agui.input.huge-message@sse", Fail),
+            ("agui.input.messages-not-array@proto", Skip),
+            ("agui.input.messages-not-array@sse", Skip),
+            ("agui.input.no-thread@proto", Skip),
+            ("agui.input.no-thread@sse", Skip),
+            ("agui.input.not-json@proto", Skip),
+            ("agui.input.not-json@sse", Skip),
+            ("agui.input.null-forwarded-props@proto", Fail),
+            ("agui.input.null-forwarded-props@sse", Fail),
+            ("agui.input.polluting-keys@proto", Fail),
+            ("agui.input.polluting-keys@sse", Fail),
+            ("agui.input.unknown-member@proto", Skip),
+            ("agui.input.unknown-member@sse", Skip),
+            ("agui.input.unknown-role@proto", Skip),
+            ("agui.input.unknown-role@sse", Skip),
+            ("agui.input.wrong-type@proto", Skip),
+            ("agui.input.wrong-type@sse", Skip),
+            ("agui.run.activity@proto", Skip),
+            ("agui.run.activity@sse", Skip),
+            ("agui.run.attribution@proto", Skip),
+            ("agui.run.attribution@sse", Skip),
+            ("agui.run.frontend-offered@proto", Skip),
+            ("agui.run.frontend-offered@sse", Skip),
+            ("agui.run.history@proto", Fail),
+            ("agui.run.history@sse", Fail),
+            ("agui.run.identity@proto", Skip),
+            ("agui.run.identity@sse", Skip),
+            ("agui.run.input-state@proto", Fail),
+            ("agui.run.input-state@sse", Fail),
+            ("agui.run.newer-minor@proto", Skip),
+            ("agui.run.newer-minor@sse", Skip),
+            ("agui.run.plain@proto", Fail),
+            ("agui.run.plain@sse", Fail),
+            ("agui.run.protobuf@proto", Skip),
+            ("agui.run.shapes@proto", Skip),
+            ("agui.run.shapes@sse", Skip),
+            ("agui.run.two-runs@proto", Skip),
+            ("agui.run.two-runs@sse", Skip),
+        ],
     ),
     fault!(
         "unknown-outcome",
         [AGUI_RUN_006],
-        "finishes the run with an outcome of type \"paused\""
+        "finishes the run with an outcome of type \"paused\"",
+        [
+            ("agui.flow.interrupt@proto", Fail),
+            ("agui.flow.interrupt@sse", Fail),
+            ("agui.run.plain@proto", Fail),
+            ("agui.run.plain@sse", Fail),
+        ],
     ),
     fault!(
         "cancelled-with-result",
         [AGUI_RUN_007],
-        "finishes the run as cancelled and with a result"
+        "finishes the run as cancelled and with a result",
+        [
+            ("agui.flow.interrupt@proto", Skip),
+            ("agui.flow.interrupt@sse", Skip),
+            ("agui.run.plain@proto", Warn),
+            ("agui.run.plain@sse", Warn),
+        ],
     ),
     fault!(
         "own-thread-id",
         [AGUI_ID_001],
-        "names a thread of its own on RUN_STARTED and RUN_FINISHED"
+        "names a thread of its own on RUN_STARTED and RUN_FINISHED",
+        [
+            ("agui.run.identity@proto", Warn),
+            ("agui.run.identity@sse", Warn),
+            ("agui.run.two-runs@proto", Warn),
+            ("agui.run.two-runs@sse", Warn),
+        ],
     ),
     fault!(
         "finishes-other-thread",
         [AGUI_ID_001],
-        "names another threadId on RUN_FINISHED than on RUN_STARTED"
+        "names another threadId on RUN_FINISHED than on RUN_STARTED",
+        [
+            ("agui.run.identity@proto", Warn),
+            ("agui.run.identity@sse", Warn),
+            ("agui.run.two-runs@proto", Warn),
+            ("agui.run.two-runs@sse", Warn),
+        ],
     ),
     fault!(
         "finishes-other-run",
         [AGUI_ID_002],
-        "names another runId on RUN_FINISHED than on RUN_STARTED"
+        "names another runId on RUN_FINISHED than on RUN_STARTED",
+        [("agui.run.identity@proto", Fail), ("agui.run.identity@sse", Fail)],
     ),
     fault!(
         "repeats-run",
         [AGUI_ID_003],
-        "streams the requested run, then opens it again under the same runId"
+        "streams the requested run, then opens it again under the same runId",
+        [("agui.run.two-runs@proto", Fail), ("agui.run.two-runs@sse", Fail)],
     ),
     fault!(
         "reuses-message-id",
         [AGUI_ID_004],
-        "gives its text message the id of the input's last user message"
+        "gives its text message the id of the input's last user message",
+        [
+            ("agui.flow.backend-tool@proto", Fail),
+            ("agui.flow.backend-tool@sse", Fail),
+            ("agui.run.history@proto", Fail),
+            ("agui.run.history@sse", Fail),
+        ],
     ),
     fault!(
         "no-version",
         [AGUI_VER_001],
-        "declares no protocolVersion on RUN_STARTED"
+        "declares no protocolVersion on RUN_STARTED",
+        [("agui.run.identity@proto", Fail), ("agui.run.identity@sse", Fail)],
     ),
     fault!(
         "echoes-version",
         [AGUI_VER_002],
-        "declares the input's protocolVersion back when it is newer than its own"
+        "declares the input's protocolVersion back when it is newer than its own",
+        [("agui.run.newer-minor@proto", Fail), ("agui.run.newer-minor@sse", Fail)],
     ),
     fault!(
         "long-version",
         [AGUI_VER_003],
-        "declares protocolVersion \"1.1.0\""
+        "declares protocolVersion \"1.1.0\"",
+        [("agui.run.identity@proto", Warn), ("agui.run.identity@sse", Warn)],
     ),
     fault!(
         "double-start",
         [AGUI_STR_001],
-        "sends its text message's TEXT_MESSAGE_START twice"
+        "sends its text message's TEXT_MESSAGE_START twice",
+        [
+            ("agui.flow.backend-tool@proto", Fail),
+            ("agui.flow.backend-tool@sse", Fail),
+            ("agui.flow.reasoning@proto", Fail),
+            ("agui.flow.reasoning@sse", Fail),
+            ("agui.flow.text@proto", Fail),
+            ("agui.flow.text@sse", Fail),
+        ],
     ),
     fault!(
         "content-unopened",
         [AGUI_STR_002],
-        "sends a TEXT_MESSAGE_CONTENT for a message it never opened"
+        "sends a TEXT_MESSAGE_CONTENT for a message it never opened",
+        [
+            ("agui.flow.backend-tool@proto", Fail),
+            ("agui.flow.backend-tool@sse", Fail),
+            ("agui.flow.reasoning@proto", Fail),
+            ("agui.flow.reasoning@sse", Fail),
+            ("agui.flow.text@proto", Fail),
+            ("agui.flow.text@sse", Fail),
+        ],
     ),
     fault!(
         "reopens-as-user",
         [AGUI_STR_003],
-        "reopens its closed text message with role user"
+        "reopens its closed text message with role user",
+        [("agui.flow.text@proto", Fail), ("agui.flow.text@sse", Fail)],
     ),
     fault!(
         "chunk-without-id",
         [AGUI_STR_004],
-        "sends a first TEXT_MESSAGE_CHUNK without messageId (in chunked text)"
+        "sends a first TEXT_MESSAGE_CHUNK without messageId (in chunked text)",
+        [("agui.flow.chunks@proto", Fail), ("agui.flow.chunks@sse", Fail)],
     ),
     fault!(
         "chunk-changes-role",
         [AGUI_STR_005],
-        "repeats role as user on a continuation chunk (in chunked text)"
+        "repeats role as user on a continuation chunk (in chunked text)",
+        [("agui.flow.chunks@proto", Fail), ("agui.flow.chunks@sse", Fail)],
     ),
     fault!(
         "mixes-forms",
         [AGUI_STR_006],
-        "closes a chunked text message with an explicit TEXT_MESSAGE_END (in chunked text)"
+        "closes a chunked text message with an explicit TEXT_MESSAGE_END (in chunked text)",
+        [("agui.flow.chunks@proto", Fail), ("agui.flow.chunks@sse", Fail)],
     ),
     fault!(
         "ambiguous-chunk",
         [AGUI_STR_007],
-        "lets two subagents chunk messages at once and continues one without its id or tag"
+        "lets two subagents chunk messages at once and continues one without its id or tag",
+        [
+            ("agui.flow.chunks@proto", Fail),
+            ("agui.flow.chunks@sse", Fail),
+            ("agui.run.attribution@proto", Fail),
+            ("agui.run.attribution@sse", Fail),
+        ],
     ),
     fault!(
         "double-step",
         [AGUI_STEP_001],
-        "sends each STEP_STARTED twice (with `step`)"
+        "sends each STEP_STARTED twice (with `step`)",
+        [("agui.flow.step@proto", Fail), ("agui.flow.step@sse", Fail)],
     ),
     fault!(
         "patch-misses",
         [AGUI_STATE_001],
-        "sends a STATE_DELTA replacing a path the state does not have"
+        "sends a STATE_DELTA replacing a path the state does not have",
+        [("agui.flow.state@proto", Warn), ("agui.flow.state@sse", Warn)],
     ),
     fault!(
         "activity-without-snapshot",
         [AGUI_ACT_001],
-        "sends an ACTIVITY_DELTA for an activity no snapshot created"
+        "sends an ACTIVITY_DELTA for an activity no snapshot created",
+        [("agui.run.activity@proto", Fail), ("agui.run.activity@sse", Fail)],
     ),
     fault!(
         "activity-not-object",
         [AGUI_ACT_002],
-        "sends an ACTIVITY_DELTA that replaces an activity's content with an array"
+        "sends an ACTIVITY_DELTA that replaces an activity's content with an array",
+        [("agui.run.activity@proto", Fail), ("agui.run.activity@sse", Fail)],
     ),
     fault!(
         "answers-frontend",
         [AGUI_TOOL_001],
-        "answers its frontend tool call with TOOL_CALL_RESULT (with `frontend`)"
+        "answers its frontend tool call with TOOL_CALL_RESULT (with `frontend`)",
+        [("agui.flow.frontend-tool@proto", Fail), ("agui.flow.frontend-tool@sse", Fail)],
     ),
     fault!(
         "frontend-interrupts",
         [AGUI_TOOL_002],
-        "finishes a run that left a frontend call as interrupted (with `frontend`)"
+        "finishes a run that left a frontend call as interrupted (with `frontend`)",
+        [("agui.flow.frontend-tool@proto", Fail), ("agui.flow.frontend-tool@sse", Fail)],
     ),
     fault!(
         "no-pending-list",
         [AGUI_TOOL_003],
-        "leaves pendingToolCallIds out (with `frontend`)"
+        "leaves pendingToolCallIds out (with `frontend`)",
+        [("agui.flow.frontend-tool@proto", Warn), ("agui.flow.frontend-tool@sse", Warn)],
     ),
     fault!(
         "wrong-pending-list",
         [AGUI_TOOL_004],
-        "lists a call it never made in pendingToolCallIds (with `frontend`)"
+        "lists a call it never made in pendingToolCallIds (with `frontend`)",
+        [("agui.flow.frontend-tool@proto", Fail), ("agui.flow.frontend-tool@sse", Fail)],
     ),
     fault!(
         "same-interrupt-ids",
         [AGUI_INT_001],
-        "gives two interrupts of one outcome the same id (with `interrupt`)"
+        "gives two interrupts of one outcome the same id (with `interrupt`)",
+        [("agui.flow.interrupt@proto", Fail), ("agui.flow.interrupt@sse", Fail)],
     ),
     fault!(
         "announces-late",
         [AGUI_SUB_001],
-        "attributes a CUSTOM event to a subagent before announcing it"
+        "attributes a CUSTOM event to a subagent before announcing it",
+        [("agui.run.attribution@proto", Fail), ("agui.run.attribution@sse", Fail)],
     ),
     fault!(
         "announces-twice",
         [AGUI_SUB_002],
-        "announces one subagent invocation twice"
+        "announces one subagent invocation twice",
+        [("agui.run.attribution@proto", Fail), ("agui.run.attribution@sse", Fail)],
     ),
     fault!(
         "unknown-parent",
         [AGUI_SUB_003],
-        "names a parent invocation it never announced"
+        "names a parent invocation it never announced",
+        [("agui.run.attribution@proto", Fail), ("agui.run.attribution@sse", Fail)],
     ),
+    // It records (`info`): the case passes, and the report's rules table shows it seen.
     fault!(
         "finishes-unannounced",
         [AGUI_SUB_006],
-        "attributes an event to a subagent invocation it never announces, then closes it with SUBAGENT_FINISHED"
+        "attributes an event to a subagent invocation it never announces, then closes it with SUBAGENT_FINISHED",
+        [],
     ),
     fault!(
         "subagent-paused",
         [AGUI_SUB_005],
-        "finishes a subagent invocation with an outcome of type \"paused\""
+        "finishes a subagent invocation with an outcome of type \"paused\"",
+        [("agui.run.attribution@proto", Fail), ("agui.run.attribution@sse", Fail)],
     ),
     fault!(
         "other-owner",
         [AGUI_SUB_004],
-        "tags its text message's END with a subagent that did not open it"
+        "tags its text message's END with a subagent that did not open it",
+        [("agui.run.attribution@proto", Fail), ("agui.run.attribution@sse", Fail)],
     ),
     fault!(
         "serves-malformed",
         [AGUI_IN_001, AGUI_IN_003],
-        "serves a run (answered 200) for an input the schema rejects"
+        "serves a run (answered 200) for an input the schema rejects",
+        [
+            ("agui.input.messages-not-array@proto", Fail),
+            ("agui.input.messages-not-array@sse", Fail),
+            ("agui.input.no-thread@proto", Fail),
+            ("agui.input.no-thread@sse", Fail),
+            ("agui.input.wrong-type@proto", Fail),
+            ("agui.input.wrong-type@sse", Fail),
+        ],
     ),
     fault!(
         "rejects-novel",
         [AGUI_IN_002, AGUI_VER_002],
-        "answers HTTP 400 to an input with members it does not know (a newer version's)"
+        "answers HTTP 400 to an input with members it does not know (a newer version's)",
+        [
+            ("agui.input.unknown-member@proto", Fail),
+            ("agui.input.unknown-member@sse", Fail),
+            ("agui.input.unknown-role@proto", Fail),
+            ("agui.input.unknown-role@sse", Fail),
+            ("agui.run.newer-minor@proto", Fail),
+            ("agui.run.newer-minor@sse", Fail),
+        ],
     ),
     fault!(
         "rejects-in-stream",
         [AGUI_IN_003],
-        "answers a malformed input with 200 and a stream opening with RUN_ERROR"
+        "answers a malformed input with 200 and a stream opening with RUN_ERROR",
+        [
+            ("agui.input.messages-not-array@proto", Warn),
+            ("agui.input.messages-not-array@sse", Warn),
+            ("agui.input.no-thread@proto", Warn),
+            ("agui.input.no-thread@sse", Warn),
+            ("agui.input.not-json@proto", Warn),
+            ("agui.input.not-json@sse", Warn),
+            ("agui.input.wrong-type@proto", Warn),
+            ("agui.input.wrong-type@sse", Warn),
+        ],
     ),
     fault!(
         "json-content-type",
         [AGUI_HTTP_001],
-        "answers a run with Content-Type application/json"
+        "answers a run with Content-Type application/json",
+        [
+            ("agui.flow.backend-tool@sse", Skip),
+            ("agui.flow.chunks@sse", Skip),
+            ("agui.flow.fail@sse", Skip),
+            ("agui.flow.frontend-tool@sse", Skip),
+            ("agui.flow.interrupt@sse", Skip),
+            ("agui.flow.reasoning@sse", Skip),
+            ("agui.flow.state@sse", Skip),
+            ("agui.flow.step@sse", Skip),
+            ("agui.flow.text@sse", Skip),
+            ("agui.input.huge-message@sse", Skip),
+            ("agui.input.messages-not-array@sse", Skip),
+            ("agui.input.no-thread@sse", Skip),
+            ("agui.input.not-json@sse", Skip),
+            ("agui.input.null-forwarded-props@sse", Skip),
+            ("agui.input.polluting-keys@sse", Skip),
+            ("agui.input.unknown-member@sse", Skip),
+            ("agui.input.unknown-role@sse", Skip),
+            ("agui.input.wrong-type@sse", Skip),
+            ("agui.run.activity@sse", Skip),
+            ("agui.run.attribution@sse", Skip),
+            ("agui.run.frontend-offered@sse", Skip),
+            ("agui.run.history@sse", Skip),
+            ("agui.run.identity@sse", Skip),
+            ("agui.run.input-state@sse", Skip),
+            ("agui.run.newer-minor@sse", Skip),
+            ("agui.run.plain@sse", Fail),
+            ("agui.run.shapes@sse", Skip),
+            ("agui.run.two-runs@sse", Skip),
+        ],
     ),
     fault!(
         "proto-type-parameter",
         [AGUI_HTTP_003],
-        "answers protobuf with a parameter on its Content-Type"
+        "answers protobuf with a parameter on its Content-Type",
+        [("agui.run.protobuf@proto", Warn)],
     ),
     fault!(
         "undecodable-frame",
         [AGUI_HTTP_004],
-        "sends a protobuf frame whose bytes are no message before RUN_FINISHED"
+        "sends a protobuf frame whose bytes are no message before RUN_FINISHED",
+        [("agui.run.protobuf@proto", Fail)],
     ),
     fault!(
         "crlf-lines",
         [AGUI_HTTP_005],
-        "ends the SSE stream's lines with CR LF"
+        "ends the SSE stream's lines with CR LF",
+        [("agui.run.plain@sse", Fail)],
     ),
     fault!(
         "status-201",
         [AGUI_HTTP_002],
-        "answers a run with status 201"
+        "answers a run with status 201",
+        [("agui.run.plain@proto", Warn), ("agui.run.plain@sse", Warn)],
     ),
 ];
 

@@ -14,102 +14,140 @@ pub static FAULTS: &[Fault] = &[
     fault!(
         "accepts-unknown-type",
         [HUMA_VAL_001],
-        "accepts client events of any type"
+        "accepts client events of any type",
+        [
+            ("huma.invalid.not-an-object", Fail),
+            ("huma.invalid.unknown-type", Fail),
+            ("huma.invalid.type-case", Fail),
+        ],
     ),
     fault!(
         "no-name-limit",
         [HUMA_VAL_002],
-        "accepts context-update names over 128 characters"
+        "accepts context-update names over 128 characters",
+        [("huma.invalid.name-129", Fail)],
     ),
     fault!(
         "accepts-bad-outcome",
         [HUMA_VAL_003],
-        "accepts tool-result outcomes off the list"
+        "accepts tool-result outcomes off the list",
+        [("huma.invalid.outcome", Fail)],
     ),
     fault!(
         "no-result-limit",
         [HUMA_VAL_004],
-        "accepts results over 65,536 characters"
+        "accepts results over 65,536 characters",
+        [("huma.invalid.result-65537", Fail)],
     ),
     fault!(
         "accepts-addon-without-data",
         [HUMA_VAL_005],
-        "accepts addon-tool-event without an object data"
+        "accepts addon-tool-event without an object data",
+        [("huma.invalid.addon-without-data", Fail)],
     ),
     fault!(
         "accepts-forbidden-keys",
         [HUMA_VAL_006, HUMA_VAL_008],
-        "does not look for __proto__, constructor or prototype"
+        "does not look for __proto__, constructor or prototype",
+        [
+            ("huma.invalid.proto-top", Fail),
+            ("huma.invalid.constructor-top", Fail),
+            ("huma.invalid.prototype-top", Fail),
+            ("huma.invalid.forbidden-five-deep", Fail),
+            ("huma.invalid.forbidden-in-array", Fail),
+            ("huma.invalid.forbidden-in-data", Fail),
+            ("huma.invalid.proto-in-result", Warn),
+        ],
     ),
     fault!(
         "rejects-canceled-results",
         [HUMA_VAL_007],
-        "answers a canceled tool-result with an error"
+        "answers a canceled tool-result with an error",
+        [("huma.valid.canceled-result", Fail), ("huma.cancel.on-triggering", Fail)],
     ),
     fault!(
         "error-without-message",
         [HUMA_ERR_001],
-        "sends error events without message"
+        "sends error events without message",
+        [("huma.error.shape", Fail)],
     ),
     fault!(
         "wrong-error-code",
         [HUMA_ERR_002],
-        "sends validation errors with code BAD_EVENT"
+        "sends validation errors with code BAD_EVENT",
+        [("huma.error.code", Warn)],
     ),
     fault!(
         "disconnects-after-error",
         [HUMA_ERR_003],
-        "disconnects the client after answering an invalid event"
+        "disconnects the client after answering an invalid event",
+        [("huma.error.connection-usable", Warn)],
     ),
     fault!(
         "error-on-event-channel",
         [HUMA_TR_001],
-        "sends errors on the 'event' channel"
+        "sends errors on the 'event' channel",
+        [("huma.transport.error-channel", Fail)],
     ),
     fault!(
         "unknown-server-event",
         [HUMA_SRV_001],
-        "sends a {type: thinking} event before acting"
+        "sends a {type: thinking} event before acting",
+        [("huma.server.known-types", Fail)],
     ),
     fault!(
         "bad-tool-call-id",
         [HUMA_SRV_002],
-        "tool-call ids are not UUIDs"
+        "tool-call ids are not UUIDs",
+        [("huma.tool-call.shape", Fail)],
     ),
     fault!(
         "cancels-unknown-tool-call",
         [HUMA_SRV_003],
-        "cancels a tool call it never issued on every triggering event"
+        "cancels a tool call it never issued on every triggering event",
+        [("huma.cancel.names-outstanding", Fail)],
     ),
     fault!(
         "bad-message-index",
         [HUMA_SRV_004, HUMA_LC_001],
-        "message_sent carries messageIndex equal to messageCount (so the order is wrong too)"
+        "message_sent carries messageIndex equal to messageCount (so the order is wrong too)",
+        [
+            ("huma.messaging.order", Fail),
+            ("huma.messaging.fields", Fail),
+            ("huma.messaging.waits-for-confirmation", Skip),
+            ("huma.messaging.timeout-proceeds", Skip),
+            ("huma.messaging.abort", Skip),
+        ],
     ),
     fault!(
         "message-before-typing",
         [HUMA_LC_001],
-        "sends the first message_sent before typing_start"
+        "sends the first message_sent before typing_start",
+        [("huma.messaging.order", Fail)],
     ),
     fault!(
         "no-confirmation-wait",
         [HUMA_LC_002, HUMA_LC_005],
-        "sends the next message without waiting for the confirmation (so a burst ends before it can be aborted)"
+        "sends the next message without waiting for the confirmation (so a burst ends before it can be aborted)",
+        [("huma.messaging.waits-for-confirmation", Fail), ("huma.messaging.abort", Warn)],
     ),
     fault!(
         "never-proceeds",
         [HUMA_LC_003],
-        "waits for a missing confirmation forever"
+        "waits for a missing confirmation forever",
+        [("huma.messaging.timeout-proceeds", Warn)],
     ),
     fault!(
         "no-interrupt",
         [HUMA_LC_004],
-        "does not cancel outstanding tool calls on a triggering event"
+        "does not cancel outstanding tool calls on a triggering event",
+        [("huma.cancel.on-triggering", Warn), ("huma.cancel.names-outstanding", Skip)],
     ),
     fault!(
         "no-typing-end-on-abort",
         [HUMA_LC_005],
-        "ends an aborted burst without typing_end"
+        "ends an aborted burst without typing_end",
+        [("huma.messaging.abort", Warn)],
     ),
 ];
 

@@ -328,13 +328,26 @@ pub type Expectation = (
     &'static [(&'static str, Verdict)],
 );
 
-/// Runs the suite once per fault (six at a time) and checks each fails exactly its cases.
-pub async fn assert_fault_matrix(protocol: &'static str, expected: &'static [Expectation]) {
-    assert_fault_matrix_as(Target::default_of(protocol), expected).await
+/// What each fault of `protocol`'s reference target declares it fails
+/// ([`reference::Fault::fails`]).
+pub fn expectations(protocol: &str) -> Vec<Expectation> {
+    reference::get(protocol)
+        .expect("protocol has a reference")
+        .faults
+        .iter()
+        .map(|f| (f.name, f.cases, f.fails))
+        .collect()
 }
 
-/// [`assert_fault_matrix`] against `target`.
-pub async fn assert_fault_matrix_as(target: Target<'static>, expected: &'static [Expectation]) {
+/// Runs the suite once per fault (six at a time) and checks each fails exactly the cases it
+/// declares.
+pub async fn assert_fault_matrix(protocol: &'static str) {
+    assert_fault_matrix_as(Target::default_of(protocol)).await
+}
+
+/// [`assert_fault_matrix`] against `target`: a target playing one role runs that role's
+/// cases, and is held to the declared verdicts of those.
+pub async fn assert_fault_matrix_as(target: Target<'static>) {
     use futures_util::StreamExt;
     use std::collections::BTreeSet;
     type Observed = (
@@ -342,28 +355,35 @@ pub async fn assert_fault_matrix_as(target: Target<'static>, expected: &'static 
         Vec<CaseResult>,
         &'static [(&'static str, Verdict)],
     );
-    let results: Vec<Observed> = futures_util::stream::iter(expected)
+    let expected = expectations(target.id);
+    let results: Vec<Observed> = futures_util::stream::iter(expected.clone())
         .map(|(fault, filter, want)| async move {
             (
-                *fault,
-                run_reference_as(target, &[fault], &[], *filter).await,
-                *want,
+                fault,
+                run_reference_as(target, &[fault], &[], filter).await,
+                want,
             )
         })
         .buffer_unordered(6)
         .collect()
         .await;
     let mut problems = Vec::new();
-    for (fault, mut results, want) in results {
-        let want: BTreeSet<(String, Verdict)> =
-            want.iter().map(|(id, v)| (id.to_string(), *v)).collect();
+    for (fault, mut results, declared) in results {
+        // The declared cases this run has (a role's run has that role's cases).
+        let want = |results: &[CaseResult]| -> BTreeSet<(String, Verdict)> {
+            declared
+                .iter()
+                .filter(|(id, _)| results.iter().any(|r| r.id == *id))
+                .map(|(id, v)| (id.to_string(), *v))
+                .collect()
+        };
         let surprises = |results: &[CaseResult]| -> Vec<(String, Verdict)> {
             let got: BTreeSet<(String, Verdict)> = results
                 .iter()
                 .filter(|r| !matches!(r.verdict, Verdict::Pass | Verdict::Info))
                 .map(|r| (r.id.clone(), r.verdict))
                 .collect();
-            got.symmetric_difference(&want).cloned().collect()
+            got.symmetric_difference(&want(results)).cloned().collect()
         };
         // Six suites at once, eight cases each, at 1 s steps: on a machine the rest of the
         // tests keep busy, a case now and then runs out of time before its run ends (a `skip`,
@@ -373,8 +393,9 @@ pub async fn assert_fault_matrix_as(target: Target<'static>, expected: &'static 
         let first = surprises(&results);
         if !first.is_empty() {
             eprintln!("fault {fault}: ran again after {first:?}");
-            results = run_reference_as(target, &[fault], &[], filter_of(expected, fault)).await;
+            results = run_reference_as(target, &[fault], &[], filter_of(&expected, fault)).await;
         }
+        let want = want(&results);
         let judged: Vec<&CaseResult> = results
             .iter()
             .filter(|r| !matches!(r.verdict, Verdict::Pass | Verdict::Info))
@@ -405,53 +426,55 @@ fn filter_of(expected: &[Expectation], fault: &str) -> Option<&'static str> {
         .and_then(|(_, filter, _)| *filter)
 }
 
-/// Every fault has an expectation that fails or warns at least one case listing a rule the
-/// fault breaks; every rule has a case; every must rule has a fault.
-pub fn assert_fault_coverage(protocol: &str, expected: &[Expectation]) {
-    assert_fault_coverage_except(protocol, expected, &[]);
+/// Every fault declares a case it fails or warns that lists a rule the fault breaks, and
+/// every case it declares is one of the bundled suite; every rule has a case; every must rule
+/// has a fault.
+pub fn assert_fault_coverage(protocol: &str) {
+    assert_fault_coverage_except(protocol, &[]);
 }
 
 /// [`assert_fault_coverage`], but the rules in `offline` need no case and no fault: they judge
 /// the party wireprobe plays live, and recorded transcripts show they can fail.
-pub fn assert_fault_coverage_except(protocol: &str, expected: &[Expectation], offline: &[&str]) {
-    assert_fault_coverage_with(protocol, expected, offline, &[])
+pub fn assert_fault_coverage_except(protocol: &str, offline: &[&str]) {
+    assert_fault_coverage_with(protocol, offline, &[])
 }
 
 /// [`assert_fault_coverage_except`], but the faults in `overlapping` fail no case of a suite
 /// run: only sessions under way at once show them, which a campaign's runs are
 /// (`tests/it/fuzz_live/replays.rs` finds each, replayed among its company).
-pub fn assert_fault_coverage_with(
-    protocol: &str,
-    expected: &[Expectation],
-    offline: &[&str],
-    overlapping: &[&str],
-) {
+pub fn assert_fault_coverage_with(protocol: &str, offline: &[&str], overlapping: &[&str]) {
     let p = protocol::get(protocol).expect("protocol is registered");
     let bundled = suite::load_bundled(p).expect("bundled suite loads");
     let faults = reference::get(protocol)
         .expect("protocol has a reference")
         .faults;
-    for (name, _, _) in expected {
-        assert!(
-            faults.iter().any(|f| f.name == *name),
-            "expectation for unknown fault {name}"
-        );
-    }
-    // A fault may be expected against several targets (one per role): each run must judge.
-    let runs = faults.iter().flat_map(|fault| {
-        let mut of_fault = expected
-            .iter()
-            .filter(|(n, _, _)| *n == fault.name)
-            .peekable();
-        assert!(
-            of_fault.peek().is_some(),
-            "fault {} has no expectation",
-            fault.name
-        );
-        of_fault.map(move |(_, _, cases)| (fault, cases))
-    });
-    for (fault, cases) in runs {
-        let judged: Vec<_> = cases
+    for fault in faults {
+        // A run over several transports names the case `ID@transport`.
+        let case_of = |case_id: &str| {
+            bundled
+                .cases
+                .iter()
+                .find(|c| case_id.split('@').next() == Some(c.id.as_str()))
+        };
+        // The matrix runs a fault on the cases its pattern selects: a case declared outside
+        // them would never be held to its verdict.
+        let pattern = fault.cases.map(|p| vec![p.to_owned()]).unwrap_or_default();
+        let selected = wireprobe::suite::filter::CaseFilter::new(&pattern, &[]).expect("a glob");
+        for (case_id, _) in fault.fails {
+            let case = case_of(case_id).unwrap_or_else(|| {
+                panic!(
+                    "fault {} declares {case_id}, which is no case of the bundled suite",
+                    fault.name
+                )
+            });
+            assert!(
+                selected.selects(&case.id),
+                "fault {} declares {case_id}, which its cases ({pattern:?}) leave out",
+                fault.name
+            );
+        }
+        let judged: Vec<_> = fault
+            .fails
             .iter()
             .filter(|(_, v)| matches!(v, Verdict::Fail | Verdict::Warn))
             .collect();
@@ -466,12 +489,7 @@ pub fn assert_fault_coverage_with(
             fault.name
         );
         for (case_id, _) in judged {
-            let case = bundled
-                .cases
-                .iter()
-                // A run over several transports names the case `ID@transport`.
-                .find(|c| case_id.split('@').next() == Some(c.id.as_str()))
-                .expect("case exists");
+            let case = case_of(case_id).expect("case exists");
             assert!(
                 case.rules
                     .iter()
