@@ -6,6 +6,7 @@ pub mod directive;
 pub mod entry;
 pub mod haip;
 pub mod hpd;
+pub mod http_body;
 pub mod huma;
 pub mod later;
 pub mod nuum;

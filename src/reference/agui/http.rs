@@ -5,9 +5,10 @@
 use super::{faults, script::Script, Shared};
 use crate::protocol::agui::schema::{schema, Flaw};
 use crate::protocol::agui::PROTO_MEDIA_TYPE;
+pub use crate::reference::http_body::Body;
+use crate::reference::http_body::{json_response, read_body};
 use bytes::Bytes;
-use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full, Limited, StreamBody};
+use http_body_util::{BodyExt, StreamBody};
 use hyper::body::Incoming;
 use hyper::header::{HeaderValue, CACHE_CONTROL, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
@@ -15,14 +16,8 @@ use serde_json::{json, Value};
 use std::convert::Infallible;
 use std::sync::Arc;
 
-/// Every response body.
-pub type Body = BoxBody<Bytes, Infallible>;
-
 /// The route the agent answers on.
 pub const ROUTE: &str = "/agent";
-
-/// The largest input read; more is answered 413.
-pub const MAX_BODY: usize = 1 << 20;
 
 /// Answers one request: every problem is an HTTP status.
 pub async fn answer(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Body> {
@@ -41,14 +36,9 @@ pub async fn answer(shared: Arc<Shared>, req: Request<Incoming>) -> Response<Bod
             .iter()
             .filter_map(|v| v.to_str().ok())
             .any(crate::protocol::agui::http::admits_proto);
-    let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(_) => {
-            return json_response(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                json!({"error": format!("an input is at most {MAX_BODY} bytes")}),
-            )
-        }
+    let body = match read_body(req).await {
+        Ok(body) => body,
+        Err(refused) => return refused,
     };
     let config = &shared.config;
     let on = |name: &str| config.faults.has(name);
@@ -186,13 +176,5 @@ fn streamed<C: Into<Bytes> + Send + Sync + 'static>(
         .insert(CONTENT_TYPE, HeaderValue::from_static(kind));
     resp.headers_mut()
         .insert(CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    resp
-}
-
-fn json_response(status: StatusCode, body: Value) -> Response<Body> {
-    let mut resp = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
-    *resp.status_mut() = status;
-    resp.headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     resp
 }

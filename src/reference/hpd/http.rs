@@ -6,21 +6,13 @@ use super::conversations::Conversations;
 use super::envelope::{self, ClientEvent, EnvelopeError};
 use super::session::{Outcome, Session};
 use super::{sse, ws};
-use bytes::Bytes;
-use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use crate::reference::http_body::{json_response, read_body, Body};
 use hyper::body::Incoming;
-use hyper::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_LENGTH, CONTENT_TYPE};
+use hyper::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
-use serde_json::{json, Value};
+use serde_json::json;
 use std::convert::Infallible;
 use std::sync::Arc;
-
-/// Every response body: a small JSON document or an SSE stream.
-pub type Body = BoxBody<Bytes, Infallible>;
-
-/// The largest request body read; more is answered 413 unread.
-pub const MAX_BODY: usize = 1 << 20;
 
 /// Answers one request. Never fails: every problem is an HTTP status.
 pub async fn route(
@@ -157,41 +149,6 @@ fn invalid(session: &Session, error: EnvelopeError, input_route: bool) -> Respon
         return json_response(StatusCode::ACCEPTED, json!({"accepted": true}));
     }
     json_response(StatusCode::BAD_REQUEST, json!({"error": error.to_string()}))
-}
-
-/// The whole request body, at most [`MAX_BODY`] bytes.
-async fn read_body(req: Request<Incoming>) -> Result<Bytes, Response<Body>> {
-    let too_large = || {
-        json_response(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            json!({"error": format!("body over {MAX_BODY} bytes")}),
-        )
-    };
-    let declared = req
-        .headers()
-        .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY as u64) {
-        return Err(too_large());
-    }
-    match Limited::new(req.into_body(), MAX_BODY).collect().await {
-        Ok(collected) => Ok(collected.to_bytes()),
-        Err(e) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
-        Err(e) => Err(json_response(
-            StatusCode::BAD_REQUEST,
-            json!({"error": format!("cannot read body: {e}")}),
-        )),
-    }
-}
-
-/// A response with a JSON body.
-pub fn json_response(status: StatusCode, body: Value) -> Response<Body> {
-    let mut resp = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
-    *resp.status_mut() = status;
-    resp.headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    resp
 }
 
 fn not_found() -> Response<Body> {

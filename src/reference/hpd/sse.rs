@@ -1,10 +1,10 @@
 //! `GET {prefix}/events/live`: the hosted SSE stream. Each event is `id: N` + `data: JSON`;
 //! `?after=N` or `Last-Event-ID: N` first replays the history after N, then goes live.
 
-use super::http::Body;
 use super::hub::Published;
 use super::session::{switched_on, Session};
 use super::Config;
+use crate::reference::http_body::Body;
 use bytes::Bytes;
 use http_body_util::{BodyExt, StreamBody};
 use hyper::body::Frame;

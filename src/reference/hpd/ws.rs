@@ -5,10 +5,10 @@
 //! close).
 
 use super::envelope;
-use super::http::{json_response, Body};
 use super::hub::Published;
 use super::session::switched_on;
 use super::session::Session;
+use crate::reference::http_body::{json_response, Body, MAX_BODY};
 use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use hyper::body::Incoming;
@@ -24,7 +24,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
 /// The largest frame or message a client may send (the HTTP routes' body limit).
-const MAX_MESSAGE: usize = super::http::MAX_BODY;
+const MAX_MESSAGE: usize = MAX_BODY;
 /// How long a closing socket waits for the client's close reply.
 const CLOSE_WAIT: Duration = Duration::from_secs(2);
 
