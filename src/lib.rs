@@ -9,6 +9,7 @@ pub mod auth;
 pub mod check;
 pub mod citation;
 pub mod fuzz;
+pub mod fuzz_profile;
 pub mod judge;
 pub mod matcher;
 pub mod ndjson;

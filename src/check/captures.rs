@@ -95,7 +95,7 @@ pub(super) fn check_frames<R: BufRead>(
     mut on_finding: impl FnMut(&Finding),
 ) -> CheckSummary {
     use crate::transport::{length_prefixed::Splitter, Frame};
-    let mut session = protocol.session(crate::protocol::TransportKind::Protobuf);
+    let mut session = protocol.session(crate::transport::TransportKind::Protobuf);
     let mut judge = Judge::new(protocol);
     let mut summary = CheckSummary::default();
     let mut splitter = Splitter::new(ndjson::DEFAULT_MAX_LINE);

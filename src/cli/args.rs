@@ -481,7 +481,7 @@ pub struct TargetFlags {
     /// (default: each in turn; uae: the one the target is, a URL or --exec). AG-UI's bindings
     /// are encodings of one exchange: `--encoding proto` says the same as `--transport proto`.
     #[arg(long, visible_alias = "encoding", value_name = "sse|ws|stdio|proto")]
-    pub transport: Option<wireprobe::protocol::TransportKind>,
+    pub transport: Option<wireprobe::transport::TransportKind>,
     /// Protocols whose targets play one of several parts (uae: agent, executor): the one this
     /// target plays (default: the protocol's first).
     #[arg(long, value_name = "ROLE")]

@@ -6,9 +6,10 @@ use crate::cli::args::TargetFlags;
 use anyhow::{anyhow, Context, Result};
 use std::net::SocketAddr;
 use std::time::Duration;
-use wireprobe::protocol::{Protocol, TransportKind};
+use wireprobe::protocol::Protocol;
 use wireprobe::reference::{self, RunningTarget, ServeOptions};
 use wireprobe::suite::runner::{Credentials, RunConfig, ToolOffer};
+use wireprobe::transport::TransportKind;
 use wireprobe::workers::LocalTarget;
 
 /// The faults and variants a builtin target was started with, as the flags that chose them

@@ -5,13 +5,14 @@
 
 use super::{Answer, FuzzProfile, Input, Opening, Oracle, Probe, Rng, PROBE_ID};
 use crate::matcher;
-use crate::protocol::{Protocol, TransportKind};
+use crate::protocol::Protocol;
 use crate::suite::model::{
     Action, Case, CloseWanted, ConnectSpec, Discard, ErrorWanted, Expect, ExpectClose, ExpectError,
     ExpectRefused, ExpectSilence, HandshakeMode, Patterns, RawFrame, Reconnect, Reconnection,
     Requirement, Restart, Send, SendRaw, Silence, Step, Times, Unblock, Wait,
 };
 use crate::suite::runner::RunConfig;
+use crate::transport::TransportKind;
 use proptest::prelude::*;
 use serde_json::Value;
 

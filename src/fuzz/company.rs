@@ -9,7 +9,7 @@
 //! failure needs it.
 
 use super::case::{case_for, FuzzRun};
-use super::engine::{run_id, FuzzError};
+use super::config::{run_id, FuzzError};
 use super::FuzzProfile;
 use crate::protocol::Protocol;
 use crate::suite::model::Case;

@@ -9,8 +9,10 @@
 
 use super::case::FuzzRun;
 use super::company::Companions;
-use super::engine::{failure_of, Failure, Finding, FuzzConfig, FuzzError, Progress};
+use super::config::{FuzzConfig, FuzzError, Progress};
 use super::failure::fails_again;
+use super::failure::{failure_of, Failure};
+use super::finding::Finding;
 use super::replays::{self, Replay, ReplayKind};
 use super::FuzzProfile;
 use crate::protocol::Protocol;

@@ -7,10 +7,12 @@
 //! reproduced.
 
 use super::case::{case_for, sequences, FuzzRun};
-use super::company::{companions, Company, RunLog};
+use super::company::{companions, RunLog};
+use super::config::run_id;
+pub use super::config::{FuzzConfig, FuzzError, Progress};
 use super::confirm::{absorb, accounted_for, confirm, Candidate};
 pub use super::failure::{failure_of, Failure};
-use super::replays::Replay;
+pub use super::finding::Finding;
 use super::{gen, FuzzProfile};
 use crate::protocol::Protocol;
 use crate::results::CaseResult;
@@ -19,152 +21,11 @@ use crate::suite::runner::{self, RunConfig};
 use crate::suite::slots::{Slot, WorkSlots};
 use crate::transcript::Direction;
 use crate::verdict::Verdict;
-use crate::workers::{self, LocalTarget, Workers, WorkersError};
+use crate::workers::{self, Workers};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use std::collections::BTreeSet;
-
-/// What a fuzz run found.
-#[derive(Debug, Clone)]
-pub struct Finding {
-    pub failure: Failure,
-    /// The run (0-based) whose sequence failed first.
-    pub run: u64,
-    /// The shrunk sequence, as a replayable case, and its last result.
-    pub case: Case,
-    pub result: CaseResult,
-    /// Steps before and after shrinking.
-    pub steps_before: usize,
-    pub steps_after: usize,
-    /// How often the reported case failed the same way when re-run alone: a finding that
-    /// never did (`reproduced` 0) was the campaign's load, or chance, as far as anyone can
-    /// show, unless it [`Finding::needs_company`].
-    pub reproduced: u32,
-    pub attempts: u32,
-    /// What the input that broke the rule held besides valid events ([`FuzzRun::shape`]).
-    pub shape: Vec<&'static str>,
-    /// Later runs that failed the same rule on input holding this shape, accounted for here.
-    pub repeats: u64,
-    /// Every replay, in order (as it ran, alone, shrunk): which reproduced it, and how those
-    /// that did not ended.
-    pub replays: Vec<Replay>,
-    /// The runs it ran among ([`super::company`]): its replay as it ran.
-    pub company: Company,
-    /// When it failed again as it ran, in a frame the target sent, and never alone: the cases
-    /// of the runs it ran among (the one before it first), which are part of what breaks the
-    /// target and are written beside it. Counted.
-    pub needs_company: Option<Vec<Case>>,
-}
-
-impl Finding {
-    /// True when the case did not fail every time it was re-run.
-    pub fn is_flaky(&self) -> bool {
-        self.reproduced < self.attempts
-    }
-
-    /// True when the case failed again at least once alone, or was not re-run (no confirming
-    /// asked for), or [`Finding::needs_company`]: a finding that counts (fails the campaign).
-    /// One that never failed again is reported, apart, and counts for nothing.
-    pub fn reproduces(&self) -> bool {
-        self.reproduced > 0 || self.attempts == 0 || self.needs_company.is_some()
-    }
-
-    /// How the first replay that did not fail the same way ended (its verdict and message),
-    /// when one did not: what a flaky finding's report shows of why.
-    pub fn missed(&self) -> Option<&str> {
-        self.replays
-            .iter()
-            .find(|r| !r.failed_the_same)
-            .map(|r| r.ended.as_str())
-    }
-}
-
-/// How to fuzz.
-#[derive(Debug, Clone)]
-pub struct FuzzConfig {
-    pub seed: u64,
-    pub runs: u64,
-    /// Stop after this long, whatever `runs` says.
-    pub duration: Option<std::time::Duration>,
-    /// Longest generated sequence.
-    pub max_len: usize,
-    /// Most shrinking steps tried.
-    pub shrink_budget: u32,
-    /// Longest time spent shrinking (a failure that is a timeout costs one per attempt).
-    pub shrink_time: std::time::Duration,
-    /// How often a failure is re-run to confirm it (alone, as it ran; then shrunk).
-    pub confirm: u32,
-    /// The campaign starts no run once this many findings reproduced (`--max-findings`).
-    pub max_findings: usize,
-    /// `--shard I/N`: only the runs this shard holds are made (every run's sequence is still
-    /// drawn, in order, so run K is the same sequence in a shard as in the whole campaign).
-    pub shard: Option<crate::shard::Shard>,
-    /// `--waiting N`: runs that may be under way beyond the `--jobs` that work at once, so
-    /// that runs waiting on the target's own timers (a spec's 500 ms, a silence window) leave
-    /// the cores to others. Each holds its connection: the target sees up to jobs + N.
-    pub waiting: usize,
-    /// `--known-failing`: rules the target is known to break; a run that breaks only these is
-    /// no finding, so a campaign looks past a deviation every run shows.
-    pub known_failing: BTreeSet<String>,
-    /// Threads the runs go to, each with its own single-threaded runtime (0: one per core, or
-    /// one per run under way when fewer; see [`crate::workers`]).
-    pub threads: usize,
-    /// A target each of those threads starts for its own runs (the builtin reference, started
-    /// as the one at `RunConfig::target_url` was, and addressed as
-    /// [`RunConfig::scoped_per_case`] says): a run and the target's side of it then share a
-    /// thread. A finding is shrunk and confirmed on the copy its run failed on.
-    pub local_target: Option<LocalTarget>,
-}
-
-impl Default for FuzzConfig {
-    fn default() -> Self {
-        FuzzConfig {
-            seed: 0,
-            runs: 100,
-            duration: None,
-            max_len: 12,
-            shrink_budget: 64,
-            shrink_time: std::time::Duration::from_secs(30),
-            confirm: 3,
-            max_findings: 5,
-            shard: None,
-            waiting: 0,
-            known_failing: BTreeSet::new(),
-            threads: 0,
-            local_target: None,
-        }
-    }
-}
-
-/// Progress a caller can show.
-#[derive(Debug, Clone)]
-pub enum Progress {
-    /// A run finished (`failed`: it found something).
-    Run {
-        run: u64,
-        failed: bool,
-        events: usize,
-        /// Messages the run's transport carried, both ways: what it sent (handshakes
-        /// included) and what the target sent back.
-        carried: usize,
-    },
-    /// Shrinking tried a smaller sequence.
-    Shrink { steps: usize, still_fails: bool },
-}
-
-/// Why fuzzing could not go on.
-#[derive(Debug, thiserror::Error)]
-pub enum FuzzError {
-    #[error("{0} cannot be fuzzed yet")]
-    NotFuzzable(String),
-    #[error("the generator failed: {0}")]
-    Strategy(String),
-    #[error("the target never completed a run: {0}")]
-    Unusable(String),
-    #[error(transparent)]
-    Workers(#[from] WorkersError),
-}
 
 /// What a fuzz run did.
 #[derive(Debug, Clone, Default)]
@@ -454,11 +315,6 @@ async fn campaign(
         }
     }
     Ok(outcome)
-}
-
-/// The case id of a campaign's run `run`.
-pub(super) fn run_id(protocol: &dyn Protocol, run: u64, seed: u64) -> String {
-    format!("fuzz.{}.{}.s{}", protocol.id(), run, seed)
 }
 
 /// What one campaign run needs besides its sequence.

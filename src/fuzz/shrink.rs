@@ -2,8 +2,9 @@
 //! sequence, run against the target again, still fails the same rule.
 
 use super::case::{case_for, FuzzRun};
-use super::engine::{Failure, FuzzConfig, Progress};
+use super::config::{FuzzConfig, Progress};
 use super::failure::fails_again;
+use super::failure::Failure;
 use super::FuzzProfile;
 use crate::protocol::Protocol;
 use crate::results::CaseResult;

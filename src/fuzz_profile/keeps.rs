@@ -15,10 +15,10 @@ use serde_json::{json, Value};
 #[macro_export]
 macro_rules! keeps_working {
     ($name:literal, $rule:expr, $apply:expr) => {
-        $crate::fuzz::Mutator {
+        $crate::fuzz_profile::Mutator {
             name: $name,
             breaks: $rule,
-            answer: $crate::fuzz::Answer::Survive,
+            answer: $crate::fuzz_profile::Answer::Survive,
             apply: $apply,
         }
     };

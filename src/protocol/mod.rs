@@ -22,49 +22,7 @@ use crate::transport::{Body, Frame, HttpAnswer, Outgoing, SseMeta, StreamFrom};
 use serde_json::Value;
 use std::sync::Arc;
 
-/// The transport a protocol's targets speak.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TransportKind {
-    WebSocket,
-    /// Socket.IO (Engine.IO v4 over WebSocket).
-    SocketIo,
-    /// A child process speaking NDJSON on stdin/stdout.
-    Stdio,
-    /// Server-Sent Events down, HTTP POSTs up.
-    Sse,
-    /// HTTP POSTs answered with length-prefixed protobuf frames (AG-UI's protobuf binding,
-    /// negotiated by `Accept`; a server without it answers SSE).
-    Protobuf,
-}
-
-impl TransportKind {
-    /// The name `--transport` and reports use.
-    pub fn name(self) -> &'static str {
-        match self {
-            TransportKind::WebSocket => "ws",
-            TransportKind::SocketIo => "socketio",
-            TransportKind::Stdio => "stdio",
-            TransportKind::Sse => "sse",
-            TransportKind::Protobuf => "proto",
-        }
-    }
-}
-
-impl std::str::FromStr for TransportKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        [
-            TransportKind::Sse,
-            TransportKind::WebSocket,
-            TransportKind::SocketIo,
-            TransportKind::Stdio,
-            TransportKind::Protobuf,
-        ]
-        .into_iter()
-        .find(|k| k.name() == s)
-        .ok_or_else(|| format!("unknown transport {s:?}; known: sse, ws, socketio, stdio, proto"))
-    }
-}
+pub use crate::transport::TransportKind;
 
 /// The routes of a protocol bound to SSE + HTTP, under the target's URL.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -133,7 +91,7 @@ pub trait Protocol: Send + Sync + 'static {
         None
     }
     /// What the fuzzer needs of this protocol, when it can be fuzzed.
-    fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+    fn fuzzing(&self) -> Option<&'static dyn crate::fuzz_profile::FuzzProfile> {
         None
     }
     /// What the fuzzer needs to judge a client served over `transport` (`fuzz --client`):
@@ -142,12 +100,15 @@ pub trait Protocol: Send + Sync + 'static {
     fn client_fuzzing(
         &self,
         transport: TransportKind,
-    ) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+    ) -> Option<&'static dyn crate::fuzz_profile::FuzzProfile> {
         let _ = transport;
         None
     }
     /// What the fuzzer needs against a target playing `role` (`None`: the default role).
-    fn fuzzing_as(&self, role: Option<&str>) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+    fn fuzzing_as(
+        &self,
+        role: Option<&str>,
+    ) -> Option<&'static dyn crate::fuzz_profile::FuzzProfile> {
         let _ = role;
         self.fuzzing()
     }

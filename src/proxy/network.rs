@@ -4,11 +4,11 @@
 use super::session::Live;
 use super::sessions::Sessions;
 use crate::protocol::Protocol;
-use crate::protocol::TransportKind;
 use crate::report::Transcripts;
 use crate::results::CaseResult;
 use crate::transport::passthrough::{self, Grouping, PassOptions, Upstream};
 use crate::transport::tap::tap;
+use crate::transport::TransportKind;
 use std::future::Future;
 use tokio::net::TcpListener;
 

@@ -8,7 +8,7 @@ use crate::protocol::{Decoded, Protocol, Session};
 use crate::report::Transcripts;
 use crate::results::CaseResult;
 use crate::rules::{self, Binds, Level};
-use crate::show;
+use crate::transcript::words;
 use crate::transcript::{stored_record, Direction, Observation, Record, Transcript};
 use crate::transport::{Frame, Received};
 use crate::verdict::Verdict;
@@ -118,7 +118,7 @@ impl<'p> ProxySession<'p> {
         self.judge
             .observe(from, at_ms, observed_of(&record), &mut out);
         let frame = self.transcript.entries().len();
-        let live = self.found(from, record.was_sent(), out, frame, || show::kind(&record));
+        let live = self.found(from, record.was_sent(), out, frame, || words::kind(&record));
         self.transcript.push_at(from, at, record, size);
         self.items += 1;
         live
@@ -134,7 +134,7 @@ impl<'p> ProxySession<'p> {
         }
         let frame = self.transcript.entries().len();
         let live = self.found(from, true, out, frame, || {
-            show::kind(&crate::transcript::text_record(text))
+            words::kind(&crate::transcript::text_record(text))
         });
         self.transcript.push_text_at(from, at, text);
         self.items += 1;

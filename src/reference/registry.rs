@@ -58,7 +58,7 @@ mod tests {
             );
             let serves_stdio = p
                 .transports()
-                .contains(&crate::protocol::TransportKind::Stdio);
+                .contains(&crate::transport::TransportKind::Stdio);
             assert_eq!(r.stdio.is_some(), serves_stdio, "{}: stdio form", p.id());
             assert!(!r.keeps_database || r.stdio.is_some(), "{}: --db", p.id());
         }

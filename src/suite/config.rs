@@ -2,8 +2,9 @@
 
 use super::filter::CaseFilter;
 use super::model::{Case, Suite};
-use crate::protocol::{Protocol, TransportKind};
+use crate::protocol::Protocol;
 use crate::transcript::Direction;
+use crate::transport::TransportKind;
 use crate::transport::{socketio, DEFAULT_MAX_FRAME};
 use std::time::Duration;
 

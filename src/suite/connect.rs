@@ -1,7 +1,8 @@
 //! Opens a case's connection over the run's transport, and the directory a stdio case gets.
 
 use super::config::RunConfig;
-use crate::protocol::{Protocol, TransportKind};
+use crate::protocol::Protocol;
+use crate::transport::TransportKind;
 use crate::transport::{socketio, sse, stdio, websocket, Connection, TransportError};
 
 /// Opens a connection over the run's transport to the target `opts` names (a stdio target:

@@ -4,7 +4,7 @@
 //! makes it break one of the protocol's musts, the case's precondition does not hold: it
 //! skips, saying why, rather than failing the target for refusing a broken probe.
 
-use crate::fuzz::Input;
+use crate::fuzz_profile::Input;
 use crate::protocol::Protocol;
 use crate::rules;
 use crate::transport::{Body, Frame, Outgoing};

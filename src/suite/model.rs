@@ -89,7 +89,7 @@ pub enum Requirement {
     /// A capability the target declares in its handshake reply.
     Capability(String),
     /// The case is written for one transport (`transport:sse`): it runs only over it.
-    Transport(crate::protocol::TransportKind),
+    Transport(crate::transport::TransportKind),
     /// The case is written for one role the target plays (`role:executor`): it runs only
     /// when the target plays it.
     Role(String),
@@ -177,7 +177,7 @@ impl JsonSchema for Requirement {
 
 impl Case {
     /// True unless the case is written for another transport.
-    pub fn runs_over(&self, kind: crate::protocol::TransportKind) -> bool {
+    pub fn runs_over(&self, kind: crate::transport::TransportKind) -> bool {
         self.requires.iter().all(|r| match r {
             Requirement::Transport(k) => *k == kind,
             _ => true,

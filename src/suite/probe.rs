@@ -8,7 +8,8 @@ use super::model::TokenKind;
 use super::outcome::RunError;
 use super::tokens::{connect_options, token_for};
 use super::vocabulary::values::TOKEN_PLACEMENTS;
-use crate::protocol::{Decoded, Observed, Protocol, TokenPlacement, TransportKind};
+use crate::protocol::{Decoded, Observed, Protocol, TokenPlacement};
+use crate::transport::TransportKind;
 use crate::transport::{Connection, Received, TransportError};
 use std::time::Duration;
 
@@ -247,7 +248,12 @@ pub(super) fn never_spoke(
     }
     let sent = transcripts()
         .find(|e| e.from == judged_side && e.record.was_sent())
-        .map(|e| format!("; the first thing it sent: {}", crate::show::entry(e)))
+        .map(|e| {
+            format!(
+                "; the first thing it sent: {}",
+                crate::transcript::words::entry(e)
+            )
+        })
         .unwrap_or_else(|| "; it sent nothing at all".into());
     let (who, what) = match judged_side {
         crate::transcript::Direction::Server => ("target", "target"),

@@ -3,12 +3,14 @@
 //! `WIREPROBE_URL` and `WIREPROBE_TOKEN`), and each connection it opens accepted over the
 //! run's transport. What the client writes to stdout and stderr is kept for the transcript.
 
-use crate::protocol::{HttpRoutes, Protocol, TransportKind};
+use crate::protocol::{HttpRoutes, Protocol};
+
 use crate::transport::process::{self, Launched, OutputLine};
 use crate::transport::relay;
 use crate::transport::socketio::server::{EioServer, ServerOptions};
 use crate::transport::sse_server::{refusal_of, Responder, SiteOptions, SseServer};
 use crate::transport::websocket::{self, Opened};
+use crate::transport::TransportKind;
 use crate::transport::{Connection, TransportError};
 use std::path::Path;
 use std::sync::Arc;

@@ -6,6 +6,8 @@
 //! namespace: nothing a target sends can pose as an observation, in memory, in `check`'s input
 //! or in a saved report.
 
+pub mod words;
+
 use crate::transport::{Body, Frame, HttpAnswer, Outgoing, Received, SseMeta, StreamFrom};
 use base64::Engine;
 use serde::{Deserialize, Serialize};

@@ -9,6 +9,7 @@ pub mod body_tap;
 pub mod exchange;
 pub mod exchanges;
 pub(crate) mod http_serve;
+mod kind;
 pub mod length_prefixed;
 pub mod line_tap;
 pub mod local_ports;
@@ -29,6 +30,7 @@ pub mod websocket;
 pub mod ws_tap;
 
 pub use exchange::{Body, HttpAnswer, Outgoing, SseMeta, StreamFrom};
+pub use kind::TransportKind;
 pub use query::{query_escape, query_param, query_unescape};
 use std::sync::Arc;
 use std::time::Duration;

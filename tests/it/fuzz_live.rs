@@ -89,7 +89,7 @@ fn fuzz_with(
     // on two busy cores have been seen to take over two seconds to write their first line (a
     // Nuum agent's init): judged, rightly at that budget, as no greeting on startup.
     let spawns = wireprobe::protocol::get(protocol)
-        .is_some_and(|p| p.transport() == wireprobe::protocol::TransportKind::Stdio);
+        .is_some_and(|p| p.transport() == wireprobe::transport::TransportKind::Stdio);
     let timeout_ms = if spawns { "4000" } else { "2000" };
     cmd.args([
         "--runs",

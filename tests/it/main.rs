@@ -25,6 +25,7 @@ mod hpd_reference;
 mod html_report;
 mod huma_faults;
 mod huma_runner;
+mod layers;
 mod node_interop;
 mod nuum_faults;
 mod nuum_hostile;

@@ -400,7 +400,7 @@ async fn the_agui_suite_runs_against_aimock() {
     let agui = wireprobe::protocol::get("agui").expect("agui");
     let suite = wireprobe::suite::load_bundled(agui).expect("suite loads");
     let mut cfg = runner::RunConfig::new(server.url.clone());
-    cfg.transport = Some(wireprobe::protocol::TransportKind::Sse);
+    cfg.transport = Some(wireprobe::transport::TransportKind::Sse);
     cfg.step_timeout = Duration::from_millis(3000);
     let results = runner::run_suite(agui, &suite, &cfg, &|_| {})
         .await

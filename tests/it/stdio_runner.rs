@@ -5,11 +5,11 @@ use serde_json::Value;
 use std::time::Duration;
 use wireprobe::protocol::{
     Checker, Decoded, Descriptor, Observed, Protocol, ProtocolError, Session, TokenPlacement,
-    TransportKind,
 };
 use wireprobe::rules::{Binds, Level, Rule, Violation};
 use wireprobe::suite::{loader, runner};
 use wireprobe::transcript::Direction;
+use wireprobe::transport::TransportKind;
 use wireprobe::transport::{Frame, Outgoing};
 use wireprobe::verdict::Verdict;
 

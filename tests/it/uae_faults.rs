@@ -5,7 +5,7 @@
 use crate::common;
 
 use common::{assert_fault_coverage_except, assert_fault_matrix_as, run_reference_as, Target};
-use wireprobe::protocol::TransportKind;
+use wireprobe::transport::TransportKind;
 use wireprobe::verdict::Verdict::{self, *};
 
 const AGENT: Target<'static> = Target {

@@ -5,7 +5,7 @@
 //! Every event of every answer goes through the whole checker.
 
 use super::schema::{schema, Flaw};
-use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe};
+use crate::fuzz_profile::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe};
 use crate::rules::ids::{AGUI_IN_001, AGUI_IN_002, AGUI_RUN_001};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -15,7 +15,7 @@ pub struct AguiFuzz;
 
 /// Short text of any characters.
 fn text() -> impl Strategy<Value = String> {
-    crate::fuzz::keeps::text(32)
+    crate::fuzz_profile::keeps::text(32)
 }
 
 /// A run input the session completes (thread, run id, version, message ids).
@@ -187,7 +187,7 @@ impl FuzzProfile for AguiFuzz {
     }
 
     fn input_violations(&self, input: &Input) -> Vec<&'static str> {
-        let Some(body) = crate::fuzz::input_json(input) else {
+        let Some(body) = crate::fuzz_profile::input_json(input) else {
             return vec![MALFORMED];
         };
         // What the session sends: `$omit` leaves a member out; the rest it fills.

@@ -87,7 +87,7 @@ impl Protocol for Agui {
         Box::new(checker::AguiChecker::default())
     }
 
-    fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+    fn fuzzing(&self) -> Option<&'static dyn crate::fuzz_profile::FuzzProfile> {
         Some(&fuzz::AguiFuzz)
     }
 

@@ -10,7 +10,7 @@ use super::schema::schema;
 use super::session::{HaipSession, Header};
 use super::session::{REPEAT_SEQ, SKIP_SEQ};
 use crate::auth::TokenKind;
-use crate::fuzz::{
+use crate::fuzz_profile::{
     mutate, Answer, FuzzProfile, Input, Mutator, Opening, Oracle, Probe, Rng, SyncPoint,
 };
 use crate::protocol::Session;
@@ -30,14 +30,8 @@ use std::sync::LazyLock;
 /// The HAIP [`FuzzProfile`].
 pub struct HaipFuzz;
 
-pub(super) use crate::fuzz::keeps::text;
-
-pub(super) fn uuid_from(rng: &mut Rng) -> String {
-    let bytes = (u128::from(rng.next_u64()) << 64 | u128::from(rng.next_u64())).to_le_bytes();
-    uuid::Builder::from_random_bytes(bytes)
-        .into_uuid()
-        .to_string()
-}
+use super::values::{counter, of_types, uuid_from};
+pub(super) use crate::fuzz_profile::keeps::text;
 
 /// One client action before envelopes: a list of (type, payload) that belong together.
 fn action() -> impl Strategy<Value = Vec<(&'static str, Value)>> {
@@ -163,15 +157,6 @@ const LIVE_FIELDS: [&str; 5] = ["id", "session", "seq", "ack", "ts"];
 
 fn pick_set(e: &Value, path: &str, choices: &[Value], rng: &mut Rng) -> Option<Input> {
     mutate::set(e, path, rng.pick(choices).clone()).map(Input::Event)
-}
-
-pub(super) fn of_types(e: &Value, types: &[&str]) -> bool {
-    e["type"].as_str().is_some_and(|t| types.contains(&t))
-}
-
-/// A decimal counter field's value.
-pub(super) fn counter(e: &Value, field: &str) -> Option<u64> {
-    e.get(field)?.as_str()?.parse().ok()
 }
 
 pub(super) static MUTATORS: &[Mutator] = &[
@@ -572,7 +557,7 @@ impl FuzzProfile for HaipFuzz {
 
     /// Text that is not a JSON value is HAIP-ERR-001's "malformed JSON".
     fn input_violations(&self, input: &Input) -> Vec<&'static str> {
-        let Some(event) = crate::fuzz::input_json(input) else {
+        let Some(event) = crate::fuzz_profile::input_json(input) else {
             return vec![HAIP_ERR_001];
         };
         let event = event.as_ref();
@@ -588,13 +573,13 @@ impl FuzzProfile for HaipFuzz {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fuzz::FuzzProfile;
+    use crate::fuzz_profile::FuzzProfile;
     use proptest::strategy::ValueTree;
 
     /// Without a filter, every sequence still has as many events as it was asked for.
     #[test]
     fn sequences_are_as_long_as_asked_without_a_filter() {
-        let mut runner = crate::fuzz::gen::runner(11);
+        let mut runner = crate::fuzz_profile::gen::runner(11);
         for (min, max) in [(1, 1), (1, 12), (3, 10), (20, 50)] {
             let strategy = HaipFuzz.valid_sequence(min..=max);
             let client = super::super::fuzz_client::HaipClientFuzz.valid_sequence(min..=max);
@@ -620,7 +605,7 @@ mod tests {
     /// A valid event made live from itself is what making it live from a copy gives.
     #[test]
     fn a_valid_event_goes_live_as_it_would_from_a_copy() {
-        let mut runner = crate::fuzz::gen::runner(7);
+        let mut runner = crate::fuzz_profile::gen::runner(7);
         let strategy = HaipFuzz.valid_sequence(1..=50);
         for _ in 0..50 {
             let Ok(tree) = strategy.new_tree(&mut runner) else {

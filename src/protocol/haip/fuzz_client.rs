@@ -6,7 +6,7 @@
 //! fuzzing's PING pair: a client still serving answers it with PONG (HAIP-PING-001).
 
 use super::fuzz::{envelopes, text, HaipFuzz, MUTATORS};
-use crate::fuzz::{Answer, FuzzProfile, Input, Mutator, Probe, SyncPoint};
+use crate::fuzz_profile::{Answer, FuzzProfile, Input, Mutator, Probe, SyncPoint};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::sync::LazyLock;

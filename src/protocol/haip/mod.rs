@@ -14,6 +14,7 @@ pub mod rules;
 pub mod scenarios;
 pub mod schema;
 pub mod session;
+mod values;
 
 use super::{Checker, Descriptor, Protocol, Session, TokenPlacement, TransportKind};
 
@@ -76,11 +77,11 @@ impl Protocol for Haip {
     fn client_fuzzing(
         &self,
         _transport: TransportKind,
-    ) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+    ) -> Option<&'static dyn crate::fuzz_profile::FuzzProfile> {
         Some(&fuzz_client::HaipClientFuzz)
     }
 
-    fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+    fn fuzzing(&self) -> Option<&'static dyn crate::fuzz_profile::FuzzProfile> {
         Some(&fuzz::HaipFuzz)
     }
 

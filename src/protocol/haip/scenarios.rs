@@ -6,9 +6,9 @@
 //! a tool call cancelled mid-way ends with TOOL_DONE CANCELLED (HAIP-TOOL-003); a target that
 //! does not obey the directive ends the run as skipped, never failed.
 
-use super::fuzz::{counter, of_types, uuid_from};
 use super::model::USER_CHANNEL;
-use crate::fuzz::{input_json, mutate, Input, Mutator, Oracle, Rng};
+use super::values::{counter, of_types, uuid_from};
+use crate::fuzz_profile::{input_json, mutate, Input, Mutator, Oracle, Rng};
 use crate::rules::ids::{
     HAIP_PING_002, HAIP_RUN_004, HAIP_SEQ_003, HAIP_SEQ_004, HAIP_SEQ_005, HAIP_SEQ_008,
     HAIP_TOOL_003,
@@ -267,7 +267,7 @@ pub fn oracles(name: &str, input: &Input) -> Vec<Oracle> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fuzz::FuzzProfile;
+    use crate::fuzz_profile::FuzzProfile;
 
     fn mutator(name: &str) -> &'static Mutator {
         MUTATORS

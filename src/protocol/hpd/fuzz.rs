@@ -8,7 +8,7 @@ use super::checker::{classify, Sent};
 use super::scenarios;
 use super::session::route_of;
 use super::INPUTS_ROUTE;
-use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe};
+use crate::fuzz_profile::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe};
 use crate::rules::ids::{HPD_IN_001, HPD_IN_006, HPD_TURN_001};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -19,7 +19,7 @@ pub struct HpdFuzz;
 
 /// Short text of any characters.
 fn text() -> impl Strategy<Value = String> {
-    crate::fuzz::keeps::text(32)
+    crate::fuzz_profile::keeps::text(32)
 }
 
 fn input(text: String) -> Value {
@@ -164,7 +164,7 @@ impl FuzzProfile for HpdFuzz {
                 .map_or(INPUTS_ROUTE, route_of),
             Input::Raw(_) => INPUTS_ROUTE,
         };
-        let body = crate::fuzz::input_json(input);
+        let body = crate::fuzz_profile::input_json(input);
         match classify(body.as_deref().ok_or("not JSON"), route) {
             Sent::Invalid(_) => vec![BAD],
             _ => Vec::new(),

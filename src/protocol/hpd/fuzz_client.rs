@@ -4,8 +4,8 @@
 //! the client suite's oversize case) a text delta over a megabyte. The probe is one more
 //! permission request, which the client answers naming its id.
 
-use crate::fuzz::keeps::{self, ids, text};
-use crate::fuzz::{mutate, FuzzProfile, Input, Mutator, Probe, PROBE_ID};
+use crate::fuzz_profile::keeps::{self, ids, text};
+use crate::fuzz_profile::{mutate, FuzzProfile, Input, Mutator, Probe, PROBE_ID};
 use crate::keeps_working;
 use crate::rules::ids::{HPD_CLI_003, HPD_CLI_005};
 use proptest::prelude::*;

@@ -112,11 +112,11 @@ impl Protocol for Hpd {
     fn client_fuzzing(
         &self,
         _transport: TransportKind,
-    ) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+    ) -> Option<&'static dyn crate::fuzz_profile::FuzzProfile> {
         Some(&fuzz_client::HpdClientFuzz)
     }
 
-    fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+    fn fuzzing(&self) -> Option<&'static dyn crate::fuzz_profile::FuzzProfile> {
         Some(&fuzz::HpdFuzz)
     }
 

@@ -6,7 +6,7 @@
 //! start delivers it again exactly (HPD-SSE-002, by the checker). Waits key on event types and
 //! the ids the agent chose; a target that does not obey a directive ends the run as skipped.
 
-use crate::fuzz::{mutate, Input, Mutator, Oracle};
+use crate::fuzz_profile::{mutate, Input, Mutator, Oracle};
 use crate::rules::ids::{
     HPD_ASK_001, HPD_ASK_003, HPD_INT_001, HPD_IN_004, HPD_SSE_002, HPD_TURN_001,
 };

@@ -3,7 +3,8 @@
 //! WebSocket.
 
 use super::{INPUTS_ROUTE, INTERRUPT_ROUTE, RESPONSES_ROUTE};
-use crate::protocol::{Decoded, ProtocolError, Session, TransportKind};
+use crate::protocol::{Decoded, ProtocolError, Session};
+use crate::transport::TransportKind;
 use crate::transport::{Body, Frame, HttpAnswer, Outgoing};
 use serde_json::{json, Value};
 

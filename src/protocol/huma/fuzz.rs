@@ -6,7 +6,7 @@
 
 use super::scenarios;
 use super::validate::{self, FORBIDDEN_KEYS, MAX_NAME, MAX_RESULT, OUTCOMES};
-use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe};
+use crate::fuzz_profile::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe};
 use crate::rules::ids::{
     HUMA_ERR_002, HUMA_ERR_003, HUMA_TR_002, HUMA_VAL_001, HUMA_VAL_002, HUMA_VAL_003,
     HUMA_VAL_004, HUMA_VAL_005, HUMA_VAL_006, HUMA_VAL_008,
@@ -118,7 +118,12 @@ fn of_type(e: &Value, ty: &str) -> bool {
 }
 
 /// Removes one of `fields` from events of type `ty`.
-fn drop_field(e: &Value, ty: &str, fields: &[&str], rng: &mut crate::fuzz::Rng) -> Option<Input> {
+fn drop_field(
+    e: &Value,
+    ty: &str,
+    fields: &[&str],
+    rng: &mut crate::fuzz_profile::Rng,
+) -> Option<Input> {
     of_type(e, ty)
         .then(|| mutate::remove(e, &format!("/{}", rng.pick(fields))))
         .flatten()
@@ -126,7 +131,12 @@ fn drop_field(e: &Value, ty: &str, fields: &[&str], rng: &mut crate::fuzz::Rng) 
 }
 
 /// Gives one of `fields` of events of type `ty` a value of the wrong JSON type.
-fn retype_field(e: &Value, ty: &str, fields: &[&str], rng: &mut crate::fuzz::Rng) -> Option<Input> {
+fn retype_field(
+    e: &Value,
+    ty: &str,
+    fields: &[&str],
+    rng: &mut crate::fuzz_profile::Rng,
+) -> Option<Input> {
     if !of_type(e, ty) {
         return None;
     }
@@ -375,7 +385,7 @@ impl FuzzProfile for HumaFuzz {
 
     /// An input that is not JSON at all is HUMA-TR-002 (malformed Socket.IO input).
     fn input_violations(&self, input: &Input) -> Vec<&'static str> {
-        let Some(event) = crate::fuzz::input_json(input) else {
+        let Some(event) = crate::fuzz_profile::input_json(input) else {
             return vec![HUMA_TR_002];
         };
         let event = event.as_ref();

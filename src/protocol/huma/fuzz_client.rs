@@ -4,8 +4,8 @@
 //! tool-call arguments holding `__proto__` keys, an oversized message. The probe is one more
 //! tool-call for the unknown tool, which every client answers.
 
-use crate::fuzz::keeps::{self, ids, text};
-use crate::fuzz::{mutate, FuzzProfile, Input, Mutator, Probe, PROBE_ID};
+use crate::fuzz_profile::keeps::{self, ids, text};
+use crate::fuzz_profile::{mutate, FuzzProfile, Input, Mutator, Probe, PROBE_ID};
 use crate::keeps_working;
 use crate::rules::ids::{HUMA_CLI_003, HUMA_CLI_009};
 use proptest::prelude::*;

@@ -63,11 +63,11 @@ impl Protocol for Huma {
     fn client_fuzzing(
         &self,
         _transport: TransportKind,
-    ) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+    ) -> Option<&'static dyn crate::fuzz_profile::FuzzProfile> {
         Some(&fuzz_client::HumaClientFuzz)
     }
 
-    fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+    fn fuzzing(&self) -> Option<&'static dyn crate::fuzz_profile::FuzzProfile> {
         Some(&fuzz::HumaFuzz)
     }
 

@@ -5,7 +5,7 @@
 //! context-update into the triggering one that starts the flow; a target that does not obey
 //! the directive ends the run as skipped, never failed.
 
-use crate::fuzz::{mutate, Input, Mutator, Oracle};
+use crate::fuzz_profile::{mutate, Input, Mutator, Oracle};
 use crate::rules::ids::{HUMA_LC_002, HUMA_LC_004, HUMA_LC_005, HUMA_VAL_007};
 use crate::sequence_mutator;
 use serde_json::{json, Value};

@@ -5,7 +5,7 @@
 
 use super::input;
 use super::scenarios;
-use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe};
+use crate::fuzz_profile::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe};
 use crate::rules::ids::{NUUM_BAD_001, NUUM_BAD_002, NUUM_CTL_003};
 use proptest::prelude::*;
 use serde_json::{json, Value};

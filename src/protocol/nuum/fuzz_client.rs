@@ -5,8 +5,8 @@
 //! (`suites/nuum/client/host.toml`) sends its next message, and one that sends none leaves
 //! the run unjudged rather than failed.
 
-use crate::fuzz::keeps::{self, text};
-use crate::fuzz::{mutate, FuzzProfile, Input, Mutator, Oracle, Probe};
+use crate::fuzz_profile::keeps::{self, text};
+use crate::fuzz_profile::{mutate, FuzzProfile, Input, Mutator, Oracle, Probe};
 use crate::keeps_working;
 use crate::rules::ids::NUUM_HOST_003;
 use proptest::prelude::*;

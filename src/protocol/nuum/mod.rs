@@ -62,11 +62,11 @@ impl Protocol for Nuum {
     fn client_fuzzing(
         &self,
         _transport: TransportKind,
-    ) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+    ) -> Option<&'static dyn crate::fuzz_profile::FuzzProfile> {
         Some(&fuzz_client::NuumHostFuzz)
     }
 
-    fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+    fn fuzzing(&self) -> Option<&'static dyn crate::fuzz_profile::FuzzProfile> {
         Some(&fuzz::NuumFuzz)
     }
 

@@ -8,7 +8,7 @@
 //! session_id (NUUM-SID-002, judged by the checker). A target that does not obey a
 //! directive ends the run as skipped, never failed.
 
-use crate::fuzz::{mutate, Input, Mutator, Oracle};
+use crate::fuzz_profile::{mutate, Input, Mutator, Oracle};
 use crate::rules::ids::{
     NUUM_CTL_001, NUUM_CTL_002, NUUM_INJ_001, NUUM_INJ_002, NUUM_RES_001, NUUM_SID_002,
     NUUM_TASK_003, NUUM_TURN_002,

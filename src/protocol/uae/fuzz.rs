@@ -6,7 +6,7 @@
 //! waits for; a second result, or one for another call, the checker sees in passing.
 
 use super::validate::check_event;
-use crate::fuzz::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe, Rng};
+use crate::fuzz_profile::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe, Rng};
 use crate::rules::ids::{
     UAE_CALL_001, UAE_CALL_002, UAE_ENV_001, UAE_ENV_002, UAE_ENV_004, UAE_ENV_005, UAE_ENV_007,
     UAE_EXE_001, UAE_EXE_002, UAE_RES_001, UAE_ROB_001, UAE_UI_001, UAE_UI_002,
@@ -22,7 +22,7 @@ pub struct ExecutorFuzz;
 
 /// Short text of any characters.
 fn text() -> impl Strategy<Value = String> {
-    crate::fuzz::keeps::text(32)
+    crate::fuzz_profile::keeps::text(32)
 }
 
 /// A full envelope, so what is generated is what is sent (the session fills nothing).
@@ -229,7 +229,7 @@ static EXECUTOR_MUTATORS: LazyLock<Vec<Mutator>> = LazyLock::new(|| {
 /// on its own: what ties events together is the checker's). Generated
 /// events are whole envelopes, sent as they are (see [`live`]).
 fn violations(input: &Input) -> Vec<&'static str> {
-    let Some(event) = crate::fuzz::input_json(input) else {
+    let Some(event) = crate::fuzz_profile::input_json(input) else {
         return vec![ENVELOPE];
     };
     let mut out = Vec::new();

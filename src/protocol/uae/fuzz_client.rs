@@ -4,8 +4,8 @@
 //! view, which a UI in its test mode submits (`suites/uae/client/ui.toml`): a UI that submits
 //! none leaves the run unjudged rather than failed.
 
-use crate::fuzz::keeps::{self, ids, text};
-use crate::fuzz::{mutate, FuzzProfile, Input, Mutator, Probe, PROBE_ID};
+use crate::fuzz_profile::keeps::{self, ids, text};
+use crate::fuzz_profile::{mutate, FuzzProfile, Input, Mutator, Probe, PROBE_ID};
 use crate::keeps_working;
 use crate::rules::ids::UAE_ROB_001;
 use proptest::prelude::*;

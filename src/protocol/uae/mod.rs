@@ -74,15 +74,18 @@ impl Protocol for Uae {
     fn client_fuzzing(
         &self,
         transport: TransportKind,
-    ) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+    ) -> Option<&'static dyn crate::fuzz_profile::FuzzProfile> {
         (transport == TransportKind::WebSocket).then_some(&fuzz_client::UaeUiFuzz as _)
     }
 
-    fn fuzzing(&self) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+    fn fuzzing(&self) -> Option<&'static dyn crate::fuzz_profile::FuzzProfile> {
         Some(&fuzz::AgentFuzz)
     }
 
-    fn fuzzing_as(&self, role: Option<&str>) -> Option<&'static dyn crate::fuzz::FuzzProfile> {
+    fn fuzzing_as(
+        &self,
+        role: Option<&str>,
+    ) -> Option<&'static dyn crate::fuzz_profile::FuzzProfile> {
         match role {
             Some("executor") => Some(&fuzz::ExecutorFuzz),
             _ => self.fuzzing(),
