@@ -36,6 +36,7 @@ mod rule_ids;
 mod shards;
 mod stdio_runner;
 mod suite_files;
+mod switch_names;
 mod tls;
 mod transport_socketio;
 mod transport_stdio;
