@@ -248,19 +248,37 @@ pub async fn start_socketio(
 ) -> Result<RunningTarget, ServeError> {
     let (svc, io) = builder.build_svc();
     setup(&io);
-    spawn_listener(addr, "http", move |listener, mut stop| async move {
+    accept_each(addr, "http", move |tcp| {
+        let svc = svc.clone();
+        tokio::spawn(async move {
+            let _ = hyper::server::conn::http1::Builder::new()
+                .serve_connection(hyper_util::rt::TokioIo::new(tcp), svc)
+                .with_upgrades()
+                .await;
+        });
+    })
+    .await
+}
+
+/// Binds, then hands each connection accepted to `on_tcp` until stopped (a failed accept is
+/// passed over); clients reach it at `SCHEME://ADDR/`. What `on_tcp` holds lives as long as
+/// the listener.
+pub(crate) async fn accept_each<F>(
+    addr: SocketAddr,
+    scheme: &str,
+    mut on_tcp: F,
+) -> Result<RunningTarget, ServeError>
+where
+    F: FnMut(tokio::net::TcpStream) + Send + 'static,
+{
+    spawn_listener(addr, scheme, move |listener, mut stop| async move {
         loop {
             tokio::select! {
                 _ = &mut stop => break,
                 accepted = listener.accept() => {
-                    let Ok((tcp, _)) = accepted else { continue };
-                    let svc = svc.clone();
-                    tokio::spawn(async move {
-                        let _ = hyper::server::conn::http1::Builder::new()
-                            .serve_connection(hyper_util::rt::TokioIo::new(tcp), svc)
-                            .with_upgrades()
-                            .await;
-                    });
+                    if let Ok((tcp, _)) = accepted {
+                        on_tcp(tcp);
+                    }
                 }
             }
         }
@@ -269,7 +287,7 @@ pub async fn start_socketio(
 }
 
 /// Binds, then runs `serve` until stopped; clients reach it at `SCHEME://ADDR/`.
-pub(crate) async fn spawn_listener<F, Fut>(
+async fn spawn_listener<F, Fut>(
     addr: SocketAddr,
     scheme: &str,
     serve: F,

@@ -8,7 +8,7 @@ pub mod faults;
 mod outbox;
 pub mod variants;
 
-use super::{spawn_listener, Faults, RunningTarget, ServeError, ServeOptions, Variants};
+use super::{accept_each, Faults, RunningTarget, ServeError, ServeOptions, Variants};
 use crate::auth::{self, TokenError};
 use outbox::SessionStore;
 use std::net::SocketAddr;
@@ -97,27 +97,24 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
 /// Starts the target on `addr`.
 pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {
     let config = Arc::new(Config::new(opts)?);
-    spawn_listener(addr, "ws", move |listener, mut stop| async move {
-        let store = SessionStore::default();
-        loop {
-            tokio::select! {
-                _ = &mut stop => break,
-                accepted = listener.accept() => {
-                    let Ok((stream, _)) = accepted else { continue };
-                    let _ = stream.set_nodelay(true);
-                    let config = config.clone();
-                    let store = store.clone();
-                    tokio::spawn(async move {
-                        let auth_config = config.clone();
-                        #[allow(clippy::result_large_err)]
-                        let callback = move |req: &Request, resp: Response| authorize(&auth_config, req, resp);
-                        if let Ok(ws) = tokio_tungstenite::accept_hdr_async_with_config(stream, callback, Some(ws_config())).await {
-                            conn::Conn::new(config, store, ws).run().await;
-                        }
-                    });
-                }
+    let store = SessionStore::default();
+    accept_each(addr, "ws", move |stream| {
+        let _ = stream.set_nodelay(true);
+        let config = config.clone();
+        let store = store.clone();
+        tokio::spawn(async move {
+            let auth_config = config.clone();
+            #[allow(clippy::result_large_err)]
+            let callback = move |req: &Request, resp: Response| authorize(&auth_config, req, resp);
+            let accepted = tokio_tungstenite::accept_hdr_async_with_config(
+                stream,
+                callback,
+                Some(ws_config()),
+            );
+            if let Ok(ws) = accepted.await {
+                conn::Conn::new(config, store, ws).run().await;
             }
-        }
+        });
     })
     .await
 }

@@ -18,7 +18,7 @@ mod ws;
 pub mod faults;
 pub mod variants;
 
-use super::{spawn_listener, Faults, RunningTarget, ServeError, ServeOptions, Variants};
+use super::{accept_each, Faults, RunningTarget, ServeError, ServeOptions, Variants};
 use conversations::Conversations;
 use session::switched_on;
 use std::net::SocketAddr;
@@ -96,32 +96,25 @@ pub async fn start_with(
     let prefix = normalize(prefix);
     let (stop_all, shutdown) = watch::channel(false);
     let conversations = Arc::new(Conversations::new(config, prefix.clone(), shutdown.clone()));
-    let mut running = spawn_listener(addr, "http", move |listener, mut stop| async move {
-        // Dropped when this task ends or is aborted: every task of the server then stops.
-        let _stop_all = StopAll(stop_all);
-        loop {
+    // Dropped with the listener's task, when it ends or is aborted: every task of the server
+    // then stops.
+    let stop_all = StopAll(stop_all);
+    let mut running = accept_each(addr, "http", move |tcp| {
+        let _held = &stop_all;
+        let _ = tcp.set_nodelay(true);
+        let conversations = conversations.clone();
+        let mut shutdown = shutdown.clone();
+        tokio::spawn(async move {
+            let svc =
+                hyper::service::service_fn(move |req| http::route(conversations.clone(), req));
+            let conn = hyper::server::conn::http1::Builder::new()
+                .serve_connection(hyper_util::rt::TokioIo::new(tcp), svc)
+                .with_upgrades();
             tokio::select! {
-                _ = &mut stop => break,
-                accepted = listener.accept() => {
-                    let Ok((tcp, _)) = accepted else { continue };
-                    let _ = tcp.set_nodelay(true);
-                    let conversations = conversations.clone();
-                    let mut shutdown = shutdown.clone();
-                    tokio::spawn(async move {
-                        let svc = hyper::service::service_fn(move |req| {
-                            http::route(conversations.clone(), req)
-                        });
-                        let conn = hyper::server::conn::http1::Builder::new()
-                            .serve_connection(hyper_util::rt::TokioIo::new(tcp), svc)
-                            .with_upgrades();
-                        tokio::select! {
-                            _ = conn => {}
-                            _ = switched_on(&mut shutdown) => {}
-                        }
-                    });
-                }
+                _ = conn => {}
+                _ = switched_on(&mut shutdown) => {}
             }
-        }
+        });
     })
     .await?;
     running.url = format!("http://{}{prefix}", running.addr);

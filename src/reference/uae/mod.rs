@@ -11,7 +11,7 @@ pub mod variants;
 
 use crate::ndjson::{AsyncLines, Line};
 use crate::reference::{
-    spawn_listener, Faults, RunningTarget, ServeError, ServeOptions, StdioPipes, Variants,
+    accept_each, Faults, RunningTarget, ServeError, ServeOptions, StdioPipes, Variants,
 };
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
@@ -174,17 +174,9 @@ async fn dial(
 /// Starts the WebSocket target on `addr`; clients reach it at `ws://ADDR/`.
 pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {
     let (role, faults, variants) = parse(opts)?;
-    spawn_listener(addr, "ws", move |listener, mut stop| async move {
-        loop {
-            tokio::select! {
-                _ = &mut stop => break,
-                accepted = listener.accept() => {
-                    let Ok((tcp, _)) = accepted else { continue };
-                    let peer = Peer::new(role, faults.clone(), variants.clone());
-                    tokio::spawn(serve_socket(tcp, peer));
-                }
-            }
-        }
+    accept_each(addr, "ws", move |tcp| {
+        let peer = Peer::new(role, faults.clone(), variants.clone());
+        tokio::spawn(serve_socket(tcp, peer));
     })
     .await
 }
