@@ -96,6 +96,15 @@ pub fn raw_token(event: &Value, path: &str, raw: &str) -> Option<Input> {
     Some(Input::Raw(text.replacen(&quoted, raw, 1).into_bytes()))
 }
 
+/// `e` as JSON that is not an object: an array holding it, a string, or a number.
+pub fn not_an_object(e: &Value, rng: &mut Rng) -> Input {
+    Input::Event(match rng.below(3) {
+        0 => serde_json::json!([e]),
+        1 => Value::from("hello"),
+        _ => Value::from(42),
+    })
+}
+
 /// The event's JSON text cut short: not JSON.
 pub fn truncated(event: &Value, rng: &mut Rng) -> Input {
     let text = event.to_string();

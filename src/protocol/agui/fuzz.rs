@@ -74,13 +74,9 @@ const FIRST_MESSAGE: &str = "/messages/0";
 
 static MUTATORS: &[Mutator] = &[
     malformed!("invalid-json", |e, rng| Some(mutate::truncated(e, rng))),
-    malformed!("not-an-object", |e, rng| {
-        Some(Input::Event(match rng.below(3) {
-            0 => json!([e]),
-            1 => json!("hello"),
-            _ => json!(42),
-        }))
-    }),
+    malformed!("not-an-object", |e, rng| Some(mutate::not_an_object(
+        e, rng
+    ))),
     malformed!("missing-thread-id", |e, _| mutate::set(
         e,
         "/threadId",

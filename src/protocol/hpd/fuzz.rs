@@ -71,13 +71,9 @@ fn is_input(e: &Value) -> bool {
 static MUTATORS: &[Mutator] = &[
     mutator!("invalid-json", |e, rng| Some(mutate::truncated(e, rng))),
     mutator!("invalid-utf8", |e, _| Some(mutate::invalid_utf8(e))),
-    mutator!("not-an-object", |e, rng| {
-        Some(Input::Event(match rng.below(3) {
-            0 => json!([e]),
-            1 => json!("hello"),
-            _ => json!(42),
-        }))
-    }),
+    mutator!("not-an-object", |e, rng| Some(mutate::not_an_object(
+        e, rng
+    ))),
     // Without its type and its text: a bare {text} is an input the framework takes.
     mutator!("missing-type", |e, _| {
         if !is_input(e) {

@@ -67,13 +67,9 @@ macro_rules! mutator {
 static MUTATORS: &[Mutator] = &[
     mutator!("invalid-json", |e, rng| Some(mutate::truncated(e, rng))),
     mutator!("invalid-utf8", |e, _| Some(mutate::invalid_utf8(e))),
-    mutator!("not-an-object", |e, rng| {
-        Some(Input::Event(match rng.below(3) {
-            0 => json!([e]),
-            1 => json!("hello"),
-            _ => json!(42),
-        }))
-    }),
+    mutator!("not-an-object", |e, rng| Some(mutate::not_an_object(
+        e, rng
+    ))),
     mutator!("missing-type", |e, _| mutate::remove(e, "/type")
         .map(Input::Event)),
     mutator!("wrong-type-value", |e, rng| {

@@ -113,13 +113,9 @@ static ENVELOPE_MUTATORS: &[Mutator] = &[
         answer: Answer::Unspecified,
         apply: |e, _| Some(mutate::invalid_utf8(e)),
     },
-    survive!("not-an-object", UAE_ENV_001, |e, rng| {
-        Some(Input::Event(match rng.below(3) {
-            0 => json!([e]),
-            1 => json!("hello"),
-            _ => json!(42),
-        }))
-    }),
+    survive!("not-an-object", UAE_ENV_001, |e, rng| Some(
+        mutate::not_an_object(e, rng)
+    )),
     survive!("missing-type", UAE_ENV_001, |e, _| without(e, "type")),
     survive!("missing-id", UAE_ENV_001, |e, _| without(e, "id")),
     survive!("missing-ts", UAE_ENV_001, |e, _| without(e, "ts")),
