@@ -251,6 +251,7 @@ mod tests {
         );
     }
 
+    /// `build.rs`'s `is_rule_id` (a build script cannot use the crate it builds).
     fn looks_like_a_rule(s: &str) -> bool {
         let parts: Vec<&str> = s.split('-').collect();
         parts.len() >= 3

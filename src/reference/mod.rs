@@ -52,26 +52,24 @@ macro_rules! fault {
             cases: None,
         }
     };
-    ($name:literal, [$($rule:expr),+ $(,)?], $description:literal,
+    ($name:literal, [$($rule:expr),+ $(,)?], $description:literal, $($cases:literal,)?
         [$(($case:literal, $verdict:ident)),* $(,)?] $(,)?) => {
         $crate::reference::Fault {
             name: $name,
             breaks: &[$($rule),+],
             description: $description,
             fails: &[$(($case, $crate::verdict::Verdict::$verdict)),*],
-            cases: None,
+            cases: $crate::reference::case_pattern(&[$($cases)?]),
         }
     };
-    ($name:literal, [$($rule:expr),+ $(,)?], $description:literal, $cases:literal,
-        [$(($case:literal, $verdict:ident)),* $(,)?] $(,)?) => {
-        $crate::reference::Fault {
-            name: $name,
-            breaks: &[$($rule),+],
-            description: $description,
-            fails: &[$(($case, $crate::verdict::Verdict::$verdict)),*],
-            cases: Some($cases),
-        }
-    };
+}
+
+/// A [`fault!`]'s case pattern, when it gives one.
+pub const fn case_pattern(given: &[&'static str]) -> Option<&'static str> {
+    match given {
+        [first, ..] => Some(first),
+        [] => None,
+    }
 }
 
 /// A legal-but-different behaviour a reference target can be started with (other wording,

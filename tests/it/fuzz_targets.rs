@@ -2,19 +2,8 @@
 //! few points, and with bytes flipped: the deterministic part of what `scripts/fuzz-smoke.sh`
 //! does with libFuzzer, so a target that panics on known input fails `cargo test`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use wireprobe::fuzz::targets::ALL;
-
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("readable directory") {
-        let path = entry.expect("entry").path();
-        if path.is_dir() {
-            files(&path, out);
-        } else {
-            out.push(path);
-        }
-    }
-}
 
 /// The input itself, a few prefixes, and copies with one byte flipped.
 fn variations(data: &[u8]) -> Vec<Vec<u8>> {
@@ -47,8 +36,8 @@ fn variations(data: &[u8]) -> Vec<Vec<u8>> {
 fn every_target_survives_the_corpus() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut inputs = Vec::new();
-    files(&root.join("corpus"), &mut inputs);
-    files(&root.join("fuzz/seeds"), &mut inputs);
+    inputs.extend(crate::common::files_under(&root.join("corpus"), ""));
+    inputs.extend(crate::common::files_under(&root.join("fuzz/seeds"), ""));
     assert!(inputs.len() > 50, "the corpus is there");
     for path in &inputs {
         let data = std::fs::read(path).expect("corpus file");

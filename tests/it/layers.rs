@@ -5,7 +5,7 @@
 //! one on its own floor or above would make a circle possible: this test refuses it, naming
 //! the file and the import, so the map in README.md's "Layout" cannot drift from the code.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Each top-level module of `src/` and its floor (0 is the ground). A new module gets a line.
 const FLOORS: &[(&str, u8)] = &[
@@ -39,17 +39,6 @@ fn floor_of(module: &str) -> Option<u8> {
     FLOORS.iter().find(|(m, _)| *m == module).map(|(_, f)| *f)
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("a source folder").flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// The top-level modules `code` names as `crate::m` or inside `crate::{m, …}`.
 fn named_modules(code: &str) -> Vec<String> {
     let mut found = Vec::new();
@@ -81,9 +70,7 @@ fn named_modules(code: &str) -> Vec<String> {
 #[test]
 fn every_import_goes_down() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut files = Vec::new();
-    rust_files(&src, &mut files);
-    files.sort();
+    let files = crate::common::files_under(&src, ".rs");
     let mut wrong = Vec::new();
     for file in files {
         let relative = file.strip_prefix(&src).expect("under src");

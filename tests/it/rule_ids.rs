@@ -3,20 +3,8 @@
 //! fault or a mutator would quietly turn a MUST into a note: this walks them all.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use wireprobe::protocol;
-
-/// Every file under `dir` whose name ends with one of `endings`.
-fn files(dir: &Path, endings: &[&str], out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("a source folder").flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files(&path, endings, out);
-        } else if endings.iter().any(|e| path.to_string_lossy().ends_with(e)) {
-            out.push(path);
-        }
-    }
-}
 
 /// The words of `text` shaped like a rule id: `LETTERS-AREA-DIGITS`, the first part two to
 /// six capitals, the area capitals and digits, the last part digits.
@@ -40,9 +28,9 @@ fn id_shaped(text: &str) -> Vec<&str> {
 fn every_rule_id_named_anywhere_is_in_its_protocols_catalogue() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut sources = Vec::new();
-    files(&root.join("src"), &[".rs"], &mut sources);
-    files(&root.join("suites"), &[".toml"], &mut sources);
-    files(&root.join("fuzz"), &[".rs"], &mut sources);
+    sources.extend(crate::common::files_under(&root.join("src"), ".rs"));
+    sources.extend(crate::common::files_under(&root.join("suites"), ".toml"));
+    sources.extend(crate::common::files_under(&root.join("fuzz"), ".rs"));
     // Each protocol's ids start with its own prefix (HAIP-SEQ-003 is haip's).
     let catalogues: Vec<(String, BTreeSet<&str>)> = protocol::all()
         .iter()

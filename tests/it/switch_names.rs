@@ -6,17 +6,6 @@
 use std::path::Path;
 use wireprobe::reference;
 
-fn rust_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("a source folder").flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// The names asked for as `.has("name")` in `text`.
 fn asked(text: &str) -> Vec<&str> {
     text.match_indices(".has(\"")
@@ -52,9 +41,7 @@ fn every_switch_the_references_ask_for_is_declared() {
                     .flat_map(|c| c.variants.iter().map(|v| v.name)),
             )
             .collect();
-        let mut files = Vec::new();
-        rust_files(&root.join(protocol.id()), &mut files);
-        for file in files {
+        for file in crate::common::files_under(&root.join(protocol.id()), ".rs") {
             let text = std::fs::read_to_string(&file).expect("a source file");
             for name in asked(&text) {
                 if !declared.contains(&name) {

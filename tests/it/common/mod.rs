@@ -6,6 +6,7 @@ pub mod distant;
 pub mod hostile;
 
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 use wireprobe::protocol;
 use wireprobe::reference::{self, ServeOptions};
@@ -532,4 +533,26 @@ pub async fn assert_reference_passes(protocol: &str) {
         not_passing.is_empty(),
         "the correct reference target must pass: {not_passing:?}"
     );
+}
+
+/// Every file under `dir` (its subfolders too) whose name ends with `ending` (`""`: all),
+/// sorted.
+pub fn files_under(dir: &Path, ending: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(dir) = todo.pop() {
+        for entry in std::fs::read_dir(&dir)
+            .expect("a readable folder")
+            .flatten()
+        {
+            let path = entry.path();
+            if path.is_dir() {
+                todo.push(path);
+            } else if path.to_string_lossy().ends_with(ending) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
 }
