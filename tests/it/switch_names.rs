@@ -6,9 +6,12 @@
 use std::path::Path;
 use wireprobe::reference;
 
-/// The names asked for as `.has("name")` in `text`.
+/// The names asked for as `.has("name")` in `text`, or through the `on("name")` a file of
+/// transforms keeps for it.
 fn asked(text: &str) -> Vec<&str> {
-    text.match_indices(".has(\"")
+    [".has(\"", " on(\"", "!on(\"", "(on(\""]
+        .iter()
+        .flat_map(|opening| text.match_indices(opening))
         .filter_map(|(at, open)| {
             let rest = &text[at + open.len()..];
             rest.split_once("\")").map(|(name, _)| name)
@@ -60,7 +63,7 @@ fn every_switch_the_references_ask_for_is_declared() {
 #[test]
 fn the_walk_reads_each_ask() {
     assert_eq!(
-        asked(r#"if self.faults.has("no-pong") || v.has("own-words") {"#),
-        ["no-pong", "own-words"]
+        asked(r#"if self.faults.has("no-pong") || v.has("own-words") && !on("x-y") {"#),
+        ["no-pong", "own-words", "x-y"]
     );
 }

@@ -142,7 +142,7 @@ impl TurnCtx {
                 let id = self.next_id("alarm");
                 let fires = SystemTime::now() + Duration::from_secs(seconds);
                 let task = json!({"id": id, "type": "alarm", "description": description,
-                    "status": if self.faults.has("bad-task-status") { "scheduled" } else { "pending" },
+                    "status": "pending",
                     "firesAt": timestamp(fires)});
                 let input = json!({"seconds": seconds, "description": description});
                 self.tool_with_task(
@@ -221,20 +221,12 @@ impl TurnCtx {
     /// [`Self::call_tool`] with a tool that runs for `took`.
     async fn call_tool_taking(&self, name: &str, input: Value, content: String, took: Duration) {
         let id = self.next_id("call");
-        let mut block = json!({"type": "tool_use", "id": id, "name": name, "input": input});
-        if self.faults.has("tool-use-without-input") {
-            block.as_object_mut().map(|b| b.remove("input"));
-        }
+        let block = json!({"type": "tool_use", "id": id, "name": name, "input": input});
         self.assistant(vec![block]).await;
         if !took.is_zero() {
             tokio::time::sleep(took).await;
         }
-        let answered = if self.faults.has("tool-result-wrong-id") {
-            "call_unknown".to_owned()
-        } else {
-            id
-        };
-        let result = json!({"type": "tool_result", "tool_use_id": answered, "content": content, "is_error": false});
+        let result = json!({"type": "tool_result", "tool_use_id": id, "content": content, "is_error": false});
         if self.variants.has("tool-results-as-user") {
             self.out
                 .line(json!({"type": "user", "message": {"role": "user", "content": [result]}}))
@@ -247,13 +239,7 @@ impl TurnCtx {
     }
 
     /// Adds a task, shows the snapshot, and removes it (with another snapshot) after `lasts`.
-    async fn add_task(&self, mut task: Value, id: String, lasts: Duration) {
-        if self.faults.has("task-without-timestamps") {
-            if let Some(t) = task.as_object_mut() {
-                t.remove("createdAt");
-                t.remove("firesAt");
-            }
-        }
+    async fn add_task(&self, task: Value, id: String, lasts: Duration) {
         self.tasks.lock().map(|mut t| t.push(task)).ok();
         self.snapshot().await;
         let later = self.clone();
@@ -269,9 +255,6 @@ impl TurnCtx {
     }
 
     async fn snapshot(&self) {
-        if self.faults.has("no-tasks-snapshot") {
-            return;
-        }
         let tasks = self.tasks.lock().map(|t| t.clone()).unwrap_or_default();
         self.out.line(json!({"type": "system", "subtype": "tasks", "tasks": tasks, "session_id": self.session_id})).await;
     }
@@ -289,65 +272,26 @@ impl TurnCtx {
                     .await;
             }
         }
-        let role = if self.faults.has("assistant-wrong-role") {
-            "model"
-        } else {
-            "assistant"
-        };
-        let mut line = json!({"type": "assistant",
-            "message": {"role": role, "content": content, "model": "wireprobe-reference"},
+        let line = json!({"type": "assistant",
+            "message": {"role": "assistant", "content": content, "model": "wireprobe-reference"},
             "session_id": self.session_id});
-        if self.faults.has("assistant-without-session-id") {
-            line.as_object_mut().map(|l| l.remove("session_id"));
-        }
         self.out.line(line).await;
     }
 
     /// The lines that end the turn.
     fn finish(&self, outcome: Outcome, took: Duration) -> Vec<Value> {
         let (subtype, is_error, result) = match outcome {
-            Outcome::Success(text) => (
-                "success",
-                self.faults.has("is-error-on-success"),
-                Some(text),
-            ),
+            Outcome::Success(text) => ("success", false, Some(text)),
             Outcome::Error(why) if self.faults.has("no-result-on-fail") => {
                 return vec![json!({"type": "system", "subtype": "error", "message": why})];
             }
-            Outcome::Error(why) => (
-                if self.faults.has("error-subtypes") {
-                    "error_during_execution"
-                } else if self.faults.has("result-unknown-subtype") {
-                    "failed"
-                } else {
-                    "error"
-                },
-                true,
-                Some(why),
-            ),
+            Outcome::Error(why) => ("error", true, Some(why)),
             Outcome::Cancelled => ("cancelled", false, None),
         };
-        let session_id = if self.faults.has("session-id-drift") {
-            format!("{}_turn", self.session_id)
-        } else {
-            self.session_id.clone()
-        };
-        let mut line = json!({"type": "result", "subtype": subtype,
+        vec![json!({"type": "result", "subtype": subtype,
             "duration_ms": took.as_millis() as u64, "is_error": is_error, "num_turns": 1,
-            "session_id": session_id, "result": result,
-            "usage": {"input_tokens": 0, "output_tokens": 0}});
-        if self.faults.has("result-without-duration") {
-            line.as_object_mut().map(|l| l.remove("duration_ms"));
-        }
-        if self.faults.has("result-without-session-id") {
-            line.as_object_mut().map(|l| l.remove("session_id"));
-        }
-        let times = if self.faults.has("double-result") {
-            2
-        } else {
-            1
-        };
-        vec![line; times]
+            "session_id": self.session_id, "result": result,
+            "usage": {"input_tokens": 0, "output_tokens": 0}})]
     }
 
     fn next_id(&self, prefix: &str) -> String {

@@ -5,6 +5,7 @@
 pub mod agent;
 pub mod faults;
 pub mod host;
+mod line_faults;
 pub mod store;
 pub mod variants;
 
@@ -32,12 +33,13 @@ enum OutMsg {
 }
 
 /// The stdout writer: every line goes through one channel, so lines never interleave and a
-/// cancelled turn never leaves half a line behind.
+/// cancelled turn never leaves half a line behind; on its way each line meets the line faults
+/// switched on ([`line_faults::on_line`]).
 #[derive(Clone)]
-pub struct Out(mpsc::Sender<OutMsg>);
+pub struct Out(mpsc::Sender<OutMsg>, Faults);
 
 impl Out {
-    fn start(mut output: impl AsyncWrite + Unpin + Send + 'static) -> Out {
+    fn start(mut output: impl AsyncWrite + Unpin + Send + 'static, faults: Faults) -> Out {
         let (tx, mut rx) = mpsc::channel::<OutMsg>(256);
         tokio::spawn(async move {
             while let Some(msg) = rx.recv().await {
@@ -56,12 +58,14 @@ impl Out {
                 }
             }
         });
-        Out(tx)
+        Out(tx, faults)
     }
 
     /// Writes one JSON line.
     pub async fn line(&self, value: Value) {
-        let _ = self.0.send(OutMsg::Line(value.to_string())).await;
+        for line in line_faults::on_line(&self.1, value) {
+            let _ = self.0.send(OutMsg::Line(line.to_string())).await;
+        }
     }
 
     /// Writes text as it is (for faults that print non-JSON).
@@ -150,7 +154,7 @@ pub async fn serve(
     } else {
         store::session_id(opts.db.as_deref()).map_err(|e| ServeError::Database(e.to_string()))?
     };
-    let out = Out::start(output);
+    let out = Out::start(output, faults.clone());
     let (done_tx, mut done_rx) = mpsc::channel(4);
     let mut agent = Agent {
         ctx: TurnCtx {
@@ -221,23 +225,12 @@ impl Agent {
 
     async fn announce(&self) {
         let out = &self.ctx.out;
-        if self.faults.has("init-not-first") {
-            out.line(json!({"type": "system", "subtype": "starting"}))
-                .await;
-        }
         let tools = variants::tool_names(&self.ctx.variants);
-        let mut init = json!({"type": "system", "subtype": "init", "session_id": self.ctx.session_id,
-            "version": env!("CARGO_PKG_VERSION"), "tools": tools});
-        if self.faults.has("init-without-version") {
-            init.as_object_mut().map(|i| i.remove("version"));
-        }
-        if self.faults.has("init-without-session-id") {
-            init.as_object_mut().map(|i| i.remove("session_id"));
-        }
-        out.line(init.clone()).await;
-        if self.faults.has("init-twice") {
-            out.line(init).await;
-        }
+        out.line(
+            json!({"type": "system", "subtype": "init", "session_id": self.ctx.session_id,
+            "version": env!("CARGO_PKG_VERSION"), "tools": tools}),
+        )
+        .await;
         if self.faults.has("stdout-log-lines") {
             out.raw("nuum reference agent ready").await;
         }
@@ -269,27 +262,20 @@ impl Agent {
                 }
                 Action::Status if self.faults.has("no-status-answer") => Ok(()),
                 Action::Status => {
-                    let subtype = if self.faults.has("status-subtype") {
-                        "status"
-                    } else {
-                        "status_response"
-                    };
                     let running = self.running.is_some() && !self.faults.has("status-always-idle");
                     let queued = self.ctx.queue.lock().await.len();
                     self.ctx
                         .out
                         .line(
-                            json!({"type": "system", "subtype": subtype, "running": running,
+                            json!({"type": "system", "subtype": "status_response", "running": running,
                         "session_id": self.ctx.session_id, "queued_messages": queued}),
                         )
                         .await;
                     Ok(())
                 }
                 Action::Heartbeat => {
-                    if !self.faults.has("no-heartbeat-ack") {
-                        self.ctx.out.line(json!({"type": "system", "subtype": "heartbeat_ack",
-                            "session_id": self.ctx.session_id, "timestamp": timestamp(SystemTime::now())})).await;
-                    }
+                    self.ctx.out.line(json!({"type": "system", "subtype": "heartbeat_ack",
+                        "session_id": self.ctx.session_id, "timestamp": timestamp(SystemTime::now())})).await;
                     Ok(())
                 }
             },
@@ -319,13 +305,11 @@ impl Agent {
     }
 
     async fn start_turn(&mut self, text: String) {
-        if !self.faults.has("no-turn-accepted") {
-            self.ctx
-                .out
-                .line(json!({"type": "system", "subtype": "turn_accepted",
+        self.ctx
+            .out
+            .line(json!({"type": "system", "subtype": "turn_accepted",
                 "session_id": self.ctx.session_id, "timestamp": timestamp(SystemTime::now())}))
-                .await;
-        }
+            .await;
         let (cancel, cancelled) = watch::channel(false);
         self.running = Some(cancel);
         tokio::spawn(self.ctx.clone().run(text, cancelled));
@@ -356,14 +340,9 @@ impl Agent {
         if self.faults.has("silent-on-bad-input") {
             return Ok(());
         }
-        let field = if self.faults.has("error-without-message") {
-            "error"
-        } else {
-            "message"
-        };
         self.ctx
             .out
-            .line(json!({"type": "system", "subtype": "error", field: why}))
+            .line(json!({"type": "system", "subtype": "error", "message": why}))
             .await;
         Ok(())
     }
