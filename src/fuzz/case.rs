@@ -209,11 +209,11 @@ pub fn case_for(
         };
         let Some((m, input)) = mutated else {
             let open = profile.answer_open(&original);
-            let starts = profile.starts_work(&original);
+            let waits = profile.waits_for_idle(&original);
             let Some(action) = valid_action(profile, original) else {
                 continue;
             };
-            if starts && std::mem::replace(&mut working, true) {
+            if waits && std::mem::replace(&mut working, true) {
                 out.push(Step::new(Wait::settled(profile.settle_ms(step_ms))));
             }
             unsettled |= open;
@@ -232,7 +232,7 @@ pub fn case_for(
             working &= profile.sync(tag).is_some();
         }
         // A scenario sets its own work going (a slow turn it may leave running).
-        working |= m.answer == Answer::Sequence || profile.starts_work(&original);
+        working |= m.answer == Answer::Sequence || profile.waits_for_idle(&original);
         out.push(step(action, None));
         match m.answer {
             Answer::Error(code) => out.push(step(

@@ -58,9 +58,10 @@ fn a_generated_case_waits_out_its_turns_and_pins_its_transport() {
 
 /// A Nuum user line sent behind one that may still run its turn waits for the agent to go
 /// idle first: sent mid-turn it would be injected, its directive never obeyed, so whether
-/// it was would depend on the machine's load (a finding that did not replay in CI).
+/// it was would depend on the machine's load (a finding that did not replay in CI). So does
+/// an interrupt, which would cancel the turn or meet none by the same race.
 #[test]
-fn a_line_starting_work_waits_for_the_work_before_it() {
+fn a_line_whose_meaning_needs_an_idle_agent_waits_for_the_work_before_it() {
     let protocol = crate::protocol::get("nuum").expect("nuum");
     let profile = protocol.fuzzing_as(None).expect("fuzzable");
     let on = RunConfig::new("builtin");
@@ -72,6 +73,7 @@ fn a_line_starting_work_waits_for_the_work_before_it() {
             FuzzStep::Valid(user("first")),
             FuzzStep::Valid(heartbeat),
             FuzzStep::Valid(user("wireprobe: alarm 1 later")),
+            FuzzStep::Valid(json!({"type": "control", "action": "interrupt"})),
         ],
     };
     let case = case_for(protocol, profile, "c", run, &on);
@@ -92,4 +94,12 @@ fn a_line_starting_work_waits_for_the_work_before_it() {
     };
     assert!(!settles(0..first), "{:#?}", case.steps);
     assert!(settles(first..second), "{:#?}", case.steps);
+    let interrupt = case
+        .steps
+        .iter()
+        .position(
+            |s| matches!(&s.action, Action::Send(send) if send.event["action"] == "interrupt"),
+        )
+        .expect("the interrupt");
+    assert!(settles(second..interrupt), "{:#?}", case.steps);
 }

@@ -197,10 +197,11 @@ pub trait FuzzProfile: Send + Sync {
 
     /// True when what this valid event means depends on whether the target is still working
     /// on earlier input (a Nuum user line starts a turn of its own when the agent is idle, and
-    /// is injected into the turn that runs otherwise). The fuzzer lets the target settle before
-    /// such an event when earlier input may have set work going, so a run means the same
-    /// alone, loaded or replayed; a scenario that wants it sent mid-way says so itself.
-    fn starts_work(&self, event: &Value) -> bool {
+    /// is injected into the turn that runs otherwise; an interrupt cancels a turn, or meets
+    /// none). The fuzzer lets the target settle before such an event when earlier input may
+    /// have set work going, so a run means the same alone, loaded or replayed; a scenario that
+    /// wants it sent mid-way says so itself.
+    fn waits_for_idle(&self, event: &Value) -> bool {
         let _ = event;
         false
     }

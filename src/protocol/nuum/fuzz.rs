@@ -170,9 +170,11 @@ impl FuzzProfile for NuumFuzz {
     }
 
     /// A user line: a turn of its own when the agent is idle, injected into one that runs
-    /// (§Mid-Turn Message Injection), where its directive is never obeyed.
-    fn starts_work(&self, event: &Value) -> bool {
-        is_user(event)
+    /// (§Mid-Turn Message Injection), where its directive is never obeyed. An interrupt:
+    /// whether it cancels the turn before it, or meets none, is the turn's race with it (the
+    /// scenario `interrupt-mid-turn` sends one mid-turn on purpose).
+    fn waits_for_idle(&self, event: &Value) -> bool {
+        is_user(event) || (is_control(event) && event["action"] == "interrupt")
     }
 
     fn probe(&self) -> Probe {

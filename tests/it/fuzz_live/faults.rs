@@ -6,16 +6,6 @@ use super::{fuzz_with, suite_named, Fuzzed, PARALLEL_FUZZERS};
 use std::process::Command;
 use wireprobe::reference;
 
-/// Faults whose findings judge a turn the generated input itself races: Nuum's failed turn
-/// (its result's subtype is the fault) with an `interrupt` sent behind the message that began
-/// it. Whether the turn fails or is cancelled is the agent's race with its stdin, and a
-/// printed replay in a process of its own beside a dozen campaigns lost it three goes in a
-/// row where the campaign's replays had won it 3/3. Their misses are printed, and stand.
-const RACES_ITS_INPUT: &[(&str, &str)] = &[
-    ("nuum", "error-subtypes"),
-    ("nuum", "result-unknown-subtype"),
-];
-
 /// Runs a finding's printed `replay:` command as a user would (`--strict`, so a `should`
 /// finding fails it too; up to three goes, see below): `None` once it failed on `rule`, or,
 /// for a finding that the target ended after an adversarial input (the keeps-working rule,
@@ -130,14 +120,12 @@ fn assert_faults_found_as(
             ));
         }
         // And the command it printed replays it, unless the campaign
-        // said its own replays did not always (`reproduced 2/3 (flaky)`),
-        // or its case races its own input ([`RACES_ITS_INPUT`]): such a
-        // miss is printed, and stands.
+        // said its own replays did not always (`reproduced 2/3 (flaky)`):
+        // such a miss is printed, and stands.
         let rule = fuzzed.rule.as_deref().unwrap_or_default();
         let missed = replay_misses(&fuzzed, rule)?;
         let said = format!("{} (found {rule}): the replay {missed}", fault.name);
-        let races = RACES_ITS_INPUT.contains(&(protocol, fault.name));
-        match fuzzed.flaky || races {
+        match fuzzed.flaky {
             true => {
                 eprintln!("a finding whose replay may miss: {said}");
                 None
