@@ -3,7 +3,8 @@
 //! what a protocol gives the fuzzer, the protocols, and the engines that run them (judge,
 //! suite, fuzz, check, proxy, reports), the reference targets above all. A module importing
 //! one on its own floor or above would make a circle possible: this test refuses it, naming
-//! the file and the import, so the map in README.md's "Layout" cannot drift from the code.
+//! the file and the import, so the map in README.md's "How it is built" cannot drift from
+//! the code.
 
 use std::path::Path;
 
