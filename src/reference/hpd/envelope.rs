@@ -1,6 +1,7 @@
 //! The HPD live envelope both ways: rendering the agent's events (where the envelope-level
 //! faults apply) and reading what clients send (inputs, responses, interruptions).
 
+use crate::protocol::hpd::events;
 use crate::reference::Faults;
 use serde_json::{Map, Value};
 
@@ -31,6 +32,20 @@ pub enum AskKind {
     Continuation,
     Clarification,
     ClientTool,
+}
+
+impl AskKind {
+    /// The request a response type (in SCREAMING_SNAKE_CASE) answers, and the type's name.
+    fn answered_by(response: &str) -> Option<(AskKind, &'static str)> {
+        [
+            (AskKind::Permission, "PERMISSION_RESPONSE"),
+            (AskKind::Continuation, "CONTINUATION_RESPONSE"),
+            (AskKind::Clarification, "CLARIFICATION_RESPONSE"),
+            (AskKind::ClientTool, "CLIENT_TOOL_INVOKE_RESPONSE"),
+        ]
+        .into_iter()
+        .find(|(_, name)| *name == response)
+    }
 }
 
 /// A client event, read from its envelope.
@@ -81,18 +96,20 @@ pub fn parse(bytes: &[u8]) -> Result<ClientEvent, EnvelopeError> {
         .and_then(Value::as_str)
         .ok_or(EnvelopeError::MissingType)?
         .to_ascii_uppercase();
-    let response = |kind, name: &'static str, field: &'static str| {
+    // A response names the request it answers by the field the protocol gives its type.
+    let answers = AskKind::answered_by(&ty);
+    if let (Some((kind, name)), Some(field)) = (answers, events::response_id_field(&ty)) {
         let id = body
             .get(field)
             .and_then(Value::as_str)
             .filter(|id| !id.is_empty())
             .ok_or(EnvelopeError::MissingField { kind: name, field })?;
-        Ok(ClientEvent::Response {
+        return Ok(ClientEvent::Response {
             kind,
             id: id.to_owned(),
             body: body.clone(),
-        })
-    };
+        });
+    }
     match ty.as_str() {
         "USER_TEXT_INPUT" => match body.get("text") {
             Some(Value::String(text)) => Ok(ClientEvent::Input(text.clone())),
@@ -109,24 +126,6 @@ pub fn parse(bytes: &[u8]) -> Result<ClientEvent, EnvelopeError> {
                     field: "user message with text content",
                 })
         }
-        "PERMISSION_RESPONSE" => {
-            response(AskKind::Permission, "PERMISSION_RESPONSE", "permissionId")
-        }
-        "CONTINUATION_RESPONSE" => response(
-            AskKind::Continuation,
-            "CONTINUATION_RESPONSE",
-            "continuationId",
-        ),
-        "CLARIFICATION_RESPONSE" => response(
-            AskKind::Clarification,
-            "CLARIFICATION_RESPONSE",
-            "requestId",
-        ),
-        "CLIENT_TOOL_INVOKE_RESPONSE" => response(
-            AskKind::ClientTool,
-            "CLIENT_TOOL_INVOKE_RESPONSE",
-            "requestId",
-        ),
         "INTERRUPTION_REQUEST" => Ok(ClientEvent::Interrupt),
         _ => Err(EnvelopeError::UnknownType(ty)),
     }
