@@ -89,18 +89,7 @@ fn every_import_goes_down() {
             continue;
         };
         let text = std::fs::read_to_string(&file).expect("a source file");
-        let lines: Vec<&str> = text.lines().collect();
-        for (at, line) in lines.iter().enumerate() {
-            let code = line.trim_start();
-            // An inline test module closes a file, by this project's habit: tests may reach
-            // anywhere.
-            let next = lines.get(at + 1).copied().unwrap_or_default();
-            if code.starts_with("#[cfg(test)]") && next.contains('{') {
-                break;
-            }
-            if code.starts_with("//") {
-                continue;
-            }
+        for (line, code) in crate::common::code_lines(&text) {
             for name in named_modules(code) {
                 if name == module {
                     continue;
@@ -110,7 +99,7 @@ fn every_import_goes_down() {
                     Some(theirs) => wrong.push(format!(
                         "{}:{}: {module} (floor {floor}) imports {name} (floor {theirs})",
                         relative.display(),
-                        at + 1
+                        line
                     )),
                     // A macro exported at the crate's root (`crate::fault!`) is no module.
                     None => {}

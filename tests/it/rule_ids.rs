@@ -63,6 +63,32 @@ fn every_rule_id_named_anywhere_is_in_its_protocols_catalogue() {
     assert!(unknown.is_empty(), "{}", unknown.join("\n"));
 }
 
+/// Outside the catalogues and tests the code names a rule by its constant
+/// (`wireprobe::rules::ids`), never by a string: a string in a rule's shape is a rule misspelt
+/// or named around the compiler's check.
+#[test]
+fn the_code_names_rules_by_their_constants() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut strings = Vec::new();
+    for path in crate::common::files_under(&src, ".rs") {
+        let name = path.display().to_string();
+        if name.ends_with("rules.rs") || name.ends_with("_tests.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("a source file");
+        for (line, code) in crate::common::code_lines(&text) {
+            let literals = code.split('"').skip(1).step_by(2);
+            let shaped = literals.filter(|s| id_shaped(s) == [*s]);
+            strings.extend(shaped.map(|s| format!("{name}:{line}: \"{s}\"")));
+        }
+    }
+    assert!(
+        strings.is_empty(),
+        "name these by their constants (wireprobe::rules::ids):\n{}",
+        strings.join("\n")
+    );
+}
+
 /// The shape the walk looks for, against near misses a typo makes.
 #[test]
 fn the_walk_sees_what_a_typo_makes() {

@@ -556,3 +556,22 @@ pub fn files_under(dir: &Path, ending: &str) -> Vec<PathBuf> {
     found.sort();
     found
 }
+
+/// The lines of a Rust source that are code, numbered from 1: comment lines are passed over,
+/// and an inline test module closes the file, by this project's habit (tests may name what
+/// the code may not).
+pub fn code_lines(text: &str) -> Vec<(usize, &str)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut code = Vec::new();
+    for (at, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        let next = lines.get(at + 1).copied().unwrap_or_default();
+        if trimmed.starts_with("#[cfg(test)]") && next.contains('{') {
+            break;
+        }
+        if !trimmed.starts_with("//") {
+            code.push((at + 1, trimmed));
+        }
+    }
+    code
+}
