@@ -11,7 +11,7 @@ use wireprobe::rules::{Binds, Rule};
 use wireprobe::suite as suites;
 
 /// Explains rule `id` of `protocol`, or of whichever protocol has it.
-pub(super) fn explain(protocol: Option<&dyn Protocol>, id: &str) -> Result<u8> {
+pub(super) fn explain(protocol: Option<&'static dyn Protocol>, id: &str) -> Result<u8> {
     let id = id.trim().to_ascii_uppercase();
     let (p, rule) = find(protocol, &id)?;
     let side = match rule.binds {
@@ -31,11 +31,6 @@ pub(super) fn explain(protocol: Option<&dyn Protocol>, id: &str) -> Result<u8> {
         None => say!("source: {}", citation.text),
     }
     say!("named in the code at:\n{}", listed(sites(rule.id)));
-    let judged = |binds: Binds, client: bool| match binds {
-        Binds::Either => true,
-        Binds::Server => !client,
-        Binds::Client => client,
-    };
     let mut cases = Vec::new();
     for client in [false, true] {
         let suite = match client {
@@ -71,7 +66,7 @@ pub(super) fn explain(protocol: Option<&dyn Protocol>, id: &str) -> Result<u8> {
                     .filter(|f| f.breaks.contains(&rule.id))
                     .map(|f| format!("{} — {}{side}{}", f.name, f.description, failing(f))),
             );
-            if judged(rule.binds, is_client) {
+            if rule.binds.applies(!is_client) {
                 variants.extend(
                     its_variants
                         .iter()
@@ -95,17 +90,10 @@ pub(super) fn explain(protocol: Option<&dyn Protocol>, id: &str) -> Result<u8> {
 
 /// The rule `id` in `protocol`'s catalogue, or in the one catalogue that has it.
 fn find(
-    protocol: Option<&dyn Protocol>,
+    protocol: Option<&'static dyn Protocol>,
     id: &str,
 ) -> Result<(&'static dyn Protocol, &'static Rule)> {
-    let candidates: Vec<&'static dyn Protocol> = match protocol {
-        Some(p) => protocol::all()
-            .iter()
-            .copied()
-            .filter(|q| q.id() == p.id())
-            .collect(),
-        None => protocol::all().to_vec(),
-    };
+    let candidates = protocol.map_or_else(|| protocol::all().to_vec(), |p| vec![p]);
     candidates
         .into_iter()
         .find_map(|p| wireprobe::rules::find(p.rules(), id).map(|r| (p, r)))

@@ -152,6 +152,11 @@ impl Switches {
     pub fn has(&self, name: &str) -> bool {
         self.0.contains(name)
     }
+
+    /// True when no switch is on (the correct target, as it mostly runs).
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 /// Starts `command` (one line, split as a shell would) as the child a reference client talks
@@ -269,7 +274,14 @@ pub(crate) async fn accept_each<F>(
 where
     F: FnMut(tokio::net::TcpStream) + Send + 'static,
 {
-    spawn_listener(addr, scheme, move |listener, mut stop| async move {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|source| ServeError::Listen { addr, source })?;
+    let addr = listener
+        .local_addr()
+        .map_err(|source| ServeError::Listen { addr, source })?;
+    let (stop_tx, mut stop) = oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
         loop {
             tokio::select! {
                 _ = &mut stop => break,
@@ -280,28 +292,7 @@ where
                 }
             }
         }
-    })
-    .await
-}
-
-/// Binds, then runs `serve` until stopped; clients reach it at `SCHEME://ADDR/`.
-async fn spawn_listener<F, Fut>(
-    addr: SocketAddr,
-    scheme: &str,
-    serve: F,
-) -> Result<RunningTarget, ServeError>
-where
-    F: FnOnce(tokio::net::TcpListener, oneshot::Receiver<()>) -> Fut,
-    Fut: std::future::Future<Output = ()> + Send + 'static,
-{
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|source| ServeError::Listen { addr, source })?;
-    let addr = listener
-        .local_addr()
-        .map_err(|source| ServeError::Listen { addr, source })?;
-    let (stop_tx, stop_rx) = oneshot::channel();
-    let task = tokio::spawn(serve(listener, stop_rx));
+    });
     Ok(RunningTarget {
         url: format!("{scheme}://{addr}/"),
         addr,

@@ -100,6 +100,7 @@ pub async fn start_with(
     // then stops.
     let stop_all = StopAll(stop_all);
     let mut running = accept_each(addr, "http", move |tcp| {
+        // Named here, so the closure, and with it the listener's task, holds it.
         let _held = &stop_all;
         let _ = tcp.set_nodelay(true);
         let conversations = conversations.clone();
