@@ -16,11 +16,10 @@ pub mod uae;
 pub use entry::{ClientEnd, ClientOptions, Reference, ReferenceClient, StdioPipes};
 pub use registry::{get, of, start};
 
+use crate::transport::listen::{self, Listening};
 use crate::verdict::Verdict;
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 
 /// A deliberate deviation a reference target can be started with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -222,24 +221,59 @@ pub struct RunningTarget {
     /// Where clients connect (`ws://127.0.0.1:PORT/`; HPD: `http://127.0.0.1:PORT/PREFIX`).
     pub url: String,
     pub addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
-    task: JoinHandle<()>,
+    listening: Listening,
 }
 
 impl RunningTarget {
+    /// The target on `listening`, which clients reach at `SCHEME://ADDR/`.
+    fn on(listening: Listening, scheme: &str) -> RunningTarget {
+        RunningTarget {
+            url: format!("{scheme}://{}/", listening.addr),
+            addr: listening.addr,
+            listening,
+        }
+    }
+
     /// Runs until the process is interrupted.
     pub async fn wait(mut self) {
-        let _ = (&mut self.task).await;
+        self.listening.wait().await;
     }
 }
 
-impl Drop for RunningTarget {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        self.task.abort();
-    }
+/// A target that serves each TCP connection accepted on `addr` with `on_tcp`; clients reach
+/// it at `SCHEME://ADDR/`.
+pub(crate) async fn accept_each<F>(
+    addr: SocketAddr,
+    scheme: &str,
+    on_tcp: F,
+) -> Result<RunningTarget, ServeError>
+where
+    F: FnMut(tokio::net::TcpStream, listen::Stopped) + Send + 'static,
+{
+    let listening = listen::accept_each(addr, on_tcp)
+        .await
+        .map_err(|source| ServeError::Listen { addr, source })?;
+    Ok(RunningTarget::on(listening, scheme))
+}
+
+/// A target served over HTTP on `addr` (WebSocket upgrades included) by `handle`; clients
+/// reach it at `SCHEME://ADDR/`.
+pub(crate) async fn serve_http<B, F, Fut>(
+    addr: SocketAddr,
+    scheme: &str,
+    handle: F,
+) -> Result<RunningTarget, ServeError>
+where
+    F: Fn(Option<SocketAddr>, hyper::Request<hyper::body::Incoming>) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = hyper::Response<B>> + Send + 'static,
+    B: hyper::body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let listening = listen::serve_http(addr, handle)
+        .await
+        .map_err(|source| ServeError::Listen { addr, source })?;
+    Ok(RunningTarget::on(listening, scheme))
 }
 
 /// Starts a Socket.IO server built from `builder` (configured by `setup`) on `addr`, served
@@ -249,54 +283,12 @@ pub async fn start_socketio(
     builder: socketioxide::SocketIoBuilder,
     setup: impl FnOnce(&socketioxide::SocketIo),
 ) -> Result<RunningTarget, ServeError> {
+    use hyper::service::Service;
     let (svc, io) = builder.build_svc();
     setup(&io);
-    accept_each(addr, "http", move |tcp| {
-        let svc = svc.clone();
-        tokio::spawn(async move {
-            let _ = hyper::server::conn::http1::Builder::new()
-                .serve_connection(hyper_util::rt::TokioIo::new(tcp), svc)
-                .with_upgrades()
-                .await;
-        });
+    serve_http(addr, "http", move |_, req| {
+        let answered = svc.call(req);
+        async move { answered.await.unwrap_or_else(|never| match never {}) }
     })
     .await
-}
-
-/// Binds, then hands each connection accepted to `on_tcp` until stopped (a failed accept is
-/// passed over); clients reach it at `SCHEME://ADDR/`. What `on_tcp` holds lives as long as
-/// the listener.
-pub(crate) async fn accept_each<F>(
-    addr: SocketAddr,
-    scheme: &str,
-    mut on_tcp: F,
-) -> Result<RunningTarget, ServeError>
-where
-    F: FnMut(tokio::net::TcpStream) + Send + 'static,
-{
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|source| ServeError::Listen { addr, source })?;
-    let addr = listener
-        .local_addr()
-        .map_err(|source| ServeError::Listen { addr, source })?;
-    let (stop_tx, mut stop) = oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        loop {
-            tokio::select! {
-                _ = &mut stop => break,
-                accepted = listener.accept() => {
-                    if let Ok((tcp, _)) = accepted {
-                        on_tcp(tcp);
-                    }
-                }
-            }
-        }
-    });
-    Ok(RunningTarget {
-        url: format!("{scheme}://{addr}/"),
-        addr,
-        stop: Some(stop_tx),
-        task,
-    })
 }

@@ -2,6 +2,7 @@
 //! connection served in a task of their own (upgrades allowed), and the client sessions they
 //! open handed to whoever accepts them, bounded.
 
+use super::listen::Stopped;
 use super::websocket::Opened;
 use super::{Connection, TransportError};
 use hyper::body::Incoming;
@@ -23,6 +24,29 @@ where
     B::Data: Send,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
+    serve(tcp, handle, std::future::pending());
+}
+
+/// [`serve_tcp`], the connection ending when `stopped` says its listener stopped.
+pub(crate) fn serve_tcp_until<B, F, Fut>(tcp: TcpStream, handle: F, mut stopped: Stopped)
+where
+    F: Fn(Option<SocketAddr>, Request<Incoming>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Response<B>> + Send + 'static,
+    B: hyper::body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    serve(tcp, handle, async move { stopped.wait().await });
+}
+
+fn serve<B, F, Fut>(tcp: TcpStream, handle: F, until: impl Future<Output = ()> + Send + 'static)
+where
+    F: Fn(Option<SocketAddr>, Request<Incoming>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Response<B>> + Send + 'static,
+    B: hyper::body::Body + Send + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     let _ = tcp.set_nodelay(true);
     let peer = tcp.peer_addr().ok();
     let handle = std::sync::Arc::new(handle);
@@ -31,10 +55,13 @@ where
             let handle = handle.clone();
             async move { Ok::<_, Infallible>(handle(peer, req).await) }
         });
-        let _ = hyper::server::conn::http1::Builder::new()
+        let conn = hyper::server::conn::http1::Builder::new()
             .serve_connection(hyper_util::rt::TokioIo::new(tcp), svc)
-            .with_upgrades()
-            .await;
+            .with_upgrades();
+        tokio::select! {
+            _ = conn => {}
+            _ = until => {}
+        }
     });
 }
 

@@ -12,6 +12,7 @@ pub(crate) mod http_serve;
 mod kind;
 pub mod length_prefixed;
 pub mod line_tap;
+pub mod listen;
 pub mod local_ports;
 pub mod passthrough;
 pub mod pipe_relay;

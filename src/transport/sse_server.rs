@@ -186,21 +186,18 @@ async fn route(
     };
     let opts = &shared.opts;
     if req.method() == Method::GET && path.ends_with(opts.ws_route.as_str()) {
-        let Some(resp) = websocket::switching_protocols::<_, ResponseBody>(&req) else {
+        let refusal = refusal_of(opts.responder.clone());
+        let upgraded = websocket::answer_upgrade(&mut req, peer, opts.max_frame, Some(refusal), {
+            move |conn, _| async move {
+                let _ = session.to_task.send(ToSession::Upgrade(conn)).await;
+            }
+        });
+        let Some(resp) = upgraded else {
             return answer(
                 StatusCode::BAD_REQUEST,
                 r#"{"error":"not a WebSocket upgrade"}"#,
             );
         };
-        let on_upgrade = hyper::upgrade::on(&mut req);
-        let max_frame = opts.max_frame;
-        let refusal = refusal_of(opts.responder.clone());
-        tokio::spawn(async move {
-            if let Ok(upgraded) = on_upgrade.await {
-                let conn = websocket::over_upgraded(upgraded, max_frame, Some(refusal)).await;
-                let _ = session.to_task.send(ToSession::Upgrade(conn)).await;
-            }
-        });
         return resp;
     }
     if req.method() == Method::GET && path.ends_with(opts.stream_route.as_str()) {

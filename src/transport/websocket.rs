@@ -289,6 +289,32 @@ pub async fn over_upgraded(
     Connection::from_parts(parts, task).pipelined().pinging()
 }
 
+/// Answers `req` when it asks for a WebSocket: `101 Switching Protocols` (see
+/// [`switching_protocols`]), the socket handed to `serve` as a [`Connection`] once hyper has
+/// upgraded it, with what the client asked for. `None` when `req` is not an upgrade.
+pub fn answer_upgrade<B, R, F, Fut>(
+    req: &mut hyper::Request<B>,
+    peer: Option<std::net::SocketAddr>,
+    max_frame: usize,
+    refusal: Option<Refusal>,
+    serve: F,
+) -> Option<hyper::Response<R>>
+where
+    R: Default,
+    F: FnOnce(Connection, Opened) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let resp = switching_protocols(req)?;
+    let opened = Opened::of(peer, req);
+    let on_upgrade = hyper::upgrade::on(req);
+    tokio::spawn(async move {
+        if let Ok(upgraded) = on_upgrade.await {
+            serve(over_upgraded(upgraded, max_frame, refusal).await, opened).await;
+        }
+    });
+    Some(resp)
+}
+
 /// Frame limits, and a read buffer sized for speed: tungstenite zero-fills its whole read
 /// buffer before every read, and the 128 KiB default made memset a tenth of a fuzzing run's
 /// CPU. Frames larger than the buffer still arrive whole.

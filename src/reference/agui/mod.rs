@@ -7,7 +7,7 @@ pub mod faults;
 mod http;
 pub mod script;
 
-use super::{accept_each, Faults, RunningTarget, ServeError, ServeOptions, Variants};
+use super::{serve_http, Faults, RunningTarget, ServeError, ServeOptions, Variants};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -92,11 +92,8 @@ pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarge
         },
         threads: Mutex::new(HashMap::new()),
     });
-    let mut running = accept_each(addr, "http", move |tcp| {
-        let shared = shared.clone();
-        crate::transport::http_serve::serve_tcp(tcp, move |_, req| {
-            http::answer(shared.clone(), req)
-        });
+    let mut running = serve_http(addr, "http", move |_, req| {
+        http::answer(shared.clone(), req)
     })
     .await?;
     running.url = format!("http://{}{}", running.addr, http::ROUTE);

@@ -98,7 +98,7 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
 pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {
     let config = Arc::new(Config::new(opts)?);
     let store = SessionStore::default();
-    accept_each(addr, "ws", move |stream| {
+    accept_each(addr, "ws", move |stream, _| {
         let _ = stream.set_nodelay(true);
         let config = config.clone();
         let store = store.clone();

@@ -11,16 +11,12 @@ use hyper::body::Incoming;
 use hyper::header::{HeaderValue, ALLOW, CACHE_CONTROL, CONTENT_TYPE};
 use hyper::{Method, Request, Response, StatusCode};
 use serde_json::json;
-use std::convert::Infallible;
 use std::sync::Arc;
 
 /// Answers one request. Never fails: every problem is an HTTP status.
-pub async fn route(
-    conversations: Arc<Conversations>,
-    req: Request<Incoming>,
-) -> Result<Response<Body>, Infallible> {
+pub async fn route(conversations: Arc<Conversations>, req: Request<Incoming>) -> Response<Body> {
     let Some((session, route)) = conversations.find(req.uri().path()) else {
-        return Ok(not_found());
+        return not_found();
     };
     let (method, handler) = match route.as_str() {
         "/inputs" => (Method::POST, Handler::Inputs),
@@ -28,7 +24,7 @@ pub async fn route(
         "/responses" => (Method::POST, Handler::Responses),
         "/interrupt" => (Method::POST, Handler::Interrupt),
         "/ws" => (Method::GET, Handler::Ws),
-        _ => return Ok(not_found()),
+        _ => return not_found(),
     };
     if req.method() != method {
         let mut resp = json_response(
@@ -38,15 +34,15 @@ pub async fn route(
         if let Ok(allow) = HeaderValue::from_str(method.as_str()) {
             resp.headers_mut().insert(ALLOW, allow);
         }
-        return Ok(resp);
+        return resp;
     }
-    Ok(match handler {
+    match handler {
         Handler::Inputs => inputs(&session, req).await,
         Handler::Events => events(session, &req),
         Handler::Responses => responses(&session, req).await,
         Handler::Interrupt => interrupt(&session, req).await,
         Handler::Ws => ws::upgrade(session, req),
-    })
+    }
 }
 
 enum Handler {

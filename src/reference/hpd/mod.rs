@@ -18,9 +18,8 @@ mod ws;
 pub mod faults;
 pub mod variants;
 
-use super::{accept_each, Faults, RunningTarget, ServeError, ServeOptions, Variants};
+use super::{serve_http, Faults, RunningTarget, ServeError, ServeOptions, Variants};
 use conversations::Conversations;
-use session::switched_on;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -99,23 +98,10 @@ pub async fn start_with(
     // Dropped with the listener's task, when it ends or is aborted: every task of the server
     // then stops.
     let stop_all = StopAll(stop_all);
-    let mut running = accept_each(addr, "http", move |tcp| {
-        // Named here, so the closure, and with it the listener's task, holds it.
+    let mut running = serve_http(addr, "http", move |_, req| {
+        // Named here, so the handler, and with it the listener and its connections, hold it.
         let _held = &stop_all;
-        let _ = tcp.set_nodelay(true);
-        let conversations = conversations.clone();
-        let mut shutdown = shutdown.clone();
-        tokio::spawn(async move {
-            let svc =
-                hyper::service::service_fn(move |req| http::route(conversations.clone(), req));
-            let conn = hyper::server::conn::http1::Builder::new()
-                .serve_connection(hyper_util::rt::TokioIo::new(tcp), svc)
-                .with_upgrades();
-            tokio::select! {
-                _ = conn => {}
-                _ = switched_on(&mut shutdown) => {}
-            }
-        });
+        http::route(conversations.clone(), req)
     })
     .await?;
     running.url = format!("http://{}{prefix}", running.addr);

@@ -174,7 +174,7 @@ async fn dial(
 /// Starts the WebSocket target on `addr`; clients reach it at `ws://ADDR/`.
 pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {
     let (role, faults, variants) = parse(opts)?;
-    accept_each(addr, "ws", move |tcp| {
+    accept_each(addr, "ws", move |tcp, _| {
         let peer = Peer::new(role, faults.clone(), variants.clone());
         tokio::spawn(serve_socket(tcp, peer));
     })

@@ -152,18 +152,12 @@ async fn route(
         return refuse(StatusCode::BAD_REQUEST, 1, "Session ID unknown");
     };
     if websocket {
-        let Some(resp) = websocket::switching_protocols::<_, Body>(&req) else {
-            return refuse(StatusCode::BAD_REQUEST, 3, "Bad request");
-        };
-        let on_upgrade = hyper::upgrade::on(&mut req);
         let max_frame = shared.opts.max_frame;
-        tokio::spawn(async move {
-            if let Ok(upgraded) = on_upgrade.await {
-                let conn = websocket::over_upgraded(upgraded, max_frame, None).await;
+        let upgraded =
+            websocket::answer_upgrade(&mut req, peer, max_frame, None, |conn, _| async move {
                 let _ = session.send(ToSession::Upgrade(conn)).await;
-            }
-        });
-        return resp;
+            });
+        return upgraded.unwrap_or_else(|| refuse(StatusCode::BAD_REQUEST, 3, "Bad request"));
     }
     match *req.method() {
         Method::GET => {
@@ -224,31 +218,25 @@ async fn open_session(
     let (tx, requests) = mpsc::channel(16);
     let (inbox, commands, parts) = Connection::channels();
     if websocket {
-        let Some(resp) = websocket::switching_protocols::<_, Body>(&req) else {
-            return refuse(StatusCode::BAD_REQUEST, 3, "Bad request");
-        };
-        let on_upgrade = hyper::upgrade::on(&mut req);
         let open = open(&[]);
-        tokio::spawn(async move {
-            let Ok(upgraded) = on_upgrade.await else {
-                return;
-            };
-            let mut ws = websocket::over_upgraded(upgraded, shared.opts.max_frame, None).await;
-            if ws
-                .send(Frame::Text(open), Instant::now() + SEND_BUDGET)
-                .await
-                .is_err()
-            {
-                return;
-            }
-            let engine = Engine::new(shared.clone(), sid, inbox, commands, requests, Some(ws));
-            register(&shared, &engine.sid, tx);
-            let task = tokio::spawn(engine.run());
-            let _ = shared
-                .arrivals
-                .try_send((Connection::from_parts(parts, task), opened));
-        });
-        return resp;
+        let max_frame = shared.opts.max_frame;
+        let upgraded =
+            websocket::answer_upgrade(&mut req, peer, max_frame, None, |mut ws, _| async move {
+                if ws
+                    .send(Frame::Text(open), Instant::now() + SEND_BUDGET)
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
+                let engine = Engine::new(shared.clone(), sid, inbox, commands, requests, Some(ws));
+                register(&shared, &engine.sid, tx);
+                let task = tokio::spawn(engine.run());
+                let _ = shared
+                    .arrivals
+                    .try_send((Connection::from_parts(parts, task), opened));
+            });
+        return upgraded.unwrap_or_else(|| refuse(StatusCode::BAD_REQUEST, 3, "Bad request"));
     }
     let open = open(&["websocket"]);
     let engine = Engine::new(shared.clone(), sid.clone(), inbox, commands, requests, None);
