@@ -342,6 +342,7 @@ async fn pump<S>(
     let pings = Pings::new();
     let (refuse_tx, mut refused) = tokio::sync::mpsc::channel::<(u16, String)>(1);
     let reader = async {
+        let mut ending = Ending::Other;
         loop {
             let observed = match stream.next().await {
                 Some(Ok(Message::Text(text))) => Received::Frame(Frame::Text(text.to_string())),
@@ -352,11 +353,19 @@ async fn pump<S>(
                     None => continue,
                 },
                 Some(Ok(Message::Ping(_) | Message::Frame(_))) => continue,
-                Some(Ok(Message::Close(frame))) => Received::Closed {
-                    code: frame.as_ref().map(|f| u16::from(f.code)),
-                    reason: frame.map(|f| f.reason.to_string()).unwrap_or_default(),
-                },
-                Some(Err(e)) => Received::Failed(map_read_error(e, limit)),
+                Some(Ok(Message::Close(frame))) => {
+                    ending = Ending::PeerClosed;
+                    Received::Closed {
+                        code: frame.as_ref().map(|f| u16::from(f.code)),
+                        reason: frame.map(|f| f.reason.to_string()).unwrap_or_default(),
+                    }
+                }
+                Some(Err(e)) => {
+                    if matches!(e, WsError::Utf8(_)) {
+                        ending = Ending::NotUtf8;
+                    }
+                    Received::Failed(map_read_error(e, limit))
+                }
                 None => Received::Closed {
                     code: None,
                     reason: DROPPED.into(),
@@ -368,13 +377,13 @@ async fn pump<S>(
             };
             let last = observed.is_terminal();
             if !inbox.push(observed).await || last {
-                return;
+                return ending;
             }
             // The frame is passed on, then what we did about it, then the close goes out.
             if let Some((code, why)) = refused {
                 let said = format!("wireprobe closed the WebSocket with {code}: {why}");
                 if !inbox.push(Received::Notice(said)).await {
-                    return;
+                    return ending;
                 }
                 let _ = refuse_tx.try_send((code, why));
             }
@@ -428,11 +437,35 @@ async fn pump<S>(
         // Keep the reader running until the target answers the close or the runner drops us.
         std::future::pending::<()>().await;
     };
-    tokio::select! {
-        _ = reader => {}
-        _ = writer => {}
-    }
+    let ending = tokio::select! {
+        ending = reader => ending,
+        _ = writer => Ending::Other,
+    };
+    // What ended the reading is answered as RFC 6455 has an endpoint answer it: a close the
+    // peer sent is echoed (tungstenite queued the echo; a flush sends it), a text frame that
+    // is not UTF-8 fails the connection with 1007 (§8.1).
+    let answer = async {
+        match ending {
+            Ending::PeerClosed => sink.flush().await,
+            Ending::NotUtf8 => {
+                let frame = close_frame(1007, "text frame is not UTF-8".into());
+                sink.send(Message::Close(Some(frame))).await
+            }
+            Ending::Other => Ok(()),
+        }
+    };
+    let _ = tokio::time::timeout(CLOSE_ANSWER, answer).await;
 }
+
+/// What ended a socket's reading, as far as the answer owed to it goes.
+enum Ending {
+    PeerClosed,
+    NotUtf8,
+    Other,
+}
+
+/// How long the answer to a close or to a frame that fails the connection may take to write.
+const CLOSE_ANSWER: Duration = Duration::from_secs(1);
 
 /// The pings a connection asks for ([`Connection::ping`]): each carries this connection's
 /// random nonce and when it went out, so its pong says how long it took without any state

@@ -1,7 +1,7 @@
 //! `GET {prefix}/ws`: the hosted WebSocket. Every live event goes out as one text frame (the
 //! envelope JSON); client text frames carry inputs, responses and interruptions, handled as
 //! the HTTP routes handle them. An invalid frame closes with 1007, a binary frame with 1008.
-//! A client's close is echoed by tungstenite with the client's own code (1000 for a normal
+//! A client's close is echoed by the transport with the client's own code (1000 for a normal
 //! close).
 
 use super::envelope;
@@ -9,115 +9,97 @@ use super::hub::Published;
 use super::session::switched_on;
 use super::session::Session;
 use crate::reference::http_body::{json_response, Body, MAX_BODY};
-use futures_util::stream::{SplitSink, SplitStream};
-use futures_util::{SinkExt, StreamExt};
+use crate::transport::websocket::answer_upgrade;
+use crate::transport::{Connection, Frame, Outgoing, Received};
 use hyper::body::Incoming;
 use hyper::{Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
 use serde_json::json;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::broadcast;
-use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
-use tokio_tungstenite::tungstenite::protocol::{CloseFrame, Role, WebSocketConfig};
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::WebSocketStream;
+use tokio::time::Instant;
 
 /// The largest frame or message a client may send (the HTTP routes' body limit).
 const MAX_MESSAGE: usize = MAX_BODY;
-/// How long a closing socket waits for the client's close reply.
-const CLOSE_WAIT: Duration = Duration::from_secs(2);
+/// How long one event may take to go out before the client counts as gone.
+const SEND_BUDGET: Duration = Duration::from_secs(30);
 
-type Socket = WebSocketStream<TokioIo<hyper::upgrade::Upgraded>>;
+/// RFC 6455 §7.4.1's close statuses the socket ends with.
+const GOING_AWAY: u16 = 1001;
+const INVALID_PAYLOAD: u16 = 1007;
+const POLICY: u16 = 1008;
+const TRY_AGAIN_LATER: u16 = 1013;
 
 /// Answers the upgrade request (101) and serves the socket once hyper hands it over.
 pub fn upgrade(session: Arc<Session>, mut req: Request<Incoming>) -> Response<Body> {
-    let Some(resp) = crate::transport::websocket::switching_protocols::<_, Body>(&req) else {
-        return json_response(
-            StatusCode::UPGRADE_REQUIRED,
-            json!({"error": "this route is a WebSocket"}),
-        );
-    };
-    let on_upgrade = hyper::upgrade::on(&mut req);
     // Subscribed before the 101 goes out: the client gets every event after its handshake.
     let (_, live) = session.hub.subscribe(None);
-    tokio::spawn(async move {
-        let Ok(upgraded) = on_upgrade.await else {
-            return;
-        };
-        let config = WebSocketConfig::default()
-            .max_message_size(Some(MAX_MESSAGE))
-            .max_frame_size(Some(MAX_MESSAGE));
-        let socket =
-            WebSocketStream::from_raw_socket(TokioIo::new(upgraded), Role::Server, Some(config))
-                .await;
-        serve(session, socket, live).await;
+    let answered = answer_upgrade(&mut req, None, MAX_MESSAGE, None, |socket, _| {
+        serve(session, socket, live)
     });
-    resp
+    answered.unwrap_or_else(|| {
+        json_response(
+            StatusCode::UPGRADE_REQUIRED,
+            json!({"error": "this route is a WebSocket"}),
+        )
+    })
 }
 
 /// Why the server ends a socket.
 enum Ending {
-    /// The client left (or closed and tungstenite replied).
+    /// The client left (or closed, which the transport answers).
     Gone,
-    /// The server closes with this code.
-    Close(CloseCode, &'static str),
+    /// The server closes with this status.
+    Close(u16, &'static str),
 }
 
 async fn serve(
     session: Arc<Session>,
-    socket: Socket,
+    mut socket: Connection,
     mut live: broadcast::Receiver<Arc<Published>>,
 ) {
-    let (mut sink, mut stream) = socket.split();
     let mut shutdown = session.shutdown.clone();
+    let far = || Instant::now() + Duration::from_secs(24 * 3600);
     let ending = loop {
         tokio::select! {
-            _ = switched_on(&mut shutdown) => break Ending::Close(CloseCode::Away, "server stopping"),
-            frame = stream.next() => match frame {
-                None | Some(Err(_)) => break Ending::Gone,
-                Some(Ok(message)) => {
-                    if let Some(ending) = on_message(&session, message) {
+            _ = switched_on(&mut shutdown) => break Ending::Close(GOING_AWAY, "server stopping"),
+            received = socket.recv(far()) => match received {
+                None => break Ending::Gone,
+                Some((received, _)) => {
+                    if let Some(ending) = on_received(&session, received) {
                         break ending;
                     }
                 }
             },
             event = live.recv() => match event {
                 Ok(event) => {
-                    if sink.send(Message::text(event.json.clone())).await.is_err() {
+                    let frame = Outgoing::Frame(Frame::Text(event.json.clone()));
+                    if socket.send(frame, Instant::now() + SEND_BUDGET).await.is_err() {
                         break Ending::Gone;
                     }
                 }
-                Err(broadcast::error::RecvError::Lagged(_)) => break Ending::Close(CloseCode::Again, "client too slow"),
-                Err(broadcast::error::RecvError::Closed) => break Ending::Close(CloseCode::Away, "server stopping"),
+                Err(broadcast::error::RecvError::Lagged(_)) => break Ending::Close(TRY_AGAIN_LATER, "client too slow"),
+                Err(broadcast::error::RecvError::Closed) => break Ending::Close(GOING_AWAY, "server stopping"),
             },
         }
     };
     match ending {
-        Ending::Gone => drain(&mut sink, &mut stream).await,
-        Ending::Close(code, reason) => {
-            let frame = CloseFrame {
-                code,
-                reason: reason.into(),
-            };
-            if sink.send(Message::Close(Some(frame))).await.is_ok() {
-                drain(&mut sink, &mut stream).await;
-            }
-        }
+        Ending::Gone => socket.close().await,
+        Ending::Close(code, reason) => socket.close_with(code, reason).await,
     }
 }
 
-/// Handles one client frame; `Some` ends the socket.
-fn on_message(session: &Session, message: Message) -> Option<Ending> {
+/// Handles what the client's socket gave; `Some` ends the socket.
+fn on_received(session: &Session, received: Received) -> Option<Ending> {
     let faults = &session.config.faults;
-    match message {
-        Message::Text(text)
+    match received {
+        Received::Frame(Frame::Text(text))
             if faults.has("rejects-messages-input")
                 && envelope::is_messages_input(text.as_bytes()) =>
         {
             None
         }
-        Message::Text(text) => match envelope::parse(text.as_bytes()) {
+        Received::Frame(Frame::Text(text)) => match envelope::parse(text.as_bytes()) {
             // An unknown id over the socket has nobody to tell: it is dropped.
             Ok(event) => {
                 let _ = session.handle(event);
@@ -126,25 +108,12 @@ fn on_message(session: &Session, message: Message) -> Option<Ending> {
             Err(_) => {
                 session.rejected();
                 (!faults.has("no-1007"))
-                    .then_some(Ending::Close(CloseCode::Invalid, "invalid event envelope"))
+                    .then_some(Ending::Close(INVALID_PAYLOAD, "invalid event envelope"))
             }
         },
-        Message::Binary(_) => (!faults.has("accepts-binary")).then_some(Ending::Close(
-            CloseCode::Policy,
-            "binary frames are not accepted",
-        )),
-        // tungstenite queues the close reply (and pongs) itself; reading on flushes them.
-        Message::Close(_) => Some(Ending::Gone),
-        Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => None,
+        Received::Frame(Frame::Binary(_) | Frame::RawText(_)) => (!faults.has("accepts-binary"))
+            .then_some(Ending::Close(POLICY, "binary frames are not accepted")),
+        received if received.is_terminal() => Some(Ending::Gone),
+        _ => None,
     }
-}
-
-/// Reads until the client's side ends (flushing tungstenite's close reply), for at most
-/// [`CLOSE_WAIT`].
-async fn drain(sink: &mut SplitSink<Socket, Message>, stream: &mut SplitStream<Socket>) {
-    let _ = tokio::time::timeout(CLOSE_WAIT, async {
-        while let Some(Ok(_)) = stream.next().await {}
-    })
-    .await;
-    let _ = sink.close().await;
 }

@@ -10,19 +10,19 @@ pub mod ui;
 pub mod variants;
 
 use crate::ndjson::{AsyncLines, Line};
+use crate::reference::http_body::json_response;
 use crate::reference::{
-    accept_each, Faults, RunningTarget, ServeError, ServeOptions, StdioPipes, Variants,
+    serve_http, Faults, RunningTarget, ServeError, ServeOptions, StdioPipes, Variants,
 };
-use futures_util::{SinkExt, StreamExt};
+use crate::transport::websocket;
+use crate::transport::{Connection, Frame, Outgoing, Received};
+use hyper::StatusCode;
 use serde_json::{json, Value};
 use stamp::Stamp;
 use std::net::SocketAddr;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
-use tokio_tungstenite::tungstenite::protocol::{CloseFrame, WebSocketConfig};
-use tokio_tungstenite::tungstenite::Error as WsError;
-use tokio_tungstenite::tungstenite::Message;
+use tokio::time::Instant;
 
 /// The largest frame or line read from a client.
 const MAX_INPUT: usize = 1 << 20;
@@ -174,54 +174,51 @@ async fn dial(
 /// Starts the WebSocket target on `addr`; clients reach it at `ws://ADDR/`.
 pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {
     let (role, faults, variants) = parse(opts)?;
-    accept_each(addr, "ws", move |tcp, _| {
+    serve_http(addr, "ws", move |peer_addr, mut req| {
         let peer = Peer::new(role, faults.clone(), variants.clone());
-        tokio::spawn(serve_socket(tcp, peer));
+        let answered = websocket::answer_upgrade(&mut req, peer_addr, MAX_INPUT, None, {
+            |socket, _| serve_socket(socket, peer)
+        });
+        async move {
+            answered.unwrap_or_else(|| {
+                json_response(
+                    StatusCode::UPGRADE_REQUIRED,
+                    json!({"error": "this target is a WebSocket"}),
+                )
+            })
+        }
     })
     .await
 }
 
-async fn serve_socket(tcp: tokio::net::TcpStream, mut peer: Peer) {
-    let config = WebSocketConfig::default()
-        .max_message_size(Some(MAX_INPUT))
-        .max_frame_size(Some(MAX_INPUT));
-    let Ok(socket) = tokio_tungstenite::accept_async_with_config(tcp, Some(config)).await else {
-        return;
-    };
-    let (mut tx, mut rx) = socket.split();
-    while let Some(received) = rx.next().await {
-        let message = match received {
-            Ok(message) => message,
-            // RFC 6455 §8.1: a text frame that is not UTF-8 fails the connection, with 1007.
-            Err(WsError::Utf8(_)) => {
-                let close = CloseFrame {
-                    code: CloseCode::Invalid,
-                    reason: "text frame is not UTF-8".into(),
-                };
-                let _ = tx.send(Message::Close(Some(close))).await;
-                return;
-            }
-            Err(_) => return,
-        };
-        let answers = match message {
-            Message::Text(text) => peer.handle(text.as_bytes()),
-            Message::Binary(_) => {
+/// Serves one peer on its socket until it leaves, then closes it (waiting briefly for the
+/// transport to answer the peer's close). A text frame that is not UTF-8 fails the connection
+/// with 1007 (RFC 6455 §8.1), which the transport does.
+async fn serve_socket(mut socket: Connection, mut peer: Peer) {
+    let far = || Instant::now() + Duration::from_secs(24 * 3600);
+    'reading: while let Some((received, _)) = socket.recv(far()).await {
+        let answers = match received {
+            Received::Frame(Frame::Text(text)) => peer.handle(text.as_bytes()),
+            Received::Frame(Frame::Binary(_) | Frame::RawText(_)) => {
                 peer.unusable();
                 Vec::new()
             }
-            Message::Close(_) => break,
+            received if received.is_terminal() => break,
             _ => continue,
         };
         if !answers.is_empty() && peer.slow() {
             tokio::time::sleep(SLOW).await;
         }
         for answer in answers {
-            if tx.send(Message::text(answer)).await.is_err() {
-                return;
+            let sent = socket
+                .send(Outgoing::Frame(Frame::Text(answer)), far())
+                .await;
+            if sent.is_err() {
+                break 'reading;
             }
         }
     }
-    let _ = tx.close().await;
+    socket.close().await;
 }
 
 fn stdio(pipes: StdioPipes, opts: &ServeOptions) -> crate::reference::entry::Started<'_, i32> {
