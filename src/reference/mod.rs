@@ -240,22 +240,6 @@ impl RunningTarget {
     }
 }
 
-/// A target that serves each TCP connection accepted on `addr` with `on_tcp`; clients reach
-/// it at `SCHEME://ADDR/`.
-pub(crate) async fn accept_each<F>(
-    addr: SocketAddr,
-    scheme: &str,
-    on_tcp: F,
-) -> Result<RunningTarget, ServeError>
-where
-    F: FnMut(tokio::net::TcpStream, listen::Stopped) + Send + 'static,
-{
-    let listening = listen::accept_each(addr, on_tcp)
-        .await
-        .map_err(|source| ServeError::Listen { addr, source })?;
-    Ok(RunningTarget::on(listening, scheme))
-}
-
 /// A target served over HTTP on `addr` (WebSocket upgrades included) by `handle`; clients
 /// reach it at `SCHEME://ADDR/`.
 pub(crate) async fn serve_http<B, F, Fut>(

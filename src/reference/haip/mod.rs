@@ -8,14 +8,16 @@ pub mod faults;
 mod outbox;
 pub mod variants;
 
-use super::{accept_each, Faults, RunningTarget, ServeError, ServeOptions, Variants};
+use super::http_body::json_response;
+use super::{serve_http, Faults, RunningTarget, ServeError, ServeOptions, Variants};
 use crate::auth::{self, TokenError};
+use crate::transport::websocket::answer_upgrade;
+use hyper::StatusCode;
 use outbox::SessionStore;
+use serde_json::json;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio_tungstenite::tungstenite::handshake::server::{ErrorResponse, Request, Response};
-use tokio_tungstenite::tungstenite::http::{HeaderValue, StatusCode};
 
 /// Tunables of the reference target. Timings the spec fixes are parameters so tests can
 /// scale them.
@@ -98,58 +100,51 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
 pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarget, ServeError> {
     let config = Arc::new(Config::new(opts)?);
     let store = SessionStore::default();
-    accept_each(addr, "ws", move |stream, _| {
-        let _ = stream.set_nodelay(true);
-        let config = config.clone();
-        let store = store.clone();
-        tokio::spawn(async move {
-            let auth_config = config.clone();
-            #[allow(clippy::result_large_err)]
-            let callback = move |req: &Request, resp: Response| authorize(&auth_config, req, resp);
-            let accepted = tokio_tungstenite::accept_hdr_async_with_config(
-                stream,
-                callback,
-                Some(ws_config()),
-            );
-            if let Ok(ws) = accepted.await {
-                conn::Conn::new(config, store, ws).run().await;
+    serve_http(addr, "ws", move |peer, mut req| {
+        let answered = match authorized(&config, &req) {
+            false => Some(json_response(
+                StatusCode::UNAUTHORIZED,
+                json!({"error": "invalid or missing bearer token"}),
+            )),
+            true => {
+                let (config, store) = (config.clone(), store.clone());
+                answer_upgrade(&mut req, peer, MAX_FRAME, None, |socket, _| {
+                    conn::Conn::new(config, store, socket).run()
+                })
             }
-        });
+        };
+        async move {
+            answered.unwrap_or_else(|| {
+                json_response(
+                    StatusCode::UPGRADE_REQUIRED,
+                    json!({"error": "this target is a WebSocket"}),
+                )
+            })
+        }
     })
     .await
 }
 
-/// The server's WebSocket settings: the client's small read buffer (see the transport).
-fn ws_config() -> tokio_tungstenite::tungstenite::protocol::WebSocketConfig {
-    tokio_tungstenite::tungstenite::protocol::WebSocketConfig::default()
-        .read_buffer_size(crate::transport::websocket::READ_BUFFER)
-}
+/// The largest frame or message a client may send: tungstenite's default frame limit (16 MiB),
+/// which the target kept before it stood on the transport.
+const MAX_FRAME: usize = 16 << 20;
 
-/// Checks the bearer token at the WebSocket upgrade; a refusal is an HTTP 401.
-/// (The large error type is tungstenite's callback contract, not ours.)
-#[allow(clippy::result_large_err)]
-fn authorize(
-    config: &Config,
-    req: &Request,
-    mut resp: Response,
-) -> Result<Response, ErrorResponse> {
-    let offered: Vec<String> = req
+/// Whether the bearer token of a WebSocket upgrade lets the client in (a refusal is an HTTP
+/// 401). The token is the query's `token`, else the `Authorization` header's bearer, else the
+/// first subprotocol offered.
+fn authorized<B>(config: &Config, req: &hyper::Request<B>) -> bool {
+    let Some(secret) = config.jwt_secret.as_deref() else {
+        return true;
+    };
+    let offered = req
         .headers()
         .get_all("sec-websocket-protocol")
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(',').map(|s| s.trim().to_owned()))
-        .filter(|s| !s.is_empty())
-        .collect();
-    // A client that offers a subprotocol must get one back, or its upgrade fails.
-    if let Some(first) = offered.first() {
-        if let Ok(v) = HeaderValue::from_str(first) {
-            resp.headers_mut().insert("sec-websocket-protocol", v);
-        }
-    }
-    let Some(secret) = config.jwt_secret.as_deref() else {
-        return Ok(resp);
-    };
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .find(|s| !s.is_empty())
+        .map(str::to_owned);
     let f = &config.faults;
     let query_token = (!f.has("auth-query-ignored"))
         .then(|| req.uri().query().and_then(token_from_query))
@@ -160,25 +155,18 @@ fn authorize(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::to_owned);
-    let token = query_token.or(bearer).or_else(|| offered.first().cloned());
+    let token = query_token.or(bearer).or(offered);
     let verdict = match token {
         None => Err(TokenError::Missing),
         Some(t) => auth::verify_hs256(&t, secret.as_bytes(), auth::now_secs()).map(|_| ()),
     };
-    let allowed = match verdict {
+    match verdict {
         Ok(()) => true,
         Err(TokenError::Missing) => f.has("auth-optional"),
         Err(TokenError::Malformed) => f.has("auth-accepts-garbage"),
         Err(TokenError::Signature | TokenError::Algorithm(_)) => f.has("auth-ignores-signature"),
         Err(TokenError::Expired) => f.has("token-expiry"),
         Err(TokenError::NotYetValid) => f.has("auth-ignores-iat"),
-    };
-    if allowed {
-        Ok(resp)
-    } else {
-        let mut refusal = ErrorResponse::new(Some("invalid or missing bearer token".into()));
-        *refusal.status_mut() = StatusCode::UNAUTHORIZED;
-        Err(refusal)
     }
 }
 

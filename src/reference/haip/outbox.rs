@@ -5,16 +5,16 @@ use super::Config;
 use crate::protocol::haip::facts::{Facts, HaiFacts};
 use crate::protocol::haip::model::{self, HAIP_VERSION};
 use crate::protocol::haip::session::now_ms;
+use crate::transport::Frame;
 use serde_json::{json, Map, Value};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
-use tokio_tungstenite::tungstenite::Message;
 
 /// One message sent earlier, kept for replay.
 #[derive(Debug, Clone)]
 struct Logged {
     seq: u64,
-    frames: Vec<Message>,
+    frames: Vec<Frame>,
 }
 
 /// Session state that survives reconnects.
@@ -262,7 +262,7 @@ impl Outbox {
     }
 
     /// Pops every held message that may go now and returns its frames, in order.
-    pub fn ready(&mut self) -> Vec<Message> {
+    pub fn ready(&mut self) -> Vec<Frame> {
         let faults = self.config.faults.clone();
         let mut frames = Vec::new();
         let mut blocked: HashSet<String> = HashSet::new();
@@ -308,7 +308,7 @@ impl Outbox {
     }
 
     /// Numbers, logs and encodes one message.
-    fn seal(&mut self, o: Outgoing) -> Vec<Message> {
+    fn seal(&mut self, o: Outgoing) -> Vec<Frame> {
         let faults = &self.config.faults;
         let Ok(mut state) = self.state.lock() else {
             return Vec::new();
@@ -360,9 +360,9 @@ impl Outbox {
         // fuzzing against the reference 4–7% of its CPU.
         let text = serde_json::to_string(&wire).unwrap_or_default();
         let mut frames = Vec::with_capacity(2);
-        frames.push(Message::text(text));
+        frames.push(Frame::Text(text));
         if let Some(bytes) = bytes {
-            frames.push(Message::binary(bytes));
+            frames.push(Frame::Binary(bytes));
         }
         state.log.push_back(Logged {
             seq,
@@ -375,7 +375,7 @@ impl Outbox {
     }
 
     /// The frames of messages `from..=to` for a replay, or `Err` when `from` is no longer kept.
-    pub fn replay(&self, from: u64, to: u64) -> Result<Vec<Message>, ()> {
+    pub fn replay(&self, from: u64, to: u64) -> Result<Vec<Frame>, ()> {
         let state = self.state.lock().map_err(|_| ())?;
         match (state.oldest_kept(), state.last_sent()) {
             (_, Some(last)) if from > last => Ok(Vec::new()),

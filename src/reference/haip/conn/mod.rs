@@ -9,19 +9,13 @@ use super::outbox::{self, ClientPrefs, Outbox, Outgoing, SessionStore};
 use super::Config;
 use crate::protocol::haip::model::{self, SYSTEM_CHANNEL};
 use crate::protocol::haip::schema::schema;
-use futures_util::stream::{SplitSink, SplitStream};
-use futures_util::{FutureExt, SinkExt, StreamExt};
+use crate::transport::{self, Connection, Frame, Received};
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinSet;
 use tokio::time::{Duration, Instant};
-use tokio_tungstenite::tungstenite::protocol::frame::coding::CloseCode;
-use tokio_tungstenite::tungstenite::protocol::CloseFrame;
-use tokio_tungstenite::tungstenite::{Error as WsError, Message};
-use tokio_tungstenite::WebSocketStream;
 
 /// Out-of-order messages buffered while waiting for a gap to fill.
 const MAX_BUFFERED: usize = 1024;
@@ -38,8 +32,7 @@ struct Granted {
 pub struct Conn {
     config: Arc<Config>,
     store: SessionStore,
-    sink: SplitSink<WebSocketStream<TcpStream>, Message>,
-    stream: Option<SplitStream<WebSocketStream<TcpStream>>>,
+    socket: Connection,
     outbox: Option<Outbox>,
     /// True once HAI was exchanged.
     handshaken: bool,
@@ -65,18 +58,21 @@ pub struct Conn {
 /// How many of the agent's messages wait for the connection's loop at most.
 const INTERNAL_QUEUE: usize = 256;
 
+/// How long one frame may take to go out before the client counts as gone.
+const SEND_BUDGET: Duration = Duration::from_secs(30);
+/// The close status of a connection the target ends over a protocol error (RFC 6455 §7.4.1).
+const PROTOCOL_ERROR: u16 = 1002;
+
 /// How many client messages that already arrived are handled before the answers are written.
 const READY_INPUT: usize = 64;
 
 impl Conn {
-    pub fn new(config: Arc<Config>, store: SessionStore, ws: WebSocketStream<TcpStream>) -> Self {
-        let (sink, stream) = ws.split();
+    pub fn new(config: Arc<Config>, store: SessionStore, socket: Connection) -> Self {
         let (internal_tx, internal_rx) = mpsc::channel(INTERNAL_QUEUE);
         Conn {
             config,
             store,
-            sink,
-            stream: Some(stream),
+            socket,
             outbox: None,
             handshaken: false,
             greeted: false,
@@ -95,9 +91,7 @@ impl Conn {
     }
 
     pub async fn run(mut self) {
-        let Some(mut stream) = self.stream.take() else {
-            return;
-        };
+        let far = || Instant::now() + Duration::from_secs(24 * 3600);
         let mut refill = tokio::time::interval(Duration::from_millis(100));
         if self.config.variants.has("hai-on-connect") {
             self.greet().await;
@@ -106,7 +100,7 @@ impl Conn {
             let mut ended = false;
             let gap = self.gap_deadline;
             tokio::select! {
-                msg = stream.next() => ended = !self.on_message(msg).await,
+                received = self.socket.recv(far()) => ended = !self.on_received(received.map(|(r, _)| r)).await,
                 Some(internal) = self.internal_rx.recv() => self.on_internal(internal).await,
                 _ = tokio::time::sleep_until(gap.unwrap_or_else(Instant::now)), if gap.is_some() => self.on_gap_timer().await,
                 _ = refill.tick() => self.refill().await,
@@ -118,14 +112,12 @@ impl Conn {
                 if ended || self.closing {
                     break;
                 }
-                let Some(msg) = stream.next().now_or_never() else {
+                let Some((received, _)) = self.socket.try_recv() else {
                     break;
                 };
-                ended = !self.on_message(msg).await;
+                ended = !self.on_received(Some(received)).await;
             }
             if ended {
-                // The answers to what came before the end still go out, if they can.
-                let _ = self.sink.flush().await;
                 break;
             }
             // What the agent queued meanwhile goes out with it, and all of it in one write: a
@@ -137,27 +129,29 @@ impl Conn {
                 };
                 self.on_internal(internal).await;
             }
-            if self.sink.flush().await.is_err() {
-                self.closing = true;
-            }
-        }
-        if self.closing {
-            let frame = CloseFrame {
-                code: CloseCode::Protocol,
-                reason: "protocol error".into(),
-            };
-            let _ = self.sink.send(Message::Close(Some(frame))).await;
         }
         self.tasks.abort_all();
+        // The answers to what came before the end still go out, if they can; the transport
+        // answers a client's close.
+        match self.closing {
+            true => {
+                self.socket
+                    .close_with(PROTOCOL_ERROR, "protocol error")
+                    .await
+            }
+            false => self.socket.close().await,
+        }
     }
 
     /// Handles what the socket gave; false once the client has closed or the socket failed.
-    async fn on_message(&mut self, msg: Option<Result<Message, WsError>>) -> bool {
-        match msg {
-            Some(Ok(Message::Text(text))) => self.on_text(text.as_str()).await,
-            Some(Ok(Message::Binary(bytes))) => self.on_binary(bytes.len() as u64).await,
-            Some(Ok(Message::Ping(_) | Message::Pong(_) | Message::Frame(_))) => {}
-            Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return false,
+    async fn on_received(&mut self, received: Option<Received>) -> bool {
+        match received {
+            Some(Received::Frame(Frame::Text(text))) => self.on_text(&text).await,
+            Some(Received::Frame(Frame::Binary(bytes) | Frame::RawText(bytes))) => {
+                self.on_binary(bytes.len() as u64).await
+            }
+            Some(received) if !received.is_terminal() => {}
+            Some(_) | None => return false,
         }
         true
     }
@@ -172,9 +166,11 @@ impl Conn {
 
     /// Writes frames as they are (sealed messages, or resent ones for a replay), to the
     /// socket when this turn of `run`'s loop ends.
-    async fn send_frames(&mut self, frames: Vec<Message>) {
+    async fn send_frames(&mut self, frames: Vec<Frame>) {
         for frame in frames {
-            if self.sink.feed(frame).await.is_err() {
+            let deadline = Instant::now() + SEND_BUDGET;
+            let out = transport::Outgoing::Frame(frame);
+            if self.socket.send(out, deadline).await.is_err() {
                 self.closing = true;
                 return;
             }
