@@ -110,7 +110,7 @@ impl Agent {
                 if self.views.len() < MAX_REMEMBERED {
                     self.views.insert(view_id.clone());
                 }
-                let mut view = json!({
+                let view = json!({
                     "kind": "a2ui.v1",
                     "view_id": view_id,
                     "tree": {"type": "form", "id": "weight_entry", "children": [
@@ -119,12 +119,6 @@ impl Agent {
                         {"type": "submit", "label": "Save"},
                     ]},
                 });
-                if turn.stamp.faults().has("view-without-view-id") {
-                    view.as_object_mut().map(|v| v.remove("view_id"));
-                }
-                if turn.stamp.faults().has("view-kind-other") {
-                    view["kind"] = json!("html");
-                }
                 turn.emit("assistant.view", json!({"view": view}));
             }
             Directive::Tool { name, args } => {
@@ -153,14 +147,7 @@ impl Agent {
                 },
             );
         }
-        let mut payload = json!({"tool": name, "args": args});
-        if turn.stamp.faults().has("call-without-tool") {
-            payload.as_object_mut().map(|p| p.remove("tool"));
-        }
-        if turn.stamp.faults().has("args-not-object") {
-            payload["args"] = json!(payload["args"].to_string());
-        }
-        turn.emit("tool.call", payload);
+        turn.emit("tool.call", json!({"tool": name, "args": args}));
     }
 }
 
@@ -181,10 +168,6 @@ impl Turn<'_> {
     }
 
     fn say(&mut self, text: &str) {
-        let payload = match self.stamp.faults().has("message-without-text") {
-            true => json!({"content": text}),
-            false => json!({"text": text}),
-        };
-        self.emit("assistant.message", payload);
+        self.emit("assistant.message", json!({"text": text}));
     }
 }

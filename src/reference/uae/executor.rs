@@ -33,19 +33,18 @@ pub fn handle(stamp: &mut Stamp, event: &Value) -> Option<Vec<Value>> {
     let tool = event.pointer("/payload/tool").and_then(Value::as_str);
     let args = event.pointer("/payload/args");
     let outcome = run(stamp, tool, args);
-    let faults = stamp.faults().clone();
     let bare = stamp.variants().has("no-null-keys");
     let mut payload = match outcome {
         Outcome::Ok(result) => {
             let mut p = json!({"ok": true, "result": result, "error": null});
-            if faults.has("ok-true-with-error") {
-                p["error"] = json!({"code": "NONE", "message": "no error"});
-            } else if bare {
+            if bare {
                 p.as_object_mut().map(|p| p.remove("error"));
             }
             p
         }
-        Outcome::Failed { .. } if faults.has("no-result-for-failures") => return Some(Vec::new()),
+        Outcome::Failed { .. } if stamp.faults().has("no-result-for-failures") => {
+            return Some(Vec::new())
+        }
         Outcome::Failed {
             code,
             message,
@@ -55,35 +54,20 @@ pub fn handle(stamp: &mut Stamp, event: &Value) -> Option<Vec<Value>> {
             if let Some(details) = details {
                 error["details"] = details;
             }
-            if faults.has("error-without-code") {
-                error.as_object_mut().map(|e| e.remove("code"));
-            }
             let mut p = json!({"ok": false, "result": null, "error": error});
-            if faults.has("ok-false-with-result") {
-                p["result"] = json!({"saved": 0});
-            } else if bare {
+            if bare {
                 p.as_object_mut().map(|p| p.remove("result"));
             }
             p
         }
     };
-    payload["tool"] = json!(match faults.has("result-other-tool") {
-        true => "another_tool",
-        false => tool.unwrap_or(""),
-    });
-    if faults.has("ok-not-boolean") {
-        payload["ok"] = json!(payload["ok"].to_string());
-    }
-    let trace = match faults.has("result-other-trace") {
-        true => stamp.fresh("tr"),
-        false => trace,
-    };
-    let copies = if faults.has("two-results") { 2 } else { 1 };
-    Some(
-        (0..copies)
-            .map(|_| stamp.event("tool.result", &session, Some(&trace), payload.clone()))
-            .collect(),
-    )
+    payload["tool"] = json!(tool.unwrap_or(""));
+    Some(vec![stamp.event(
+        "tool.result",
+        &session,
+        Some(&trace),
+        payload,
+    )])
 }
 
 fn run(stamp: &mut Stamp, tool: Option<&str>, args: Option<&Value>) -> Outcome {

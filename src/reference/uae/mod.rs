@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod caller;
+mod event_faults;
 pub mod executor;
 pub mod faults;
 mod stamp;
@@ -80,16 +81,22 @@ impl Peer {
             Role::Agent => self.agent.handle(&mut self.stamp, event),
             Role::Executor => executor::handle(&mut self.stamp, event),
         });
-        match answered {
-            Some(events) => events.iter().map(Value::to_string).collect(),
+        let events = match answered {
+            Some(events) => events,
             None => {
                 self.unusable();
                 match self.stamp.variants().has("answers-unusable-input") && !self.stalled {
-                    true => vec![self.refusal(event.as_ref()).to_string()],
+                    true => vec![self.refusal(event.as_ref())],
                     false => Vec::new(),
                 }
             }
-        }
+        };
+        let stamp = &mut self.stamp;
+        events
+            .into_iter()
+            .flat_map(|event| event_faults::on_event(stamp, event))
+            .map(|event| event.to_string())
+            .collect()
     }
 
     /// What the `answers-unusable-input` variant says to input it cannot use: whatever of

@@ -1,4 +1,4 @@
-//! Wraps a payload in the common envelope, with the envelope faults and variants applied.
+//! Wraps a payload in the common envelope, with the envelope variants applied.
 
 use crate::protocol::json::timestamp;
 use crate::reference::{Faults, Variants};
@@ -39,45 +39,22 @@ impl Stamp {
         }
     }
 
-    /// The event of type `ty` in `session`, on `trace` when it has one.
+    /// The next number of the count fresh ids are made from.
+    pub fn next_number(&mut self) -> u64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    /// The event of type `ty` in `session`, on `trace` when it has one. The event faults
+    /// reshape it as it goes out (`event_faults.rs`).
     pub fn event(&mut self, ty: &str, session: &str, trace: Option<&str>, payload: Value) -> Value {
-        let id = match (
-            self.faults.has("duplicate-ids"),
-            self.faults.has("id-without-prefix"),
-        ) {
-            (true, _) => "evt_1".to_owned(),
-            (_, true) => {
-                self.next_id += 1;
-                self.next_id.to_string()
-            }
-            _ => self.fresh("evt"),
-        };
-        let now = SystemTime::now();
-        let ts = match (
-            self.faults.has("epoch-ts"),
-            self.faults.has("ts-without-millis"),
-            self.faults.has("ts-not-rfc3339"),
-        ) {
-            (true, _, _) => json!(now
-                .duration_since(SystemTime::UNIX_EPOCH)
-                .map_or(0, |d| d.as_millis() as u64)),
-            (_, true, _) => json!(humantime::format_rfc3339_seconds(now).to_string()),
-            (_, _, true) => json!("Thu Jan  8 12:34:56 2026"),
-            _ => json!(timestamp(now)),
-        };
+        let id = self.fresh("evt");
+        let ts = json!(timestamp(SystemTime::now()));
         let mut event = json!({"type": ty, "id": id, "ts": ts, "session_id": session});
-        let traced = match ty {
-            "tool.call" => !self.faults.has("call-without-trace"),
-            "tool.result" => !self.faults.has("result-without-trace"),
-            _ => !self.variants.has("no-ui-trace"),
-        };
+        // Tool events always carry their trace; assistant output may not (the spec's examples).
+        let traced = matches!(ty, "tool.call" | "tool.result") || !self.variants.has("no-ui-trace");
         if let (Some(trace), true) = (trace, traced) {
             event["trace_id"] = json!(trace);
-        }
-        if self.faults.has("no-session-id") {
-            if let Some(obj) = event.as_object_mut() {
-                obj.remove("session_id");
-            }
         }
         let mut payload = payload;
         if self.variants.has("extra-fields") {
@@ -86,10 +63,7 @@ impl Stamp {
                 obj.insert("x_reference".into(), json!(true));
             }
         }
-        event["payload"] = match self.faults.has("payload-string") {
-            true => json!(payload.to_string()),
-            false => payload,
-        };
+        event["payload"] = payload;
         event
     }
 }
