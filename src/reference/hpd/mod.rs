@@ -8,6 +8,7 @@
 pub mod client;
 mod conversations;
 mod envelope;
+mod event_faults;
 mod http;
 mod hub;
 mod session;

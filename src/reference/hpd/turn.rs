@@ -1,6 +1,7 @@
 //! The scripted agent: runs queued inputs one message turn at a time, each turn driven by the
-//! input's directive. The turn-level faults and variants live here; the envelope-level ones
-//! in [`super::envelope::render`].
+//! input's directive. The variants and the faults of behaviour live here; the faults that
+//! reshape a turn's events in [`super::event_faults`], the envelope-level ones in
+//! [`super::envelope::render`].
 //!
 //! A permission-gated tool call is announced (TOOL_CALL_START/ARGS) only once it is approved,
 //! so a denied call never starts and needs no closing. Tool calls are sent in one go (no
@@ -8,6 +9,7 @@
 //! or reasoning block and an open agent turn, which it closes before MESSAGE_TURN_FINISHED.
 
 use super::envelope::{render, AskKind};
+use super::event_faults::TurnFaults;
 use super::session::{switched_on, Session};
 use crate::reference::directive::{Directive, MAX_ITERATIONS};
 use serde_json::{json, Map, Value};
@@ -91,6 +93,8 @@ struct Turn {
     /// The open agent turn (iteration).
     iteration: Option<u32>,
     started: Instant,
+    /// What the turn faults keep over the turn (a lock, as the turn is shared across awaits).
+    faults: std::sync::Mutex<TurnFaults>,
 }
 
 impl Turn {
@@ -103,6 +107,7 @@ impl Turn {
             block: None,
             iteration: None,
             started: Instant::now(),
+            faults: Default::default(),
         }
     }
 
@@ -112,16 +117,6 @@ impl Turn {
 
     fn variant(&self, name: &str) -> bool {
         self.s.config.variants.has(name)
-    }
-
-    /// The server's one text block id (the `shared-block-id` fault's).
-    fn last_text_block(&self) -> std::sync::MutexGuard<'_, String> {
-        // A poisoned lock only means another conversation panicked while naming a block.
-        self.s
-            .config
-            .last_text_block
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
     }
 
     async fn run(mut self, text: &str) {
@@ -154,41 +149,23 @@ impl Turn {
         }
         self.close_block();
         self.end_iteration();
-        let turn_id = if self.fault("turn-id-drift") {
-            self.s.fresh_id("turn")
-        } else {
-            self.turn_id.clone()
-        };
+        let turn_id = self.turn_id.clone();
         // Over before its end is announced: an input sent on seeing the end finds no turn running.
         self.s.end_turn();
-        if !self.fault("turn-never-finished") {
-            match end {
-                Ok(End::Failed(message)) => self.send(
-                    "MESSAGE_TURN_ERROR",
-                    json!({"message": message, "messageTurnId": turn_id}),
-                ),
-                Ok(End::Done) | Err(Interrupted) => self.send(
-                    "MESSAGE_TURN_FINISHED",
-                    json!({
-                        "messageTurnId": turn_id,
-                        "conversationId": self.s.conversation_id,
-                        "agentName": AGENT_NAME,
-                        "duration": self.duration(),
-                    }),
-                ),
-            }
-        }
-        if self.fault("output-after-finish") {
-            let id = self.s.fresh_id("msg");
-            self.send(
-                "TEXT_MESSAGE_START",
-                json!({"messageId": id, "role": "assistant"}),
-            );
-            self.send(
-                "TEXT_DELTA",
-                json!({"messageId": id, "text": "one more thing"}),
-            );
-            self.send("TEXT_MESSAGE_END", json!({"messageId": id}));
+        match end {
+            Ok(End::Failed(message)) => self.send(
+                "MESSAGE_TURN_ERROR",
+                json!({"message": message, "messageTurnId": turn_id}),
+            ),
+            Ok(End::Done) | Err(Interrupted) => self.send(
+                "MESSAGE_TURN_FINISHED",
+                json!({
+                    "messageTurnId": turn_id,
+                    "conversationId": self.s.conversation_id,
+                    "agentName": AGENT_NAME,
+                    "duration": self.duration(),
+                }),
+            ),
         }
     }
 
@@ -348,30 +325,14 @@ impl Turn {
     ) -> Step {
         let [start, delta, _] = kind.types();
         let id = self.s.fresh_id("msg");
-        let mut chunks = chunks.into_iter();
         let pace = pace.or_else(|| self.variant("paced").then_some(PACED_DELTA));
-        if kind == BlockKind::Text && self.fault("delta-before-start") {
-            if let Some(first) = chunks.next() {
-                self.emit(delta, json!({"text": first, "messageId": id}))?;
-            }
-        }
         self.emit(start, json!({"messageId": id, "role": "assistant"}))?;
         self.block = Some((kind, id.clone()));
-        let shared = kind == BlockKind::Text && self.fault("shared-block-id");
-        if shared {
-            *self.last_text_block() = id.clone();
-        }
         for chunk in chunks {
             if let Some(pace) = pace {
                 self.pause(pace).await?;
             }
-            // With the fault, the block another conversation started since names this one's
-            // deltas: only conversations streaming at once show it.
-            let named = match shared {
-                true => self.last_text_block().clone(),
-                false => id.clone(),
-            };
-            self.emit(delta, json!({"text": chunk, "messageId": named}))?;
+            self.emit(delta, json!({"text": chunk, "messageId": id}))?;
         }
         self.close_block();
         Ok(())
@@ -382,9 +343,6 @@ impl Turn {
         let Some((kind, id)) = self.block.take() else {
             return;
         };
-        if kind == BlockKind::Text && self.fault("missing-end") {
-            return;
-        }
         self.send(kind.types()[2], json!({"messageId": id}));
     }
 
@@ -392,43 +350,26 @@ impl Turn {
     fn tool_call(&mut self, call: &str, name: &str, args: &Value) -> Step {
         self.check()?;
         let message = self.s.fresh_id("msg");
-        let other = if self.fault("wrong-call-id") {
-            self.s.fresh_id("call")
-        } else {
-            call.to_owned()
-        };
-        let args_json = if self.fault("bad-args-json") {
-            format!("{args:?}")
-        } else {
-            args.to_string()
-        };
         self.send(
             "TOOL_CALL_START",
             json!({"callId": call, "name": name, "messageId": message}),
         );
         self.send(
             "TOOL_CALL_ARGS",
-            json!({"callId": other, "argsJson": args_json}),
+            json!({"callId": call, "argsJson": args.to_string()}),
         );
-        // END and RESULT keep START's id even in `wrong-call-id`: with theirs changed too,
-        // the started call would also never end (HPD-TOOL-003), a second broken rule.
         let output = match self.fault("denied-runs-text-tool") {
             true => json!(format!("{name} ran with {args}")),
             false => args.clone(),
         };
-        let result =
-            (!self.fault("tool-without-result")).then(|| json!({"callId": call, "result": output}));
+        let result = json!({"callId": call, "result": output});
         let end = json!({"callId": call});
         if self.variant("end-after-result") {
-            if let Some(result) = result {
-                self.send("TOOL_CALL_RESULT", result);
-            }
+            self.send("TOOL_CALL_RESULT", result);
             self.send("TOOL_CALL_END", end);
         } else {
             self.send("TOOL_CALL_END", end);
-            if let Some(result) = result {
-                self.send("TOOL_CALL_RESULT", result);
-            }
+            self.send("TOOL_CALL_RESULT", result);
         }
         Ok(())
     }
@@ -437,10 +378,7 @@ impl Turn {
         self.check()?;
         self.iteration = Some(iteration);
         if !self.variant("no-agent-turns") {
-            self.send(
-                "AGENT_TURN_STARTED",
-                json!({"iteration": self.iteration_value(iteration)}),
-            );
+            self.send("AGENT_TURN_STARTED", json!({"iteration": iteration}));
         }
         if self.variant("extra-fields") {
             self.send(
@@ -475,24 +413,13 @@ impl Turn {
         ))
     }
 
-    /// An iteration as the envelope carries it (a string under `string-iterations`).
-    fn iteration_value(&self, iteration: u32) -> Value {
-        match self.fault("string-iterations") {
-            true => json!(iteration.to_string()),
-            false => json!(iteration),
-        }
-    }
-
     /// Ends the open agent turn, if any.
     fn end_iteration(&mut self) {
         let Some(iteration) = self.iteration.take() else {
             return;
         };
-        if !self.variant("no-agent-turns") && !self.fault("agent-turn-unfinished") {
-            self.send(
-                "AGENT_TURN_FINISHED",
-                json!({"iteration": self.iteration_value(iteration)}),
-            );
+        if !self.variant("no-agent-turns") {
+            self.send("AGENT_TURN_FINISHED", json!({"iteration": iteration}));
         }
     }
 
@@ -530,7 +457,14 @@ impl Turn {
             );
             fields.insert("sessionId".into(), self.s.conversation_id.clone().into());
         }
-        let (ty, json) = render(&self.s.config.faults, ty, fields);
-        self.s.hub.publish(ty, json);
+        let events = self
+            .faults
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .on_event(&self.s, ty, fields);
+        for (ty, fields) in events {
+            let (ty, json) = render(&self.s.config.faults, &ty, fields);
+            self.s.hub.publish(ty, json);
+        }
     }
 }
