@@ -75,14 +75,7 @@ pub async fn run(spec: RunSpec, tx: mpsc::Sender<Internal>, mut cancel: oneshot:
         tx: tx.clone(),
         run_id: Some(spec.run_id.clone()),
     };
-    if f.has("unknown-event-type") {
-        out.emit("THINKING", json!({})).await;
-    }
-    let message_id = if f.has("bad-message-id") {
-        "message-1".to_owned()
-    } else {
-        spec.config.fresh_id()
-    };
+    let message_id = spec.config.fresh_id();
     let mut cancelled = false;
     match &spec.plan {
         Plan::Say(text) => {
@@ -144,10 +137,8 @@ pub async fn run(spec: RunSpec, tx: mpsc::Sender<Internal>, mut cancel: oneshot:
                 AGENT_CHANNEL,
                 json!({"code": "AGENT_ERROR", "message": "scripted failure (wireprobe: fail)"}),
             );
-            let run_id = (!f.has("run-error-without-run-id")).then_some(spec.run_id.as_str());
-            let _ = tx
-                .send(Internal::Emit(Box::new(error.in_run(run_id))))
-                .await;
+            let error = error.in_run(Some(&spec.run_id));
+            let _ = tx.send(Internal::Emit(Box::new(error))).await;
             let _ = tx.send(Internal::RunEnded(spec.run_id)).await;
             return;
         }
@@ -155,33 +146,20 @@ pub async fn run(spec: RunSpec, tx: mpsc::Sender<Internal>, mut cancel: oneshot:
             let bytes: Vec<u8> = (0..*n).map(|i| (i % 251) as u8).collect();
             let mime = "audio/opus";
             let audio_id = spec.config.fresh_id();
-            let mut payload = json!({"message_id": audio_id, "duration_ms": "20"});
-            if !f.has("audio-without-mime") {
-                payload["mime"] = json!(mime);
-            }
-            let mut chunk = Outgoing::new("AUDIO_CHUNK", AGENT_CHANNEL, payload.clone())
-                .in_run(Some(&spec.run_id));
+            let payload = json!({"message_id": audio_id, "duration_ms": "20", "mime": mime});
+            let mut chunk =
+                Outgoing::new("AUDIO_CHUNK", AGENT_CHANNEL, payload).in_run(Some(&spec.run_id));
             if spec.binary_ok || f.has("binary-to-non-binary-peer") {
                 chunk.binary = Some((bytes, mime.to_owned()));
             } else {
                 chunk.payload["data"] =
                     json!(base64::engine::general_purpose::STANDARD.encode(&bytes));
-                if f.has("base64-with-bin-mime") {
-                    chunk.envelope_extra.insert("bin_mime".into(), json!(mime));
-                }
             }
             let _ = tx.send(Internal::Emit(Box::new(chunk))).await;
         }
     }
-    let status = match (cancelled, f.has("bad-run-status")) {
-        (true, _) => "CANCELLED",
-        (false, true) => "DONE",
-        (false, false) => "OK",
-    };
+    let status = if cancelled { "CANCELLED" } else { "OK" };
     out.emit("RUN_FINISHED", json!({"status": status})).await;
-    if f.has("run-finished-twice") {
-        out.emit("RUN_FINISHED", json!({"status": status})).await;
-    }
     let _ = tx.send(Internal::RunEnded(spec.run_id)).await;
 }
 
@@ -228,18 +206,11 @@ pub async fn call_tool(
         tx: tx.clone(),
         run_id: None,
     };
-    let progress = |p: u64| {
-        if faults.has("bad-tool-progress") {
-            150
-        } else {
-            p
-        }
-    };
     match tool.as_str() {
         name if name == echo => {
             out.emit(
                 "TOOL_UPDATE",
-                json!({"call_id": call_id, "status": "RUNNING", "progress": progress(50)}),
+                json!({"call_id": call_id, "status": "RUNNING", "progress": 50}),
             )
             .await;
             if !faults.has("no-tool-done") {
@@ -283,7 +254,7 @@ pub async fn call_tool(
                     _ = tokio::time::sleep_until(deadline) => break,
                     _ = tick.tick() => {
                         let done = started.elapsed().as_millis() as u64 * 100 / ms.max(1);
-                        out.emit("TOOL_UPDATE", json!({"call_id": call_id, "status": "RUNNING", "progress": progress(done.min(99))})).await;
+                        out.emit("TOOL_UPDATE", json!({"call_id": call_id, "status": "RUNNING", "progress": done.min(99)})).await;
                     }
                 }
             }

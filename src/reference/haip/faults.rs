@@ -1,4 +1,6 @@
-//! The HAIP reference target's faults: each breaks one rule area on purpose.
+//! The HAIP reference target's faults: each breaks one rule area on purpose. Those that reshape
+//! an agent's event act in `event_faults.rs`, the envelope ones where a message is sealed
+//! (`outbox.rs`), the faults of behaviour where the agent or the connection decides.
 
 use crate::fault;
 use crate::reference::Fault;

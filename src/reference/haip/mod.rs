@@ -4,6 +4,7 @@
 mod agent;
 pub mod client;
 mod conn;
+mod event_faults;
 pub mod faults;
 mod outbox;
 pub mod variants;

@@ -1,4 +1,6 @@
-//! Faults of the HPD reference target: each breaks the rules it names and nothing else.
+//! Faults of the HPD reference target: each breaks the rules it names and nothing else. Those
+//! that reshape a turn's events act in `event_faults.rs`, the envelope ones in
+//! `envelope::render`, the faults of behaviour where the agent decides.
 
 use crate::fault;
 use crate::reference::Fault;

@@ -1,5 +1,6 @@
 //! The faults of the UAE reference target: each breaks one rule on purpose. Envelope faults
-//! apply in both roles; the rest to the role that sends the event they break.
+//! apply in both roles; the rest to the role that sends the event they break. Those that
+//! reshape an event act in `event_faults.rs`, the faults of behaviour where the peer decides.
 
 use crate::fault;
 use crate::reference::Fault;

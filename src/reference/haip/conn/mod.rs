@@ -5,6 +5,7 @@ mod credit;
 mod dispatch;
 
 use super::agent::{self, Internal};
+use super::event_faults::EventFaults;
 use super::outbox::{self, ClientPrefs, Outbox, Outgoing, SessionStore};
 use super::Config;
 use crate::protocol::haip::model::{self, SYSTEM_CHANNEL};
@@ -53,6 +54,8 @@ pub struct Conn {
     internal_tx: mpsc::Sender<Internal>,
     internal_rx: mpsc::Receiver<Internal>,
     closing: bool,
+    /// What the event faults keep over the connection.
+    event_faults: EventFaults,
 }
 
 /// How many of the agent's messages wait for the connection's loop at most.
@@ -87,6 +90,7 @@ impl Conn {
             internal_tx,
             internal_rx,
             closing: false,
+            event_faults: EventFaults::default(),
         }
     }
 
@@ -179,7 +183,9 @@ impl Conn {
 
     async fn emit(&mut self, o: Outgoing) {
         if let Some(outbox) = self.outbox.as_mut() {
-            outbox.queue(o);
+            for o in self.event_faults.on_event(&self.config, o) {
+                outbox.queue(o);
+            }
         }
         self.flush().await;
     }
