@@ -353,20 +353,15 @@ pub enum AnswerShape {
 }
 
 /// `text/event-stream`, whatever parameters follow.
-fn is_media(content_type: &str, media: &str) -> bool {
-    content_type
-        .split(';')
-        .next()
-        .is_some_and(|t| t.trim().eq_ignore_ascii_case(media))
-}
-
 impl AnswerShape {
     /// How the answer `head` to a request of `kind` is read; `framed`: the media types of
     /// length-prefixed frames.
     pub fn of(kind: &Kind, head: &HttpAnswer, framed: &[String]) -> AnswerShape {
         let ok = (200..300).contains(&head.status);
-        let events = is_media(&head.content_type, "text/event-stream");
-        let frames = framed.iter().any(|m| is_media(&head.content_type, m));
+        let events = super::sse::is_media_type(&head.content_type, "text/event-stream");
+        let frames = framed
+            .iter()
+            .any(|m| super::sse::is_media_type(&head.content_type, m));
         match kind {
             Kind::Post if events || frames => AnswerShape::StreamedPost { frames },
             Kind::Post => AnswerShape::Post,

@@ -2,7 +2,6 @@
 //! connection served in a task of their own (upgrades allowed), and the client sessions they
 //! open handed to whoever accepts them, bounded.
 
-use super::listen::Stopped;
 use super::websocket::Opened;
 use super::{Connection, TransportError};
 use hyper::body::Incoming;
@@ -27,20 +26,12 @@ where
     serve(tcp, handle, std::future::pending());
 }
 
-/// [`serve_tcp`], the connection ending when `stopped` says its listener stopped.
-pub(crate) fn serve_tcp_until<B, F, Fut>(tcp: TcpStream, handle: F, mut stopped: Stopped)
-where
-    F: Fn(Option<SocketAddr>, Request<Incoming>) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Response<B>> + Send + 'static,
-    B: hyper::body::Body + Send + 'static,
-    B::Data: Send,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-{
-    serve(tcp, handle, async move { stopped.wait().await });
-}
-
-fn serve<B, F, Fut>(tcp: TcpStream, handle: F, until: impl Future<Output = ()> + Send + 'static)
-where
+/// [`serve_tcp`], the connection ending when `until` resolves (its listener stopped).
+pub(crate) fn serve<B, F, Fut>(
+    tcp: TcpStream,
+    handle: F,
+    until: impl Future<Output = ()> + Send + 'static,
+) where
     F: Fn(Option<SocketAddr>, Request<Incoming>) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Response<B>> + Send + 'static,
     B: hyper::body::Body + Send + 'static,

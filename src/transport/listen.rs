@@ -81,9 +81,10 @@ where
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let handle = std::sync::Arc::new(handle);
-    accept_each(addr, move |tcp, stopped| {
+    accept_each(addr, move |tcp, mut stopped| {
         let handle = handle.clone();
-        super::http_serve::serve_tcp_until(tcp, move |peer, req| handle(peer, req), stopped);
+        let until = async move { stopped.wait().await };
+        super::http_serve::serve(tcp, move |peer, req| handle(peer, req), until);
     })
     .await
 }

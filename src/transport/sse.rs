@@ -321,7 +321,7 @@ enum AnswerBody {
 }
 
 /// True when the content type `kind` names `media` (parameters such as `charset` aside).
-fn is_media_type(kind: &str, media: &str) -> bool {
+pub(super) fn is_media_type(kind: &str, media: &str) -> bool {
     kind.split(';')
         .next()
         .is_some_and(|t| t.trim().eq_ignore_ascii_case(media))
