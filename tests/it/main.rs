@@ -30,6 +30,7 @@ mod node_interop;
 mod nuum_faults;
 mod nuum_hostile;
 mod planted_clients;
+mod protocol_shape;
 mod proxy;
 mod reports;
 mod rule_ids;
