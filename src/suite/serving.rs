@@ -400,6 +400,8 @@ fn site_options(
         post_routes: routes
             .map(|r| r.posts.iter().map(|p| p.to_string()).collect())
             .unwrap_or_default(),
+        // A binding with no standing stream answers each POST with one (AG-UI).
+        posts_answer_with_stream: routes.is_some_and(|r| r.stream.is_none()),
         max_frame,
         history: HISTORY,
         heartbeat: HEARTBEAT,

@@ -69,6 +69,9 @@ pub struct SiteOptions {
     pub ws_route: String,
     /// The routes a client POSTs to (`/inputs`, `/responses`, …).
     pub post_routes: Vec<String>,
+    /// The binding keeps no standing stream: each POST's answer is the event stream (AG-UI's
+    /// run), a fresh one that replays nothing, and a new POST ends the one before.
+    pub posts_answer_with_stream: bool,
     /// Largest POST body or frame accepted.
     pub max_frame: usize,
     /// Events kept for a client that resumes.
@@ -86,6 +89,9 @@ enum ToSession {
     Subscribe(StreamFrom, mpsc::Sender<Bytes>),
     /// The client opened a WebSocket.
     Upgrade(Connection),
+    /// The client POSTed where the answer is the stream: the answer body's sender, and the
+    /// POST to pass on once the stream is the one events go to.
+    Answer(mpsc::Sender<Bytes>, Received),
 }
 
 /// State every HTTP connection of one site shares.
@@ -201,7 +207,7 @@ async fn route(
         return resp;
     }
     if req.method() == Method::GET && path.ends_with(opts.stream_route.as_str()) {
-        let (tx, mut rx) = mpsc::channel::<Bytes>(STREAM_BUFFER);
+        let (tx, rx) = mpsc::channel::<Bytes>(STREAM_BUFFER);
         let from = stream_from(&req);
         if session
             .to_task
@@ -211,26 +217,15 @@ async fn route(
         {
             return answer(StatusCode::SERVICE_UNAVAILABLE, r#"{"error":"ended"}"#);
         }
-        let chunks = futures_util::stream::poll_fn(move |cx| {
-            rx.poll_recv(cx)
-                .map(|c| c.map(|b| Ok::<_, Infallible>(hyper::body::Frame::data(b))))
-        });
-        let mut resp = Response::new(StreamBody::new(chunks).boxed());
-        let headers = resp.headers_mut();
-        headers.insert(
-            hyper::header::CONTENT_TYPE,
-            hyper::header::HeaderValue::from_static("text/event-stream"),
-        );
-        headers.insert(
-            hyper::header::CACHE_CONTROL,
-            hyper::header::HeaderValue::from_static("no-cache"),
-        );
-        return resp;
+        return event_stream(rx);
     }
     if req.method() == Method::POST {
         if let Some(route) = route_of(&path, &opts.post_routes) {
             let route = route.to_owned();
-            return posted(opts, &session, route, req).await;
+            return match opts.posts_answer_with_stream {
+                true => answered_with_stream(opts, &session, peer, route, req).await,
+                false => posted(opts, &session, route, req).await,
+            };
         }
     }
     let what = format!(
@@ -275,6 +270,63 @@ async fn posted(
         r#"{"error":"refused"}"#
     };
     answer(status, text)
+}
+
+/// A POST whose answer is the event stream: its body read (bounded) and handed to the runner
+/// with its headers once the stream it opens is where events go, so none sent in answer to it
+/// is lost.
+async fn answered_with_stream(
+    opts: &SiteOptions,
+    session: &SessionHandle,
+    peer: Option<SocketAddr>,
+    route: String,
+    req: Request<Incoming>,
+) -> Response<ResponseBody> {
+    let headers = super::websocket::Opened::of(peer, &req).headers;
+    let limit = opts.max_frame;
+    let bytes = match Limited::new(req.into_body(), limit).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(_) => {
+            let what = format!("a POST to {route} over {limit} bytes (or cut short): answered 413");
+            session.inbox.push(Received::Notice(what)).await;
+            return answer(StatusCode::PAYLOAD_TOO_LARGE, r#"{"error":"too large"}"#);
+        }
+    };
+    let posted = Received::Posted {
+        path: route,
+        body: Body::of_bytes(&bytes),
+        status: Some(200),
+        headers,
+    };
+    let (tx, rx) = mpsc::channel::<Bytes>(STREAM_BUFFER);
+    if session
+        .to_task
+        .send(ToSession::Answer(tx, posted))
+        .await
+        .is_err()
+    {
+        return answer(StatusCode::SERVICE_UNAVAILABLE, r#"{"error":"ended"}"#);
+    }
+    event_stream(rx)
+}
+
+/// A `200` whose body is what arrives on `rx`, as an event stream.
+fn event_stream(mut rx: mpsc::Receiver<Bytes>) -> Response<ResponseBody> {
+    let chunks = futures_util::stream::poll_fn(move |cx| {
+        rx.poll_recv(cx)
+            .map(|c| c.map(|b| Ok::<_, Infallible>(hyper::body::Frame::data(b))))
+    });
+    let mut resp = Response::new(StreamBody::new(chunks).boxed());
+    let headers = resp.headers_mut();
+    headers.insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(
+        hyper::header::CACHE_CONTROL,
+        hyper::header::HeaderValue::from_static("no-cache"),
+    );
+    resp
 }
 
 /// The live session, or a new one announced to the runner (`None` when too many wait).
@@ -349,6 +401,14 @@ impl SessionTask {
                 Some(http) = from_http.recv() => match http {
                     ToSession::Subscribe(from, tx) => self.subscribe(from, tx).await,
                     ToSession::Upgrade(conn) => self.upgraded(conn).await,
+                    ToSession::Answer(tx, posted) => {
+                        // The answer before ends here (its sender dropped): a run per POST.
+                        self.attached = true;
+                        self.stream = Some(tx);
+                        if !self.inbox.push(posted).await {
+                            break;
+                        }
+                    }
                 },
                 // The client ending its WebSocket ends the session, as a dialled one would:
                 // a client that connects again starts the next.

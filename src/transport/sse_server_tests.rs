@@ -26,20 +26,26 @@ impl Responder for Counting {
 }
 
 async fn listening(responder: Arc<dyn Responder>) -> (Arc<SseServer>, SocketAddr) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    let server = Arc::new(SseServer::new(SiteOptions {
+    listening_as(SiteOptions {
         stream_route: "/events/live".into(),
         ws_route: "/ws".into(),
         post_routes: vec!["/inputs".into(), "/responses".into()],
+        posts_answer_with_stream: false,
         max_frame: 1024,
         history: 16,
         heartbeat: Duration::from_millis(50),
         retry_ms: 100,
         responder,
-    }));
+    })
+    .await
+}
+
+async fn listening_as(opts: SiteOptions) -> (Arc<SseServer>, SocketAddr) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let server = Arc::new(SseServer::new(opts));
     let feeding = server.clone();
     tokio::spawn(async move {
         while let Ok((tcp, _)) = listener.accept().await {
@@ -193,4 +199,81 @@ async fn a_request_for_no_route_is_a_404_the_runner_hears_of() {
         .await
         .expect("a session");
     assert!(matches!(next(&mut served).await, Received::Notice(n) if n.contains("/nowhere")));
+}
+
+/// AG-UI's binding: no standing stream, each POST answered with the events of its run, and
+/// the runner ending the answer ends the run.
+#[tokio::test]
+async fn each_post_is_answered_with_a_stream_of_its_own_when_the_binding_keeps_none() {
+    let (server, addr) = listening_as(SiteOptions {
+        stream_route: "/".into(),
+        ws_route: "/ws".into(),
+        post_routes: vec!["/agent".into()],
+        posts_answer_with_stream: true,
+        max_frame: 1024,
+        history: 16,
+        heartbeat: Duration::from_secs(60),
+        retry_ms: 100,
+        responder: Arc::new(Counting::default()),
+    })
+    .await;
+    let mut opts = client_opts(addr);
+    opts.stream_path = None;
+    opts.default_post_path = String::new();
+    opts.headers = vec![("accept".into(), "text/event-stream".into())];
+    let mut client = sse::connect(&opts).await.expect("connects");
+    let mut served = None;
+    for run in ["1", "2"] {
+        let input = format!(r#"{{"runId":"{run}"}}"#);
+        client
+            .send(Frame::Text(input.clone()), soon())
+            .await
+            .expect("posts");
+        let served = match served.as_mut() {
+            Some(served) => served,
+            None => {
+                let (conn, _) = server
+                    .accept(Duration::from_secs(5))
+                    .await
+                    .expect("a session");
+                served.insert(conn)
+            }
+        };
+        match next(served).await {
+            Received::Posted {
+                path,
+                body,
+                headers,
+                ..
+            } => {
+                assert_eq!(path, "/agent");
+                assert_eq!(body, Body::of_bytes(input.as_bytes()));
+                assert!(headers.contains(&("accept".into(), "text/event-stream".into())));
+            }
+            other => panic!("expected the POST, got {other:?}"),
+        }
+        let event = format!(r#"{{"type":"RUN_STARTED","runId":"{run}"}}"#);
+        served
+            .send(Frame::Text(event.clone()), soon())
+            .await
+            .expect("sends");
+        served
+            .send(Outgoing::Stream(None), soon())
+            .await
+            .expect("ends the answer");
+        // Only this run's event: nothing of the run before is replayed.
+        let mut events = Vec::new();
+        loop {
+            match next(&mut client).await {
+                Received::SseEvent { data, .. } => events.push(data),
+                Received::AnswerEnded { error, .. } => {
+                    assert_eq!(error, None);
+                    break;
+                }
+                Received::Http(answer) => assert_eq!(answer.status, 200),
+                other => panic!("expected run {run}'s answer, got {other:?}"),
+            }
+        }
+        assert_eq!(events, [event]);
+    }
 }
