@@ -46,15 +46,20 @@ fn load_compiled(protocol: &dyn Protocol, compiled: &[(&str, &str)]) -> Result<S
     load_texts(protocol, &files)
 }
 
-/// A suite from a `.toml` file or a directory of them (sorted by name).
-pub fn load_path(protocol: &dyn Protocol, path: &Path) -> Result<Suite, SuiteError> {
-    let io_err = |e: std::io::Error| SuiteError {
+/// A suite file or folder that could not be read.
+fn io_error(path: &Path, e: std::io::Error) -> SuiteError {
+    SuiteError {
         origin: path.display().to_string(),
         line: None,
         case: None,
         step: None,
         message: e.to_string(),
-    };
+    }
+}
+
+/// A suite from a `.toml` file or a directory of them (sorted by name).
+pub fn load_path(protocol: &dyn Protocol, path: &Path) -> Result<Suite, SuiteError> {
+    let io_err = |e: std::io::Error| io_error(path, e);
     let mut paths = Vec::new();
     if path.is_dir() {
         for entry in std::fs::read_dir(path).map_err(io_err)? {
@@ -69,13 +74,7 @@ pub fn load_path(protocol: &dyn Protocol, path: &Path) -> Result<Suite, SuiteErr
     }
     let mut files = Vec::new();
     for p in paths {
-        let text = std::fs::read_to_string(&p).map_err(|e| SuiteError {
-            origin: p.display().to_string(),
-            line: None,
-            case: None,
-            step: None,
-            message: e.to_string(),
-        })?;
+        let text = std::fs::read_to_string(&p).map_err(|e| io_error(&p, e))?;
         files.push((p.display().to_string(), text));
     }
     load_texts(protocol, &files)

@@ -551,6 +551,17 @@ impl Drop for Connection {
     }
 }
 
+/// The next thing a connection that may not exist observed: pending forever while there is
+/// none or it has finished, for a `select!` over a connection a session may not have opened.
+pub(crate) async fn next_of(
+    conn: Option<&mut Connection>,
+) -> Option<(Received, std::time::Instant)> {
+    match conn {
+        Some(c) if !c.is_finished() => c.recv(Instant::now() + Duration::from_secs(3600)).await,
+        _ => std::future::pending().await,
+    }
+}
+
 /// The frame of `out`, or the error a transport that only moves frames gives for an HTTP
 /// exchange.
 pub(crate) fn frame_only(out: Outgoing) -> Result<Frame, TransportError> {

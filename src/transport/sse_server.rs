@@ -17,7 +17,7 @@
 use super::http_serve::{self, Arrivals};
 use super::websocket::{self, Opened};
 use super::TransportError;
-use super::{Body, Command, Connection, Frame, Inbox, Outgoing, Received, StreamFrom};
+use super::{next_of, Body, Command, Connection, Frame, Inbox, Outgoing, Received, StreamFrom};
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, Limited, StreamBody};
@@ -412,7 +412,7 @@ impl SessionTask {
                 },
                 // The client ending its WebSocket ends the session, as a dialled one would:
                 // a client that connects again starts the next.
-                Some(received) = recv_ws(&mut self.ws) => {
+                Some((received, _)) = next_of(self.ws.as_mut()) => {
                     let last = received.is_terminal();
                     if !self.inbox.push(received).await || last {
                         break;
@@ -526,17 +526,6 @@ fn frame_text(frame: &Frame) -> &[u8] {
     match frame {
         Frame::Text(text) => text.as_bytes(),
         Frame::RawText(bytes) | Frame::Binary(bytes) => bytes,
-    }
-}
-
-/// The client's next WebSocket observation; pending while it has none open.
-async fn recv_ws(ws: &mut Option<Connection>) -> Option<Received> {
-    match ws.as_mut() {
-        Some(conn) => match conn.recv(Instant::now() + Duration::from_secs(3600)).await {
-            Some((received, _)) => Some(received),
-            None => std::future::pending().await,
-        },
-        None => std::future::pending().await,
     }
 }
 

@@ -192,14 +192,10 @@ impl WsTap {
                     )));
                     return;
                 }
-                out.push(Received::Frame(
-                    match (message.text, String::from_utf8(message.bytes)) {
-                        (true, Ok(text)) => Frame::Text(text),
-                        (true, Err(e)) => Frame::RawText(e.into_bytes()),
-                        (false, Ok(text)) => Frame::Binary(text.into_bytes()),
-                        (false, Err(e)) => Frame::Binary(e.into_bytes()),
-                    },
-                ));
+                out.push(Received::Frame(match message.text {
+                    true => super::stdio::frame_of(message.bytes),
+                    false => Frame::Binary(message.bytes),
+                }));
             }
         }
     }

@@ -11,7 +11,9 @@
 
 use super::super::http_serve::{self, Arrivals};
 use super::super::websocket::{self, Opened};
-use super::super::{query_param, Command, Connection, Frame, Inbox, Received, TransportError};
+use super::super::{
+    next_of, query_param, Command, Connection, Frame, Inbox, Received, TransportError,
+};
 use base64::Engine as _;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, Limited};
@@ -562,14 +564,6 @@ impl Probe {
             Probe::None => None,
             Probe::Sent(conn) | Probe::Answered(conn) => Some(conn),
         }
-    }
-}
-
-/// The next thing a connection that may not exist observed (pending forever when absent).
-async fn next_of(conn: Option<&mut Connection>) -> Option<(Received, std::time::Instant)> {
-    match conn {
-        Some(c) if !c.is_finished() => c.recv(Instant::now() + Duration::from_secs(3600)).await,
-        _ => std::future::pending().await,
     }
 }
 
