@@ -236,6 +236,28 @@ async fn route(
     answer(StatusCode::NOT_FOUND, r#"{"error":"no such route"}"#)
 }
 
+/// A POST's body, at most the largest frame; a larger one (or one cut short) is answered 413
+/// and the runner told.
+async fn read_posted(
+    opts: &SiteOptions,
+    session: &SessionHandle,
+    route: &str,
+    req: Request<Incoming>,
+) -> Result<Bytes, Response<ResponseBody>> {
+    let limit = opts.max_frame;
+    match Limited::new(req.into_body(), limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(_) => {
+            let what = format!("a POST to {route} over {limit} bytes (or cut short): answered 413");
+            session.inbox.push(Received::Notice(what)).await;
+            Err(answer(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                r#"{"error":"too large"}"#,
+            ))
+        }
+    }
+}
+
 /// A POST: its body read (bounded), answered as the responder says, handed to the runner.
 async fn posted(
     opts: &SiteOptions,
@@ -243,14 +265,9 @@ async fn posted(
     route: String,
     req: Request<Incoming>,
 ) -> Response<ResponseBody> {
-    let limit = opts.max_frame;
-    let bytes = match Limited::new(req.into_body(), limit).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(_) => {
-            let what = format!("a POST to {route} over {limit} bytes (or cut short): answered 413");
-            session.inbox.push(Received::Notice(what)).await;
-            return answer(StatusCode::PAYLOAD_TOO_LARGE, r#"{"error":"too large"}"#);
-        }
+    let bytes = match read_posted(opts, session, &route, req).await {
+        Ok(bytes) => bytes,
+        Err(too_large) => return too_large,
     };
     let status = opts.responder.status(&route, &bytes);
     let body = Body::of_bytes(&bytes);
@@ -283,14 +300,9 @@ async fn answered_with_stream(
     req: Request<Incoming>,
 ) -> Response<ResponseBody> {
     let headers = super::websocket::Opened::of(peer, &req).headers;
-    let limit = opts.max_frame;
-    let bytes = match Limited::new(req.into_body(), limit).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(_) => {
-            let what = format!("a POST to {route} over {limit} bytes (or cut short): answered 413");
-            session.inbox.push(Received::Notice(what)).await;
-            return answer(StatusCode::PAYLOAD_TOO_LARGE, r#"{"error":"too large"}"#);
-        }
+    let bytes = match read_posted(opts, session, &route, req).await {
+        Ok(bytes) => bytes,
+        Err(too_large) => return too_large,
     };
     let posted = Received::Posted {
         path: route,
