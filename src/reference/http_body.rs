@@ -1,5 +1,6 @@
 //! What the reference targets that answer HTTP share: the body every response has, the
-//! largest request body read, a JSON answer, and reading a request's body within that bound.
+//! largest request body read, a JSON answer (and the one to a request that should have been a
+//! WebSocket upgrade), and reading a request's body within that bound.
 
 use bytes::Bytes;
 use http_body_util::combinators::BoxBody;
@@ -23,6 +24,15 @@ pub fn json_response(status: StatusCode, body: Value) -> Response<Body> {
     resp.headers_mut()
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     resp
+}
+
+/// The answer to a plain request where a WebSocket target or route wants an upgrade (426):
+/// `what` names it ("this target", "this route").
+pub fn upgrade_required(what: &str) -> Response<Body> {
+    json_response(
+        StatusCode::UPGRADE_REQUIRED,
+        json!({"error": format!("{what} is a WebSocket")}),
+    )
 }
 
 /// The whole request body, at most [`MAX_BODY`] bytes.

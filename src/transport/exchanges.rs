@@ -352,7 +352,6 @@ pub enum AnswerShape {
     Polled,
 }
 
-/// `text/event-stream`, whatever parameters follow.
 impl AnswerShape {
     /// How the answer `head` to a request of `kind` is read; `framed`: the media types of
     /// length-prefixed frames.

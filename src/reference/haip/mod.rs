@@ -9,7 +9,7 @@ pub mod faults;
 mod outbox;
 pub mod variants;
 
-use super::http_body::json_response;
+use super::http_body::{json_response, upgrade_required};
 use super::{serve_http, Faults, RunningTarget, ServeError, ServeOptions, Variants};
 use crate::auth::{self, TokenError};
 use crate::transport::websocket::answer_upgrade;
@@ -114,14 +114,7 @@ pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarge
                 })
             }
         };
-        async move {
-            answered.unwrap_or_else(|| {
-                json_response(
-                    StatusCode::UPGRADE_REQUIRED,
-                    json!({"error": "this target is a WebSocket"}),
-                )
-            })
-        }
+        async move { answered.unwrap_or_else(|| upgrade_required("this target")) }
     })
     .await
 }

@@ -96,11 +96,11 @@ pub async fn start_with(
     let prefix = normalize(prefix);
     let (stop_all, shutdown) = watch::channel(false);
     let conversations = Arc::new(Conversations::new(config, prefix.clone(), shutdown.clone()));
-    // Dropped with the listener's task, when it ends or is aborted: every task of the server
-    // then stops.
+    // Held by the handler, which the listener and each of its connections hold: once they have
+    // all ended (a stopped listener ends its connections), every task of the server stops.
     let stop_all = StopAll(stop_all);
     let mut running = serve_http(addr, "http", move |_, req| {
-        // Named here, so the handler, and with it the listener and its connections, hold it.
+        // Named here, so the handler captures it.
         let _held = &stop_all;
         http::route(conversations.clone(), req)
     })

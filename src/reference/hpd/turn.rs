@@ -149,18 +149,17 @@ impl Turn {
         }
         self.close_block();
         self.end_iteration();
-        let turn_id = self.turn_id.clone();
         // Over before its end is announced: an input sent on seeing the end finds no turn running.
         self.s.end_turn();
         match end {
             Ok(End::Failed(message)) => self.send(
                 "MESSAGE_TURN_ERROR",
-                json!({"message": message, "messageTurnId": turn_id}),
+                json!({"message": message, "messageTurnId": self.turn_id}),
             ),
             Ok(End::Done) | Err(Interrupted) => self.send(
                 "MESSAGE_TURN_FINISHED",
                 json!({
-                    "messageTurnId": turn_id,
+                    "messageTurnId": self.turn_id,
                     "conversationId": self.s.conversation_id,
                     "agentName": AGENT_NAME,
                     "duration": self.duration(),

@@ -8,12 +8,11 @@ use super::envelope;
 use super::hub::Published;
 use super::session::switched_on;
 use super::session::Session;
-use crate::reference::http_body::{json_response, Body, MAX_BODY};
+use crate::reference::http_body::{upgrade_required, Body, MAX_BODY};
 use crate::transport::websocket::answer_upgrade;
 use crate::transport::{Connection, Frame, Outgoing, Received};
 use hyper::body::Incoming;
-use hyper::{Request, Response, StatusCode};
-use serde_json::json;
+use hyper::{Request, Response};
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::broadcast;
@@ -37,12 +36,7 @@ pub fn upgrade(session: Arc<Session>, mut req: Request<Incoming>) -> Response<Bo
     let answered = answer_upgrade(&mut req, None, MAX_MESSAGE, None, |socket, _| {
         serve(session, socket, live)
     });
-    answered.unwrap_or_else(|| {
-        json_response(
-            StatusCode::UPGRADE_REQUIRED,
-            json!({"error": "this route is a WebSocket"}),
-        )
-    })
+    answered.unwrap_or_else(|| upgrade_required("this route"))
 }
 
 /// Why the server ends a socket.

@@ -11,11 +11,12 @@ use std::time::SystemTime;
 
 /// What `event` becomes under the configured event faults: one event, or two.
 pub fn on_event(stamp: &mut Stamp, mut event: Value) -> Vec<Value> {
-    let faults = stamp.faults().clone();
     // Every event the peer sends comes here: without a fault on, it goes as it is.
-    if faults.is_empty() {
+    if stamp.faults().is_empty() {
         return vec![event];
     }
+    // A copy, as the stamp makes the fresh ids some faults write.
+    let faults = stamp.faults().clone();
     let on = |name: &str| faults.has(name);
     let ty = event["type"].as_str().unwrap_or_default().to_owned();
     let Some(fields) = event.as_object_mut() else {

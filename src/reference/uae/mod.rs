@@ -11,13 +11,12 @@ pub mod ui;
 pub mod variants;
 
 use crate::ndjson::{AsyncLines, Line};
-use crate::reference::http_body::json_response;
+use crate::reference::http_body::upgrade_required;
 use crate::reference::{
     serve_http, Faults, RunningTarget, ServeError, ServeOptions, StdioPipes, Variants,
 };
 use crate::transport::websocket;
 use crate::transport::{Connection, Frame, Outgoing, Received};
-use hyper::StatusCode;
 use serde_json::{json, Value};
 use stamp::Stamp;
 use std::net::SocketAddr;
@@ -186,14 +185,7 @@ pub async fn start(addr: SocketAddr, opts: &ServeOptions) -> Result<RunningTarge
         let answered = websocket::answer_upgrade(&mut req, peer_addr, MAX_INPUT, None, {
             |socket, _| serve_socket(socket, peer)
         });
-        async move {
-            answered.unwrap_or_else(|| {
-                json_response(
-                    StatusCode::UPGRADE_REQUIRED,
-                    json!({"error": "this target is a WebSocket"}),
-                )
-            })
-        }
+        async move { answered.unwrap_or_else(|| upgrade_required("this target")) }
     })
     .await
 }

@@ -32,10 +32,10 @@ impl Stamp {
 
     /// A fresh id with `prefix` (`view`, `tr`, `wt`).
     pub fn fresh(&mut self, prefix: &str) -> String {
-        self.next_id += 1;
+        let n = self.next_number();
         match self.variants.has("uuid-ids") {
             true => format!("{prefix}_{}", uuid::Uuid::new_v4().simple()),
-            false => format!("{prefix}_{:x}", self.next_id),
+            false => format!("{prefix}_{n:x}"),
         }
     }
 

@@ -203,7 +203,6 @@ async fn open_session(
     if !websocket && req.method() != Method::GET {
         return refuse(StatusCode::BAD_REQUEST, 2, "Bad handshake method");
     }
-    let opened = Opened::of(peer, &req);
     let sid = uuid::Uuid::new_v4().simple().to_string();
     let open = |upgrades: &[&str]| {
         format!(
@@ -222,8 +221,12 @@ async fn open_session(
     if websocket {
         let open = open(&[]);
         let max_frame = shared.opts.max_frame;
-        let upgraded =
-            websocket::answer_upgrade(&mut req, peer, max_frame, None, |mut ws, _| async move {
+        let upgraded = websocket::answer_upgrade(
+            &mut req,
+            peer,
+            max_frame,
+            None,
+            |mut ws, opened| async move {
                 if ws
                     .send(Frame::Text(open), Instant::now() + SEND_BUDGET)
                     .await
@@ -237,9 +240,11 @@ async fn open_session(
                 let _ = shared
                     .arrivals
                     .try_send((Connection::from_parts(parts, task), opened));
-            });
+            },
+        );
         return upgraded.unwrap_or_else(|| refuse(StatusCode::BAD_REQUEST, 3, "Bad request"));
     }
+    let opened = Opened::of(peer, &req);
     let open = open(&["websocket"]);
     let engine = Engine::new(shared.clone(), sid.clone(), inbox, commands, requests, None);
     register(&shared, &sid, tx);
