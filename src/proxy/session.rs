@@ -360,7 +360,7 @@ mod tests {
         let post = Received::Posted {
             path: String::new(),
             body: crate::transport::Body::Json(
-                serde_json::json!({"threadId": "t", "runId": "r", "messages": []}),
+                serde_json::json!({"threadId": "t", "runId": "r", "protocolVersion": "1.1", "messages": []}),
             ),
             status: None,
             headers: Vec::new(),

@@ -64,7 +64,7 @@ fn with_verdict<'a>(cases: &'a [Value], verdict: &str) -> Vec<&'a str> {
 }
 
 /// Protocols whose clients wireprobe judges.
-const JUDGED: &[&str] = &["haip", "huma", "hpd", "uae", "nuum"];
+const JUDGED: &[&str] = &["haip", "huma", "hpd", "uae", "nuum", "agui"];
 
 /// Cases whose rules are all `info`: what they record is never a pass or a fail.
 fn info_only(protocol: &str) -> Vec<String> {

@@ -19,6 +19,8 @@ use serde_json::Value;
 #[derive(Debug, Default)]
 pub struct AguiChecker {
     conv: Conversation,
+    /// What the client owes, judged on each input it POSTs (`--client`).
+    consumer: super::consumer::Consumer,
     /// What the checker was shown beyond the events: an input, an answer's HTTP head.
     saw_input: bool,
     saw_head: bool,
@@ -91,6 +93,7 @@ impl Checker for AguiChecker {
         }
         match (from, item) {
             (Direction::Client, Observed::Post { body, headers, .. }) => {
+                self.consumer.posted(body, headers, out);
                 http::posted(conv, body, headers)
             }
             // A body POSTed as exact bytes (a fuzzed input) is recorded as what it was, JSON or
@@ -105,7 +108,14 @@ impl Checker for AguiChecker {
             }
             (Direction::Client, _) => {}
             (Direction::Server, Observed::Http(answer)) => http::answered(conv, answer, out),
-            (Direction::Server, Observed::Event(event, _)) => self.event(event.value(), out),
+            (Direction::Server, Observed::Event(event, _)) => {
+                let before = out.len();
+                self.event(event.value(), out);
+                let refused = out[before..]
+                    .iter()
+                    .find_map(|v| super::consumer::refusal(v.rule));
+                self.consumer.agent_event(event.value(), refused);
+            }
             // An event too large to keep whole is stored cut, and cannot be read back: it was
             // an event of the stream, whatever it said.
             (Direction::Server, Observed::Garbage(text))

@@ -1,12 +1,14 @@
 //! AG-UI, the Agent–User Interaction protocol (specification 1.1, kept verbatim in
 //! `suites/agui/spec/`): a client POSTs a `RunAgentInput` to the agent's endpoint and the
 //! answer is the run's stream of events — Server-Sent Events carrying JSON, or length-prefixed
-//! protobuf frames. wireprobe plays the client and judges the agent.
+//! protobuf frames. wireprobe plays the client and judges the agent, or serves the agent and
+//! judges a client (`--client`).
 
 pub mod checker;
 #[cfg(test)]
 mod checker_tests;
 pub mod closed_sets;
+pub mod consumer;
 pub mod conversation;
 pub mod events;
 pub mod fuzz;
@@ -51,7 +53,7 @@ pub static DESCRIPTOR: Descriptor = Descriptor {
     // AG-UI defines no credential; an HTTP deployment reads the Authorization header.
     token_placement: TokenPlacement::Header,
     suite: crate::bundled_suite!("agui", ["runs.toml", "input.toml", "flows.toml"]),
-    client_suite: &[],
+    client_suite: crate::bundled_suite!("agui", ["client/runs.toml"]),
     errata: crate::bundled_errata!("agui"),
     http_routes: Some(HttpRoutes {
         stream: None,
@@ -83,6 +85,11 @@ impl Protocol for Agui {
         ))
     }
 
+    /// The agent's side over SSE: each POST answered with its run's stream.
+    fn serving_session(&self, transport: TransportKind) -> Option<Box<dyn Session>> {
+        (transport == TransportKind::Sse).then(|| Box::new(session::AguiSession::serving()) as _)
+    }
+
     fn checker(&self) -> Box<dyn Checker> {
         Box::new(checker::AguiChecker::default())
     }
@@ -94,10 +101,14 @@ impl Protocol for Agui {
     /// An event with a string type, or an answer to the POST that is the binding's own: a
     /// success or a refusal of the input (4xx: the path rejected input takes), but not the
     /// statuses that say the URL is no agent endpoint (404, 405) or that nothing answered there
-    /// (5xx).
+    /// (5xx); from a client, an input POSTed as a JSON object.
     fn recognises(&self, item: Observed<'_>) -> bool {
         match item {
             Observed::Event(e, _) => e.value().get("type").is_some_and(Value::is_string),
+            Observed::Post {
+                body: crate::transport::Body::Json(input),
+                ..
+            } => input.is_object(),
             Observed::Http(answer) => answer.status < 500 && !matches!(answer.status, 404 | 405),
             _ => false,
         }

@@ -154,11 +154,21 @@ fn messages_snapshot(conv: &mut Conversation, event: &Value, out: &mut Vec<Viola
 
 /// Applies `patch` to `value` atomically; why not, when it does not apply (a patch the
 /// schema rejects is left to it, and to nobody else).
-fn apply(value: &mut Value, patch: &Value) -> Result<(), String> {
-    // An operation whose `op` RFC 6902 does not define is unrecognised: a consumer drops it from
-    // the patch and applies the rest (Snapshots and Deltas › When a patch does not apply).
+/// Applies `patch` to `value` as RFC 6902 has it: whole, or (on an error) not at all.
+pub fn apply(value: &mut Value, patch: &Value) -> Result<(), String> {
+    let Ok(patch) = serde_json::from_value::<json_patch::Patch>(Value::Array(known_ops(patch)))
+    else {
+        return Ok(());
+    };
+    json_patch::patch(value, &patch).map_err(|e| e.to_string())
+}
+
+/// The operations of `patch` a consumer applies: one whose `op` RFC 6902 does not define is
+/// unrecognised, dropped from the patch while the rest apply (Snapshots and Deltas › When a
+/// patch does not apply).
+fn known_ops(patch: &Value) -> Vec<Value> {
     let known = ["add", "remove", "replace", "move", "copy", "test"];
-    let ops: Vec<Value> = patch
+    patch
         .as_array()
         .into_iter()
         .flatten()
@@ -168,9 +178,16 @@ fn apply(value: &mut Value, patch: &Value) -> Result<(), String> {
                 .is_some_and(|o| known.contains(&o))
         })
         .cloned()
-        .collect();
-    let Ok(patch) = serde_json::from_value::<json_patch::Patch>(Value::Array(ops)) else {
-        return Ok(());
-    };
-    json_patch::patch(value, &patch).map_err(|e| e.to_string())
+        .collect()
+}
+
+/// Applies `patch` operation by operation, keeping what applied before one failed: what a
+/// consumer that does not apply patches atomically holds (Snapshots and Deltas › When a patch
+/// does not apply), for the checker to name and the reference client's fault to do.
+pub fn apply_partial(value: &mut Value, patch: &Value) {
+    for op in known_ops(patch) {
+        if apply(value, &Value::Array(vec![op])).is_err() {
+            return;
+        }
+    }
 }

@@ -13,6 +13,13 @@ macro_rules! rule {
     };
 }
 
+/// A rule on what the client (the consumer) sends: wireprobe serves the agent (`--client`).
+macro_rules! client_rule {
+    ($($rule:tt)*) => {
+        $crate::spec_rule!(binds Client, "ag-ui-1.1", $($rule)*)
+    };
+}
+
 pub static RULES: &[Rule] = &[
     // Shapes.
     rule!("AGUI-VAL-001", Must, "Processing Model › The rule",
@@ -169,4 +176,54 @@ pub static RULES: &[Rule] = &[
     rule!("AGUI-HTTP-004", Must, "HTTP + Protobuf › The wire schema",
         "Every protobuf frame decodes as one event.",
         "A frame whose bytes do not decode as a message is malformed transport material and fatal to the stream."),
+    // What binds the client: each RunAgentInput it POSTs, read against what the agent's
+    // earlier answers on the thread delivered (wireprobe serves the agent: `run agui --client`).
+    client_rule!("AGUI-CLI-001", Must, "Processing Model › Outgoing material",
+        "Every POST's body is one RunAgentInput: a JSON object with threadId, runId and messages, each described member in the schema's type, each message valid for its role.",
+        "Immediately before transmission, a consumer MUST remove unrecognised material from the run input, SHOULD warn about what it removed, and MUST treat a malformed known field as fatal before anything is sent."),
+    client_rule!("AGUI-CLI-002", Must, "The Event Model › Absent means absent",
+        "No optional member of the input is sent as null.",
+        "An optional field that has no value MUST be omitted rather than sent as `null`."),
+    client_rule!("AGUI-CLI-003", Should, "Processing Model › Outgoing material",
+        "The input carries nothing the schema does not describe: no undescribed member, no union member this version does not name (whether the client recognised it cannot be seen from the wire, so this warns).",
+        "Immediately before transmission, a consumer MUST remove unrecognised material from the run input"),
+    client_rule!("AGUI-CLI-004", Must, "The Event Model › Identifiers",
+        "Each run of a thread has a runId the thread has not used before.",
+        "`runId` identifies one run. It MUST NOT be reused for another run on the same thread."),
+    client_rule!("AGUI-CLI-005", Must, "The Event Model › Identifiers",
+        "No two messages of one input share an id.",
+        "It crosses run boundaries — a snapshot in a later run MAY restate a message by its id — so it MUST be unique within its thread."),
+    client_rule!("AGUI-CLI-006", Must, "Run Input › `protocolVersion`",
+        "Every input declares the version the client speaks (protocolVersion).",
+        "a consumer implementing this version MUST declare the version it speaks here, unless it knows its peer predates the field"),
+    client_rule!("AGUI-CLI-007", Should, "HTTP + Server-Sent Events › Request",
+        "The request's Accept names text/event-stream (or the protobuf media type), not a wildcard alone, and its body is sent as application/json.",
+        "The client sends `Accept: text/event-stream` … with `Content-Type: application/json`. … cannot consume protobuf MUST send an explicit `Accept` naming what it can, rather than a wildcard or down-ranked entry"),
+    client_rule!("AGUI-CLI-008", Must, "Run Input › `messages`",
+        "No activity message is sent back to the agent.",
+        "Activity messages never travel back to the producer: a consumer MUST strip them from `messages` before sending."),
+    client_rule!("AGUI-CLI-009", Must, "Tool Calls › Frontend tools",
+        "When a run finished with calls to the client's own tools unanswered, the next run on the thread carries a tool message for each, keyed by its toolCallId.",
+        "A thread that continues MUST answer every one of them first: the next run's `messages` carry a tool message per call, keyed by `toolCallId`"),
+    client_rule!("AGUI-CLI-010", Should, "Tool Calls › Data Types",
+        "The next run's history carries each call the last run made as a ToolCall on an assistant message, its arguments the call's deltas joined.",
+        "In conversation history a call appears as a … the concatenated deltas form the call's argument text"),
+    client_rule!("AGUI-CLI-011", Should, "Run Input › `state`",
+        "The next run's state is what the last run's snapshots and deltas left behind (an unappliable patch leaves the prior value; an unrecognised operation is dropped from its patch).",
+        "OPTIONAL. The state the run starts from — the consumer's last agreed value, typically what the previous run's"),
+    client_rule!("AGUI-CLI-012", Must, "Snapshots and Deltas › When a patch does not apply",
+        "A patch that fails part-way is not kept in part: the next run's state is not the prefix of its operations applied.",
+        "The consumer MUST NOT keep a partially applied result — RFC 6902 application is atomic."),
+    client_rule!("AGUI-CLI-013", Must, "Snapshots and Deltas › Snapshots",
+        "A STATE_SNAPSHOT replaces the state: the next run's state is not the prior state merged with the snapshot.",
+        "A consumer MUST replace its copy with the snapshot's content — a snapshot is not a merge"),
+    client_rule!("AGUI-CLI-014", Must, "Processing Model › The rule",
+        "Unknown event types, undescribed members and unknown union members do not stop the client: it still continues the thread (the case waits for its next run).",
+        "An event of a type this implementation does not recognise MUST NOT abort the run. … A property that is not described on an event MUST NOT abort the run. … A union member the implementation does not recognise — a content part of a new kind, an outcome named after it shipped — MUST NOT abort the run."),
+    client_rule!("AGUI-CLI-015", Must, "Runs and Steps › After a run closes",
+        "A tool call streamed after its run closed is rejected: no later run answers it as a call that ran (a tool message without error).",
+        "A consumer MUST reject any other event that arrives after a run has closed."),
+    client_rule!("AGUI-CLI-016", Must, "Processing Model › The rule",
+        "A run whose stream carries a malformed known value fails: a tool call open when it came is not answered as a call that ran (a tool message without error).",
+        "A field the protocol DOES describe, carrying a value the schema rejects, MUST be fatal: the consumer MUST fail the run rather than repair, coerce or ignore the value."),
 ];

@@ -15,6 +15,8 @@ pub const VERSION: &str = "1.1";
 pub struct AguiSession {
     thread_id: String,
     accept: &'static str,
+    /// wireprobe plays the agent: a `send` is an event of the answer's stream, as written.
+    serving: bool,
 }
 
 impl AguiSession {
@@ -27,6 +29,16 @@ impl AguiSession {
             } else {
                 super::ACCEPT_SSE
             },
+            serving: false,
+        }
+    }
+
+    /// The agent's side, serving a client under test: each event goes out as the case wrote
+    /// it, into the stream that answers the client's last POST.
+    pub fn serving() -> AguiSession {
+        AguiSession {
+            serving: true,
+            ..AguiSession::new(false)
         }
     }
 }
@@ -34,6 +46,9 @@ impl AguiSession {
 impl Session for AguiSession {
     // AG-UI has no handshake (the trait's default): each exchange is one POST.
     fn encode(&mut self, event: &Value) -> Result<Outgoing, ProtocolError> {
+        if self.serving {
+            return Ok(Frame::Text(event.to_string()).into());
+        }
         let mut input = event.clone();
         let Value::Object(m) = &mut input else {
             return Err(ProtocolError::InvalidEvent(

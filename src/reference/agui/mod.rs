@@ -3,8 +3,11 @@
 //! [`faults`].
 
 mod catalogue;
+pub mod client;
+mod client_catalogue;
 pub mod faults;
 mod http;
+mod run_state;
 pub mod script;
 
 use super::{serve_http, Faults, RunningTarget, ServeError, ServeOptions, Variants};
@@ -76,7 +79,14 @@ pub static REFERENCE: crate::reference::Reference = crate::reference::Reference 
     listen: Some(|addr, opts| Box::pin(start(addr, opts))),
     stdio: None,
     keeps_database: false,
-    client: None,
+    client: Some(crate::reference::ReferenceClient {
+        faults: client_catalogue::CLIENT_FAULTS,
+        variants: client_catalogue::CLIENT_VARIANTS,
+        dial: |url, opts| Box::pin(client::run(url, opts)),
+        tools: &[],
+        slow_tools: &[],
+        leaves_when_answered: false,
+    }),
 };
 
 /// Starts the agent on `addr`; it answers at `http://ADDR/agent`.

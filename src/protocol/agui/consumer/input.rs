@@ -1,0 +1,309 @@
+//! A client's RunAgentInput, judged: its shape (AGUI-CLI-001 to -003, -005, -008), its version
+//! and request head (-006, -007), and, on a thread it continues, what the last answer left it
+//! owing (a fresh runId, -004; the calls to answer, -009, -010; the state, -011 to -013; no call
+//! a consumer refused answered as if it ran, -015, -016).
+
+use super::state::Reading;
+use super::{Consumer, Ending, Thread};
+use crate::protocol::agui::schema::{schema, Flaw};
+use crate::rules::ids::{
+    AGUI_CLI_001, AGUI_CLI_002, AGUI_CLI_003, AGUI_CLI_004, AGUI_CLI_005, AGUI_CLI_006,
+    AGUI_CLI_007, AGUI_CLI_008, AGUI_CLI_009, AGUI_CLI_010, AGUI_CLI_011, AGUI_CLI_012,
+    AGUI_CLI_013,
+};
+use crate::rules::Violation;
+use crate::transport::Body;
+use serde_json::{Map, Value};
+use std::collections::{HashMap, HashSet};
+
+/// Paths named in one message, at most.
+const SHOWN: usize = 3;
+
+/// What the thread follows of an input that named its thread and run.
+pub struct Seen {
+    pub thread: String,
+    pub run: String,
+    pub offered: HashSet<String>,
+    pub state: Option<Value>,
+}
+
+/// Judges one POST; what the thread follows of it, when it named a thread and a run.
+pub fn judge(
+    consumer: &Consumer,
+    body: &Body,
+    headers: &[(String, String)],
+    out: &mut Vec<Violation>,
+) -> Option<Seen> {
+    head(headers, out);
+    let json = body.json();
+    let value = match json.as_deref() {
+        Ok(whole @ Value::Object(m)) => {
+            shape(whole, out);
+            m
+        }
+        _ => {
+            out.push(Violation::new(
+                AGUI_CLI_001,
+                "the POST's body is not a JSON object: no RunAgentInput",
+            ));
+            return None;
+        }
+    };
+    if !value.contains_key("protocolVersion") {
+        out.push(Violation::new(
+            AGUI_CLI_006,
+            "the input declares no protocolVersion",
+        ));
+    }
+    messages(value, out);
+    let thread = value.get("threadId")?.as_str()?.to_owned();
+    let run = value.get("runId")?.as_str()?.to_owned();
+    if let Some(had) = consumer.threads.get(&thread) {
+        if had.run_ids.contains(&run) {
+            out.push(Violation::new(
+                AGUI_CLI_004,
+                format!("runId {run:?} was already used for a run of thread {thread:?}"),
+            ));
+        }
+        if had.continued {
+            owed(had, value, out);
+        }
+    }
+    Some(Seen {
+        thread,
+        run,
+        offered: tool_names(value),
+        state: value.get("state").cloned(),
+    })
+}
+
+/// The request's head: an `Accept` naming what the client reads, a JSON body. A head that was
+/// not kept (a capture of bodies alone; a proxied request with neither header) says nothing.
+fn head(headers: &[(String, String)], out: &mut Vec<Violation>) {
+    if headers.is_empty() {
+        return;
+    }
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.to_ascii_lowercase())
+    };
+    let accept = header("accept").unwrap_or_default();
+    let names = |media: &str| accept.split(',').any(|r| r.trim().starts_with(media));
+    if !names("text/event-stream") && !names(crate::protocol::agui::PROTO_MEDIA_TYPE) {
+        let said = match accept.is_empty() {
+            true => "no Accept".to_owned(),
+            false => format!("Accept {accept:?}"),
+        };
+        out.push(Violation::new(
+            AGUI_CLI_007,
+            format!("the request sends {said}: it names neither text/event-stream nor the protobuf media type"),
+        ));
+    }
+    let json = header("content-type").is_some_and(|t| t.starts_with("application/json"));
+    if !json {
+        out.push(Violation::new(
+            AGUI_CLI_007,
+            "the request's Content-Type is not application/json",
+        ));
+    }
+}
+
+/// The input against the schema: malformed (-001), nulls (-002), undescribed material (-003).
+fn shape(input: &Value, out: &mut Vec<Violation>) {
+    let flaws = schema().input_flaws(input);
+    let paths = |pick: fn(&Flaw) -> bool| -> Vec<String> {
+        flaws
+            .iter()
+            .filter(|f| pick(f))
+            .take(SHOWN)
+            .map(|f| {
+                let at = match f.path() {
+                    "" => "the input",
+                    path => path,
+                };
+                match f {
+                    Flaw::Malformed { message, .. } => format!("{at}: {message}"),
+                    Flaw::Unknown { names, .. } => format!("{at}: {}", names.join(", ")),
+                    Flaw::Unrecognised { value, .. } => format!("{at}: {value:?}"),
+                    Flaw::Null { .. } => at.to_owned(),
+                }
+            })
+            .collect()
+    };
+    let malformed = paths(|f| matches!(f, Flaw::Malformed { .. }));
+    if !malformed.is_empty() {
+        out.push(Violation::new(
+            AGUI_CLI_001,
+            format!("the input is malformed: {}", malformed.join("; ")),
+        ));
+    }
+    let nulls = paths(|f| matches!(f, Flaw::Null { .. }));
+    if !nulls.is_empty() {
+        out.push(Violation::new(
+            AGUI_CLI_002,
+            format!("the input sends null for {}", nulls.join(", ")),
+        ));
+    }
+    let novel = paths(|f| matches!(f, Flaw::Unknown { .. } | Flaw::Unrecognised { .. }));
+    if !novel.is_empty() {
+        out.push(Violation::new(
+            AGUI_CLI_003,
+            format!(
+                "the input carries what the schema does not describe: {}",
+                novel.join("; ")
+            ),
+        ));
+    }
+}
+
+/// The messages: ids unique (-005), no activity message (-008).
+fn messages(input: &Map<String, Value>, out: &mut Vec<Violation>) {
+    let Some(Value::Array(messages)) = input.get("messages") else {
+        return;
+    };
+    let mut seen = HashSet::new();
+    let mut repeated = None;
+    for m in messages {
+        if let Some(id) = m.get("id").and_then(Value::as_str) {
+            if !seen.insert(id) && repeated.is_none() {
+                repeated = Some(id);
+            }
+        }
+    }
+    if let Some(id) = repeated {
+        out.push(Violation::new(
+            AGUI_CLI_005,
+            format!("two messages of the input have the id {id:?}"),
+        ));
+    }
+    if let Some(activity) = messages.iter().find(|m| m["role"] == "activity") {
+        let id = activity.get("id").and_then(Value::as_str).unwrap_or("");
+        out.push(Violation::new(
+            AGUI_CLI_008,
+            format!("the input sends activity message {id:?} back to the agent"),
+        ));
+    }
+}
+
+/// The names of the tools the input offers.
+fn tool_names(input: &Map<String, Value>) -> HashSet<String> {
+    let tools = input.get("tools").and_then(Value::as_array);
+    tools
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t.get("name").and_then(Value::as_str))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// What the thread's last answer left the input owing.
+fn owed(thread: &Thread, input: &Map<String, Value>, out: &mut Vec<Violation>) {
+    let d = &thread.delivered;
+    let history: &[Value] = input
+        .get("messages")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice);
+    let tool_messages: HashMap<&str, &Value> = history
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .filter_map(|m| Some((m.get("toolCallId")?.as_str()?, m)))
+        .collect();
+    // A call a consumer refused is not answered as one that ran (a tool message saying it
+    // failed is an answer that says nothing ran).
+    for (call, refused) in &d.refused {
+        if let Some(m) = tool_messages.get(call.as_str()) {
+            if m.get("error").is_none() {
+                out.push(Violation::new(
+                    refused.rule,
+                    format!(
+                        "the input answers tool call {call:?} with a result, as if it ran, but a consumer refuses it: {}",
+                        refused.why
+                    ),
+                ));
+            }
+        }
+    }
+    if d.ending != Ending::Succeeded {
+        return;
+    }
+    let pending = d.calls.iter().filter(|c| {
+        c.ended
+            && !c.answered
+            && !d.refused.contains_key(&c.id)
+            && c.name.as_ref().is_some_and(|n| thread.offered.contains(n))
+    });
+    for call in pending {
+        if !tool_messages.contains_key(call.id.as_str()) {
+            out.push(Violation::new(
+                AGUI_CLI_009,
+                format!(
+                    "the last run left the call {:?} to the client's tool {:?} unanswered, and the next run carries no tool message for it",
+                    call.id,
+                    call.name.as_deref().unwrap_or("")
+                ),
+            ));
+        }
+        history_call(history, call, out);
+    }
+    let state = input.get("state");
+    let (rule, what) = match d.state.read(state) {
+        Reading::Agreed => return,
+        Reading::Partial => (
+            AGUI_CLI_012,
+            "the first operations of a patch that failed applied",
+        ),
+        Reading::Merged => (
+            AGUI_CLI_013,
+            "a snapshot merged into the prior state rather than replacing it",
+        ),
+        Reading::Other => (
+            AGUI_CLI_011,
+            "another value than the last run's state events left behind",
+        ),
+    };
+    let shown = crate::show::event;
+    out.push(Violation::new(
+        rule,
+        format!(
+            "the next run's state is {} ({what}); the events left {}",
+            state.map_or("absent".into(), shown),
+            shown(&d.state.agreed)
+        ),
+    ));
+}
+
+/// The call in the history: a ToolCall on an assistant message, its arguments the deltas joined.
+fn history_call(history: &[Value], call: &super::Call, out: &mut Vec<Violation>) {
+    let carried = history
+        .iter()
+        .filter(|m| m["role"] == "assistant")
+        .filter_map(|m| m.get("toolCalls").and_then(Value::as_array))
+        .flatten()
+        .find(|c| c.get("id").and_then(Value::as_str) == Some(call.id.as_str()));
+    let Some(carried) = carried else {
+        out.push(Violation::new(
+            AGUI_CLI_010,
+            format!(
+                "the next run's history carries no assistant message with the call {:?}",
+                call.id
+            ),
+        ));
+        return;
+    };
+    let sent = carried
+        .pointer("/function/arguments")
+        .and_then(Value::as_str);
+    if let (Some(joined), Some(sent)) = (&call.args, sent) {
+        if joined != sent {
+            out.push(Violation::new(
+                AGUI_CLI_010,
+                format!(
+                    "the call {:?} is carried with arguments {sent:?}, not its deltas joined ({joined:?})",
+                    call.id
+                ),
+            ));
+        }
+    }
+}
