@@ -42,9 +42,14 @@ fn install_once() {
     static INSTALL: std::sync::Once = std::sync::Once::new();
     INSTALL.call_once(|| {
         let dir = node_dir();
-        let installed = ["socket.io", "socket.io-client", "@copilotkit/aimock"]
-            .iter()
-            .all(|package| dir.join("node_modules").join(package).exists());
+        let installed = [
+            "socket.io",
+            "socket.io-client",
+            "@copilotkit/aimock",
+            "@ag-ui/client",
+        ]
+        .iter()
+        .all(|package| dir.join("node_modules").join(package).exists());
         if installed {
             return;
         }
@@ -315,6 +320,29 @@ fn an_eventsource_client_is_judged_and_resumes_after_its_last_id() {
         .map(|c| c["transcript"].to_string())
         .unwrap_or_default();
     assert!(resumed.contains("last_event_id"), "{resumed}");
+    assert_eq!(output.status.code(), Some(0));
+}
+
+/// `@ag-ui/client` 1.0.0's `HttpAgent`, the official frontend CopilotKit builds on, driven by a
+/// test mode as a user writes it, passes the AG-UI client suite: it continues a thread with
+/// its tool's result and the state its patches made, and refuses what a consumer must.
+#[test]
+fn the_official_http_agent_is_judged_as_an_ag_ui_client() {
+    let (output, report) = judged_client("agui", "agui-client.mjs", &[]);
+    let cases = report["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), 7, "{report:#}");
+    for case in cases {
+        assert_eq!(case["verdict"], "pass", "{case:#}");
+    }
+    // The continuation came: the state case judged a second input (HttpAgent declares 1.0 on
+    // each; wireprobe's agent, 1.1).
+    let state = cases
+        .iter()
+        .find(|c| c["id"] == "agui.client.state-carried")
+        .map(|c| c["transcript"].to_string())
+        .unwrap_or_default();
+    let inputs = state.matches("\"protocolVersion\":\"1.0\"").count();
+    assert_eq!(inputs, 2, "{state}");
     assert_eq!(output.status.code(), Some(0));
 }
 

@@ -29,6 +29,9 @@ const MAX_RUN: Duration = Duration::from_secs(120);
 /// Plays one session against the agent at `url`: runs until one leaves nothing to do.
 pub async fn run(url: &str, opts: &ClientOptions) -> Result<ClientEnd, ServeError> {
     let faults = Faults::parse(super::client_catalogue::CLIENT_FAULTS, &opts.faults)?;
+    // The schema every event is read against compiles on first use: before the first POST,
+    // so the time it takes is the client's start-up, not a pause between two runs.
+    let _ = crate::protocol::agui::schema::schema();
     let variants = Variants::parse(super::client_catalogue::CLIENT_VARIANTS, &opts.variants)?;
     let http = reqwest::Client::builder()
         .no_proxy()

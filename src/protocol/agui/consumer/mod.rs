@@ -237,4 +237,4 @@ impl Consumer {
 }
 
 #[cfg(test)]
-mod tests;
+mod consumer_tests;
