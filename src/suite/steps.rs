@@ -549,6 +549,22 @@ pub(super) fn exchange_of(step: &Value) -> Option<Result<Outgoing, String>> {
         }));
     }
     let how = m.get("$stream")?;
+    if let Some(lines) = how.get("lines") {
+        let lines = lines.as_array().and_then(|ls| {
+            ls.iter()
+                .map(|l| l.as_str().map(str::to_owned))
+                .collect::<Option<Vec<String>>>()
+        });
+        return Some(match lines {
+            Some(lines) if lines.iter().all(|l| !l.contains(['\n', '\r'])) => {
+                Ok(Outgoing::StreamLines(lines))
+            }
+            _ => Err(format!(
+                "`lines` is {}, not a list of strings without line breaks",
+                how["lines"]
+            )),
+        });
+    }
     let id = |k: &str| match how.get(k) {
         Some(Value::String(s)) => Some(s.clone()),
         Some(Value::Number(n)) => Some(n.to_string()),

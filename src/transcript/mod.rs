@@ -420,6 +420,9 @@ impl Transcript {
             Outgoing::Stream(from) => {
                 Record::Observed(Observation::StreamRequested { from: from.clone() })
             }
+            Outgoing::StreamLines(lines) => Record::Observed(Observation::Notice {
+                message: format!("wrote into the event stream: {lines:?}"),
+            }),
         };
         Sent {
             record,

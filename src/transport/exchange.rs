@@ -23,6 +23,9 @@ pub enum Outgoing {
     },
     /// Reopen the event stream from `from`, or drop it (`None`) (SSE + HTTP only).
     Stream(Option<StreamFrom>),
+    /// Write these lines, each ended by LF, into the event stream wireprobe serves, exactly as
+    /// they are: comments and fields besides `data` (a served SSE + HTTP stream only).
+    StreamLines(Vec<String>),
 }
 
 impl From<Frame> for Outgoing {
@@ -38,6 +41,7 @@ impl Outgoing {
             Outgoing::Frame(f) => f.len(),
             Outgoing::Post { body, .. } => body.len(),
             Outgoing::Stream(_) => 0,
+            Outgoing::StreamLines(lines) => lines.iter().map(|l| l.len() + 1).sum(),
         }
     }
 

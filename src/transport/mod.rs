@@ -438,7 +438,7 @@ impl Connection {
         let (done_tx, done_rx) = oneshot::channel();
         let mut out = out.into();
         // Reopening a stream is no exchange: no answer of its own comes.
-        let exchange = !matches!(out, Outgoing::Stream(_));
+        let exchange = !matches!(out, Outgoing::Stream(_) | Outgoing::StreamLines(_));
         let pipelined = self.pipelined && !self.confirms_delivery();
         if pipelined {
             // Its writes only take frames: anything else is refused now, not at the next send.
@@ -567,9 +567,11 @@ pub(crate) async fn next_of(
 pub(crate) fn frame_only(out: Outgoing) -> Result<Frame, TransportError> {
     match out {
         Outgoing::Frame(frame) => Ok(frame),
-        Outgoing::Post { .. } | Outgoing::Stream(_) => Err(TransportError::Protocol(
-            "a POST or a stream reopen needs the SSE + HTTP transport".into(),
-        )),
+        Outgoing::Post { .. } | Outgoing::Stream(_) | Outgoing::StreamLines(_) => {
+            Err(TransportError::Protocol(
+                "a POST, a stream reopen or raw stream lines need the SSE + HTTP transport".into(),
+            ))
+        }
     }
 }
 

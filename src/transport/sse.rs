@@ -378,6 +378,10 @@ async fn run(
                 )
                 .await
             }
+            Outgoing::StreamLines(_) => Err(TransportError::Protocol(
+                "raw stream lines are written by a stream wireprobe serves, not one it reads"
+                    .into(),
+            )),
             Outgoing::Stream(from) => {
                 if let Some(old) = reader.take() {
                     // Abort takes effect at the old reader's next await: one preempted in the

@@ -430,7 +430,9 @@ impl SessionTask {
                         break;
                     }
                 }
-                _ = beat.tick() => {
+                // A run's answer carries no heartbeat: what else a stream may carry is a case's
+                // to send (AG-UI keeps no standing stream to keep alive).
+                _ = beat.tick(), if !self.opts.posts_answer_with_stream => {
                     if let Some(stream) = &self.stream {
                         let _ = stream.try_send(Bytes::from_static(b": heartbeat\n\n"));
                     }
@@ -474,6 +476,14 @@ impl SessionTask {
                 }
                 return Ok(());
             }
+            Outgoing::StreamLines(lines) => {
+                let mut text = String::new();
+                for line in lines {
+                    text.push_str(&line);
+                    text.push('\n');
+                }
+                return self.write(Bytes::from(text)).await;
+            }
             Outgoing::Stream(Some(_)) | Outgoing::Post { .. } => {
                 return Err(TransportError::Protocol(
                     "serving a client, wireprobe sends events and can drop the stream; it does not POST or reopen".into(),
@@ -493,7 +503,11 @@ impl SessionTask {
         }
         let id = self.next_id;
         self.next_id += 1;
-        let event = Bytes::from(sse_event(id, frame_text(&frame)));
+        // A run's answer is read once and never resumed: its events carry no `id:`.
+        let event = match self.opts.posts_answer_with_stream {
+            true => Bytes::from(sse_data(frame_text(&frame))),
+            false => Bytes::from(sse_event(id, frame_text(&frame))),
+        };
         self.history_bytes += frame.len();
         self.history.push_back((id, frame));
         while self.history.len() > self.opts.history || self.history_bytes > MAX_HISTORY_BYTES {
@@ -502,9 +516,14 @@ impl SessionTask {
                 None => break,
             }
         }
-        // No stream open: the event waits in the history for a client that resumes.
+        self.write(event).await
+    }
+
+    /// Writes `bytes` into the open stream. With none open, an event waits in the history for
+    /// a client that resumes.
+    async fn write(&mut self, bytes: Bytes) -> Result<(), TransportError> {
         if let Some(stream) = &self.stream {
-            let sent = tokio::time::timeout(SEND_BUDGET, stream.send(event)).await;
+            let sent = tokio::time::timeout(SEND_BUDGET, stream.send(bytes)).await;
             match sent {
                 Ok(Ok(())) => {}
                 // The client closed the stream: the event waits in the history.
@@ -544,6 +563,13 @@ fn frame_text(frame: &Frame) -> &[u8] {
 /// One SSE event: `id:`, then each line of `data` as a `data:` line.
 fn sse_event(id: u64, data: &[u8]) -> Vec<u8> {
     let mut out = format!("id: {id}\n").into_bytes();
+    out.extend_from_slice(&sse_data(data));
+    out
+}
+
+/// One SSE event of `data` alone: each of its lines a `data:` line, then the blank line.
+fn sse_data(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len() + 16);
     for line in data.split(|b| *b == b'\n') {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         out.extend_from_slice(b"data: ");

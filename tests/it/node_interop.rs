@@ -330,7 +330,7 @@ fn an_eventsource_client_is_judged_and_resumes_after_its_last_id() {
 fn the_official_http_agent_is_judged_as_an_ag_ui_client() {
     let (output, report) = judged_client("agui", "agui-client.mjs", &[]);
     let cases = report["cases"].as_array().expect("cases");
-    assert_eq!(cases.len(), 7, "{report:#}");
+    assert_eq!(cases.len(), 9, "{report:#}");
     for case in cases {
         assert_eq!(case["verdict"], "pass", "{case:#}");
     }

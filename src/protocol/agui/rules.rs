@@ -226,4 +226,10 @@ pub static RULES: &[Rule] = &[
     client_rule!("AGUI-CLI-016", Must, "Processing Model › The rule",
         "A run whose stream carries a malformed known value fails: a tool call open when it came is not answered as a call that ran (a tool message without error).",
         "A field the protocol DOES describe, carrying a value the schema rejects, MUST be fatal: the consumer MUST fail the run rather than repair, coerce or ignore the value."),
+    client_rule!("AGUI-CLI-017", Must, "HTTP + Server-Sent Events › Response",
+        "SSE fields other than data (event:, id:, retry:) and comment lines do not stop the client: a run streamed with them is read (the case waits for its next run).",
+        "A consumer MUST ignore SSE fields other than `data` (`event:`, `id:`, `retry:`) and MUST tolerate SSE comment lines (`: keep-alive`), which producers MAY send at any cadence."),
+    client_rule!("AGUI-CLI-018", Should, "The Event Model › Identifiers",
+        "The client keeps its thread: a run that answers calls the agent made on a thread is a run of that thread (stated without a BCP 14 keyword).",
+        "`threadId` identifies a conversation. It is minted by the application and is stable across runs."),
 ];

@@ -8,7 +8,7 @@
 //! starts the next run on the same thread: the call in history, the tool's result, the state
 //! the run's snapshots and deltas left. It ends when a run leaves nothing to do.
 
-use super::run_state::RunState;
+use super::run_state::{RunState, StreamedCall};
 use crate::protocol::agui::session::VERSION;
 use crate::protocol::agui::PROTO_MEDIA_TYPE;
 use crate::reference::{ClientEnd, ClientOptions, Faults, ServeError, Variants};
@@ -95,6 +95,7 @@ impl Client {
                 json!({"id": user, "role": "developer", "content": "Be brief."}),
             );
         }
+        let mut thread = thread;
         let mut run_id = self.ids.mint("run");
         for _ in 0..MAX_RUNS {
             let input = self.input(&thread, &run_id);
@@ -106,6 +107,9 @@ impl Client {
             }
             if !self.faults.has("reuses-run-id") {
                 run_id = self.ids.mint("run");
+            }
+            if self.faults.has("new-thread-per-run") {
+                thread = self.ids.mint("thread");
             }
         }
         Ok(ClientEnd::TimedOut)
@@ -184,7 +188,13 @@ impl Client {
         let read = async {
             while let Some(captured) = events.next().await {
                 match captured {
-                    Captured::Event { data, .. } => {
+                    Captured::Event { data, meta } => {
+                        let fielded =
+                            meta.id.is_some() || meta.event.is_some() || meta.retry.is_some();
+                        if fielded && self.faults.has("fails-on-sse-fields") {
+                            run.fail();
+                            break;
+                        }
                         if !run.take(&data) {
                             break;
                         }
@@ -218,27 +228,7 @@ impl Client {
             .filter(|c| c.name == TOOL && c.ended && !c.answered)
             .collect();
         if !calls.is_empty() && !self.faults.has("no-call-in-history") {
-            let id = calls
-                .iter()
-                .find_map(|c| c.parent.clone())
-                .unwrap_or_else(|| self.ids.mint("m"));
-            let tool_calls: Vec<Value> = calls
-                .iter()
-                .map(|c| {
-                    json!({"id": c.id, "type": "function",
-                        "function": {"name": c.name, "arguments": c.args}})
-                })
-                .collect();
-            // The call comes before its results in the history.
-            let at = self
-                .messages
-                .iter()
-                .position(|m| {
-                    m["role"] == "tool" && calls.iter().any(|c| m["toolCallId"] == c.id.as_str())
-                })
-                .unwrap_or(self.messages.len());
-            let assistant = json!({"id": id, "role": "assistant", "toolCalls": tool_calls});
-            self.messages.insert(at, assistant);
+            self.record_calls(&calls);
         }
         if pending.is_empty() {
             return false;
@@ -255,5 +245,37 @@ impl Client {
             }
         }
         true
+    }
+
+    /// Puts the run's calls in the history as ToolCalls on an assistant message: the one their
+    /// parent names when the run streamed it, else a new one, before the calls' results.
+    fn record_calls(&mut self, calls: &[StreamedCall]) {
+        let tool_calls: Vec<Value> = calls
+            .iter()
+            .map(|c| {
+                json!({"id": c.id, "type": "function",
+                    "function": {"name": c.name, "arguments": c.args}})
+            })
+            .collect();
+        let parent = calls.iter().find_map(|c| c.parent.clone());
+        let streamed = parent.as_ref().and_then(|p| {
+            self.messages
+                .iter_mut()
+                .find(|m| m["id"] == p.as_str() && m["role"] == "assistant")
+        });
+        if let Some(message) = streamed {
+            message["toolCalls"] = Value::Array(tool_calls);
+            return;
+        }
+        let id = parent.unwrap_or_else(|| self.ids.mint("m"));
+        let at = self
+            .messages
+            .iter()
+            .position(|m| {
+                m["role"] == "tool" && calls.iter().any(|c| m["toolCallId"] == c.id.as_str())
+            })
+            .unwrap_or(self.messages.len());
+        let assistant = json!({"id": id, "role": "assistant", "toolCalls": tool_calls});
+        self.messages.insert(at, assistant);
     }
 }

@@ -5,7 +5,7 @@ use crate::reference::{Fault, Variant};
 use crate::rules::ids::{
     AGUI_CLI_001, AGUI_CLI_002, AGUI_CLI_003, AGUI_CLI_004, AGUI_CLI_005, AGUI_CLI_006,
     AGUI_CLI_007, AGUI_CLI_008, AGUI_CLI_009, AGUI_CLI_010, AGUI_CLI_011, AGUI_CLI_012,
-    AGUI_CLI_013, AGUI_CLI_014, AGUI_CLI_015, AGUI_CLI_016,
+    AGUI_CLI_013, AGUI_CLI_014, AGUI_CLI_015, AGUI_CLI_016, AGUI_CLI_017, AGUI_CLI_018,
 };
 use crate::{fault, variant};
 
@@ -89,6 +89,16 @@ pub static CLIENT_FAULTS: &[Fault] = &[
         "coerces-malformed",
         [AGUI_CLI_016],
         "reads a malformed known value as best it can and carries on"
+    ),
+    fault!(
+        "fails-on-sse-fields",
+        [AGUI_CLI_017],
+        "fails a run whose stream carries an id:, event: or retry: field"
+    ),
+    fault!(
+        "new-thread-per-run",
+        [AGUI_CLI_018],
+        "starts every run on a thread of its own"
     ),
 ];
 

@@ -93,7 +93,8 @@ impl RunState {
         true
     }
 
-    fn fail(&mut self) -> bool {
+    /// The run fails here: nothing after counts, and it finished nothing.
+    pub fn fail(&mut self) -> bool {
         self.failed = true;
         self.succeeded = false;
         false

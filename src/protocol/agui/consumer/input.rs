@@ -9,7 +9,7 @@ use crate::protocol::agui::schema::{schema, Flaw};
 use crate::rules::ids::{
     AGUI_CLI_001, AGUI_CLI_002, AGUI_CLI_003, AGUI_CLI_004, AGUI_CLI_005, AGUI_CLI_006,
     AGUI_CLI_007, AGUI_CLI_008, AGUI_CLI_009, AGUI_CLI_010, AGUI_CLI_011, AGUI_CLI_012,
-    AGUI_CLI_013,
+    AGUI_CLI_013, AGUI_CLI_018,
 };
 use crate::rules::Violation;
 use crate::transport::Body;
@@ -58,6 +58,8 @@ pub fn judge(
     messages(value, out);
     let thread = value.get("threadId")?.as_str()?.to_owned();
     let run = value.get("runId")?.as_str()?.to_owned();
+    elsewhere(consumer, &thread, value, out);
+    refused_answered(consumer, value, out);
     if let Some(had) = consumer.threads.get(&thread) {
         if had.run_ids.contains(&run) {
             out.push(Violation::new(
@@ -187,6 +189,62 @@ fn messages(input: &Map<String, Value>, out: &mut Vec<Violation>) {
     }
 }
 
+/// A tool message answering a call another thread's last answer made: the thread was not
+/// kept (AGUI-CLI-018).
+fn elsewhere(
+    consumer: &Consumer,
+    thread: &str,
+    input: &Map<String, Value>,
+    out: &mut Vec<Violation>,
+) {
+    let answers = input.get("messages").and_then(Value::as_array);
+    let answered = answers
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "tool")
+        .filter_map(|m| m.get("toolCallId").and_then(Value::as_str));
+    for call in answered {
+        let made = consumer
+            .threads
+            .iter()
+            .find(|(t, had)| *t != thread && had.delivered.calls.iter().any(|c| c.id == call));
+        if let Some((made_on, _)) = made {
+            out.push(Violation::new(
+                AGUI_CLI_018,
+                format!("the input answers tool call {call:?}, made on thread {made_on:?}, on another thread, {thread:?}"),
+            ));
+            return;
+        }
+    }
+}
+
+/// A call a consumer refused, on any thread, answered as one that ran: a tool message without
+/// `error` (one saying it failed is an answer that says nothing ran). A client that moves to
+/// another thread carries what it took all the same.
+fn refused_answered(consumer: &Consumer, input: &Map<String, Value>, out: &mut Vec<Violation>) {
+    let messages = input.get("messages").and_then(Value::as_array);
+    let ran = messages
+        .into_iter()
+        .flatten()
+        .filter(|m| m["role"] == "tool" && m.get("error").is_none())
+        .filter_map(|m| m.get("toolCallId").and_then(Value::as_str));
+    for call in ran {
+        let refused = consumer
+            .threads
+            .values()
+            .find_map(|t| t.delivered.refused.get(call));
+        if let Some(refused) = refused {
+            out.push(Violation::new(
+                refused.rule,
+                format!(
+                    "the input answers tool call {call:?} with a result, as if it ran, but a consumer refuses it: {}",
+                    refused.why
+                ),
+            ));
+        }
+    }
+}
+
 /// The names of the tools the input offers.
 fn tool_names(input: &Map<String, Value>) -> HashSet<String> {
     let tools = input.get("tools").and_then(Value::as_array);
@@ -210,21 +268,6 @@ fn owed(thread: &Thread, input: &Map<String, Value>, out: &mut Vec<Violation>) {
         .filter(|m| m["role"] == "tool")
         .filter_map(|m| Some((m.get("toolCallId")?.as_str()?, m)))
         .collect();
-    // A call a consumer refused is not answered as one that ran (a tool message saying it
-    // failed is an answer that says nothing ran).
-    for (call, refused) in &d.refused {
-        if let Some(m) = tool_messages.get(call.as_str()) {
-            if m.get("error").is_none() {
-                out.push(Violation::new(
-                    refused.rule,
-                    format!(
-                        "the input answers tool call {call:?} with a result, as if it ran, but a consumer refuses it: {}",
-                        refused.why
-                    ),
-                ));
-            }
-        }
-    }
     if d.ending != Ending::Succeeded {
         return;
     }
