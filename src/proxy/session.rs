@@ -363,6 +363,7 @@ mod tests {
                 serde_json::json!({"threadId": "t", "runId": "r", "protocolVersion": "1.1", "messages": []}),
             ),
             status: None,
+            answered_as: None,
             headers: Vec::new(),
         };
         assert!(s.pass(Direction::Client, &post, now).is_empty());

@@ -144,6 +144,9 @@ impl Serving {
         match transport {
             TransportKind::WebSocket | TransportKind::SocketIo | TransportKind::Stdio => {}
             TransportKind::Sse if protocol.http_routes().is_some() => {}
+            // An answer in frames, when the binding has a framed media type.
+            TransportKind::Protobuf
+                if protocol.http_routes().is_some_and(|r| !r.framed.is_empty()) => {}
             TransportKind::Sse | TransportKind::Protobuf => return Err(unsupported()),
         }
         let (listener, addr) = match shared {
@@ -258,7 +261,12 @@ impl Serving {
         wait: Duration,
         timeout: Duration,
     ) -> Option<Result<(Connection, Opened), ServingError>> {
-        if matches!(self.transport, TransportKind::SocketIo | TransportKind::Sse) {
+        let sited = [
+            TransportKind::SocketIo,
+            TransportKind::Sse,
+            TransportKind::Protobuf,
+        ];
+        if sited.contains(&self.transport) {
             let site = self.site(max_frame);
             match site.accept(wait).await {
                 Err(TransportError::Timeout(_)) => None,
@@ -295,10 +303,14 @@ impl Serving {
     fn site(&mut self, max_frame: usize) -> Arc<Site> {
         let listener = self.listener.clone();
         let transport = self.transport;
-        let opts = site_options(self.routes, self.responder.clone(), max_frame);
+        // Over the protobuf binding an answer is framed when the POST admits the media type.
+        let framed = transport == TransportKind::Protobuf;
+        let opts = site_options(self.routes, self.responder.clone(), max_frame, framed);
         let fed = self.site.get_or_insert_with(|| {
             let site = Arc::new(match transport {
-                TransportKind::Sse => Site::Sse(Arc::new(SseServer::new(opts))),
+                TransportKind::Sse | TransportKind::Protobuf => {
+                    Site::Sse(Arc::new(SseServer::new(opts)))
+                }
                 _ => Site::SocketIo(Arc::new(EioServer::new(ServerOptions::new(max_frame)))),
             });
             let feeding = site.clone();
@@ -393,6 +405,7 @@ fn site_options(
     routes: Option<HttpRoutes>,
     responder: Arc<dyn Responder>,
     max_frame: usize,
+    framed: bool,
 ) -> SiteOptions {
     SiteOptions {
         stream_route: routes.and_then(|r| r.stream).unwrap_or("/").to_owned(),
@@ -402,6 +415,10 @@ fn site_options(
             .unwrap_or_default(),
         // A binding with no standing stream answers each POST with one (AG-UI).
         posts_answer_with_stream: routes.is_some_and(|r| r.stream.is_none()),
+        framed_answers: match (framed, routes) {
+            (true, Some(r)) => r.framed.iter().map(|m| m.to_string()).collect(),
+            _ => Vec::new(),
+        },
         max_frame,
         history: HISTORY,
         heartbeat: HEARTBEAT,

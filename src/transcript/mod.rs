@@ -449,6 +449,7 @@ impl Transcript {
         if let Received::Posted {
             path,
             status: Some(status),
+            answered_as,
             ..
         } = received
         {
@@ -456,7 +457,9 @@ impl Transcript {
                 method: "POST".into(),
                 path: path.clone(),
                 status: *status,
-                content_type: "application/json".into(),
+                content_type: answered_as
+                    .clone()
+                    .unwrap_or_else(|| "application/json".into()),
                 body: Body::Empty,
             };
             let ours = Record::Observed(Observation::Http(answer));

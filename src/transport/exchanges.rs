@@ -327,6 +327,7 @@ pub fn client_items(
             path: route.clone(),
             body: Body::of_bytes(body),
             status: None,
+            answered_as: None,
             headers,
         }],
         Kind::Stream(from) => vec![Received::StreamOpened(from.clone())],

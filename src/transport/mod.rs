@@ -5,6 +5,7 @@
 //! which transport is underneath, and protocol-level keep-alives (Engine.IO pings, say) can be
 //! answered by the transport task at any moment.
 
+pub mod accept;
 pub mod body_tap;
 pub mod exchange;
 pub mod exchanges;
@@ -98,6 +99,9 @@ pub enum Received {
         path: String,
         body: Body,
         status: Option<u16>,
+        /// The media type wireprobe's answer streamed in, when the answer was the run's
+        /// stream (AG-UI's); `None`: a JSON answer, or the upstream's.
+        answered_as: Option<String>,
         /// The request headers the binding reads (an `Accept`), when they were kept.
         headers: Vec<(String, String)>,
     },

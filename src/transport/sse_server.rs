@@ -53,6 +53,13 @@ pub trait Responder: Send + Sync {
         let _ = text;
         None
     }
+    /// An event's text as one frame's payload of an answer in the framed media type `media`
+    /// (AG-UI's protobuf); `None` (the default) when the binding has no such encoding or the
+    /// event has none in it.
+    fn framed(&self, media: &str, text: &str) -> Option<Vec<u8>> {
+        let _ = (media, text);
+        None
+    }
 }
 
 /// What a WebSocket served for `responder`'s binding refuses: the frames it says it closes on.
@@ -72,6 +79,10 @@ pub struct SiteOptions {
     /// The binding keeps no standing stream: each POST's answer is the event stream (AG-UI's
     /// run), a fresh one that replays nothing, and a new POST ends the one before.
     pub posts_answer_with_stream: bool,
+    /// Media types of length-prefixed binary frames an answer is given in when the POST's
+    /// `Accept` admits one (the responder encodes each event: [`Responder::framed`]); empty:
+    /// every answer is an event stream.
+    pub framed_answers: Vec<String>,
     /// Largest POST body or frame accepted.
     pub max_frame: usize,
     /// Events kept for a client that resumes.
@@ -89,9 +100,10 @@ enum ToSession {
     Subscribe(StreamFrom, mpsc::Sender<Bytes>),
     /// The client opened a WebSocket.
     Upgrade(Connection),
-    /// The client POSTed where the answer is the stream: the answer body's sender, and the
-    /// POST to pass on once the stream is the one events go to.
-    Answer(mpsc::Sender<Bytes>, Received),
+    /// The client POSTed where the answer is the stream: the answer body's sender, the framed
+    /// media type it is given in (`None`: an event stream), and the POST to pass on once the
+    /// stream is the one events go to.
+    Answer(mpsc::Sender<Bytes>, Option<String>, Received),
 }
 
 /// State every HTTP connection of one site shares.
@@ -277,6 +289,7 @@ async fn posted(
             path: route,
             body,
             status: Some(status),
+            answered_as: None,
             headers: Vec::new(),
         })
         .await;
@@ -300,6 +313,15 @@ async fn answered_with_stream(
     req: Request<Incoming>,
 ) -> Response<ResponseBody> {
     let headers = super::websocket::Opened::of(peer, &req).headers;
+    let accept = headers
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case("accept"))
+        .map_or("", |(_, value)| value.as_str());
+    let framing = opts
+        .framed_answers
+        .iter()
+        .find(|media| super::accept::admits(accept, media))
+        .cloned();
     let bytes = match read_posted(opts, session, &route, req).await {
         Ok(bytes) => bytes,
         Err(too_large) => return too_large,
@@ -308,32 +330,42 @@ async fn answered_with_stream(
         path: route,
         body: Body::of_bytes(&bytes),
         status: Some(200),
+        answered_as: Some(
+            framing
+                .clone()
+                .unwrap_or_else(|| "text/event-stream".to_owned()),
+        ),
         headers,
     };
     let (tx, rx) = mpsc::channel::<Bytes>(STREAM_BUFFER);
+    let media = framing.clone();
     if session
         .to_task
-        .send(ToSession::Answer(tx, posted))
+        .send(ToSession::Answer(tx, framing, posted))
         .await
         .is_err()
     {
         return answer(StatusCode::SERVICE_UNAVAILABLE, r#"{"error":"ended"}"#);
     }
-    event_stream(rx)
+    streamed(rx, media.as_deref().unwrap_or("text/event-stream"))
 }
 
 /// A `200` whose body is what arrives on `rx`, as an event stream.
-fn event_stream(mut rx: mpsc::Receiver<Bytes>) -> Response<ResponseBody> {
+fn event_stream(rx: mpsc::Receiver<Bytes>) -> Response<ResponseBody> {
+    streamed(rx, "text/event-stream")
+}
+
+/// A `200` of `media` whose body is what arrives on `rx`.
+fn streamed(mut rx: mpsc::Receiver<Bytes>, media: &str) -> Response<ResponseBody> {
     let chunks = futures_util::stream::poll_fn(move |cx| {
         rx.poll_recv(cx)
             .map(|c| c.map(|b| Ok::<_, Infallible>(hyper::body::Frame::data(b))))
     });
     let mut resp = Response::new(StreamBody::new(chunks).boxed());
     let headers = resp.headers_mut();
-    headers.insert(
-        hyper::header::CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static("text/event-stream"),
-    );
+    let media = hyper::header::HeaderValue::from_str(media)
+        .unwrap_or(hyper::header::HeaderValue::from_static("text/event-stream"));
+    headers.insert(hyper::header::CONTENT_TYPE, media);
     headers.insert(
         hyper::header::CACHE_CONTROL,
         hyper::header::HeaderValue::from_static("no-cache"),
@@ -361,6 +393,7 @@ fn session_for<B>(
         next_id: 1,
         attached: false,
         stream: None,
+        framing: None,
         ws: None,
     };
     let task = tokio::spawn(state.run(commands, from_http));
@@ -387,6 +420,8 @@ struct SessionTask {
     attached: bool,
     /// The open event stream's body.
     stream: Option<mpsc::Sender<Bytes>>,
+    /// The framed media type the open answer is given in (`None`: an event stream).
+    framing: Option<String>,
     /// The client's WebSocket, when it opened one.
     ws: Option<Connection>,
 }
@@ -413,10 +448,11 @@ impl SessionTask {
                 Some(http) = from_http.recv() => match http {
                     ToSession::Subscribe(from, tx) => self.subscribe(from, tx).await,
                     ToSession::Upgrade(conn) => self.upgraded(conn).await,
-                    ToSession::Answer(tx, posted) => {
+                    ToSession::Answer(tx, framing, posted) => {
                         // The answer before ends here (its sender dropped): a run per POST.
                         self.attached = true;
                         self.stream = Some(tx);
+                        self.framing = framing;
                         if !self.inbox.push(posted).await {
                             break;
                         }
@@ -476,6 +512,11 @@ impl SessionTask {
                 }
                 return Ok(());
             }
+            Outgoing::StreamLines(_) if self.framing.is_some() => {
+                return Err(TransportError::Protocol(
+                    "an answer of length-prefixed frames has no lines to write".into(),
+                ))
+            }
             Outgoing::StreamLines(lines) => {
                 let mut text = String::new();
                 for line in lines {
@@ -504,9 +545,19 @@ impl SessionTask {
         let id = self.next_id;
         self.next_id += 1;
         // A run's answer is read once and never resumed: its events carry no `id:`.
-        let event = match self.opts.posts_answer_with_stream {
-            true => Bytes::from(sse_data(frame_text(&frame))),
-            false => Bytes::from(sse_event(id, frame_text(&frame))),
+        let event = match (&self.framing, self.opts.posts_answer_with_stream) {
+            (Some(media), _) => {
+                let text = String::from_utf8_lossy(frame_text(&frame));
+                let Some(payload) = self.opts.responder.framed(media, &text) else {
+                    return Err(TransportError::Protocol(format!(
+                        "this event has no {media} encoding: {}",
+                        text.chars().take(80).collect::<String>()
+                    )));
+                };
+                Bytes::from(super::length_prefixed::encode(&payload))
+            }
+            (None, true) => Bytes::from(sse_data(frame_text(&frame))),
+            (None, false) => Bytes::from(sse_event(id, frame_text(&frame))),
         };
         self.history_bytes += frame.len();
         self.history.push_back((id, frame));

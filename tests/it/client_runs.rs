@@ -550,3 +550,24 @@ reports = ["json=faulty.json"]
         "{said}"
     );
 }
+
+/// Over AG-UI's protobuf binding wireprobe answers in protobuf frames exactly when the client's
+/// `Accept` admits the media type (HTTP + Protobuf › Negotiation), and in SSE otherwise; the
+/// reference client passes either way, reading what it is given.
+#[test]
+fn an_ag_ui_client_admitting_protobuf_is_answered_in_it() {
+    for (variant, media) in [
+        (Some("accept-proto"), "application/vnd.ag-ui.event+proto"),
+        (None, "text/event-stream"),
+    ] {
+        let mut args = vec!["--target", "builtin", "--transport", "proto"];
+        args.extend(variant.iter().flat_map(|v| ["--variant", *v]));
+        let (code, cases) = client_run("agui", &args);
+        assert_all_pass("agui", &format!("over proto, {variant:?}"), code, &cases);
+        let answered = cases[0]["transcript"].to_string();
+        assert!(
+            answered.contains(&format!("\"content_type\":\"{media}\"")),
+            "{variant:?}: {answered}"
+        );
+    }
+}

@@ -124,17 +124,7 @@ fn begin(conv: &mut Conversation) -> bool {
 /// True when an `Accept` value admits the protobuf media type with a positive quality (a
 /// wildcard range admits it too).
 pub fn admits_proto(accept: &str) -> bool {
-    accept.split(',').any(|range| {
-        let mut parts = range.split(';');
-        let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-        let zero = parts.any(|p| {
-            p.trim()
-                .strip_prefix("q=")
-                .and_then(|q| q.trim().parse::<f64>().ok())
-                .is_some_and(|q| q <= 0.0)
-        });
-        !zero && (media == PROTO_MEDIA_TYPE || media == "*/*" || media == "application/*")
-    })
+    crate::transport::accept::admits(accept, PROTO_MEDIA_TYPE)
 }
 
 /// The input as the schema reads it: its ids, state, frontend tools and standing.
@@ -285,23 +275,5 @@ pub fn broken_answer(conv: &mut Conversation, event: &Value, out: &mut Vec<Viola
     }
     if ty == "RUN_STARTED" || ty == "RUN_ERROR" || !first {
         exchange.broken_judged = true;
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn accept_admits_protobuf_by_name_or_wildcard_and_not_at_quality_zero() {
-        assert!(admits_proto(
-            "application/vnd.ag-ui.event+proto, text/event-stream"
-        ));
-        assert!(admits_proto("*/*"));
-        assert!(admits_proto("application/*;q=0.1"));
-        assert!(!admits_proto("text/event-stream"));
-        assert!(!admits_proto(
-            "application/vnd.ag-ui.event+proto;q=0, text/event-stream"
-        ));
     }
 }

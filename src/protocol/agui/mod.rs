@@ -17,6 +17,7 @@ pub mod identity;
 pub mod lifecycle;
 pub mod patches;
 pub mod proto;
+pub mod responder;
 pub mod rules;
 pub mod schema;
 pub mod session;
@@ -85,9 +86,14 @@ impl Protocol for Agui {
         ))
     }
 
-    /// The agent's side over SSE: each POST answered with its run's stream.
-    fn serving_session(&self, transport: TransportKind) -> Option<Box<dyn Session>> {
-        (transport == TransportKind::Sse).then(|| Box::new(session::AguiSession::serving()) as _)
+    /// The agent's side: each POST answered with its run's stream, SSE, or protobuf frames
+    /// over the protobuf binding when the request admits them.
+    fn serving_session(&self, _transport: TransportKind) -> Option<Box<dyn Session>> {
+        Some(Box::new(session::AguiSession::serving()))
+    }
+
+    fn responder(&self) -> Option<std::sync::Arc<dyn crate::transport::sse_server::Responder>> {
+        Some(std::sync::Arc::new(responder::AguiResponder))
     }
 
     fn checker(&self) -> Box<dyn Checker> {

@@ -9,9 +9,11 @@
 //! the run's snapshots and deltas left. It ends when a run leaves nothing to do.
 
 use super::run_state::{RunState, StreamedCall};
+use crate::protocol::agui::proto::decode;
 use crate::protocol::agui::session::VERSION;
 use crate::protocol::agui::PROTO_MEDIA_TYPE;
 use crate::reference::{ClientEnd, ClientOptions, Faults, ServeError, Variants};
+use crate::transport::length_prefixed::Splitter;
 use crate::transport::sse::{self, Captured};
 use futures_util::StreamExt;
 use serde_json::{json, Map, Value};
@@ -50,6 +52,29 @@ pub async fn run(url: &str, opts: &ClientOptions) -> Result<ClientEnd, ServeErro
         state: json!({}),
     };
     client.session().await
+}
+
+/// Reads an answer of length-prefixed protobuf frames (HTTP + Protobuf), each event decoded and
+/// taken as its JSON; a frame that does not decode fails the run.
+async fn read_frames(response: reqwest::Response, run: &mut RunState) {
+    let mut splitter = Splitter::new(MAX_LINE);
+    let mut body = response.bytes_stream();
+    while let Some(Ok(chunk)) = body.next().await {
+        let mut frames = Vec::new();
+        if splitter.push(&chunk, |f| frames.push(f)).is_err() {
+            run.fail();
+            return;
+        }
+        for frame in frames {
+            let taken = match decode(&frame) {
+                Ok(event) => run.take(&event.to_string()),
+                Err(_) => run.fail(),
+            };
+            if !taken {
+                return;
+            }
+        }
+    }
 }
 
 /// Ids as the client mints them.
@@ -183,15 +208,24 @@ impl Client {
         if !response.status().is_success() {
             return None;
         }
+        let framed = response
+            .headers()
+            .get("content-type")
+            .and_then(|t| t.to_str().ok())
+            .is_some_and(|t| t.starts_with(PROTO_MEDIA_TYPE));
         let mut run = RunState::new(&self.faults, self.state.clone());
-        let mut events = Box::pin(sse::events(response, MAX_LINE));
+        let fails_on_fields = self.faults.has("fails-on-sse-fields");
         let read = async {
+            if framed {
+                return read_frames(response, &mut run).await;
+            }
+            let mut events = Box::pin(sse::events(response, MAX_LINE));
             while let Some(captured) = events.next().await {
                 match captured {
                     Captured::Event { data, meta } => {
                         let fielded =
                             meta.id.is_some() || meta.event.is_some() || meta.retry.is_some();
-                        if fielded && self.faults.has("fails-on-sse-fields") {
+                        if fielded && fails_on_fields {
                             run.fail();
                             break;
                         }

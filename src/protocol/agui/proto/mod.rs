@@ -332,6 +332,10 @@ fn unmap_message(message: &mut Value) {
 pub enum EncodeError {
     #[error("an event without a type the wire knows: {0}")]
     UnknownType(String),
+    /// A patch operation whose `op` the wire's enum does not name: it has no wire form (sent
+    /// as the enum's zero it would read back as `add`).
+    #[error("a patch operation the wire's enum does not name: {0}")]
+    UnknownOp(String),
 }
 
 /// The frame body (no length header) of `event`.
@@ -341,6 +345,16 @@ pub fn encode(event: &Value) -> Result<Vec<u8>, EncodeError> {
         .and_then(Value::as_str)
         .unwrap_or_default();
     let arm = tables::arm_of(ty).ok_or_else(|| EncodeError::UnknownType(ty.to_owned()))?;
+    let patches = arm.fields.iter().filter(|f| matches!(f.kind, Kind::Patch));
+    for field in patches {
+        let ops = event.get(field.name).and_then(Value::as_array);
+        for op in ops.into_iter().flatten() {
+            let name = op.get("op").and_then(Value::as_str).unwrap_or("");
+            if !PATCH_OPS.contains(&name) {
+                return Err(EncodeError::UnknownOp(name.to_owned()));
+            }
+        }
+    }
     let mut mapped = event.clone();
     remap(ty, &mut mapped);
     let mut base = Vec::new();
@@ -517,6 +531,15 @@ mod tests {
             json!({"type": "TOOL_CALL_RESULT", "messageId": "m", "toolCallId": "c", "content": [{"type": "text", "text": "x"}, {"type": "image", "source": {"type": "url", "value": "https://x/y.png"}}]}),
         );
         round_trip(json!({"type": "CUSTOM", "name": "n", "value": null, "metadata": {"k": "v"}}));
+    }
+
+    #[test]
+    fn an_operation_the_wire_enum_does_not_name_is_not_sent_as_another() {
+        let unknown = json!({"type": "STATE_DELTA", "delta": [{"op": "frobnicate", "path": "/a"}]});
+        assert_eq!(
+            encode(&unknown),
+            Err(EncodeError::UnknownOp("frobnicate".into()))
+        );
     }
 
     #[test]
