@@ -262,6 +262,13 @@ pub enum ReportCommand {
         /// Where to write it (default: standard output).
         #[arg(short = 'o', long = "output", value_name = "PATH")]
         output: Option<PathBuf>,
+        /// Shows the run saved as STEM.json under TEXT (a name and its version, say); by
+        /// default a column is its file's stem.
+        #[arg(long = "label", value_name = "STEM=TEXT")]
+        labels: Vec<String>,
+        /// An implementation that could not be run, shown as a column saying why (repeatable).
+        #[arg(long = "absent", value_name = "NAME=WHY")]
+        absent: Vec<String>,
     },
     /// The JSON reports of one run's shards (`run --shard I/N`) joined into the run's report:
     /// every case once, the summary summed, each rule the worst any shard saw. Reports that

@@ -21,17 +21,31 @@ pub fn report(args: ReportArgs) -> Result<u8, Failure> {
             runs,
             format,
             output,
+            labels,
+            absent,
         }) => {
-            let columns = runs
+            let labels = pairs(&labels, "--label", "STEM=TEXT").map_err(usage)?;
+            let mut columns = runs
                 .iter()
                 .map(|path| {
+                    let name = column_name(path, &runs);
+                    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+                    let label = labels.iter().find(|(s, _)| Some(s) == stem.as_ref());
                     Ok(matrix::Column {
-                        name: column_name(path, &runs),
-                        report: read(path)?,
+                        name: label.map_or(name, |(_, text)| text.clone()),
+                        shown: matrix::Shown::Run {
+                            report: Box::new(read(path)?),
+                            page: page_beside(path, output.as_deref()),
+                        },
                     })
                 })
                 .collect::<anyhow::Result<Vec<_>>>()
                 .map_err(usage)?;
+            let absent = pairs(&absent, "--absent", "NAME=WHY").map_err(usage)?;
+            columns.extend(absent.into_iter().map(|(name, why)| matrix::Column {
+                name,
+                shown: matrix::Shown::Absent(why),
+            }));
             let text = match format {
                 MatrixFormat::Html => matrix::html(&columns),
                 MatrixFormat::Markdown => matrix::markdown(&columns),
@@ -94,6 +108,33 @@ fn column_name(path: &Path, all: &[PathBuf]) -> String {
         path.display().to_string()
     } else {
         own
+    }
+}
+
+/// `KEY=VALUE` options, split; one without `=` is a usage error naming the option.
+fn pairs(given: &[String], option: &str, form: &str) -> anyhow::Result<Vec<(String, String)>> {
+    given
+        .iter()
+        .map(|g| {
+            g.split_once('=')
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .ok_or_else(|| anyhow!("{option} takes {form}, not {g:?}"))
+        })
+        .collect()
+}
+
+/// The run's own HTML report, when one is saved beside its JSON (`NAME.html` by `NAME.json`),
+/// as the matrix written to `output` reaches it: by name when both are in one directory.
+fn page_beside(json: &Path, output: Option<&Path>) -> Option<String> {
+    let page = json.with_extension("html");
+    if !page.is_file() {
+        return None;
+    }
+    let dir = |p: &Path| p.parent().map(Path::to_path_buf).unwrap_or_default();
+    let same_dir = output.is_some_and(|o| dir(o) == dir(json));
+    match (same_dir, page.file_name()) {
+        (true, Some(name)) => Some(name.to_string_lossy().into_owned()),
+        _ => Some(page.display().to_string()),
     }
 }
 

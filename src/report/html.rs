@@ -38,7 +38,7 @@ pub(crate) fn esc(s: &str) -> String {
 }
 
 /// The element id of a case's section (ids may hold `@` and dots; HTML5 allows both).
-fn case_anchor(id: &str) -> String {
+pub(super) fn case_anchor(id: &str) -> String {
     format!("case-{}", esc(id))
 }
 

@@ -395,6 +395,72 @@ fn transcripts_are_trimmed_per_format() {
     assert_eq!(kept, 0);
 }
 
+/// A published matrix: each cell links to the frame that decided the rule in that run's own
+/// report (saved beside its JSON), a column is labelled with what was run, and an
+/// implementation that could not be run is a column saying why.
+#[test]
+fn a_matrix_links_each_verdict_to_its_frame_and_keeps_what_could_not_run() {
+    let runs = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/runs");
+    let dir = tempfile::tempdir().expect("temp dir");
+    for name in ["uae-reference", "uae-epoch-ts"] {
+        let json = dir.path().join(format!("{name}.json"));
+        std::fs::copy(runs.join(format!("{name}.json")), &json).expect("copy");
+    }
+    let wireprobe = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .expect("wireprobe runs")
+    };
+    let page = wireprobe(&[
+        "report",
+        "uae-epoch-ts.json",
+        "--format",
+        "html",
+        "-o",
+        "uae-epoch-ts.html",
+    ]);
+    assert_eq!(page.status.code(), Some(0), "{page:?}");
+    let matrix = wireprobe(&[
+        "report",
+        "matrix",
+        "uae-reference.json",
+        "uae-epoch-ts.json",
+        "--label",
+        "uae-epoch-ts=epoch-ts 0.1",
+        "--absent",
+        "uae-py=its wheel needs a compiler",
+        "--format",
+        "html",
+        "-o",
+        "matrix.html",
+    ]);
+    assert_eq!(matrix.status.code(), Some(0), "{matrix:?}");
+    let html = std::fs::read_to_string(dir.path().join("matrix.html")).expect("the matrix");
+    assert!(
+        html.contains(">epoch-ts 0.1<"),
+        "the label names the column"
+    );
+    assert!(
+        html.contains("not run: its wheel needs a compiler"),
+        "the absent column says why"
+    );
+    // The failing rule links into the page where it broke (the case: this run kept no
+    // transcript to point into); the run without a page beside it links nowhere.
+    let linked = html
+        .find("href=\"uae-epoch-ts.html#case-")
+        .expect("a link to a case");
+    let anchor: String = html[linked + 6..]
+        .chars()
+        .take_while(|c| *c != '"')
+        .collect();
+    let at = anchor.rsplit_once('#').map(|(_, a)| a).unwrap_or_default();
+    let report = std::fs::read_to_string(dir.path().join("uae-epoch-ts.html")).expect("page");
+    assert!(report.contains(&format!("id=\"{at}\"")), "{anchor}");
+    assert!(!html.contains("href=\"uae-reference.html"));
+}
+
 /// Saved runs of three UAE implementations (the reference, and two with faults):
 /// `report matrix` puts them side by side, `report diff` finds what the faults regressed.
 #[test]
