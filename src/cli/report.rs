@@ -124,18 +124,19 @@ fn pairs(given: &[String], option: &str, form: &str) -> anyhow::Result<Vec<(Stri
 }
 
 /// The run's own HTML report, when one is saved beside its JSON (`NAME.html` by `NAME.json`),
-/// as the matrix written to `output` reaches it: by name when both are in one directory.
+/// as the matrix written to `output` reaches it: relative to the matrix's directory when the
+/// page is under it, else as given.
 fn page_beside(json: &Path, output: Option<&Path>) -> Option<String> {
     let page = json.with_extension("html");
     if !page.is_file() {
         return None;
     }
-    let dir = |p: &Path| p.parent().map(Path::to_path_buf).unwrap_or_default();
-    let same_dir = output.is_some_and(|o| dir(o) == dir(json));
-    match (same_dir, page.file_name()) {
-        (true, Some(name)) => Some(name.to_string_lossy().into_owned()),
-        _ => Some(page.display().to_string()),
-    }
+    let out_dir = output.and_then(Path::parent).unwrap_or(Path::new(""));
+    let shown = match page.strip_prefix(out_dir) {
+        Ok(relative) if output.is_some() => relative,
+        _ => &page,
+    };
+    Some(shown.to_string_lossy().replace('\\', "/"))
 }
 
 /// A JSON report as `run --report json=PATH` wrote it.
