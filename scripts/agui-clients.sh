@@ -50,7 +50,8 @@ for name in "${@:-http-agent ag-ui-client-rs}"; do
     report=$out/$one.json
     rm -f "$report"
     set +e
-    "$bin" run agui --client --exec "$exec_line" --report "json=$report" >"$out/$one.txt" 2>&1
+    "$bin" run agui --client --exec "$exec_line" --transcripts failing --report "json=$report" \
+      >"$out/$one.txt" 2>&1
     code=$?
     set -e
     if [ "$code" -gt 1 ] || [ ! -s "$report" ]; then

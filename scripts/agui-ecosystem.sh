@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Interop run of wireprobe's AG-UI suite against four third-party AG-UI servers, each installed
-# from its registry at a pinned version and served on 127.0.0.1 with no model key:
+# The AG-UI conformance matrix of the implementations people run: wireprobe's AG-UI server suite
+# against third-party AG-UI servers, and its client suite against real clients
+# (scripts/agui-clients.sh), published as reports/agui-ecosystem.html and .md (rules down,
+# implementations across, each cell linked to the frame that decided it in that
+# implementation's own page under reports/agui-ecosystem/). Each server is installed from its
+# registry at a pinned version and served on 127.0.0.1 with no model key:
 #   pydantic-ai     pydantic-ai-slim[ag-ui]: Agent(TestModel()) + one tool, AGUIAdapter.dispatch_request
 #   ag-ui-protocol  the ag-ui-protocol SDK's minimal FastAPI server (RUN_STARTED, one text message, RUN_FINISHED)
 #   langgraph       ag-ui-langgraph: a one-node graph on GenericFakeChatModel, add_langgraph_fastapi_endpoint
@@ -21,7 +25,11 @@
 # Exit status: 0, or 1 when wireprobe itself errored (exit status other than 0/1, or no report):
 # the findings about the servers never change it.
 #
-# Usage: scripts/interop-agui.sh [NAME...]          (default: all four)
+# An implementation that cannot be installed or started is a column of the matrix saying why.
+#
+# Usage: scripts/agui-ecosystem.sh [NAME...]        (default: every server, then the clients;
+#                                                    naming servers runs those and publishes
+#                                                    nothing)
 # Env:   WIREPROBE   the binary (default: the newer of target/release/wireprobe and target/debug/wireprobe)
 #        PYTHON      the interpreter for the venvs (default python3; ag-ui-validate needs >= 3.11)
 #        AGUI_INTEROP_NETNS=0   do not isolate the serve step in a network namespace
@@ -49,7 +57,7 @@ if [ -n "${WIREPROBE:-}" ]; then
 else
   # The newer of the release and debug builds: a stale one may predate the AG-UI profile.
   bin=$( (ls -t target/release/wireprobe target/debug/wireprobe 2>/dev/null || true) | head -1)
-  [ -n "$bin" ] || { echo "interop-agui: build wireprobe first (cargo build --release)" >&2; exit 1; }
+  [ -n "$bin" ] || { echo "agui-ecosystem: build wireprobe first (cargo build --release)" >&2; exit 1; }
 fi
 case "$bin" in /*) ;; *) bin=$root/$bin ;; esac
 
@@ -203,16 +211,19 @@ probe_all() { # NAME... ; prints one line per server; returns 1 when wireprobe e
       printf '%-15s NOT RUN: %s\n' "$name" "$(cat "$out/$name.unavailable")"
       continue
     fi
+    rm -f "$out/$name.absent"
     rm -f "$out/$name.json"
     port=$(free_port)
     if ! start_server "$name" "$port"; then
       why=$(tail -n 3 "$out/$name.server.log" 2>/dev/null | tr '\n' ' ')
       printf '%-15s NOT RUN: server did not listen on 127.0.0.1:%s within 60 s: %s\n' "$name" "$port" "${why:-no output}"
+      echo "did not start: ${why:-no output}" | cut -c1-200 >"$out/$name.absent"
       continue
     fi
     capture_sse "$name" "$url"
     rc=0
-    "$bin" run agui --target "$url" --transport sse --report "json=$out/$name.json" \
+    "$bin" run agui --target "$url" --transport sse --transcripts failing \
+      --report "json=$out/$name.json" \
       >"$out/$name.wireprobe.txt" 2>&1 || rc=$?
     local vsum cap
     vsum=$(validate_capture "$name" "$url")
@@ -240,8 +251,8 @@ fi
 
 servers=("$@")
 [ ${#servers[@]} -gt 0 ] || servers=("${all_servers[@]}")
-[ -x "$bin" ] || { echo "interop-agui: no wireprobe binary at $bin (set WIREPROBE)" >&2; exit 1; }
-"$bin" list agui >/dev/null || { echo "interop-agui: $bin cannot list the agui suite" >&2; exit 1; }
+[ -x "$bin" ] || { echo "agui-ecosystem: no wireprobe binary at $bin (set WIREPROBE)" >&2; exit 1; }
+"$bin" list agui >/dev/null || { echo "agui-ecosystem: $bin cannot list the agui suite" >&2; exit 1; }
 
 echo "wireprobe: $bin ($("$bin" --version))"
 for name in "${servers[@]}"; do
@@ -257,10 +268,66 @@ done
 install_venv ag-ui-validate "${VALIDATE_PKGS[@]}" ||
   echo "note: ag-ui-validate could not be installed (see $out/ag-ui-validate.install.log); no cross-check"
 
+status=0
 if [ "${AGUI_INTEROP_NETNS:-1}" != 0 ] && unshare -rn true 2>/dev/null && command -v ip >/dev/null; then
   echo "serving in a private network namespace (loopback only): no server can reach off-machine"
-  unshare -rn env WIREPROBE="$bin" PYTHON="$python" "$self" --probe "${servers[@]}"
+  unshare -rn env WIREPROBE="$bin" PYTHON="$python" "$self" --probe "${servers[@]}" || status=$?
 else
   echo "note: serving without network isolation (unshare -rn unavailable or AGUI_INTEROP_NETNS=0)"
-  probe_all "${servers[@]}"
+  probe_all "${servers[@]}" || status=$?
 fi
+# Naming servers is a partial run: the published matrix is only ever made whole.
+[ $# -eq 0 ] || exit $status
+
+# ---- the clients ------------------------------------------------------------------------------
+WIREPROBE=$bin scripts/agui-clients.sh || status=1
+client_names=(http-agent ag-ui-client-rs)
+client_version() {
+  case $1 in
+    http-agent) echo "@ag-ui/client $(node -p 'require("./tests/node/node_modules/@ag-ui/client/package.json").version' 2>/dev/null)" ;;
+    ag-ui-client-rs) echo "ag-ui-client $(awk '/^name = "ag-ui-client"$/ { getline; gsub(/version = |"/, ""); print }' \
+                       scripts/clients/ag-ui-client-rs/Cargo.lock)" ;;
+  esac
+}
+
+# ---- publish ----------------------------------------------------------------------------------
+headline_version() { # NAME -> "package==version" of the package that is the implementation
+  local key
+  case $1 in
+    pydantic-ai) key=pydantic-ai-slim ;;
+    langgraph) key=ag-ui-langgraph ;;
+    aimock) versions_of aimock; return ;;
+    *) key=$1 ;;
+  esac
+  versions_of "$1" | tr ',' '\n' | sed 's/^ *//' | grep -i "^$key==" || versions_of "$1" | cut -d, -f1
+}
+# reports/agui-ecosystem/NAME.html is each implementation's own report (failing transcripts
+# kept); its JSON beside it is what the matrix reads, and is not committed.
+pub=reports/agui-ecosystem
+mkdir -p "$pub"
+rm -f "$pub"/*.json "$pub"/*.html
+matrix_args=()
+publish_one() { # NAME JSON LABEL
+  cp "$2" "$pub/$1.json"
+  "$bin" report "$pub/$1.json" --format html -o "$pub/$1.html"
+  matrix_args+=("$pub/$1.json" --label "$1=$3")
+}
+for name in "${all_servers[@]}"; do
+  if [ -s "$out/$name.json" ] && [ ! -f "$out/$name.unavailable" ] && [ ! -f "$out/$name.absent" ]; then
+    publish_one "$name" "$out/$name.json" "$name ($(headline_version "$name"))"
+  else
+    why=$(cat "$out/$name.unavailable" "$out/$name.absent" 2>/dev/null | head -n 1)
+    matrix_args+=(--absent "$name=${why:-no report}")
+  fi
+done
+for name in "${client_names[@]}"; do
+  if [ -s "target/agui-clients/$name.json" ]; then
+    publish_one "$name" "target/agui-clients/$name.json" "$name client ($(client_version "$name"))"
+  else
+    matrix_args+=(--absent "$name client=no report (see target/agui-clients/$name.txt)")
+  fi
+done
+"$bin" report matrix "${matrix_args[@]}" --format html -o reports/agui-ecosystem.html
+"$bin" report matrix "${matrix_args[@]}" --format markdown -o reports/agui-ecosystem.md
+echo "published: reports/agui-ecosystem.html, reports/agui-ecosystem.md, $pub/"
+exit $status
