@@ -17,13 +17,21 @@
       d.open = v === "fail" || v === "error" || v === "warn";
     });
   }
-  // #failing opens every failing case; #case-ID opens that case.
+  // #failing opens every failing case; #verdict=V shows only rows and cases of verdict V;
+  // #case-ID opens that case, and an anchor inside a case (a frame) opens it and shows it.
   function openTarget() {
     var id;
     try { id = decodeURIComponent(location.hash.slice(1)); } catch (e) { return; }
     if (id === "failing") return openProblems();
+    if (id.indexOf("verdict=") === 0 && verdict) {
+      verdict.value = id.slice(8);
+      return apply();
+    }
     var el = id && document.getElementById(id);
-    if (el && el.tagName === "DETAILS") el.open = true;
+    if (!el) return;
+    var d = el.tagName === "DETAILS" ? el : el.closest("details");
+    if (d) d.open = true;
+    if (el !== d) el.scrollIntoView({ block: "center", inline: "start" });
   }
   window.addEventListener("hashchange", openTarget);
   openTarget();
