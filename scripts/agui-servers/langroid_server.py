@@ -10,19 +10,27 @@ reach the flows the model can show:
                                               adapter leaves to the client
   'wireprobe: fail'                        -> the model call raises
   anything else                            -> 'Hello from the Langroid mock LM.'
-The agent is built with parsing=None: langroid's default ParsingConfig fetches tiktoken's
-cl100k_base file from the network at construction (no network here, so the import fails).
+`import langroid` needs tiktoken's cl100k_base file, which tiktoken downloads on first use; the
+wrapper swaps tiktoken's OpenAI encodings for a byte-level one before the import (see below).
 Pins: ag-ui-langroid==0.2.0 langroid==0.69.16 ag-ui-protocol==1.0.0 fastapi==0.165.0
 uvicorn==0.55.0.
 Usage: python langroid_server.py PORT   (serves POST http://127.0.0.1:PORT/agui)"""
 import json
 import sys
 
-import langroid as lr
-import uvicorn
-from ag_ui_langroid import LangroidAgent, add_langroid_fastapi_endpoint
-from fastapi import FastAPI
-from langroid.language_models.mock_lm import MockLMConfig
+import tiktoken_ext.openai_public
+
+# `import langroid` builds a tiktoken tokenizer at import time (langroid.parsing.repo_loader),
+# and tiktoken downloads its BPE file from openaipublic.blob.core.windows.net on first use.
+# With no network that import fails, so every OpenAI encoding is replaced by a byte-level one
+# (one token per byte): token counts are rough, which a mock model does not mind.
+tiktoken_ext.openai_public.load_tiktoken_bpe = lambda *args, **kwargs: {bytes([b]): b for b in range(256)}
+
+import langroid as lr  # noqa: E402
+import uvicorn  # noqa: E402
+from ag_ui_langroid import LangroidAgent, add_langroid_fastapi_endpoint  # noqa: E402
+from fastapi import FastAPI  # noqa: E402
+from langroid.language_models.mock_lm import MockLMConfig  # noqa: E402
 
 
 def directive_reply(msg: str) -> str:
@@ -47,17 +55,29 @@ class EchoTool(lr.ToolMessage):
     purpose: str = 'Echo the argument <x> back as JSON.'
     x: int
 
-    def handle(self) -> str:
-        return json.dumps({'x': self.x})
+
+class MockChatAgent(lr.ChatAgent):
+    """A ChatAgent that never infers a tool from JSON lacking a "request" field. By default
+    langroid reads the user's own 'wireprobe: tool echo {"x": 1}' as a call of echo (the only
+    tool whose fields match), decides the LLM cannot respond to it, and the adapter then answers
+    RUN_ERROR "Agent returned None". Set in __init__, so the per-thread clones have it too.
+    The echo handler is a method of the class for the same reason: a ToolMessage.handle is
+    installed by enable_message with setattr on the one instance, and the adapter runs each
+    thread on agent.clone(0), which does not carry it (the adapter then takes echo for a
+    frontend tool)."""
+
+    def __init__(self, config):
+        super().__init__(config)
+        self.enabled_requests_for_inference = set()
+
+    def echo(self, msg: 'EchoTool') -> str:
+        return json.dumps({'x': msg.x})
 
 
-chat_agent = lr.ChatAgent(lr.ChatAgentConfig(
+chat_agent = MockChatAgent(lr.ChatAgentConfig(
     name='langroid-mock',
     llm=MockLMConfig(response_fn=directive_reply, default_response='Hello from the Langroid mock LM.'),
     system_message='You are a test agent.',
-    # The default ParsingConfig builds a tiktoken tokenizer, which downloads its BPE file from
-    # openaipublic.blob.core.windows.net on first use: no parser, no download.
-    parsing=None,
 ))
 chat_agent.enable_message(EchoTool)
 

@@ -203,18 +203,27 @@ fn elsewhere(
         .flatten()
         .filter(|m| m["role"] == "tool")
         .filter_map(|m| m.get("toolCallId").and_then(Value::as_str));
-    for call in answered {
-        let made = consumer
-            .threads
-            .iter()
-            .find(|(t, had)| *t != thread && had.delivered.calls.iter().any(|c| c.id == call));
-        if let Some((made_on, _)) = made {
-            out.push(Violation::new(
-                AGUI_CLI_018,
-                format!("the input answers tool call {call:?}, made on thread {made_on:?}, on another thread, {thread:?}"),
-            ));
-            return;
-        }
+    let mut answered = answered.peekable();
+    if answered.peek().is_none() {
+        return;
+    }
+    // The calls other threads' last answers made, by id: one pass, however many messages.
+    let made: HashMap<&str, &str> = consumer
+        .threads
+        .iter()
+        .filter(|(t, _)| *t != thread)
+        .flat_map(|(t, had)| {
+            had.delivered
+                .calls
+                .iter()
+                .map(|c| (c.id.as_str(), t.as_str()))
+        })
+        .collect();
+    if let Some((call, made_on)) = answered.find_map(|c| Some((c, *made.get(c)?))) {
+        out.push(Violation::new(
+            AGUI_CLI_018,
+            format!("the input answers tool call {call:?}, made on thread {made_on:?}, on another thread, {thread:?}"),
+        ));
     }
 }
 

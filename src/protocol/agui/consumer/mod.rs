@@ -153,12 +153,13 @@ impl Consumer {
         let ty = event.get("type").and_then(Value::as_str).unwrap_or("");
         let call_id = events::text(event, "toolCallId");
         if let Some(why) = refused {
-            // The run fails here: a call it left open goes with it, and one it starts is refused.
-            if let Some(id) = call_id {
-                d.refused.insert(id.to_owned(), why);
-            }
-            for call in d.calls.iter().filter(|c| !c.ended) {
-                d.refused.entry(call.id.clone()).or_insert(why);
+            // The run fails here: a call it left open goes with it, and one it starts is refused
+            // (as many as calls are followed: a flood of late events grows nothing).
+            let open = d.calls.iter().filter(|c| !c.ended).map(|c| c.id.as_str());
+            for id in call_id.into_iter().chain(open) {
+                if d.refused.len() < MAX_CALLS && !d.refused.contains_key(id) {
+                    d.refused.insert(id.to_owned(), why);
+                }
             }
             if d.ending != Ending::Refused && !d.closed {
                 d.ending = Ending::Refused;
