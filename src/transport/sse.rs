@@ -191,10 +191,20 @@ impl Http {
         deadline: Instant,
         build: impl Fn() -> reqwest::RequestBuilder,
     ) -> Result<reqwest::Response, TransportError> {
-        match local_ports::retrying(deadline, || build().send()).await {
-            Tried::Done(sent) => sent.map_err(|e| self.failure(path, e)),
-            Tried::RanOut(waited) => {
-                Err(local_ports::error(format!("{}{path}", self.base), waited))
+        let mut again = true;
+        loop {
+            let sent = match local_ports::retrying(deadline, || build().send()).await {
+                Tried::Done(sent) => sent,
+                Tried::RanOut(waited) => {
+                    return Err(local_ports::error(format!("{}{path}", self.base), waited))
+                }
+            };
+            match sent {
+                // A kept-alive connection the server closed as the request went out (uvicorn
+                // does after answering 500) was reset before any answer: the server took
+                // nothing, so the request goes once more, on a fresh connection, as browsers do.
+                Err(e) if again && reset_before_answer(&e) => again = false,
+                sent => return sent.map_err(|e| self.failure(path, e)),
             }
         }
     }
@@ -432,6 +442,28 @@ struct Answers {
 
 /// POSTs `body` to `path` and queues the answer after the answers before it; an answer whose
 /// body is a stream is read to its end by a task of its own.
+/// True when `e` is a connection reset or closed before any byte of an answer came: what a
+/// request meets on a pooled connection its server had just closed.
+fn reset_before_answer(e: &reqwest::Error) -> bool {
+    use std::io::ErrorKind::{BrokenPipe, ConnectionAborted, ConnectionReset};
+    if !e.is_request() || e.is_timeout() {
+        return false;
+    }
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            return matches!(io.kind(), ConnectionReset | BrokenPipe | ConnectionAborted);
+        }
+        if let Some(h) = cause.downcast_ref::<hyper::Error>() {
+            if h.is_incomplete_message() || h.is_canceled() {
+                return true;
+            }
+        }
+        source = cause.source();
+    }
+    false
+}
+
 async fn post(
     http: &Http,
     inbox: &Inbox,

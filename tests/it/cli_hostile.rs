@@ -223,3 +223,41 @@ async fn a_server_of_another_protocol_is_one_line_and_exit_3() {
         );
     }
 }
+
+/// An HTTP server answering every request with `status` (and closing), on a free port.
+fn answering_every_request(status: &'static str) -> std::net::SocketAddr {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        for mut conn in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = conn.read(&mut buf);
+            let head =
+                format!("HTTP/1.1 {status}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+            let _ = conn.write_all(head.as_bytes());
+        }
+    });
+    addr
+}
+
+/// An AG-UI endpoint that fails with 500 on a valid input answered it, wrongly: the case that
+/// sent the input fails. A gateway's 503 says nothing answered there: the run is one line and
+/// exit 3, as for an unreachable target.
+#[test]
+fn an_ag_ui_endpoint_failing_with_500_fails_and_a_gateway_s_503_is_no_answer() {
+    let run = |status: &'static str| {
+        let addr = answering_every_request(status);
+        wireprobe()
+            .args(["run", "agui", "--target", &format!("http://{addr}/agent")])
+            .args(["--case", "agui.run.plain", "--timeout-ms", "1000"])
+            .output()
+            .expect("wireprobe runs")
+    };
+    let failing = run("500 Internal Server Error");
+    assert_eq!(failing.status.code(), Some(1), "{failing:?}");
+    let said = String::from_utf8_lossy(&failing.stdout);
+    assert!(said.contains("fail") && said.contains("500"), "{said}");
+    let gateway = run("503 Service Unavailable");
+    assert_eq!(gateway.status.code(), Some(3), "{gateway:?}");
+}

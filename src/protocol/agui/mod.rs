@@ -105,9 +105,10 @@ impl Protocol for Agui {
     }
 
     /// An event with a string type, or an answer to the POST that is the binding's own: a
-    /// success or a refusal of the input (4xx: the path rejected input takes), but not the
-    /// statuses that say the URL is no agent endpoint (404, 405) or that nothing answered there
-    /// (5xx); from a client, an input POSTed as a JSON object.
+    /// success, a refusal of the input (4xx: the path rejected input takes), or the endpoint
+    /// failing on it (500: judged by the case that sent it), but not the statuses that say the
+    /// URL is no agent endpoint (404, 405) or that nothing answered there (a gateway's 502,
+    /// 503, 504); from a client, an input POSTed as a JSON object.
     fn recognises(&self, item: Observed<'_>) -> bool {
         match item {
             Observed::Event(e, _) => e.value().get("type").is_some_and(Value::is_string),
@@ -115,7 +116,9 @@ impl Protocol for Agui {
                 body: crate::transport::Body::Json(input),
                 ..
             } => input.is_object(),
-            Observed::Http(answer) => answer.status < 500 && !matches!(answer.status, 404 | 405),
+            Observed::Http(answer) => {
+                answer.status < 600 && !matches!(answer.status, 404 | 405 | 502 | 503 | 504)
+            }
             _ => false,
         }
     }
