@@ -198,7 +198,7 @@ pub fn answered(conv: &mut Conversation, answer: &HttpAnswer, out: &mut Vec<Viol
         if input.standing == Standing::Valid && input.novel {
             out.push(Violation::new(
                 AGUI_IN_002,
-                format!("{}: an input whose only difference is members the schema does not describe is served, not refused", answer.describe()),
+                format!("{}: an input whose only departure is material this version does not describe (members it does not name, a union member such as a message role it does not know) is served, not refused", answer.describe()),
             ));
         }
         let newer_minor = input

@@ -156,7 +156,7 @@ pub static RULES: &[Rule] = &[
         "An input with a malformed known field (or that is not JSON) is refused before any run starts: an HTTP error status, or a stream opening with RUN_ERROR.",
         "A producer receiving a run input MUST apply the same asymmetry to it: unrecognised material does not make the input invalid, a malformed known field does. … An input a producer cannot parse, or that is malformed — a known field carrying a value the schema rejects — is rejected before `RUN_STARTED`, through the transport's error path"),
     rule!("AGUI-IN-002", Must, "Processing Model › Outgoing material",
-        "An input carrying members the schema does not describe (and nothing malformed) is served: the run starts.",
+        "An input carrying material the schema does not describe (members it does not name, a union member such as a message role it does not know) and nothing malformed is served: the run starts.",
         "unrecognised material does not make the input invalid … a producer meeting input material it does not recognise strips it with a warning and runs"),
     rule!("AGUI-IN-003", Should, "HTTP + Server-Sent Events › Errors",
         "Over HTTP, rejected input is answered with an HTTP error status and no event stream.",
