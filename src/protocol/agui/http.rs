@@ -9,7 +9,7 @@ use super::schema::{schema, Flaw};
 use super::PROTO_MEDIA_TYPE;
 use crate::rules::ids::{
     AGUI_HTTP_001, AGUI_HTTP_002, AGUI_HTTP_003, AGUI_IN_001, AGUI_IN_002, AGUI_IN_003,
-    AGUI_VER_002,
+    AGUI_IN_004, AGUI_VER_002,
 };
 use crate::rules::Violation;
 use crate::transport::{Body, HttpAnswer};
@@ -210,6 +210,15 @@ pub fn answered(conv: &mut Conversation, answer: &HttpAnswer, out: &mut Vec<Viol
             out.push(Violation::new(
                 AGUI_VER_002,
                 format!("{}: an input declaring protocolVersion {:?}, a newer minor of line 1, is refused", answer.describe(), input.version.as_deref().unwrap_or("")),
+            ));
+        }
+        // A server error for an input the schema takes whole: the error path is for input
+        // rejected before the run (what the two rules above and a refused credential cover).
+        if answer.status >= 500 && input.standing == Standing::Valid && !input.novel && !newer_minor
+        {
+            out.push(Violation::new(
+                AGUI_IN_004,
+                format!("{}: an input the schema takes whole, nothing in it malformed or unknown, is answered with a server error, not a run", answer.describe()),
             ));
         }
         return;
