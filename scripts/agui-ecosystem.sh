@@ -9,6 +9,19 @@
 #   ag-ui-protocol  the ag-ui-protocol SDK's minimal FastAPI server (RUN_STARTED, one text message, RUN_FINISHED)
 #   langgraph       ag-ui-langgraph: a one-node graph on GenericFakeChatModel, add_langgraph_fastapi_endpoint
 #   aimock          @copilotkit/aimock's AGUIMock with one text fixture matching any input
+#   ag2             AG2's AGUIStream on ag2.testing's scripted model
+#   llama_index     llama-index-protocols-ag-ui's workflow router on MockFunctionCallingLLM
+#   langroid        ag-ui-langroid on langroid's MockLMConfig
+#   adk             ag-ui-adk (Google ADK), its model the LLM mock speaking Gemini
+#   agent_framework agent-framework-ag-ui (Microsoft), the LLM mock speaking OpenAI
+#   agno            Agno's AgentOS AGUI interface, the LLM mock speaking OpenAI
+#   strands         ag-ui-strands (AWS Strands), the LLM mock speaking OpenAI
+#   crewai          ag-ui-crewai, the LLM mock speaking OpenAI through litellm
+# The last five talk to scripts/agui-servers/llm_mock.mjs (@copilotkit/aimock's LLMock), started
+# beside each in the same namespace, through their SDK's base URL and a fake key, as the
+# upstream Dojo does. Every wrapper and the mock read wireprobe's `wireprobe:` directives
+# (suites/agui/flows.toml), so text, backend and frontend tool calls and failures can be shown;
+# notes/issue-62/frameworks.md says what each framework shows and how its wrapper was made.
 # The wrappers are ours, in scripts/agui-servers/. Installs go under target/agui-interop/env/
 # (a venv per Python server, an npm prefix for aimock, a venv for the ag-ui-validate cross-check)
 # and are skipped when already complete. Only the install step uses the network (PyPI, npm).
@@ -44,12 +57,31 @@ AG_UI_PROTOCOL_PKGS=('ag-ui-protocol==1.0.0' 'fastapi==0.165.0' 'uvicorn==0.54.0
 LANGGRAPH_PKGS=('ag-ui-langgraph[fastapi]==0.0.47' 'ag-ui-protocol==1.0.0' 'langgraph==1.2.24'
   'langgraph-checkpoint==4.3.2' 'langchain-core==1.8.3' 'fastapi==0.165.0' 'uvicorn==0.54.0')
 AIMOCK_PKG='@copilotkit/aimock@1.43.0'
+# The frameworks of notes/issue-62/frameworks.md: each its own venv (their pins conflict).
+AG2_PKGS=('ag2[ag-ui]==1.2.1' 'ag-ui-protocol==1.0.0' 'starlette==1.10.0' 'uvicorn==0.55.0')
+LLAMA_INDEX_PKGS=('llama-index-protocols-ag-ui==0.6.0' 'llama-index-core==0.14.25'
+  'llama-index-workflows==2.26.1' 'ag-ui-protocol==1.0.0' 'fastapi==0.165.0' 'uvicorn==0.55.0')
+LANGROID_PKGS=('ag-ui-langroid==0.2.0' 'langroid==0.69.16' 'ag-ui-protocol==1.0.0'
+  'fastapi==0.165.0' 'tiktoken==0.14.0' 'uvicorn==0.55.0')
+ADK_PKGS=('ag-ui-adk==0.11.0' 'google-adk==2.15.0' 'google-genai==2.34.0' 'ag-ui-protocol==1.0.0'
+  'fastapi==0.165.0' 'uvicorn==0.55.0')
+AGENT_FRAMEWORK_PKGS=('agent-framework-ag-ui==1.7.0' 'agent-framework-core==1.26.0'
+  'agent-framework-openai==1.17.0' 'uvicorn==0.55.0')
+AGNO_PKGS=('agno[agui,os]==3.1.10' 'ag-ui-protocol==1.0.0' 'openai==3.63.0' 'fastapi==0.165.0'
+  'uvicorn==0.55.0')
+STRANDS_PKGS=('ag-ui-strands==1.0.2' 'strands-agents[openai]==1.65.0' 'ag-ui-protocol==1.0.0'
+  'fastapi==0.165.0' 'uvicorn==0.55.0')
+CREWAI_PKGS=('ag-ui-crewai==1.0.0' 'crewai==1.15.44' 'litellm==1.110.2' 'ag-ui-protocol==1.0.0'
+  'uvicorn==0.55.0')
 VALIDATE_PKGS=('ag-ui-validate[transport]==0.4.0')
 
 out=target/agui-interop
 env_dir=$out/env
 servers_dir=scripts/agui-servers
-all_servers=(pydantic-ai ag-ui-protocol langgraph aimock)
+all_servers=(pydantic-ai ag-ui-protocol langgraph aimock ag2 llama_index langroid adk
+  agent_framework agno strands crewai)
+# Those whose model is the LLM mock (scripts/agui-servers/llm_mock.mjs), started beside them.
+mocked_servers=" adk agent_framework agno strands crewai "
 python=${PYTHON:-python3}
 
 if [ -n "${WIREPROBE:-}" ]; then
@@ -98,6 +130,14 @@ install_server() {
     pydantic-ai)    install_venv pydantic-ai "${PYDANTIC_AI_PKGS[@]}" ;;
     ag-ui-protocol) install_venv ag-ui-protocol "${AG_UI_PROTOCOL_PKGS[@]}" ;;
     langgraph)      install_venv langgraph "${LANGGRAPH_PKGS[@]}" ;;
+    ag2)            install_venv ag2 "${AG2_PKGS[@]}" ;;
+    llama_index)    install_venv llama_index "${LLAMA_INDEX_PKGS[@]}" ;;
+    langroid)       install_venv langroid "${LANGROID_PKGS[@]}" ;;
+    adk)            install_venv adk "${ADK_PKGS[@]}" && install_server aimock ;;
+    agent_framework) install_venv agent_framework "${AGENT_FRAMEWORK_PKGS[@]}" && install_server aimock ;;
+    agno)           install_venv agno "${AGNO_PKGS[@]}" && install_server aimock ;;
+    strands)        install_venv strands "${STRANDS_PKGS[@]}" && install_server aimock ;;
+    crewai)         install_venv crewai "${CREWAI_PKGS[@]}" && install_server aimock ;;
     aimock)         command -v npm >/dev/null && command -v node >/dev/null || {
                       echo "node/npm not found" >"$out/aimock.install.log"; return 1; }
                     install_npm aimock "$AIMOCK_PKG" ;;
@@ -111,7 +151,7 @@ versions_of() { # NAME -> "pkg ver, ..." as installed
     aimock) node -p 'const p=require(require("path").resolve(process.argv[1]));p.name+" "+p.version' \
               "$dir/node_modules/@copilotkit/aimock/package.json" 2>/dev/null ;;
     *) "$dir/bin/python" -m pip list --disable-pip-version-check --format=freeze 2>/dev/null |
-         grep -iE '^(pydantic-ai-slim|ag-ui-protocol|ag-ui-langgraph|langgraph|langchain-core|starlette|fastapi|uvicorn|ag-ui-validate)==' |
+         grep -iE '^(pydantic-ai-slim|ag-ui-protocol|ag-ui-langgraph|langgraph|langchain-core|starlette|fastapi|uvicorn|ag-ui-validate|ag2|llama-index-protocols-ag-ui|llama-index-core|ag-ui-langroid|langroid|ag-ui-adk|google-adk|agent-framework-ag-ui|agent-framework-core|agno|ag-ui-strands|strands-agents|ag-ui-crewai|crewai)==' |
          tr '\n' ' ' | sed 's/ $//; s/ /, /g' ;;
   esac
 }
@@ -122,23 +162,54 @@ free_port() {
 }
 
 server_pid=
+mock_pid=
 stop_server() {
-  if [ -n "$server_pid" ]; then
-    kill "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
-    server_pid=
-  fi
+  local pid
+  for pid in "$server_pid" "$mock_pid"; do
+    if [ -n "$pid" ]; then
+      kill "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+    fi
+  done
+  server_pid=
+  mock_pid=
+}
+
+start_mock() { # NAME -> exports the LLM mock's URL for the server; 1 when it does not come up
+  local port log=$out/$1.mock.log
+  port=$(free_port)
+  AIMOCK_PREFIX=$env_dir/aimock node "$servers_dir/llm_mock.mjs" "$port" >"$log" 2>&1 &
+  mock_pid=$!
+  local i
+  for i in $(seq 1 80); do  # up to 20 s
+    if grep -q 'llm mock ready' "$log" 2>/dev/null; then
+      export OPENAI_BASE_URL=http://127.0.0.1:$port/v1 OPENAI_API_BASE=http://127.0.0.1:$port/v1
+      export OPENAI_API_KEY=sk-mock GOOGLE_GEMINI_BASE_URL=http://127.0.0.1:$port GOOGLE_API_KEY=mock
+      return 0
+    fi
+    kill -0 "$mock_pid" 2>/dev/null || return 1
+    sleep 0.25
+  done
+  return 1
 }
 
 start_server() { # NAME PORT -> sets server_pid and url; 1 when it does not come up
   local name=$1 port=$2 path=/agui
   local log=$out/$name.server.log
+  if [[ $mocked_servers == *" $name "* ]] && ! start_mock "$name"; then
+    echo "the LLM mock did not start: $(tail -n 2 "$out/$name.mock.log" | tr '\n' ' ')" >"$log"
+    stop_server
+    return 1
+  fi
   case $name in
     pydantic-ai)    "$env_dir/$name/bin/python" "$servers_dir/pydantic_ai_server.py" "$port" >"$log" 2>&1 & ;;
     ag-ui-protocol) "$env_dir/$name/bin/python" "$servers_dir/ag_ui_protocol_server.py" "$port" >"$log" 2>&1 & ;;
     langgraph)      "$env_dir/$name/bin/python" "$servers_dir/langgraph_server.py" "$port" >"$log" 2>&1 & ;;
     aimock)         AIMOCK_PREFIX=$env_dir/aimock node "$servers_dir/aimock_server.mjs" "$port" >"$log" 2>&1 &
                     path=/ ;;
+    llama_index)    "$env_dir/$name/bin/python" "$servers_dir/${name}_server.py" "$port" >"$log" 2>&1 &
+                    path=/agui/run ;;
+    *)              "$env_dir/$name/bin/python" "$servers_dir/${name}_server.py" "$port" >"$log" 2>&1 & ;;
   esac
   server_pid=$!
   url=http://127.0.0.1:$port$path
@@ -154,6 +225,15 @@ start_server() { # NAME PORT -> sets server_pid and url; 1 when it does not come
   done
   stop_server
   return 1
+}
+
+# What a server's run needs besides the defaults. ag-ui-langroid calls the model synchronously
+# inside its async handler, so one slow request (the 512 KiB message) stalls every other for
+# seconds: its cases get the time that takes (notes/issue-62/frameworks.md).
+run_options() {
+  case $1 in
+    langroid) echo "--timeout-ms 30000" ;;
+  esac
 }
 
 # One plain user message, the way a UI sends its first turn.
@@ -222,7 +302,7 @@ probe_all() { # NAME... ; prints one line per server; returns 1 when wireprobe e
     fi
     capture_sse "$name" "$url"
     rc=0
-    "$bin" run agui --target "$url" --transport sse --transcripts failing \
+    "$bin" run agui --target "$url" --transport sse --transcripts failing $(run_options "$name") \
       --report "json=$out/$name.json" \
       >"$out/$name.wireprobe.txt" 2>&1 || rc=$?
     local vsum cap
@@ -296,6 +376,14 @@ headline_version() { # NAME -> "package==version" of the package that is the imp
   case $1 in
     pydantic-ai) key=pydantic-ai-slim ;;
     langgraph) key=ag-ui-langgraph ;;
+    ag2) key=ag2 ;;
+    llama_index) key=llama-index-protocols-ag-ui ;;
+    langroid) key=ag-ui-langroid ;;
+    adk) key=ag-ui-adk ;;
+    agent_framework) key=agent-framework-ag-ui ;;
+    agno) key=agno ;;
+    strands) key=ag-ui-strands ;;
+    crewai) key=ag-ui-crewai ;;
     aimock) versions_of aimock; return ;;
     *) key=$1 ;;
   esac
