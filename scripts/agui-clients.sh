@@ -31,11 +31,11 @@ prepare() {
     http-agent)
       [ -d tests/node/node_modules/@ag-ui/client ] ||
         (cd tests/node && npm ci --no-audit --no-fund >/dev/null)
-      echo "node $root/tests/node/agui-client.mjs {url}" ;;
+      echo "node tests/node/agui-client.mjs {url}" ;;
     ag-ui-client-rs)
       cargo build --quiet --release --manifest-path scripts/clients/ag-ui-client-rs/Cargo.toml \
         --target-dir target/community-clients >&2
-      echo "$root/target/community-clients/release/ag-ui-client-test-mode {url}" ;;
+      echo "target/community-clients/release/ag-ui-client-test-mode {url}" ;;
     *) echo "agui-clients: no client named $1" >&2; return 1 ;;
   esac
 }

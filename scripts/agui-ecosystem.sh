@@ -43,6 +43,7 @@
 # Usage: scripts/agui-ecosystem.sh [NAME...]        (default: every server, then the clients;
 #                                                    naming servers runs those and publishes
 #                                                    nothing)
+#        scripts/agui-ecosystem.sh --publish        (the matrix again from the last runs' reports)
 # Env:   WIREPROBE   the binary (default: the newer of target/release/wireprobe and target/debug/wireprobe)
 #        PYTHON      the interpreter for the venvs (default python3; ag-ui-validate needs >= 3.11)
 #        AGUI_INTEROP_NETNS=0   do not isolate the serve step in a network namespace
@@ -150,7 +151,7 @@ versions_of() { # NAME -> "pkg ver, ..." as installed
   case $1 in
     aimock) node -p 'const p=require(require("path").resolve(process.argv[1]));p.name+" "+p.version' \
               "$dir/node_modules/@copilotkit/aimock/package.json" 2>/dev/null ;;
-    *) "$dir/bin/python" -m pip list --disable-pip-version-check --format=freeze 2>/dev/null |
+    *) "$dir/bin/python" -m pip list --disable-pip-version-check --format=freeze 2>/dev/null | tr '_' '-' |
          grep -iE '^(pydantic-ai-slim|ag-ui-protocol|ag-ui-langgraph|langgraph|langchain-core|starlette|fastapi|uvicorn|ag-ui-validate|ag2|llama-index-protocols-ag-ui|llama-index-core|ag-ui-langroid|langroid|ag-ui-adk|google-adk|agent-framework-ag-ui|agent-framework-core|agno|ag-ui-strands|strands-agents|ag-ui-crewai|crewai)==' |
          tr '\n' ' ' | sed 's/ $//; s/ /, /g' ;;
   esac
@@ -321,11 +322,88 @@ probe_all() { # NAME... ; prints one line per server; returns 1 when wireprobe e
   return $status
 }
 
+# ---- the clients ------------------------------------------------------------------------------
+client_names=(http-agent ag-ui-client-rs)
+client_version() {
+  case $1 in
+    http-agent) echo "@ag-ui/client $(node -p 'require("./tests/node/node_modules/@ag-ui/client/package.json").version' 2>/dev/null)" ;;
+    ag-ui-client-rs) echo "ag-ui-client $(awk '/^name = "ag-ui-client"$/ { getline; gsub(/version = |"/, ""); print }' \
+                       scripts/clients/ag-ui-client-rs/Cargo.lock)" ;;
+  esac
+}
+
+# ---- publish ----------------------------------------------------------------------------------
+headline_version() { # NAME -> "package==version" of the package that is the implementation
+  local key
+  case $1 in
+    pydantic-ai) key=pydantic-ai-slim ;;
+    langgraph) key=ag-ui-langgraph ;;
+    ag2) key=ag2 ;;
+    llama_index) key=llama-index-protocols-ag-ui ;;
+    langroid) key=ag-ui-langroid ;;
+    adk) key=ag-ui-adk ;;
+    agent_framework) key=agent-framework-ag-ui ;;
+    agno) key=agno ;;
+    strands) key=ag-ui-strands ;;
+    crewai) key=ag-ui-crewai ;;
+    aimock) versions_of aimock; return ;;
+    *) key=$1 ;;
+  esac
+  versions_of "$1" | tr ',' '\n' | sed 's/^ *//' | grep -i "^$key==" || versions_of "$1" | cut -d, -f1
+}
+# reports/agui-ecosystem/NAME.html is each implementation's own report (failing transcripts
+# kept); its JSON beside it is what the matrix reads, and is not committed.
+# Publishes what the last runs left under target/: each implementation's page, the matrix, its
+# picture. Run alone with --publish.
+publish_all() {
+  pub=reports/agui-ecosystem
+  mkdir -p "$pub"
+  rm -f "$pub"/*.json "$pub"/*.html
+  matrix_args=()
+  publish_one() { # NAME JSON LABEL
+    cp "$2" "$pub/$1.json"
+    "$bin" report "$pub/$1.json" --format html -o "$pub/$1.html"
+    matrix_args+=("$pub/$1.json" --label "$1=$3")
+  }
+  for name in "${all_servers[@]}"; do
+    if [ -s "$out/$name.json" ] && [ ! -f "$out/$name.unavailable" ] && [ ! -f "$out/$name.absent" ]; then
+      publish_one "$name" "$out/$name.json" "$name ($(headline_version "$name"))"
+    else
+      why=$(cat "$out/$name.unavailable" "$out/$name.absent" 2>/dev/null | head -n 1)
+      matrix_args+=(--absent "$name=${why:-no report}")
+    fi
+  done
+  for name in "${client_names[@]}"; do
+    if [ -s "target/agui-clients/$name.json" ]; then
+      publish_one "$name" "target/agui-clients/$name.json" "$name client ($(client_version "$name"))"
+    else
+      matrix_args+=(--absent "$name client=no report (see target/agui-clients/$name.txt)")
+    fi
+  done
+  "$bin" report matrix "${matrix_args[@]}" --format html -o reports/agui-ecosystem.html
+  "$bin" report matrix "${matrix_args[@]}" --format markdown -o reports/agui-ecosystem.md
+  # The README's picture of it: the rules some implementation fails, as a browser shows them.
+  shot=reports/samples/matrix-agui-ecosystem.png
+  browser=$(command -v chromium || command -v chromium-browser || true)
+  if [ -n "$browser" ]; then
+    "$browser" --headless=new --no-sandbox --disable-gpu --hide-scrollbars --window-size=2600,1500 \
+      --virtual-time-budget=2000 --screenshot="$shot" "file://$root/reports/agui-ecosystem.html#verdict=fail" \
+      >/dev/null 2>&1 || echo "note: the screenshot failed ($browser)"
+  else
+    echo "note: no chromium (scripts/install-chromium.sh): $shot not redrawn"
+  fi
+  echo "published: reports/agui-ecosystem.html, reports/agui-ecosystem.md, $pub/, $shot"
+}
+
 # ---- main -------------------------------------------------------------------------------------
 if [ "${1:-}" = --probe ]; then  # the serve step, re-entered inside the network namespace
   shift
   ip link set lo up 2>/dev/null || true
   probe_all "$@"
+  exit $?
+fi
+if [ "${1:-}" = --publish ]; then  # the matrix again, from the reports the last runs left
+  publish_all
   exit $?
 fi
 
@@ -358,64 +436,6 @@ else
 fi
 # Naming servers is a partial run: the published matrix is only ever made whole.
 [ $# -eq 0 ] || exit $status
-
-# ---- the clients ------------------------------------------------------------------------------
 WIREPROBE=$bin scripts/agui-clients.sh || status=1
-client_names=(http-agent ag-ui-client-rs)
-client_version() {
-  case $1 in
-    http-agent) echo "@ag-ui/client $(node -p 'require("./tests/node/node_modules/@ag-ui/client/package.json").version' 2>/dev/null)" ;;
-    ag-ui-client-rs) echo "ag-ui-client $(awk '/^name = "ag-ui-client"$/ { getline; gsub(/version = |"/, ""); print }' \
-                       scripts/clients/ag-ui-client-rs/Cargo.lock)" ;;
-  esac
-}
-
-# ---- publish ----------------------------------------------------------------------------------
-headline_version() { # NAME -> "package==version" of the package that is the implementation
-  local key
-  case $1 in
-    pydantic-ai) key=pydantic-ai-slim ;;
-    langgraph) key=ag-ui-langgraph ;;
-    ag2) key=ag2 ;;
-    llama_index) key=llama-index-protocols-ag-ui ;;
-    langroid) key=ag-ui-langroid ;;
-    adk) key=ag-ui-adk ;;
-    agent_framework) key=agent-framework-ag-ui ;;
-    agno) key=agno ;;
-    strands) key=ag-ui-strands ;;
-    crewai) key=ag-ui-crewai ;;
-    aimock) versions_of aimock; return ;;
-    *) key=$1 ;;
-  esac
-  versions_of "$1" | tr ',' '\n' | sed 's/^ *//' | grep -i "^$key==" || versions_of "$1" | cut -d, -f1
-}
-# reports/agui-ecosystem/NAME.html is each implementation's own report (failing transcripts
-# kept); its JSON beside it is what the matrix reads, and is not committed.
-pub=reports/agui-ecosystem
-mkdir -p "$pub"
-rm -f "$pub"/*.json "$pub"/*.html
-matrix_args=()
-publish_one() { # NAME JSON LABEL
-  cp "$2" "$pub/$1.json"
-  "$bin" report "$pub/$1.json" --format html -o "$pub/$1.html"
-  matrix_args+=("$pub/$1.json" --label "$1=$3")
-}
-for name in "${all_servers[@]}"; do
-  if [ -s "$out/$name.json" ] && [ ! -f "$out/$name.unavailable" ] && [ ! -f "$out/$name.absent" ]; then
-    publish_one "$name" "$out/$name.json" "$name ($(headline_version "$name"))"
-  else
-    why=$(cat "$out/$name.unavailable" "$out/$name.absent" 2>/dev/null | head -n 1)
-    matrix_args+=(--absent "$name=${why:-no report}")
-  fi
-done
-for name in "${client_names[@]}"; do
-  if [ -s "target/agui-clients/$name.json" ]; then
-    publish_one "$name" "target/agui-clients/$name.json" "$name client ($(client_version "$name"))"
-  else
-    matrix_args+=(--absent "$name client=no report (see target/agui-clients/$name.txt)")
-  fi
-done
-"$bin" report matrix "${matrix_args[@]}" --format html -o reports/agui-ecosystem.html
-"$bin" report matrix "${matrix_args[@]}" --format markdown -o reports/agui-ecosystem.md
-echo "published: reports/agui-ecosystem.html, reports/agui-ecosystem.md, $pub/"
+publish_all || status=1
 exit $status
