@@ -30,11 +30,11 @@ prepare() {
   case "$1" in
     http-agent)
       [ -d tests/node/node_modules/@ag-ui/client ] ||
-        (cd tests/node && npm ci --no-audit --no-fund >/dev/null)
+        (cd tests/node && npm ci --no-audit --no-fund >/dev/null) || return 1
       echo "node tests/node/agui-client.mjs {url}" ;;
     ag-ui-client-rs)
       cargo build --quiet --release --manifest-path scripts/clients/ag-ui-client-rs/Cargo.toml \
-        --target-dir target/community-clients >&2
+        --target-dir target/community-clients >&2 || return 1
       echo "target/community-clients/release/ag-ui-client-test-mode {url}" ;;
     *) echo "agui-clients: no client named $1" >&2; return 1 ;;
   esac

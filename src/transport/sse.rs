@@ -440,10 +440,8 @@ struct Answers {
     last: Option<tokio::sync::oneshot::Receiver<()>>,
 }
 
-/// POSTs `body` to `path` and queues the answer after the answers before it; an answer whose
-/// body is a stream is read to its end by a task of its own.
-/// True when `e` is a connection reset or closed before any byte of an answer came: what a
-/// request meets on a pooled connection its server had just closed.
+/// True when `e` is a connection reset before any byte of an answer came, or a request hyper
+/// dropped unsent: what a request meets on a pooled connection its server had just closed.
 fn reset_before_answer(e: &reqwest::Error) -> bool {
     use std::io::ErrorKind::{BrokenPipe, ConnectionAborted, ConnectionReset};
     if !e.is_request() || e.is_timeout() {
@@ -454,8 +452,9 @@ fn reset_before_answer(e: &reqwest::Error) -> bool {
         if let Some(io) = cause.downcast_ref::<std::io::Error>() {
             return matches!(io.kind(), ConnectionReset | BrokenPipe | ConnectionAborted);
         }
+        // Not an incomplete message: the server may have read that request whole.
         if let Some(h) = cause.downcast_ref::<hyper::Error>() {
-            if h.is_incomplete_message() || h.is_canceled() {
+            if h.is_canceled() {
                 return true;
             }
         }
@@ -464,6 +463,8 @@ fn reset_before_answer(e: &reqwest::Error) -> bool {
     false
 }
 
+/// POSTs `body` to `path` and queues the answer after the answers before it; an answer whose
+/// body is a stream is read to its end by a task of its own.
 async fn post(
     http: &Http,
     inbox: &Inbox,

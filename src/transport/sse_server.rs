@@ -235,7 +235,7 @@ async fn route(
         if let Some(route) = route_of(&path, &opts.post_routes) {
             let route = route.to_owned();
             return match opts.posts_answer_with_stream {
-                true => answered_with_stream(opts, &session, peer, route, req).await,
+                true => answered_with_stream(opts, &session, route, req).await,
                 false => posted(opts, &session, route, req).await,
             };
         }
@@ -308,11 +308,11 @@ async fn posted(
 async fn answered_with_stream(
     opts: &SiteOptions,
     session: &SessionHandle,
-    peer: Option<SocketAddr>,
     route: String,
     req: Request<Incoming>,
 ) -> Response<ResponseBody> {
-    let headers = super::websocket::Opened::of(peer, &req).headers;
+    // Only what the binding judges is kept (a credential or a cookie stays out of reports).
+    let headers = super::exchanges::judged_headers(req.headers());
     let accept = headers
         .iter()
         .find(|(name, _)| name.eq_ignore_ascii_case("accept"))

@@ -214,7 +214,7 @@ pub fn answered(conv: &mut Conversation, answer: &HttpAnswer, out: &mut Vec<Viol
         }
         // A server error for an input the schema takes whole: the error path is for input
         // rejected before the run (what the two rules above and a refused credential cover).
-        if answer.status >= 500 && input.standing == Standing::Valid && !input.novel && !newer_minor
+        if answer.status == 500 && input.standing == Standing::Valid && !input.novel && !newer_minor
         {
             out.push(Violation::new(
                 AGUI_IN_004,

@@ -107,8 +107,8 @@ impl Protocol for Agui {
     /// An event with a string type, or an answer to the POST that is the binding's own: a
     /// success, a refusal of the input (4xx: the path rejected input takes), or the endpoint
     /// failing on it (500: judged by the case that sent it), but not the statuses that say the
-    /// URL is no agent endpoint (404, 405) or that nothing answered there (a gateway's 502,
-    /// 503, 504); from a client, an input POSTed as a JSON object.
+    /// URL is no agent endpoint (404, 405) or that nothing answered there (the other 5xx: a
+    /// gateway's, an unavailable service's); from a client, an input POSTed as a JSON object.
     fn recognises(&self, item: Observed<'_>) -> bool {
         match item {
             Observed::Event(e, _) => e.value().get("type").is_some_and(Value::is_string),
@@ -117,7 +117,7 @@ impl Protocol for Agui {
                 ..
             } => input.is_object(),
             Observed::Http(answer) => {
-                answer.status < 600 && !matches!(answer.status, 404 | 405 | 502 | 503 | 504)
+                (answer.status < 500 && !matches!(answer.status, 404 | 405)) || answer.status == 500
             }
             _ => false,
         }

@@ -138,10 +138,56 @@ fn each_input_is_judged_for_its_shape() {
         [
             AGUI_CLI_002,
             AGUI_CLI_003,
-            AGUI_CLI_006,
             AGUI_CLI_005,
-            AGUI_CLI_008
+            AGUI_CLI_008,
+            AGUI_CLI_006
         ]
     );
     assert_eq!(judged(&[Ok(json!({"threadId": 1}))])[0], AGUI_CLI_001);
+}
+
+#[test]
+fn a_stray_event_after_the_close_fails_the_run_but_refuses_no_call_it_had_ended() {
+    let mut items = vec![Ok(input("r1", json!([user()])))];
+    items.extend(run_calling("r1", &[]));
+    items.push(Err(json!({"type": "TOOL_CALL_END", "toolCallId": "c"})));
+    // The failed run is not read for pending calls, and running its ended call is no fault.
+    items.push(Ok(answered("r2", false)));
+    assert_eq!(judged(&items), Vec::<&str>::new());
+    items.pop();
+    items.push(Ok(input("r2", json!([user()]))));
+    assert_eq!(judged(&items), Vec::<&str>::new());
+}
+
+#[test]
+fn a_call_id_another_thread_refused_is_this_thread_s_own_call_when_it_made_one() {
+    let on = |thread: &str, mut v: Value| {
+        v["threadId"] = json!(thread);
+        v
+    };
+    let mut items = vec![Ok(input("r1", json!([user()])))];
+    items.extend(run_calling("r0", &[]).into_iter().take(1));
+    items.push(Err(
+        json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r1"}),
+    ));
+    items.extend(run_calling("r1", &[]).into_iter().skip(1).take(3));
+    // Thread u makes, ends and leaves pending a call of the same id, and answers it.
+    items.push(Ok(on("u", input("u1", json!([user()])))));
+    items.extend(run_calling("u1", &[]));
+    items.push(Ok(on("u", answered("u2", false))));
+    assert_eq!(judged(&items), Vec::<&str>::new());
+}
+
+#[test]
+fn a_client_whose_agent_declared_no_version_may_omit_its_own() {
+    let mut items = vec![Ok(input("r1", json!([user()])))];
+    items.extend(run_calling("r1", &[]));
+    let mut next = answered("r2", false);
+    next.as_object_mut().map(|m| m.remove("protocolVersion"));
+    items.push(Ok(next.clone()));
+    assert_eq!(judged(&items), Vec::<&str>::new());
+    // The first input knows nothing of its peer: it declares.
+    let mut first = input("r1", json!([user()]));
+    first.as_object_mut().map(|m| m.remove("protocolVersion"));
+    assert_eq!(judged(&[Ok(first)]), [AGUI_CLI_006]);
 }

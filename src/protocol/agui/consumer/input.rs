@@ -49,17 +49,23 @@ pub fn judge(
             return None;
         }
     };
-    if !value.contains_key("protocolVersion") {
+    messages(value, out);
+    let thread_id = value.get("threadId").and_then(Value::as_str);
+    // "unless it knows its peer predates the field": an agent whose last RUN_STARTED on the
+    // thread declared no version is such a peer.
+    let peer_predates = thread_id
+        .and_then(|t| consumer.threads.get(t))
+        .is_some_and(|t| t.peer_declares == Some(false));
+    if !value.contains_key("protocolVersion") && !peer_predates {
         out.push(Violation::new(
             AGUI_CLI_006,
             "the input declares no protocolVersion",
         ));
     }
-    messages(value, out);
-    let thread = value.get("threadId")?.as_str()?.to_owned();
+    let thread = thread_id?.to_owned();
     let run = value.get("runId")?.as_str()?.to_owned();
     elsewhere(consumer, &thread, value, out);
-    refused_answered(consumer, value, out);
+    refused_answered(consumer, &thread, value, out);
     if let Some(had) = consumer.threads.get(&thread) {
         if had.run_ids.contains(&run) {
             out.push(Violation::new(
@@ -92,7 +98,11 @@ fn head(headers: &[(String, String)], out: &mut Vec<Violation>) {
             .map(|(_, v)| v.to_ascii_lowercase())
     };
     let accept = header("accept").unwrap_or_default();
-    let names = |media: &str| accept.split(',').any(|r| r.trim().starts_with(media));
+    // Named, not only admitted through a wildcard, and not down-ranked to nothing.
+    let names = |media: &str| {
+        let named = accept.split(',').any(|r| r.trim().starts_with(media));
+        named && crate::transport::accept::admits(&accept, media)
+    };
     if !names("text/event-stream") && !names(crate::protocol::agui::PROTO_MEDIA_TYPE) {
         let said = match accept.is_empty() {
             true => "no Accept".to_owned(),
@@ -208,6 +218,10 @@ fn elsewhere(
         return;
     }
     // The calls other threads' last answers made, by id: one pass, however many messages.
+    // Call ids need not be unique across threads (`call_0` per run is common): only an id this
+    // thread never made points at another.
+    let own = consumer.threads.get(thread);
+    let made_here = |id: &str| own.is_some_and(|t| t.delivered.calls.iter().any(|c| c.id == id));
     let made: HashMap<&str, &str> = consumer
         .threads
         .iter()
@@ -219,7 +233,8 @@ fn elsewhere(
                 .map(|c| (c.id.as_str(), t.as_str()))
         })
         .collect();
-    if let Some((call, made_on)) = answered.find_map(|c| Some((c, *made.get(c)?))) {
+    let elsewhere = |c: &str| Some(*made.get(c)?).filter(|_| !made_here(c));
+    if let Some((call, made_on)) = answered.find_map(|c| Some((c, elsewhere(c)?))) {
         out.push(Violation::new(
             AGUI_CLI_018,
             format!("the input answers tool call {call:?}, made on thread {made_on:?}, on another thread, {thread:?}"),
@@ -230,18 +245,31 @@ fn elsewhere(
 /// A call a consumer refused, on any thread, answered as one that ran: a tool message without
 /// `error` (one saying it failed is an answer that says nothing ran). A client that moves to
 /// another thread carries what it took all the same.
-fn refused_answered(consumer: &Consumer, input: &Map<String, Value>, out: &mut Vec<Violation>) {
+fn refused_answered(
+    consumer: &Consumer,
+    thread: &str,
+    input: &Map<String, Value>,
+    out: &mut Vec<Violation>,
+) {
     let messages = input.get("messages").and_then(Value::as_array);
     let ran = messages
         .into_iter()
         .flatten()
         .filter(|m| m["role"] == "tool" && m.get("error").is_none())
         .filter_map(|m| m.get("toolCallId").and_then(Value::as_str));
+    let own = consumer.threads.get(thread).map(|t| &t.delivered);
     for call in ran {
-        let refused = consumer
-            .threads
-            .values()
-            .find_map(|t| t.delivered.refused.get(call));
+        // The input's own thread decides for an id it knows; another thread's refusal counts
+        // only for an id this thread never made (call ids may repeat across threads).
+        let refused = match own {
+            Some(d) if d.refused.contains_key(call) => d.refused.get(call),
+            Some(d) if d.calls.iter().any(|c| c.id == call) => None,
+            _ => consumer
+                .threads
+                .iter()
+                .filter(|(t, _)| *t != thread)
+                .find_map(|(_, t)| t.delivered.refused.get(call)),
+        };
         if let Some(refused) = refused {
             out.push(Violation::new(
                 refused.rule,

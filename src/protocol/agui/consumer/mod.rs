@@ -2,8 +2,8 @@
 //! on each thread say what the next input must carry (the calls to answer, the state), and
 //! each input the client POSTs is judged against it ([`input`]). The agent's events are
 //! followed as a conforming consumer takes them: a stream that breaks a MUST a consumer
-//! enforces (an event after its run closed, a malformed known value, content for an item not
-//! open) fails the run there, and what came from that point on is refused.
+//! enforces (an event after its run closed, a malformed known value) fails the run there, and
+//! what came from that point on is refused (ERRATA reading 22).
 
 mod input;
 pub mod state;
@@ -74,6 +74,9 @@ pub struct Thread {
     pub delivered: Delivered,
     /// An input on the thread was judged: the next is a continuation.
     pub continued: bool,
+    /// Whether the agent's last RUN_STARTED on the thread declared a protocolVersion (`None`:
+    /// no run yet): a client that knows its peer predates the field may omit its own.
+    pub peer_declares: Option<bool>,
 }
 
 /// The client's duties across a transcript.
@@ -153,17 +156,20 @@ impl Consumer {
         let ty = event.get("type").and_then(Value::as_str).unwrap_or("");
         let call_id = events::text(event, "toolCallId");
         if let Some(why) = refused {
-            // The run fails here: a call it left open goes with it, and one it starts is refused
-            // (as many as calls are followed: a flood of late events grows nothing).
+            // The run fails here, even after its close ("A failed run … keeps everything it
+            // delivered before failing"): a call it left open goes with it, and one the refused
+            // event names is refused unless the run had ended it already (as many as calls are
+            // followed: a flood of late events grows nothing).
+            let ended = |id: &str| d.calls.iter().any(|c| c.ended && c.id == id);
+            let named = call_id.filter(|id| !ended(id));
             let open = d.calls.iter().filter(|c| !c.ended).map(|c| c.id.as_str());
-            for id in call_id.into_iter().chain(open) {
-                if d.refused.len() < MAX_CALLS && !d.refused.contains_key(id) {
-                    d.refused.insert(id.to_owned(), why);
+            let refusing: Vec<String> = named.into_iter().chain(open).map(str::to_owned).collect();
+            for id in refusing {
+                if d.refused.len() < MAX_CALLS && !d.refused.contains_key(&id) {
+                    d.refused.insert(id, why);
                 }
             }
-            if d.ending != Ending::Refused && !d.closed {
-                d.ending = Ending::Refused;
-            }
+            d.ending = Ending::Refused;
             return;
         }
         if d.ending == Ending::Refused && ty != "RUN_STARTED" {
@@ -171,8 +177,12 @@ impl Consumer {
         }
         match ty {
             "RUN_STARTED" => {
+                // A new run on the stream: what is pending is the last run's (run-scoped tracking
+                // does not cross the boundary); whether the peer declares its version is noted.
                 d.ending = Ending::Open;
                 d.closed = false;
+                d.calls.clear();
+                thread.peer_declares = Some(event.get("protocolVersion").is_some());
             }
             "RUN_FINISHED" => {
                 d.closed = true;
@@ -188,7 +198,10 @@ impl Consumer {
             }
             "TOOL_CALL_START" => {
                 if let Some(id) = call_id {
-                    if d.calls.len() < MAX_CALLS && !d.calls.iter().any(|c| c.id == id) {
+                    // A reopened call is open again.
+                    if let Some(call) = d.calls.iter_mut().find(|c| c.id == id) {
+                        call.ended = false;
+                    } else if d.calls.len() < MAX_CALLS {
                         d.calls.push(Call {
                             id: id.to_owned(),
                             name: events::text(event, "toolCallName").map(str::to_owned),
