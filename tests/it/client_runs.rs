@@ -102,8 +102,14 @@ fn assert_all_pass(protocol: &str, what: &str, code: i32, cases: &[Value]) {
 fn the_reference_clients_pass_their_client_suites() {
     for protocol in JUDGED {
         for transport in forms(protocol) {
-            let (code, cases) =
-                client_run(protocol, &["--target", "builtin", "--transport", transport]);
+            let args = ["--target", "builtin", "--transport", transport];
+            let (mut code, mut cases) = client_run(protocol, &args);
+            // Once more before failing, as the variants are (see there): a loaded machine can
+            // starve a client's start past its budget.
+            if !passed(protocol, code, &cases) {
+                eprintln!("{protocol} builtin over {transport} did not pass under load; once more");
+                (code, cases) = client_run(protocol, &args);
+            }
             assert_all_pass(protocol, &format!("builtin over {transport}"), code, &cases);
         }
     }
@@ -222,19 +228,43 @@ fn fault_matrix(protocol: &'static str) {
             assert!(!over.is_empty(), "fault {} has no case to fail", fault.name);
             over.into_iter().map(move |transport| {
                 let name = fault.name;
-                let run = std::thread::spawn(move || {
-                    let args = ["--target", "builtin", "--fault", name];
-                    client_run(protocol, &[&args[..], &["--transport", transport]].concat())
-                });
-                (fault, run)
+                let run = std::thread::spawn(move || fault_run(protocol, name, transport));
+                (fault, transport, run)
             })
         })
         .collect();
     // A fault fails a case in at least one form of client (one that breaks UAE-ROB-001 as a
     // caller has nothing to break as a Web UI, whose cases name that rule too).
     let mut failing = std::collections::BTreeSet::new();
-    for (fault, run) in runs {
+    for (fault, transport, run) in runs {
         let (code, cases) = run.join().expect("the run finishes");
+        // A run with an `error`, or a failure outside the fault's rules, is run once more before
+        // it fails the test: two cores running the whole test binary can starve a client's
+        // start past its budget (an AG-UI client that did not connect within 10 s, seen twice
+        // at a load average of 16). The first run's disagreement is printed; the second must hold.
+        let strays = |cases: &[Value]| {
+            with_verdict(cases, "error").len()
+                + with_verdict(cases, "fail")
+                    .into_iter()
+                    .chain(with_verdict(cases, "warn"))
+                    .filter(|id| {
+                        let case = suite.cases.iter().find(|c| c.id == *id);
+                        !case.is_some_and(|c| {
+                            c.rules.iter().any(|r| fault.breaks.contains(&r.as_str()))
+                        })
+                    })
+                    .count()
+        };
+        let (code, cases) = match strays(&cases) {
+            0 => (code, cases),
+            _ => {
+                eprintln!(
+                    "{protocol} --fault {} over {transport} strayed under load; once more",
+                    fault.name
+                );
+                fault_run(protocol, fault.name, transport)
+            }
+        };
         let failed = with_verdict(&cases, "fail");
         let warned = with_verdict(&cases, "warn");
         if !failed.is_empty() || !warned.is_empty() {
@@ -266,6 +296,19 @@ fn fault_matrix(protocol: &'static str) {
             fault.name
         );
     }
+}
+
+/// `run PROTOCOL --client` of the reference client with `fault`, over `transport`.
+fn fault_run(protocol: &str, fault: &str, transport: &str) -> (i32, Vec<Value>) {
+    let args = [
+        "--target",
+        "builtin",
+        "--fault",
+        fault,
+        "--transport",
+        transport,
+    ];
+    client_run(protocol, &args)
 }
 
 #[test]
