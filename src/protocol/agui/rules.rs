@@ -159,7 +159,7 @@ pub static RULES: &[Rule] = &[
         "An input carrying material the schema does not describe (members it does not name, a union member such as a message role it does not know) and nothing malformed is served: the run starts.",
         "unrecognised material does not make the input invalid … a producer meeting input material it does not recognise strips it with a warning and runs"),
     rule!("AGUI-IN-004", Should, "HTTP + Server-Sent Events › Errors",
-        "An input the schema takes whole (nothing malformed, nothing unrecognised) is answered with a run, not a server error (5xx): the HTTP error path is for input rejected before the run (stated without a BCP 14 keyword).",
+        "An input the schema takes whole (nothing malformed, nothing unrecognised) is answered with a run, not a 500 (an internal server error): the HTTP error path is for input rejected before the run (stated without a BCP 14 keyword).",
         "Input rejected before the run starts — malformed JSON, failed validation, refused auth — is an HTTP error status with no event stream. The run never started."),
     rule!("AGUI-IN-003", Should, "HTTP + Server-Sent Events › Errors",
         "Over HTTP, rejected input is answered with an HTTP error status and no event stream.",
