@@ -93,8 +93,11 @@ impl Checker for AguiChecker {
         }
         match (from, item) {
             (Direction::Client, Observed::Post { body, headers, .. }) => {
-                self.consumer.posted(body, headers, out);
-                http::posted(conv, body, headers)
+                let json = body.json();
+                let json = json.as_deref().ok();
+                let read = json.map(http::read_input);
+                self.consumer.posted(json, read.as_ref(), headers, out);
+                http::posted(conv, read.map(|(input, _)| input), headers)
             }
             // A body POSTed as exact bytes (a fuzzed input) is recorded as what it was, JSON or
             // not, rather than as a POST: AG-UI's inputs all go by POST, so it is an exchange

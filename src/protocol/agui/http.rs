@@ -12,24 +12,19 @@ use crate::rules::ids::{
     AGUI_IN_004, AGUI_VER_002,
 };
 use crate::rules::Violation;
-use crate::transport::{Body, HttpAnswer};
+use crate::transport::HttpAnswer;
 use serde_json::Value;
 
 /// Most exchanges POSTed and not answered yet that the checker keeps.
 const MAX_QUEUED: usize = 1024;
 
-/// wireprobe POSTed `body` with `headers`: an exchange whose answer comes after the answers
-/// of the POSTs before it.
-pub fn posted(conv: &mut Conversation, body: &Body, headers: &[(String, String)]) {
-    // Past the cap nothing is kept, so nothing is read: judging an input against the schema
-    // is most of the work here.
+/// A POST with `headers`, read (`None`: its body was not JSON): an exchange whose answer comes
+/// after the answers of the POSTs before it.
+pub fn posted(conv: &mut Conversation, read: Option<Input>, headers: &[(String, String)]) {
     if conv.queued.len() >= MAX_QUEUED {
         return;
     }
-    let input = match body.json() {
-        Ok(value) => input_of(&value),
-        Err(_) => malformed(),
-    };
+    let input = read.unwrap_or_else(malformed);
     let proto_admitted = headers
         .iter()
         .filter(|(name, _)| name.eq_ignore_ascii_case("accept"))
@@ -43,7 +38,8 @@ pub fn posted_raw(conv: &mut Conversation, json: Option<&Value>) {
     if conv.queued.len() >= MAX_QUEUED {
         return;
     }
-    queue(conv, json.map_or_else(malformed, input_of), false);
+    let input = json.map_or_else(malformed, |v| read_input(v).0);
+    queue(conv, input, false);
 }
 
 /// An input that is not JSON.
@@ -127,8 +123,10 @@ pub fn admits_proto(accept: &str) -> bool {
     crate::transport::accept::admits(accept, PROTO_MEDIA_TYPE)
 }
 
-/// The input as the schema reads it: its ids, state, frontend tools and standing.
-fn input_of(value: &Value) -> Input {
+/// The input as the schema reads it (its ids, state, frontend tools and standing) and the
+/// schema's flaws in it: one reading, the most of the work, which both judges take — the
+/// agent's (this module) and the client's (`consumer`).
+pub fn read_input(value: &Value) -> (Input, Vec<Flaw>) {
     let flaws = schema().input_flaws(value);
     let standing = if flaws.iter().any(|f| matches!(f, Flaw::Malformed { .. })) {
         Standing::Malformed
@@ -156,7 +154,7 @@ fn input_of(value: &Value) -> Input {
             Some((id, role))
         })
         .collect();
-    Input {
+    let input = Input {
         thread_id: text("threadId"),
         run_id: text("runId"),
         version: text("protocolVersion"),
@@ -171,7 +169,8 @@ fn input_of(value: &Value) -> Input {
         novel: flaws
             .iter()
             .any(|f| matches!(f, Flaw::Unknown { .. } | Flaw::Unrecognised { .. })),
-    }
+    };
+    (input, flaws)
 }
 
 /// The head of the answer to wireprobe's POST.

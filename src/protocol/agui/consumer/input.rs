@@ -5,14 +5,14 @@
 
 use super::state::Reading;
 use super::{Consumer, Ending, Thread};
-use crate::protocol::agui::schema::{schema, Flaw};
+use crate::protocol::agui::conversation::Input;
+use crate::protocol::agui::schema::Flaw;
 use crate::rules::ids::{
     AGUI_CLI_001, AGUI_CLI_002, AGUI_CLI_003, AGUI_CLI_004, AGUI_CLI_005, AGUI_CLI_006,
     AGUI_CLI_007, AGUI_CLI_008, AGUI_CLI_009, AGUI_CLI_010, AGUI_CLI_011, AGUI_CLI_012,
     AGUI_CLI_013, AGUI_CLI_018,
 };
 use crate::rules::Violation;
-use crate::transport::Body;
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -24,22 +24,23 @@ pub struct Seen {
     pub thread: String,
     pub run: String,
     pub offered: HashSet<String>,
-    pub state: Option<Value>,
+    /// The state the run starts from (absent: the empty object).
+    pub state: Value,
 }
 
-/// Judges one POST; what the thread follows of it, when it named a thread and a run.
+/// Judges one POST, its JSON and that JSON's reading (`None`: not JSON); what the thread
+/// follows of it, when it named a thread and a run.
 pub fn judge(
     consumer: &Consumer,
-    body: &Body,
+    posted: Option<(&Value, &(Input, Vec<Flaw>))>,
     headers: &[(String, String)],
     out: &mut Vec<Violation>,
 ) -> Option<Seen> {
     head(headers, out);
-    let json = body.json();
-    let value = match json.as_deref() {
-        Ok(whole @ Value::Object(m)) => {
-            shape(whole, out);
-            m
+    let (value, input) = match posted {
+        Some((Value::Object(m), (input, flaws))) => {
+            shape(flaws, out);
+            (m, input)
         }
         _ => {
             out.push(Violation::new(
@@ -80,8 +81,8 @@ pub fn judge(
     Some(Seen {
         thread,
         run,
-        offered: tool_names(value),
-        state: value.get("state").cloned(),
+        offered: input.frontend.clone(),
+        state: input.state.clone(),
     })
 }
 
@@ -123,8 +124,7 @@ fn head(headers: &[(String, String)], out: &mut Vec<Violation>) {
 }
 
 /// The input against the schema: malformed (-001), nulls (-002), undescribed material (-003).
-fn shape(input: &Value, out: &mut Vec<Violation>) {
-    let flaws = schema().input_flaws(input);
+fn shape(flaws: &[Flaw], out: &mut Vec<Violation>) {
     let paths = |pick: fn(&Flaw) -> bool| -> Vec<String> {
         flaws
             .iter()
@@ -207,13 +207,7 @@ fn elsewhere(
     input: &Map<String, Value>,
     out: &mut Vec<Violation>,
 ) {
-    let answers = input.get("messages").and_then(Value::as_array);
-    let answered = answers
-        .into_iter()
-        .flatten()
-        .filter(|m| m["role"] == "tool")
-        .filter_map(|m| m.get("toolCallId").and_then(Value::as_str));
-    let mut answered = answered.peekable();
+    let mut answered = tool_answers(input).map(|(call, _)| call).peekable();
     if answered.peek().is_none() {
         return;
     }
@@ -251,12 +245,9 @@ fn refused_answered(
     input: &Map<String, Value>,
     out: &mut Vec<Violation>,
 ) {
-    let messages = input.get("messages").and_then(Value::as_array);
-    let ran = messages
-        .into_iter()
-        .flatten()
-        .filter(|m| m["role"] == "tool" && m.get("error").is_none())
-        .filter_map(|m| m.get("toolCallId").and_then(Value::as_str));
+    let ran = tool_answers(input)
+        .filter(|(_, m)| m.get("error").is_none())
+        .map(|(call, _)| call);
     let own = consumer.threads.get(thread).map(|t| &t.delivered);
     for call in ran {
         // The input's own thread decides for an id it knows; another thread's refusal counts
@@ -282,15 +273,14 @@ fn refused_answered(
     }
 }
 
-/// The names of the tools the input offers.
-fn tool_names(input: &Map<String, Value>) -> HashSet<String> {
-    let tools = input.get("tools").and_then(Value::as_array);
-    tools
+/// The input's tool messages, each with the call it answers (`toolCallId`).
+fn tool_answers(input: &Map<String, Value>) -> impl Iterator<Item = (&str, &Value)> {
+    let messages = input.get("messages").and_then(Value::as_array);
+    messages
         .into_iter()
         .flatten()
-        .filter_map(|t| t.get("name").and_then(Value::as_str))
-        .map(str::to_owned)
-        .collect()
+        .filter(|m| m["role"] == "tool")
+        .filter_map(|m| Some((m.get("toolCallId")?.as_str()?, m)))
 }
 
 /// What the thread's last answer left the input owing.
@@ -300,14 +290,10 @@ fn owed(thread: &Thread, input: &Map<String, Value>, out: &mut Vec<Violation>) {
         .get("messages")
         .and_then(Value::as_array)
         .map_or(&[], Vec::as_slice);
-    let tool_messages: HashMap<&str, &Value> = history
-        .iter()
-        .filter(|m| m["role"] == "tool")
-        .filter_map(|m| Some((m.get("toolCallId")?.as_str()?, m)))
-        .collect();
     if d.ending != Ending::Succeeded {
         return;
     }
+    let tool_messages: HashMap<&str, &Value> = tool_answers(input).collect();
     let pending = d.calls.iter().filter(|c| {
         c.ended
             && !c.answered

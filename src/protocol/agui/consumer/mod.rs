@@ -113,15 +113,17 @@ pub struct Refused {
 }
 
 impl Consumer {
-    /// The client POSTed `body` (with `headers`): judged against what its thread owes, then the
-    /// thread follows the answer to it.
+    /// The client POSTed `json` (`None`: a body that is not JSON), read as `read`
+    /// ([`super::http::read_input`]), with `headers`: judged against what its thread owes, then
+    /// the thread follows the answer to it.
     pub fn posted(
         &mut self,
-        body: &crate::transport::Body,
+        json: Option<&Value>,
+        read: Option<&(super::conversation::Input, Vec<super::schema::Flaw>)>,
         headers: &[(String, String)],
         out: &mut Vec<Violation>,
     ) {
-        let Some(input) = input::judge(self, body, headers, out) else {
+        let Some(input) = input::judge(self, json.zip(read), headers, out) else {
             self.current = None;
             return;
         };
@@ -140,7 +142,7 @@ impl Consumer {
         thread.offered = input.offered;
         thread.continued = true;
         thread.delivered = Delivered {
-            state: Followed::starting(input.state.as_ref()),
+            state: Followed::starting(input.state),
             ..Delivered::default()
         };
         self.current = Some(input.thread);

@@ -34,11 +34,9 @@ pub enum Reading {
 }
 
 impl Followed {
-    /// The state an input starts its run from (absent: the empty object).
-    pub fn starting(state: Option<&Value>) -> Followed {
-        let state = state
-            .cloned()
-            .unwrap_or_else(|| Value::Object(Default::default()));
+    /// The state an input starts its run from (its reading makes an absent one the empty
+    /// object).
+    pub fn starting(state: Value) -> Followed {
         Followed {
             agreed: state.clone(),
             partial: state.clone(),
@@ -95,7 +93,7 @@ mod tests {
 
     #[test]
     fn each_reading_names_the_value_a_client_of_that_kind_holds() {
-        let mut f = Followed::starting(Some(&json!({"a": 1})));
+        let mut f = Followed::starting(json!({"a": 1}));
         f.snapshot(&json!({"b": 2}));
         assert_eq!(f.read(Some(&json!({"b": 2}))), Reading::Agreed);
         assert_eq!(f.read(Some(&json!({"a": 1, "b": 2}))), Reading::Merged);
@@ -111,7 +109,7 @@ mod tests {
         assert_eq!(f.read(None), Reading::Other);
         // Without a state event, nothing is judged.
         assert_eq!(
-            Followed::starting(None).read(Some(&json!({"z": 1}))),
+            Followed::starting(json!({})).read(Some(&json!({"z": 1}))),
             Reading::Agreed
         );
     }
