@@ -604,5 +604,18 @@ mod tests {
         );
         assert_eq!(exchange_of(&json!({"type": "X"})), None);
         assert!(matches!(exchange_of(&json!({"$post": 3})), Some(Err(_))));
+        let lines = exchange_of(&json!({"$stream": {"lines": [": keep-alive", ""]}}));
+        assert_eq!(
+            lines,
+            Some(Ok(Outgoing::StreamLines(vec![
+                ": keep-alive".into(),
+                String::new()
+            ])))
+        );
+        // A line break inside a line would write two; a number is no line.
+        for bad in [json!(["a\nb"]), json!([1]), json!("x")] {
+            let written = exchange_of(&json!({"$stream": {"lines": bad}}));
+            assert!(matches!(written, Some(Err(_))), "{bad}");
+        }
     }
 }
