@@ -91,6 +91,26 @@ pub fn make_literal(v: &mut Value) {
     }
 }
 
+/// True when `a` and `b` are the same JSON value, numbers compared by value as patterns
+/// compare them: JSON has one number type, and a peer that parsed `2.0` writes it back as `2`.
+pub fn same_json(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
+            (Some(x), Some(y)) => x == y,
+            _ => x == y,
+        },
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
 /// `v` with `f` applied to every string value in it (object keys stay as they are).
 pub fn map_strings(v: &Value, f: &impl Fn(&str) -> String) -> Value {
     match v {

@@ -3,7 +3,7 @@
 //! probe after every adversarial input. Every rule of the protocol is the case's, so the
 //! checker judges everything the target sends too.
 
-use super::{Answer, FuzzProfile, Input, Opening, Oracle, Probe, Rng, PROBE_ID};
+use super::{Answer, FuzzProfile, Input, Opening, Oracle, Probe, Rng, PROBE_UUIDS};
 use crate::matcher;
 use crate::protocol::Protocol;
 use crate::suite::model::{
@@ -184,12 +184,27 @@ pub fn case_for(
             (HandshakeMode::SendOnly, Some(with.clone()))
         }
     };
+    for oracle in profile.preamble() {
+        let tag = out.len() as u64;
+        out.extend(oracle_steps(protocol, profile, oracle, tag, step_ms));
+    }
     let probe = profile.probe();
     // A probe answered by silence establishes nothing before the sequence.
     if !probe.answers.is_empty() {
         let tag = out.len();
-        out.extend(probe_steps(&probe, probe.answered_by, probe.scenario, tag));
+        out.extend(probe_steps(
+            profile,
+            &probe,
+            probe.answered_by,
+            probe.scenario,
+            tag,
+        ));
     }
+    // What the valid events sent so far hold open (see `FuzzProfile::opened_by`), and the rule
+    // of a probe owed after a mutation, until the stream can take it.
+    let mut open = 0i64;
+    let mut owed: Option<&'static str> = None;
+    let valid_probes = profile.probes_valid_input();
     // A valid event the spec lets the target answer with an error was sent since the last
     // time the connection settled.
     let mut unsettled = false;
@@ -207,8 +222,9 @@ pub fn case_for(
                 (base, mutated)
             }
         };
+        open += profile.opened_by(&original);
         let Some((m, input)) = mutated else {
-            let open = profile.answer_open(&original);
+            let answer_open = profile.answer_open(&original);
             let waits = profile.waits_for_idle(&original);
             let Some(action) = valid_action(profile, original) else {
                 continue;
@@ -216,8 +232,12 @@ pub fn case_for(
             if waits && std::mem::replace(&mut working, true) {
                 out.push(Step::new(Wait::settled(profile.settle_ms(step_ms))));
             }
-            unsettled |= open;
+            unsettled |= answer_open;
             out.push(step(action, None));
+            if open == 0 {
+                let rule = owed.take().or(valid_probes.then_some(probe.answered_by));
+                out.extend(owed_probe(profile, &probe, rule, step_ms, out.len()));
+            }
             continue;
         };
         let Some(action) = send_action(profile, &original, &input) else {
@@ -265,15 +285,12 @@ pub fn case_for(
                 }
             }
         }
-        // Still serving? Answers to the bad input are forgotten first, so they cannot pass for
-        // the probe's; a probe the target queues waits for what it is still working on first.
-        if profile.probe_queues() {
-            let tag = out.len() as u64;
-            out.extend(sync_steps(profile, tag, step_ms));
+        // Still serving? Asked once the stream can take the probe (at once, but for a
+        // profile whose events hold things open).
+        owed = owed.or(Some(profile.probe_rule(m).unwrap_or(probe.rule)));
+        if open == 0 {
+            out.extend(owed_probe(profile, &probe, owed.take(), step_ms, out.len()));
         }
-        out.push(step(Discard::default().into(), None));
-        let tag = out.len();
-        out.extend(probe_steps(&probe, probe.rule, false, tag));
     }
     // The run ends once everything its input set going has run its course (each turn it
     // started has ended, each call was answered): the frames a rule judges at such an end (a
@@ -473,11 +490,40 @@ fn silence_step(silence: Silence, rule: &str) -> Step {
     }
 }
 
+/// The probe owed after a mutation (`rule`: what an unanswered one breaks; `None`: none owed).
+/// Answers to the bad input are forgotten first, so they cannot pass for the probe's; a probe
+/// the target queues waits for what it is still working on first. `tag` is where the steps go.
+fn owed_probe(
+    profile: &dyn FuzzProfile,
+    probe: &Probe,
+    rule: Option<&str>,
+    step_ms: u64,
+    tag: usize,
+) -> Vec<Step> {
+    let Some(rule) = rule else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    if profile.probe_queues() {
+        out.extend(sync_steps(profile, tag as u64, step_ms));
+    }
+    out.push(Step::new(Discard::default()));
+    let tag = tag + out.len();
+    out.extend(probe_steps(profile, probe, rule, false, tag));
+    out
+}
+
 /// The probe's messages, then its answer (or silence) judged under `rule` (unanswered, the run
-/// is skipped as not reached when `scenario`). `tag` gives this probe's [`PROBE_ID`] its own
-/// value.
-fn probe_steps(probe: &Probe, rule: &str, scenario: bool, tag: usize) -> Vec<Step> {
-    let own = |v: &Value| numbered(v, &format!("${{uuid:probe{tag}}}"));
+/// is skipped as not reached when `scenario`), then what the profile sends once it is answered.
+/// `tag` gives this probe's uuids ([`PROBE_UUIDS`]) their own values.
+fn probe_steps(
+    profile: &dyn FuzzProfile,
+    probe: &Probe,
+    rule: &str,
+    scenario: bool,
+    tag: usize,
+) -> Vec<Step> {
+    let own = |v: &Value| numbered(v, tag);
     let answer = match probe.answers.is_empty() {
         false => reply_step(probe.answers.iter().map(own).collect(), rule, scenario),
         // No error answers the probe's valid event.
@@ -490,19 +536,25 @@ fn probe_steps(probe: &Probe, rule: &str, scenario: bool, tag: usize) -> Vec<Ste
             rule,
         ),
     };
+    let after = profile.after_probe();
     probe
         .sends
         .iter()
         .map(|event| send_step(own(event)))
         .chain([answer])
+        .chain(after.iter().map(|event| send_step(own(event))))
         .collect()
 }
 
-/// `value` with [`PROBE_ID`] in its strings replaced by `with`: a copy when none holds it (a
-/// copy keeps each object's table, where rebuilding one hashes every key again).
-fn numbered(value: &Value, with: &str) -> Value {
-    match matcher::mentions(value, PROBE_ID) {
-        true => matcher::map_strings(value, &|s| s.replace(PROBE_ID, with)),
+/// `value` with each probe uuid in its strings (see [`PROBE_UUIDS`]) numbered `tag`: a copy
+/// when none holds one (a copy keeps each object's table, where rebuilding one hashes every key
+/// again).
+fn numbered(value: &Value, tag: usize) -> Value {
+    match matcher::mentions(value, PROBE_UUIDS) {
+        true => {
+            let with = format!("{PROBE_UUIDS}{tag}");
+            matcher::map_strings(value, &|s| s.replace(PROBE_UUIDS, &with))
+        }
         false => value.clone(),
     }
 }

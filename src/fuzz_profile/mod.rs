@@ -180,6 +180,46 @@ pub trait FuzzProfile: Send + Sync {
     /// is answered by silence (no error, no disconnect) for a short while.
     fn probe(&self) -> Probe;
 
+    /// What opens a run before its first probe, past the handshake, when the other side's
+    /// input starts the exchange (an AG-UI client POSTs its first run): the wait for that input,
+    /// with what it binds, and the start of the answer. Default: nothing.
+    fn preamble(&self) -> Vec<Oracle> {
+        Vec::new()
+    }
+
+    /// Sent once a probe is answered, before the run goes on, when the probe ends the exchange
+    /// it joins (an AG-UI probe finishes the run with a call, and its answer is the client's
+    /// next run, whose stream opens with RUN_STARTED). Default: nothing.
+    fn after_probe(&self) -> Vec<Value> {
+        Vec::new()
+    }
+
+    /// How many things (a message, a call, a step) the valid `event` opens, less those it
+    /// closes. A probe owed after a mutation goes where the run's sum is 0, so its events
+    /// never land inside an open one (an AG-UI run must not finish with a message open).
+    /// Default 0: the probe follows each mutation at once.
+    fn opened_by(&self, event: &Value) -> i64 {
+        let _ = event;
+        0
+    }
+
+    /// True when a probe follows valid events too, wherever it fits (see
+    /// [`FuzzProfile::opened_by`]), judged under the probe's `answered_by`: a target that stops
+    /// on valid input (a client failing a run the spec makes valid) is then named by that rule
+    /// and shrunk to the events that did it, never blamed on a mutation that came after them.
+    /// Default false: a probe follows mutations only.
+    fn probes_valid_input(&self) -> bool {
+        false
+    }
+
+    /// The rule an unanswered probe breaks after `mutator`'s input, when it is not the
+    /// probe's own (a client's keeps-working rules differ by what it must survive: an unknown
+    /// event type, an SSE field). Default: the probe's.
+    fn probe_rule(&self, mutator: &Mutator) -> Option<&'static str> {
+        let _ = mutator;
+        None
+    }
+
     /// The rule a missing or wrong answer to `mutator`'s input breaks (default: the one the
     /// input breaks).
     fn answer_rule(&self, mutator: &Mutator) -> &'static str {
@@ -326,6 +366,10 @@ pub struct Probe {
 /// `"${uuid:probe}"` in a probe's messages and answers: each probe of a run gets an id of its
 /// own (a client may rightly ignore a request id it has answered before).
 pub const PROBE_ID: &str = "${uuid:probe}";
+
+/// What starts every probe uuid: `"${uuid:probe}"`, and others a probe needs besides
+/// (`"${uuid:probe-message}"`), each numbered per probe as [`PROBE_ID`] is.
+pub const PROBE_UUIDS: &str = "${uuid:probe";
 
 /// A small deterministic generator (SplitMix64): mutations are reproducible from a seed
 /// without proptest's machinery, so a shrunk case replays bit for bit.

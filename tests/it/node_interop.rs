@@ -346,6 +346,37 @@ fn the_official_http_agent_is_judged_as_an_ag_ui_client() {
     assert_eq!(output.status.code(), Some(0));
 }
 
+/// `HttpAgent` fuzzed as a client (`fuzz agui --client`): runs of valid events with what a
+/// consumer must survive among them (unknown types and members, a content part of an unknown
+/// kind, SSE comments and fields), each group followed by a call of its tool. It keeps
+/// answering, and what it carries into each run (the calls, the state) is what the spec makes
+/// of the events: nothing is found, so nothing a correct client does is taken for a finding.
+#[test]
+fn the_official_http_agent_survives_a_fuzzed_session() {
+    install_once();
+    let script = node_dir().join("agui-client.mjs");
+    let dir = tempfile::tempdir().expect("temp dir");
+    let output = Command::new(env!("CARGO_BIN_EXE_wireprobe"))
+        .args(["fuzz", "agui", "--client", "--runs", "16", "--seed", "5"])
+        .args(["--timeout-ms", "5000", "--exec"])
+        .arg(format!("node {} {{url}}", script.display()))
+        .arg("--out")
+        .arg(dir.path())
+        .output()
+        .expect("wireprobe runs");
+    let text = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(text.contains("nothing found"), "{text}");
+    // Beside the fuzzing tests' campaigns a Node start has taken over the 10 s a client has
+    // to connect: such a run tests nothing, and says so, but most must be judged.
+    let not_complete = text
+        .split(" runs could not complete")
+        .next()
+        .and_then(|head| head.rsplit(' ').next())
+        .and_then(|n| n.parse::<u32>().ok());
+    assert!(not_complete.is_some_and(|n| n <= 4), "{text}");
+}
+
 /// A Nuum host on Node's child_process and readline, which starts `{agent}` through a shell
 /// as it would start Nuum, passes the host suite: the relay stands in for an agent unseen.
 #[test]

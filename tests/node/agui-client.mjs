@@ -19,7 +19,8 @@ const agent = new HttpAgent({
   initialMessages: [{ id: crypto.randomUUID(), role: "user", content: "Please confirm, using your tool." }],
 });
 
-for (let run = 0; run < 8; run++) {
+// An agent that calls the tool forever is left; a fuzzed session (a run per probe) fits.
+for (let run = 0; run < 256; run++) {
   try {
     await agent.runAgent({ tools });
   } catch (e) {

@@ -12,6 +12,7 @@ pub mod consumer;
 pub mod conversation;
 pub mod events;
 pub mod fuzz;
+pub mod fuzz_client;
 pub mod http;
 pub mod identity;
 pub mod lifecycle;
@@ -102,6 +103,15 @@ impl Protocol for Agui {
 
     fn fuzzing(&self) -> Option<&'static dyn crate::fuzz_profile::FuzzProfile> {
         Some(&fuzz::AguiFuzz)
+    }
+
+    /// Over SSE: what a client must survive (an unknown event type, an SSE comment) has no
+    /// protobuf encoding.
+    fn client_fuzzing(
+        &self,
+        transport: TransportKind,
+    ) -> Option<&'static dyn crate::fuzz_profile::FuzzProfile> {
+        (transport == TransportKind::Sse).then_some(&fuzz_client::AguiClientFuzz as _)
     }
 
     /// An event with a string type, or an answer to the POST that is the binding's own: a

@@ -23,8 +23,9 @@ use std::time::Duration;
 pub const TOOL: &str = "wireprobe_confirm";
 /// Longest SSE line read.
 const MAX_LINE: usize = 16 * 1024 * 1024;
-/// Most runs one session starts: an agent that calls the tool forever is left.
-const MAX_RUNS: usize = 16;
+/// Most runs one session starts: an agent that calls the tool forever is left, and a fuzzed
+/// session (one run per probe, a probe after each adversarial event) stays well inside it.
+const MAX_RUNS: usize = 256;
 /// Longest one run is read.
 const MAX_RUN: Duration = Duration::from_secs(120);
 

@@ -42,10 +42,12 @@ const STOPS: &[(&str, &str, &str)] = &[
     ("nuum", "stops-on-error", "NUUM-HOST-003"),
     ("haip", "silent-on-garbage", "HAIP-ERR-001"),
     ("haip", "crit-ignored", "HAIP-ENV-008"),
+    ("agui", "stops-on-unknown", "AGUI-CLI-014"),
+    ("agui", "fails-on-sse-fields", "AGUI-CLI-017"),
 ];
 
 pub fn the_reference_clients_keep_working_through_every_fuzzed_run() {
-    let protocols = ["huma", "hpd", "uae", "nuum", "haip"];
+    let protocols = ["huma", "hpd", "uae", "nuum", "haip", "agui"];
     let runs = on_threads(3, &protocols, |p| {
         fuzz_client(p, &["--runs", "40", "--timeout-ms", "3000"])
     });

@@ -5,6 +5,7 @@
 //! the rule it breaks (AGUI-CLI-011, -012, -013).
 
 use super::super::patches::{apply, apply_partial};
+use crate::matcher::same_json;
 use serde_json::Value;
 
 /// One thread's state along the three readings.
@@ -74,11 +75,12 @@ impl Followed {
         let empty = Value::Object(Default::default());
         let sent = sent.unwrap_or(&empty);
         // A null snapshot cannot travel back (an input's state is never null): nothing to judge.
-        if !self.touched || self.agreed.is_null() || *sent == self.agreed {
+        // Numbers by value: a JavaScript client writes a state's `2.0` back as `2`.
+        if !self.touched || self.agreed.is_null() || same_json(sent, &self.agreed) {
             Reading::Agreed
-        } else if *sent == self.partial {
+        } else if same_json(sent, &self.partial) {
             Reading::Partial
-        } else if *sent == self.merged {
+        } else if same_json(sent, &self.merged) {
             Reading::Merged
         } else {
             Reading::Other
@@ -111,6 +113,20 @@ mod tests {
         assert_eq!(
             Followed::starting(json!({})).read(Some(&json!({"z": 1}))),
             Reading::Agreed
+        );
+    }
+
+    #[test]
+    fn a_number_carried_back_is_read_by_its_value() {
+        let mut f = Followed::starting(json!({}));
+        f.snapshot(&json!({"n": 2.0, "list": [1.5, 3]}));
+        assert_eq!(
+            f.read(Some(&json!({"n": 2, "list": [1.5, 3.0]}))),
+            Reading::Agreed
+        );
+        assert_eq!(
+            f.read(Some(&json!({"n": 2.5, "list": [1.5, 3]}))),
+            Reading::Other
         );
     }
 }
