@@ -53,17 +53,52 @@ impl FuzzRun {
             Opening::Refused { .. } => Some("a handshake to refuse"),
             Opening::Unauthorized { .. } => Some("a bad token"),
         };
-        let mutators = profile.mutators();
+        // The mutator that made each input, which is the one drawn only when that one applies
+        // to its event (see `mutation`); a step no mutator applies to goes out valid.
         let mut shape: Vec<&'static str> = opening
             .into_iter()
             .chain(self.steps.iter().filter_map(|step| match step {
-                FuzzStep::Mutated { mutator, .. } => mutators.get(*mutator).map(|m| m.name),
+                FuzzStep::Mutated {
+                    base,
+                    mutator,
+                    seed,
+                } => mutation(profile, base, *mutator, *seed).map(|(m, _)| m.name),
                 FuzzStep::Valid(_) => None,
             }))
             .collect();
         shape.sort_unstable();
         shape.dedup();
         shape
+    }
+}
+
+impl FuzzRun {
+    /// The run with each mutation of an event in `bases` sent as that valid event.
+    pub fn reverting(self, bases: &[Value]) -> FuzzRun {
+        FuzzRun {
+            opening: self.opening,
+            steps: self
+                .steps
+                .into_iter()
+                .map(|step| match step {
+                    FuzzStep::Mutated { base, .. } if bases.contains(&base) => {
+                        FuzzStep::Valid(base)
+                    }
+                    step => step,
+                })
+                .collect(),
+        }
+    }
+
+    /// The events its mutations were made from, in order.
+    pub fn mutated_bases(&self) -> Vec<&Value> {
+        self.steps
+            .iter()
+            .filter_map(|step| match step {
+                FuzzStep::Mutated { base, .. } => Some(base),
+                FuzzStep::Valid(_) => None,
+            })
+            .collect()
     }
 }
 

@@ -103,3 +103,34 @@ fn a_line_whose_meaning_needs_an_idle_agent_waits_for_the_work_before_it() {
         .expect("the interrupt");
     assert!(settles(second..interrupt), "{:#?}", case.steps);
 }
+
+/// A run's shape names the mutator that made each input (the next that applies, when the one
+/// drawn does not), and reverting a mutation sends its event valid.
+#[test]
+fn a_shape_names_the_mutators_applied_and_reverting_sends_the_event_valid() {
+    let protocol = crate::protocol::get("agui").expect("agui");
+    let profile = protocol
+        .client_fuzzing(TransportKind::Sse)
+        .expect("fuzzable");
+    let names: Vec<&str> = profile.mutators().iter().map(|m| m.name).collect();
+    let drawn = names
+        .iter()
+        .position(|n| *n == "sse-fields")
+        .expect("sse-fields");
+    // SSE lines replace only custom and raw events: a message start takes the next mutator
+    // that applies to it.
+    let start = json!({"type": "TEXT_MESSAGE_START", "messageId": "m"});
+    let run = FuzzRun {
+        opening: Opening::Handshake(None),
+        steps: vec![FuzzStep::Mutated {
+            base: start.clone(),
+            mutator: drawn,
+            seed: 1,
+        }],
+    };
+    assert_eq!(run.shape(profile), vec!["undescribed-member"]);
+    assert_eq!(run.mutated_bases(), vec![&start]);
+    let reverted = run.reverting(std::slice::from_ref(&start));
+    assert_eq!(reverted.steps, vec![FuzzStep::Valid(start)]);
+    assert!(reverted.shape(profile).is_empty());
+}

@@ -95,6 +95,38 @@ pub(super) async fn confirm(
         .new_tree(&mut draw)
         .map_err(|e| FuzzError::Strategy(e.to_string()))?;
     let steps_before = tree.current().steps.len();
+    // A target that stopped is not blamed on a mutation it did not need: each mutation the
+    // probe still goes unanswered without is sent as its valid event, and the finding is
+    // named by the run that is left (another mutation's rule, or the probe's on valid input).
+    let pruned = match failed_again {
+        true => {
+            prune_mutations(
+                protocol,
+                profile,
+                cfg,
+                found_on,
+                tree.current(),
+                &case.id,
+                &failure,
+            )
+            .await
+        }
+        false => None,
+    };
+    let (case, result, failure, shape, reverted) = match pruned {
+        Some(pruned) => pruned,
+        None => (case, result, failure, shape, Vec::new()),
+    };
+    let fails_the_same = |again: &CaseResult| {
+        fails_again(
+            protocol,
+            profile,
+            again,
+            found_on.judged,
+            &cfg.known_failing,
+            &failure,
+        )
+    };
     let Companions {
         who,
         before,
@@ -158,6 +190,7 @@ pub(super) async fn confirm(
         &case.id.clone(),
         &failure,
         (case.clone(), result.clone()),
+        &reverted,
         progress,
     )
     .await;
@@ -193,6 +226,67 @@ pub(super) async fn confirm(
         None,
     ))
 }
+
+/// What a finding whose probe went unanswered is left with once each mutation it does not
+/// need is sent as its valid event: tried one at a time, each kept reverted when the run alone
+/// still leaves a probe unanswered. Only for a profile that probes valid input too (without a
+/// probe after valid events, a run without its mutation shows nothing). `None` when every
+/// mutation was needed; else the case, result, failure and shape left, and the reverted
+/// mutations' events.
+async fn prune_mutations(
+    protocol: &dyn Protocol,
+    profile: &dyn FuzzProfile,
+    cfg: &FuzzConfig,
+    found_on: &RunConfig,
+    run: FuzzRun,
+    id: &str,
+    failure: &Failure,
+) -> Option<Pruned> {
+    let probe = profile.probe();
+    let mutators = profile.mutators();
+    let probed = |rule: &str| {
+        rule == probe.rule
+            || rule == probe.answered_by
+            || mutators
+                .iter()
+                .any(|m| profile.probe_rule(m) == Some(rule) || m.breaks == rule)
+    };
+    if !profile.probes_valid_input() || !probed(&failure.rule) {
+        return None;
+    }
+    let bases: Vec<serde_json::Value> = run.mutated_bases().into_iter().cloned().collect();
+    let mut reverted: Vec<serde_json::Value> = Vec::new();
+    let mut left = None;
+    for base in bases {
+        let mut trying = reverted.clone();
+        trying.push(base);
+        let trial = run.clone().reverting(&trying);
+        let shape = trial.shape(profile);
+        let case = super::case::case_for(protocol, profile, id, trial, found_on);
+        let result = runner::run_case(protocol, &case, found_on).await;
+        let failed = failure_of(
+            protocol,
+            profile,
+            &result,
+            found_on.judged,
+            &cfg.known_failing,
+        );
+        if let Some(failed) = failed.filter(|f| probed(&f.rule)) {
+            reverted = trying;
+            left = Some((case, result, failed, shape));
+        }
+    }
+    left.map(|(case, result, failed, shape)| (case, result, failed, shape, reverted))
+}
+
+/// What [`prune_mutations`] leaves.
+type Pruned = (
+    Case,
+    CaseResult,
+    Failure,
+    Vec<&'static str>,
+    Vec<serde_json::Value>,
+);
 
 /// How many replays of the case as it ran, alone, failed the same way, of how many.
 fn tally_alone(replays: &[Replay]) -> (u32, u32) {

@@ -13,7 +13,8 @@ use crate::suite::runner::{self, RunConfig};
 use proptest::strategy::ValueTree;
 
 /// Shrinks a failing sequence while it fails the same rule; returns the smallest case found,
-/// its result, its number of generated steps and its shape ([`FuzzRun::shape`]).
+/// its result, its number of generated steps and its shape ([`FuzzRun::shape`]). Each run tried
+/// is [`FuzzRun::reverting`] `reverted` (mutations the finding was shown not to need).
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn shrink(
     protocol: &dyn Protocol,
@@ -24,9 +25,11 @@ pub(super) async fn shrink(
     id: &str,
     failure: &Failure,
     (case, result): (Case, CaseResult),
+    reverted: &[serde_json::Value],
     progress: &mut dyn FnMut(Progress),
 ) -> (Case, CaseResult, usize, Vec<&'static str>) {
-    let first = tree.current();
+    let current = |tree: &dyn ValueTree<Value = FuzzRun>| tree.current().reverting(reverted);
+    let first = current(&*tree);
     let mut best = (case, result, first.steps.len(), first.shape(profile));
     let mut budget = cfg.shrink_budget;
     let started = std::time::Instant::now();
@@ -35,7 +38,7 @@ pub(super) async fn shrink(
     }
     while budget > 0 && started.elapsed() < cfg.shrink_time {
         budget -= 1;
-        let run = tree.current();
+        let run = current(&*tree);
         let steps = run.steps.len();
         let shape = run.shape(profile);
         let candidate = case_for(protocol, profile, id, run, run_cfg);
