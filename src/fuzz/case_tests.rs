@@ -1,6 +1,7 @@
 //! How a generated run becomes a case: the waits that make it mean the same wherever it runs.
 
 use super::*;
+use crate::rules::ids::{AGUI_CLI_001, AGUI_CLI_009, AGUI_CLI_014};
 use serde_json::json;
 
 fn hpd() -> (&'static dyn Protocol, &'static dyn FuzzProfile) {
@@ -133,4 +134,128 @@ fn a_shape_names_the_mutators_applied_and_reverting_sends_the_event_valid() {
     let reverted = run.reverting(std::slice::from_ref(&start));
     assert_eq!(reverted.steps, vec![FuzzStep::Valid(start)]);
     assert!(reverted.shape(profile).is_empty());
+}
+
+/// The AG-UI client profile (`fuzz agui --client`), whose probes wait for what is open.
+fn agui_client() -> (&'static dyn Protocol, &'static dyn FuzzProfile) {
+    let protocol = crate::protocol::get("agui").expect("agui");
+    let profile = protocol
+        .client_fuzzing(TransportKind::Sse)
+        .expect("fuzzable");
+    (protocol, profile)
+}
+
+/// Where each event the case sends goes, by its type (a `$stream` step by its key).
+fn sent(case: &Case) -> Vec<String> {
+    case.steps
+        .iter()
+        .map(|s| match &s.action {
+            Action::Send(send) => match send.event["type"].as_str() {
+                Some(t) => t.to_owned(),
+                None => "$stream".to_owned(),
+            },
+            Action::Expect(_) => "expect".to_owned(),
+            Action::Discard(_) => "discard".to_owned(),
+            _ => "other".to_owned(),
+        })
+        .collect()
+}
+
+/// The case opens on the client's first run, and a probe owed after a mutated message start
+/// goes after the message's end, then opens the next run's stream.
+#[test]
+fn the_probe_after_a_mutation_waits_for_what_is_open_to_close() {
+    let (protocol, profile) = agui_client();
+    let undescribed = profile
+        .mutators()
+        .iter()
+        .position(|m| m.name == "undescribed-member")
+        .expect("the mutator");
+    let start = json!({"type": "TEXT_MESSAGE_START", "messageId": "m"});
+    let run = FuzzRun {
+        opening: Opening::Handshake(None),
+        steps: vec![
+            FuzzStep::Mutated {
+                base: start,
+                mutator: undescribed,
+                seed: 3,
+            },
+            FuzzStep::Valid(
+                json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m", "delta": "x"}),
+            ),
+            FuzzStep::Valid(json!({"type": "TEXT_MESSAGE_END", "messageId": "m"})),
+        ],
+    };
+    let on = RunConfig::new("http://127.0.0.1:1/{case}");
+    let case = case_for(protocol, profile, "c", run, &on);
+    let kinds = sent(&case);
+    let probe = [
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+        "TOOL_CALL_START",
+        "TOOL_CALL_ARGS",
+        "TOOL_CALL_END",
+        "RUN_FINISHED",
+        "$stream",
+        "expect",
+        "RUN_STARTED",
+    ];
+    let mut wanted = vec!["expect", "RUN_STARTED"];
+    wanted.extend(probe);
+    wanted.extend([
+        "TEXT_MESSAGE_START",
+        "TEXT_MESSAGE_CONTENT",
+        "TEXT_MESSAGE_END",
+    ]);
+    wanted.push("discard");
+    wanted.extend(probe);
+    wanted.push("other");
+    assert_eq!(kinds, wanted, "{:#?}", case.steps);
+    // The probe after the mutation is judged under the rule the mutation tests.
+    let last_expect = case
+        .steps
+        .iter()
+        .rev()
+        .find(|s| matches!(s.action, Action::Expect(_)))
+        .expect("the probe's answer");
+    assert_eq!(last_expect.rule.as_deref(), Some(AGUI_CLI_014));
+}
+
+/// Valid events alone are followed by a probe at each place it fits, judged under
+/// AGUI-CLI-009: a client that fails a valid run is named by it, not by a mutation after it.
+#[test]
+fn valid_groups_are_probed_too() {
+    let (protocol, profile) = agui_client();
+    let custom = json!({"type": "CUSTOM", "name": "n", "value": 1});
+    let run = FuzzRun {
+        opening: Opening::Handshake(None),
+        steps: vec![
+            FuzzStep::Valid(json!({"type": "STEP_STARTED", "stepName": "s"})),
+            FuzzStep::Valid(json!({"type": "STEP_FINISHED", "stepName": "s"})),
+            FuzzStep::Valid(custom),
+        ],
+    };
+    let on = RunConfig::new("http://127.0.0.1:1/{case}");
+    let case = case_for(protocol, profile, "c", run, &on);
+    let kinds = sent(&case);
+    let at = |ty: &str| kinds.iter().position(|k| k == ty).expect(ty);
+    let probes: Vec<usize> = (0..kinds.len())
+        .filter(|&i| kinds[i] == "TOOL_CALL_START")
+        .collect();
+    // Before the sequence, after the step closed (not between its start and finish), after
+    // the custom event.
+    assert_eq!(probes.len(), 3, "{kinds:?}");
+    assert!(probes[0] < at("STEP_STARTED") && probes[1] > at("STEP_FINISHED"));
+    assert!(probes[2] > at("CUSTOM"));
+    let rules: Vec<Option<&str>> = case
+        .steps
+        .iter()
+        .filter(|s| matches!(s.action, Action::Expect(_)))
+        .map(|s| s.rule.as_deref())
+        .collect();
+    assert_eq!(
+        rules,
+        [AGUI_CLI_001, AGUI_CLI_009, AGUI_CLI_009, AGUI_CLI_009].map(Some),
+    );
 }

@@ -56,16 +56,18 @@ pub(super) async fn confirm(
         shape,
         company,
     } = candidate;
-    let fails_the_same = |again: &CaseResult| {
+    // Whether a replay fails as `failure` did (the candidate's, then what pruning left).
+    let fails_like = |failure: &Failure, again: &CaseResult| {
         fails_again(
             protocol,
             profile,
             again,
             found_on.judged,
             &cfg.known_failing,
-            &failure,
+            failure,
         )
     };
+    let fails_the_same = |again: &CaseResult| fails_like(&failure, again);
     let mut replays: Vec<Replay> = Vec::new();
     // No confirming asked for (`confirm` 0): the failure stands as the campaign saw it.
     let mut failed_among_company = false;
@@ -117,16 +119,7 @@ pub(super) async fn confirm(
         Some(pruned) => pruned,
         None => (case, result, failure, shape, Vec::new()),
     };
-    let fails_the_same = |again: &CaseResult| {
-        fails_again(
-            protocol,
-            profile,
-            again,
-            found_on.judged,
-            &cfg.known_failing,
-            &failure,
-        )
-    };
+    let fails_the_same = |again: &CaseResult| fails_like(&failure, again);
     let Companions {
         who,
         before,
