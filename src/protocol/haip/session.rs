@@ -48,6 +48,17 @@ const MAX_CHANNELS: usize = 32;
 struct Channels {
     used_by_target: Vec<String>,
     paused_by_us: Vec<String>,
+    /// How many of `used_by_target` (the first ones) an `unblock` has granted credit on;
+    /// `None` until one has. A channel the target starts sending on after it is granted as
+    /// its first message comes (see `Session::answer`): an unblock frees the target's output
+    /// for the rest of the session, not only on the channels seen by then.
+    granted: std::cell::Cell<Option<usize>>,
+}
+
+/// A grant of what one `unblock` gives on `channel`.
+fn grant(channel: &str) -> Value {
+    json!({"type": "FLOW_UPDATE", "payload": {"channel": channel,
+        "add_messages": UNBLOCK_MESSAGES, "add_bytes": UNBLOCK_BYTES}})
 }
 
 impl Channels {
@@ -299,6 +310,21 @@ impl Session for HaipSession {
         }
     }
 
+    /// After an `unblock`, the first message on a channel the target had not sent on by then
+    /// is answered with that channel's grant. A run that opened with one message of credit
+    /// otherwise let whichever call's update came first spend it, and a scenario waiting for
+    /// another call's update (cancel-tool) was not reached when the first had not come before
+    /// the unblock: a replay's outcome then turned on timing.
+    fn answer(&mut self, event: &Value) -> Option<Value> {
+        let granted = self.channels.granted.get()?;
+        let used = &self.channels.used_by_target;
+        if granted >= used.len() || !model::event_type(event).is_some_and(model::consumes_credit) {
+            return None;
+        }
+        self.channels.granted.set(Some(granted + 1));
+        Some(grant(&used[granted]))
+    }
+
     fn error_code(&self, event: &Value) -> Option<String> {
         // An ERROR without a code is still an error: the runner reports it as the wrong reason.
         (model::event_type(event) == Some("ERROR"))
@@ -318,12 +344,10 @@ impl Session for HaipSession {
     /// out only the three the pause had held).
     fn unblocking(&self) -> Vec<Value> {
         let channels = &self.channels;
+        channels.granted.set(Some(channels.used_by_target.len()));
         let paused_only =
             (channels.paused_by_us.iter()).filter(|ch| !channels.used_by_target.contains(ch));
-        let grants = channels.used_by_target.iter().chain(paused_only).map(|ch| {
-            json!({"type": "FLOW_UPDATE", "payload": {"channel": ch,
-                "add_messages": UNBLOCK_MESSAGES, "add_bytes": UNBLOCK_BYTES}})
-        });
+        let grants = (channels.used_by_target.iter().chain(paused_only)).map(|ch| grant(ch));
         let resumes = (self.channels.paused_by_us.iter())
             .map(|ch| json!({"type": "RESUME_CHANNEL", "payload": {"channel": ch}}));
         grants.chain(resumes).collect()
@@ -382,6 +406,29 @@ mod tests {
         let run = sent(&mut server, json!({"type": "RUN_STARTED"}));
         assert_eq!(run["channel"], "AGENT");
         assert_eq!(run["session"], theirs);
+    }
+
+    #[test]
+    fn after_an_unblock_a_channel_the_target_opens_later_is_granted_at_its_first_message() {
+        let mut client = HaipSession::new();
+        let update =
+            |channel: &str| json!({"channel": channel, "type": "TOOL_UPDATE", "payload": {}});
+        let arrive = |client: &mut HaipSession, e: Value| {
+            client.decode(&Frame::Text(e.to_string()));
+            client.answer(&e)
+        };
+        // Before any unblock, nothing is granted by itself.
+        assert_eq!(arrive(&mut client, update("USER")), None);
+        assert_eq!(client.unblocking().len(), 1);
+        // A channel seen before the unblock was granted by it; AGENT is new: granted once.
+        assert_eq!(arrive(&mut client, update("USER")), None);
+        let granted = arrive(&mut client, update("AGENT")).expect("a grant");
+        assert_eq!(granted["type"], "FLOW_UPDATE");
+        assert_eq!(granted["payload"]["channel"], "AGENT");
+        assert_eq!(arrive(&mut client, update("AGENT")), None);
+        // A control message spends no credit and opens nothing.
+        let pong = json!({"channel": "SYSTEM", "type": "PONG", "payload": {}});
+        assert_eq!(arrive(&mut client, pong), None);
     }
 
     #[test]
