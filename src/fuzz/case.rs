@@ -43,36 +43,6 @@ pub struct FuzzRun {
 }
 
 impl FuzzRun {
-    /// What the run holds besides valid events, by name, sorted and each once: its opening
-    /// when it is not the session's own handshake, and each mutator it applies. Two findings
-    /// of one rule are told apart by this shape (empty: valid input alone broke the rule).
-    pub fn shape(&self, profile: &dyn FuzzProfile) -> Vec<&'static str> {
-        let opening = match &self.opening {
-            Opening::Handshake(None) => None,
-            Opening::Handshake(Some(_)) => Some("a handshake with fields of its own"),
-            Opening::Refused { .. } => Some("a handshake to refuse"),
-            Opening::Unauthorized { .. } => Some("a bad token"),
-        };
-        // The mutator that made each input, which is the one drawn only when that one applies
-        // to its event (see `mutation`); a step no mutator applies to goes out valid.
-        let mut shape: Vec<&'static str> = opening
-            .into_iter()
-            .chain(self.steps.iter().filter_map(|step| match step {
-                FuzzStep::Mutated {
-                    base,
-                    mutator,
-                    seed,
-                } => mutation(profile, base, *mutator, *seed).map(|(m, _)| m.name),
-                FuzzStep::Valid(_) => None,
-            }))
-            .collect();
-        shape.sort_unstable();
-        shape.dedup();
-        shape
-    }
-}
-
-impl FuzzRun {
     /// The run with each mutation of an event in `bases` sent as that valid event.
     pub fn reverting(self, bases: &[Value]) -> FuzzRun {
         FuzzRun {
@@ -142,9 +112,22 @@ pub fn sequences(profile: &dyn FuzzProfile, max_len: usize) -> BoxedStrategy<Fuz
         .boxed()
 }
 
-/// The suite case that plays `run` against a target as `on` runs it, with the oracles as
-/// steps. Every rule of the protocol is the case's, so the checker judges everything the target
-/// sends; the case ends once the target has answered everything it sent (see [`end_settle`]).
+/// What a run holds besides valid events, by name, sorted and each once: its opening when it
+/// is not the session's own handshake, and each mutator it applied. Two findings of one rule
+/// are told apart by this shape (empty: valid input alone broke the rule).
+pub type Shape = Vec<&'static str>;
+
+/// The name a run's opening has in its [`Shape`], when it is not the session's own handshake.
+fn opening_name(opening: &Opening) -> Option<&'static str> {
+    match opening {
+        Opening::Handshake(None) => None,
+        Opening::Handshake(Some(_)) => Some("a handshake with fields of its own"),
+        Opening::Refused { .. } => Some("a handshake to refuse"),
+        Opening::Unauthorized { .. } => Some("a bad token"),
+    }
+}
+
+/// [`shaped_case`] without its shape.
 pub fn case_for(
     protocol: &dyn Protocol,
     profile: &dyn FuzzProfile,
@@ -152,6 +135,23 @@ pub fn case_for(
     run: FuzzRun,
     on: &RunConfig,
 ) -> Case {
+    shaped_case(protocol, profile, id, run, on).0
+}
+
+/// The suite case that plays `run` against a target as `on` runs it, with the oracles as
+/// steps, and the run's [`Shape`]: each mutator named is the one that made its input (the one
+/// drawn only when it applies to its event: see `mutation`), read as the case is built rather
+/// than by applying every mutation again. Every rule of the protocol is the case's, so the
+/// checker judges everything the target sends; the case ends once the target has answered
+/// everything it sent (see [`end_settle`]).
+pub fn shaped_case(
+    protocol: &dyn Protocol,
+    profile: &dyn FuzzProfile,
+    id: &str,
+    run: FuzzRun,
+    on: &RunConfig,
+) -> (Case, Shape) {
+    let mut shape: Shape = opening_name(&run.opening).into_iter().collect();
     let credentials = &on.credentials;
     let step_ms = on.step_timeout.as_millis() as u64;
     let mut out = Vec::new();
@@ -254,6 +254,7 @@ pub fn case_for(
                 seed,
             } => {
                 let mutated = mutation(profile, &base, mutator, seed);
+                shape.extend(mutated.as_ref().map(|(m, _)| m.name));
                 (base, mutated)
             }
         };
@@ -342,7 +343,9 @@ pub fn case_for(
         let tag = out.len() as u64;
         out.extend(sync_steps(profile, tag, step_ms));
     }
-    Case {
+    shape.sort_unstable();
+    shape.dedup();
+    let case = Case {
         id: id.to_owned(),
         title: "a generated sequence of valid and mutated events".into(),
         rules: protocol.rules().iter().map(|r| r.id.to_owned()).collect(),
@@ -358,7 +361,8 @@ pub fn case_for(
         steps: out,
         fallback: Vec::new(),
         origin: "fuzz".into(),
-    }
+    };
+    (case, shape)
 }
 
 /// The mutator at `index` applied to `base`, or when it does not apply to that event, the next

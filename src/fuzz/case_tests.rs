@@ -129,11 +129,13 @@ fn a_shape_names_the_mutators_applied_and_reverting_sends_the_event_valid() {
             seed: 1,
         }],
     };
-    assert_eq!(run.shape(profile), vec!["undescribed-member"]);
+    let on = RunConfig::new("http://127.0.0.1:1/{case}");
+    let shape = |run: FuzzRun| shaped_case(protocol, profile, "c", run, &on).1;
+    assert_eq!(shape(run.clone()), vec!["undescribed-member"]);
     assert_eq!(run.mutated_bases(), vec![&start]);
     let reverted = run.reverting(std::slice::from_ref(&start));
     assert_eq!(reverted.steps, vec![FuzzStep::Valid(start)]);
-    assert!(reverted.shape(profile).is_empty());
+    assert!(shape(reverted).is_empty());
 }
 
 /// The AG-UI client profile (`fuzz agui --client`), whose probes wait for what is open.

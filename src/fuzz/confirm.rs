@@ -30,7 +30,7 @@ pub(super) struct Candidate {
     pub case: Case,
     pub result: CaseResult,
     pub failure: Failure,
-    /// The run's [`FuzzRun::shape`].
+    /// The run's [`super::case::Shape`].
     pub shape: Vec<&'static str>,
     /// The runs it ran among, as cases.
     pub company: Companions,
@@ -182,7 +182,7 @@ pub(super) async fn confirm(
         &mut *tree,
         &case.id.clone(),
         &failure,
-        (case.clone(), result.clone()),
+        (case.clone(), result.clone(), shape.clone()),
         &reverted,
         progress,
     )
@@ -237,12 +237,11 @@ async fn prune_mutations(
 ) -> Option<Pruned> {
     let probe = profile.probe();
     let mutators = profile.mutators();
+    // The rules an unanswered probe is judged under (`case_for`'s probes).
     let probed = |rule: &str| {
         rule == probe.rule
             || rule == probe.answered_by
-            || mutators
-                .iter()
-                .any(|m| profile.probe_rule(m) == Some(rule) || m.breaks == rule)
+            || mutators.iter().any(|m| profile.probe_rule(m) == Some(rule))
     };
     if !profile.probes_valid_input() || !probed(&failure.rule) {
         return None;
@@ -254,8 +253,7 @@ async fn prune_mutations(
         let mut trying = reverted.clone();
         trying.push(base);
         let trial = run.clone().reverting(&trying);
-        let shape = trial.shape(profile);
-        let case = super::case::case_for(protocol, profile, id, trial, found_on);
+        let (case, shape) = super::case::shaped_case(protocol, profile, id, trial, found_on);
         let result = runner::run_case(protocol, &case, found_on).await;
         let failed = failure_of(
             protocol,
@@ -277,7 +275,7 @@ type Pruned = (
     Case,
     CaseResult,
     Failure,
-    Vec<&'static str>,
+    super::case::Shape,
     Vec<serde_json::Value>,
 );
 

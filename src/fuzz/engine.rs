@@ -6,7 +6,7 @@
 //! `wireprobe run --suite` replays. It ends with its budget, or once `max_findings` findings
 //! reproduced.
 
-use super::case::{case_for, sequences, FuzzRun};
+use super::case::{sequences, shaped_case, FuzzRun};
 use super::company::{companions, RunLog};
 use super::config::run_id;
 pub use super::config::{FuzzConfig, FuzzError, Progress};
@@ -345,7 +345,7 @@ struct Failed {
     case: Case,
     result: CaseResult,
     failure: Failure,
-    /// The run's [`FuzzRun::shape`].
+    /// The run's [`super::case::Shape`].
     shape: Vec<&'static str>,
     worker: usize,
 }
@@ -374,8 +374,7 @@ impl Job {
                 known,
             } = self;
             let cfg = configs[worker].clone();
-            let shape = sequence.shape(profile);
-            let case = case_for(protocol, profile, &task_id, sequence, &cfg);
+            let (case, shape) = shaped_case(protocol, profile, &task_id, sequence, &cfg);
             let result = runner::run_case_holding(protocol, &case, &cfg, slot).await;
             let failure = failure_of(protocol, profile, &result, cfg.judged, &known);
             Ran {

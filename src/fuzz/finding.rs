@@ -23,7 +23,7 @@ pub struct Finding {
     /// show, unless it [`Finding::needs_company`].
     pub reproduced: u32,
     pub attempts: u32,
-    /// What the input that broke the rule held besides valid events ([`super::case::FuzzRun::shape`]).
+    /// What the input that broke the rule held besides valid events ([`super::case::Shape`]).
     pub shape: Vec<&'static str>,
     /// Later runs that failed the same rule on input holding this shape, accounted for here.
     pub repeats: u64,

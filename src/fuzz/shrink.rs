@@ -1,7 +1,7 @@
 //! Shrinking a live fuzz finding: proptest's value tree made simpler while each smaller
 //! sequence, run against the target again, still fails the same rule.
 
-use super::case::{case_for, FuzzRun};
+use super::case::{shaped_case, FuzzRun, Shape};
 use super::config::{FuzzConfig, Progress};
 use super::failure::fails_again;
 use super::failure::Failure;
@@ -13,7 +13,8 @@ use crate::suite::runner::{self, RunConfig};
 use proptest::strategy::ValueTree;
 
 /// Shrinks a failing sequence while it fails the same rule; returns the smallest case found,
-/// its result, its number of generated steps and its shape ([`FuzzRun::shape`]). Each run tried
+/// its result, its number of generated steps and its [`Shape`] (`found`: the failing case, its
+/// result and shape, what is returned when nothing smaller fails the same). Each run tried
 /// is [`FuzzRun::reverting`] `reverted` (mutations the finding was shown not to need).
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn shrink(
@@ -24,13 +25,12 @@ pub(super) async fn shrink(
     tree: &mut dyn ValueTree<Value = FuzzRun>,
     id: &str,
     failure: &Failure,
-    (case, result): (Case, CaseResult),
+    (case, result, shape): (Case, CaseResult, Shape),
     reverted: &[serde_json::Value],
     progress: &mut dyn FnMut(Progress),
-) -> (Case, CaseResult, usize, Vec<&'static str>) {
+) -> (Case, CaseResult, usize, Shape) {
     let current = |tree: &dyn ValueTree<Value = FuzzRun>| tree.current().reverting(reverted);
-    let first = current(&*tree);
-    let mut best = (case, result, first.steps.len(), first.shape(profile));
+    let mut best = (case, result, current(&*tree).steps.len(), shape);
     let mut budget = cfg.shrink_budget;
     let started = std::time::Instant::now();
     if budget == 0 || cfg.shrink_time.is_zero() || !tree.simplify() {
@@ -40,8 +40,7 @@ pub(super) async fn shrink(
         budget -= 1;
         let run = current(&*tree);
         let steps = run.steps.len();
-        let shape = run.shape(profile);
-        let candidate = case_for(protocol, profile, id, run, run_cfg);
+        let (candidate, shape) = shaped_case(protocol, profile, id, run, run_cfg);
         let result = runner::run_case(protocol, &candidate, run_cfg).await;
         let same = fails_again(
             protocol,
