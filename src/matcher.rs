@@ -95,10 +95,7 @@ pub fn make_literal(v: &mut Value) {
 /// compare them: JSON has one number type, and a peer that parsed `2.0` writes it back as `2`.
 pub fn same_json(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (x.as_f64(), y.as_f64()) {
-            (Some(x), Some(y)) => x == y,
-            _ => x == y,
-        },
+        (Value::Number(x), Value::Number(y)) => same_number(x, y),
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(x, y)| same_json(x, y))
         }
@@ -108,6 +105,14 @@ pub fn same_json(a: &Value, b: &Value) -> bool {
                     .all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
         }
         _ => a == b,
+    }
+}
+
+/// True when two JSON numbers have the same value (`2` is `2.0`).
+fn same_number(x: &serde_json::Number, y: &serde_json::Number) -> bool {
+    match (x.as_f64(), y.as_f64()) {
+        (Some(a), Some(b)) => a == b,
+        _ => x == y,
     }
 }
 
@@ -294,10 +299,7 @@ fn match_into(pattern: &Value, actual: Option<&Value>, found: &mut Vars) -> bool
                     .zip(a)
                     .all(|(pv, av)| match_into(pv, Some(av), found))
         }
-        (Value::Number(p), Value::Number(a)) => match (p.as_f64(), a.as_f64()) {
-            (Some(x), Some(y)) => x == y,
-            _ => p == a,
-        },
+        (Value::Number(p), Value::Number(a)) => same_number(p, a),
         (p, a) => p == a,
     }
 }
