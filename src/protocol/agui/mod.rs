@@ -126,9 +126,7 @@ impl Protocol for Agui {
                 body: crate::transport::Body::Json(input),
                 ..
             } => input.is_object(),
-            Observed::Http(answer) => {
-                (answer.status < 500 && !matches!(answer.status, 404 | 405)) || answer.status == 500
-            }
+            Observed::Http(answer) => answer.status <= 500 && !matches!(answer.status, 404 | 405),
             _ => false,
         }
     }
