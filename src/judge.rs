@@ -87,6 +87,10 @@ pub struct Judge<'p> {
     judged: Direction,
     /// Broken inputs on this connection whose answer has not been excused yet.
     unanswered_broken: usize,
+    /// The rules of the judged side exercised so far, each once, in the order first seen.
+    exercised: Vec<&'static str>,
+    /// The checker's hits on the observation being judged.
+    hits: Vec<&'static str>,
 }
 
 impl<'p> Judge<'p> {
@@ -102,6 +106,8 @@ impl<'p> Judge<'p> {
             checker: protocol.checker(),
             judged,
             unanswered_broken: 0,
+            exercised: Vec::new(),
+            hits: Vec::new(),
         }
     }
 
@@ -115,11 +121,30 @@ impl<'p> Judge<'p> {
     ) {
         let start = out.len();
         self.checker.observe(from, at_ms, item, out);
+        let excused = self.answer_or_input(from, item, start, out);
+        // What the judged side is blamed for is what it sent (see `judge_transcript`).
+        let found = if from == self.judged {
+            &out[start..]
+        } else {
+            &[]
+        };
+        self.note_exercised(from, excused, found);
+    }
+
+    /// After the checker judged `item`: counts it as input, or excuses the violations of an
+    /// answer to broken input (then true).
+    fn answer_or_input(
+        &mut self,
+        from: Direction,
+        item: Observed<'_>,
+        start: usize,
+        out: &mut Vec<Violation>,
+    ) -> bool {
         if let Observed::Connect(_) = item {
             // A new connection, whichever side opened it: nothing from before it is answered
             // on it.
             self.unanswered_broken = 0;
-            return;
+            return false;
         }
         if from != self.judged {
             match item {
@@ -129,7 +154,7 @@ impl<'p> Judge<'p> {
                 | Observed::Post { .. } => self.note_input(start, out),
                 _ => {}
             }
-            return;
+            return false;
         }
         if self.unanswered_broken > 0 && self.protocol.may_answer_input(item) {
             let excuses = self.protocol.broken_input_excuses();
@@ -140,8 +165,37 @@ impl<'p> Judge<'p> {
                     .filter(|v| !excuses.contains(&v.rule))
                     .collect();
                 out.extend(kept);
+                return true;
             }
         }
+        false
+    }
+
+    /// Adds to the rules exercised what the observation just judged exercised: the checker's
+    /// hits and the rules `found` broken. A rule counts for the judged side when it binds that
+    /// side, or binds either and the judged side sent the item; the rules an answer to broken
+    /// input is `excused` from were not judged on it.
+    fn note_exercised(&mut self, from: Direction, excused: bool, found: &[Violation]) {
+        self.checker.exercised(&mut self.hits);
+        self.hits.extend(found.iter().map(|v| v.rule));
+        let catalogue = self.protocol.rules();
+        let excuses = self.protocol.broken_input_excuses();
+        let judges_server = self.judged == Direction::Server;
+        for rule in self.hits.drain(..) {
+            let counts = rules::find(catalogue, rule).is_some_and(|r| match r.binds {
+                rules::Binds::Either => from == self.judged,
+                binds => binds.applies(judges_server),
+            });
+            if counts && !(excused && excuses.contains(&rule)) && !self.exercised.contains(&rule) {
+                self.exercised.push(rule);
+            }
+        }
+    }
+
+    /// The rules of the judged side the observations so far exercised: each checked on an
+    /// item it applies to (see [`crate::rules::Exercised`]), each once.
+    pub fn exercised(&self) -> &[&'static str] {
+        &self.exercised
     }
 
     /// The rules the checker could not judge on what it was shown (see
@@ -174,6 +228,9 @@ impl<'p> Judge<'p> {
         }
         if from != self.judged {
             self.note_input(start, out);
+            self.note_exercised(from, false, &[]);
+        } else {
+            self.note_exercised(from, false, &out[start..]);
         }
         true
     }
@@ -225,6 +282,16 @@ pub fn target_violations(
     transcript: &[Entry],
     judged: Direction,
 ) -> Vec<FrameViolation> {
+    judge_transcript(protocol, transcript, judged).0
+}
+
+/// [`target_violations`], and the rules of the judged side the transcript exercised
+/// ([`Judge::exercised`]).
+pub fn judge_transcript(
+    protocol: &dyn Protocol,
+    transcript: &[Entry],
+    judged: Direction,
+) -> (Vec<FrameViolation>, Vec<&'static str>) {
     let mut judge = Judge::judging(protocol, judged);
     let mut found: Vec<FrameViolation> = Vec::new();
     let mut scratch = Vec::new();
@@ -247,5 +314,5 @@ pub fn target_violations(
             });
         }
     }
-    found
+    (found, judge.exercised)
 }

@@ -69,6 +69,11 @@ pub struct CaseResult {
     /// (not the connection or the handshake) ended it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped_at: Option<usize>,
+    /// The rules of the judged side the run exercised: checked on an item they apply to, or
+    /// named by a step that ran to its end. Kept by the fuzzer's runs, whose campaign reports
+    /// the rules they reached; a `run` leaves it out.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub exercised: Vec<std::borrow::Cow<'static, str>>,
 }
 
 /// One case in a report: the runner's result as it is.

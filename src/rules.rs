@@ -89,6 +89,30 @@ pub struct Unjudged {
     pub why: &'static str,
 }
 
+/// The rules a checker evaluated since it was last asked ([`crate::protocol::Checker::exercised`]):
+/// each rule whose condition was tested on an observation it applies to, whether or not it
+/// held. A rule merely present in a catalogue, or a frame that passed by without the rule
+/// applying to it, is no hit: coverage is measured in the spec's own terms.
+#[derive(Debug, Default, Clone)]
+pub struct Exercised {
+    hits: Vec<&'static str>,
+}
+
+impl Exercised {
+    /// Notes that the check of `rule` ran on an observation it applies to.
+    pub fn hit(&mut self, rule: &'static str) {
+        // A handful of hits per observation: a scan beats hashing them.
+        if !self.hits.contains(&rule) {
+            self.hits.push(rule);
+        }
+    }
+
+    /// Moves the hits noted so far into `into`.
+    pub fn drain_into(&mut self, into: &mut Vec<&'static str>) {
+        into.append(&mut self.hits);
+    }
+}
+
 /// Each rule of every catalogue as a constant (`NUUM-INJ-002` is `ids::NUUM_INJ_002`), which
 /// the code names rules by, so a misspelt one does not build; and where the code names each
 /// (`build.rs` makes both from the catalogues).

@@ -450,6 +450,10 @@ pub struct FuzzArgs {
     /// shows; one that breaks another rule is named by it.
     #[arg(long, value_name = "FILE")]
     pub known_failing: Option<PathBuf>,
+    /// Write the campaign's report too: `json=PATH` (`-` is stdout), with the rules its runs
+    /// exercised and never reached, and each finding.
+    #[arg(long = "report", value_name = "json=PATH")]
+    pub reports: Vec<ReportTarget>,
 }
 
 /// Where the target is and how to reach it, shared by `run` and `fuzz`.

@@ -155,6 +155,7 @@ fn check_report(
                 transcript: Vec::new(),
                 steps: Vec::new(),
                 stopped_at: None,
+                exercised: Vec::new(),
             }
         })
         .collect();

@@ -7,10 +7,13 @@ use crate::cli::args::FuzzArgs;
 use anyhow::{anyhow, Context, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use wireprobe::fuzz::campaign_report::{Campaign, CampaignReport, FindingReport};
 use wireprobe::fuzz::company::Company;
+use wireprobe::fuzz::coverage;
 use wireprobe::fuzz::engine::{self, Finding, FuzzConfig, FuzzError, Progress};
 use wireprobe::fuzz::replays::{self, Replay, ReplayKind};
 use wireprobe::protocol::Protocol;
+use wireprobe::report::Format;
 use wireprobe::suite::runner::RunConfig;
 use wireprobe::suite::writer;
 
@@ -47,6 +50,13 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
             "--known-failing names {unknown}, which is no rule of {} (`wireprobe list {} --rules`)",
             p.id(),
             p.id()
+        );
+    }
+    // Only a campaign's JSON report exists: a wrong format is refused before anything runs.
+    if let Some(other) = args.reports.iter().find(|r| r.format != Format::Json) {
+        anyhow::bail!(
+            "fuzz writes a JSON report only (--report json=PATH), not {:?}",
+            other.format
         );
     }
     let prepared = match args.client {
@@ -106,6 +116,7 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
     let share = cfg.shard.map_or(cfg.runs, |s| s.runs_of(cfg.runs));
     let bar = super::progress::bar((cfg.runs != u64::MAX).then_some(share), "runs");
     let started = std::time::Instant::now();
+    let started_at = std::time::SystemTime::now();
     let mut events = 0u64;
     let mut show = |progress: Progress| match progress {
         Progress::Run { events: n, .. } => {
@@ -134,6 +145,8 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
         outcome.events as f64 / elapsed,
         outcome.errors
     );
+    let coverage = coverage::coverage(p, run_cfg.judged, &outcome.exercised);
+    eprintln!("wireprobe: {}", coverage.summary());
     if args.waiting > 0 {
         eprintln!(
             "wireprobe: runs waiting on the target lent their place {} times (--waiting {})",
@@ -155,20 +168,36 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
             outcome.known_only
         );
     }
-    if outcome.findings.is_empty() {
-        eprintln!("wireprobe: {}", nothing_found(&outcome));
-        return Ok(Ended::Clean);
-    }
+    let mut reported = Vec::new();
     for finding in &outcome.findings {
         let written = write_finding(&args.out, p, seed, finding)
             .with_context(|| format!("writing the finding to {}", args.out.display()))?;
         let replay = replay_command(p, &written, &args.target, args.client, args.timeout_ms);
         println!("{}", finding_lines(finding, &replay));
+        let case = written.display().to_string();
+        reported.push(FindingReport::of(finding, Some(case), Some(replay)));
     }
-    println!(
-        "wireprobe: {}",
-        found_summary(&outcome.findings, cfg.max_findings)
-    );
+    match outcome.findings.is_empty() {
+        true => eprintln!("wireprobe: {}", nothing_found(&outcome)),
+        false => println!(
+            "wireprobe: {}",
+            found_summary(&outcome.findings, cfg.max_findings)
+        ),
+    }
+    let campaign = Campaign {
+        protocol: p.id().to_owned(),
+        target: prepared.shown.clone(),
+        seed,
+        shard: cfg.shard.map(|s| s.to_string()),
+        started_at,
+        duration_ms: started.elapsed().as_millis() as u64,
+    };
+    let report = CampaignReport::new(campaign, &outcome, coverage, reported).to_json();
+    for target in &args.reports {
+        let shown = target.path.as_deref().unwrap_or(Path::new("-")).display();
+        wireprobe::report::emit(target.path.as_deref(), &report)
+            .with_context(|| format!("writing the campaign's report to {shown}"))?;
+    }
     Ok(match outcome.findings.iter().any(Finding::reproduces) {
         true => Ended::Found,
         false => Ended::Clean,

@@ -87,6 +87,7 @@ pub(super) async fn run(args: RunArgs) -> Result<u8, Failure> {
             None => None,
         },
         step_lines: true,
+        record_exercised: false,
         handshake_defaults: match &args.auth {
             None => None,
             Some(_) if !p.transports().contains(&protocol::TransportKind::SocketIo) => {

@@ -50,6 +50,8 @@ pub struct Outcome {
     pub lent: u64,
     /// Runs that broke only rules known to fail (`--known-failing`): no finding.
     pub known_only: u64,
+    /// The rules of the judged side the campaign's runs exercised ([`CaseResult::exercised`]).
+    pub exercised: BTreeSet<&'static str>,
 }
 
 impl Outcome {
@@ -143,6 +145,7 @@ async fn campaign(
         .map(|i| {
             std::sync::Arc::new(RunConfig {
                 step_lines: false,
+                record_exercised: true,
                 target_url: workers.target_url(i).map_or_else(
                     || run_cfg.target_url.clone(),
                     |url| RunConfig::scoped_per_case(protocol, url),
@@ -267,6 +270,7 @@ async fn campaign(
         let run = ran.run;
         outcome.runs += 1;
         outcome.events += ran.sends as u64;
+        outcome.exercised.extend(ran.exercised);
         if ran.verdict == Verdict::Error {
             outcome.errors += 1;
             last_error = format!("{}: {}", ran.id, ran.message);
@@ -337,6 +341,8 @@ struct Ran {
     carried: usize,
     verdict: Verdict,
     message: String,
+    /// The rules it exercised ([`CaseResult::exercised`]).
+    exercised: Vec<&'static str>,
     failed: Option<Failed>,
 }
 
@@ -375,7 +381,11 @@ impl Job {
             } = self;
             let cfg = configs[worker].clone();
             let (case, shape) = shaped_case(protocol, profile, &task_id, sequence, &cfg);
-            let result = runner::run_case_holding(protocol, &case, &cfg, slot).await;
+            let mut result = runner::run_case_holding(protocol, &case, &cfg, slot).await;
+            let exercised = std::mem::take(&mut result.exercised)
+                .iter()
+                .filter_map(|rule| crate::rules::find(protocol.rules(), rule).map(|r| r.id))
+                .collect();
             let failure = failure_of(protocol, profile, &result, cfg.judged, &known);
             Ran {
                 run,
@@ -384,6 +394,7 @@ impl Job {
                 carried: carried(&result),
                 verdict: result.verdict,
                 message: result.message.clone(),
+                exercised,
                 failed: failure.map(|failure| Failed {
                     case,
                     result,
@@ -405,6 +416,7 @@ impl Job {
                     carried: 0,
                     verdict: Verdict::Error,
                     message: runner::task_failed(&e),
+                    exercised: Vec::new(),
                     failed: None,
                 },
             }

@@ -171,6 +171,7 @@ pub(super) mod tests {
             transcript: Vec::new(),
             steps: Vec::new(),
             stopped_at: None,
+            exercised: Vec::new(),
         }
     }
 

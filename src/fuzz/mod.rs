@@ -4,10 +4,12 @@
 //! `crate::fuzz_profile`, below the protocols; it is re-exported here, where users of the
 //! library find it.
 
+pub mod campaign_report;
 pub mod case;
 pub mod company;
 mod config;
 mod confirm;
+pub mod coverage;
 pub mod engine;
 mod failure;
 mod finding;

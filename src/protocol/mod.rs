@@ -373,6 +373,13 @@ pub trait Checker: Send {
     fn unjudged(&self) -> Vec<crate::rules::Unjudged> {
         Vec::new()
     }
+
+    /// Moves into `into` the rules the last observation exercised (see
+    /// [`crate::rules::Exercised`]); the judge asks after each one. A rule broken there counts
+    /// without being named here. The default names none.
+    fn exercised(&mut self, into: &mut Vec<&'static str>) {
+        let _ = into;
+    }
 }
 
 /// The transport a run over `p` takes when none is chosen, for a protocol whose targets are

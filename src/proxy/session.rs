@@ -262,6 +262,7 @@ impl<'p> ProxySession<'p> {
             transcript,
             steps: Vec::new(),
             stopped_at: None,
+            exercised: Vec::new(),
         }
     }
 }
@@ -293,6 +294,7 @@ impl Passed {
             transcript: Vec::new(),
             steps: Vec::new(),
             stopped_at: None,
+            exercised: Vec::new(),
         }
     }
 }

@@ -86,6 +86,11 @@ pub struct RunConfig {
     /// Write each step's report line into its case's result. The fuzzer's runs go without
     /// (a run's lines are written afresh only for the one it reports).
     pub step_lines: bool,
+    /// Keep in each case's result the rules its run exercised ([`CaseResult::exercised`]):
+    /// a campaign's coverage is made of them.
+    ///
+    /// [`CaseResult::exercised`]: crate::results::CaseResult::exercised
+    pub record_exercised: bool,
 }
 
 /// A listener the cases of a run take connections from in turn.
@@ -153,6 +158,7 @@ impl RunConfig {
             judged: Direction::Server,
             client_command: Vec::new(),
             step_lines: true,
+            record_exercised: false,
             client_listener: None,
         }
     }

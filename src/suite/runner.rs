@@ -157,6 +157,7 @@ fn unjudged(protocol: &dyn Protocol, case: &Case) -> CaseResult {
         transcript: Vec::new(),
         steps: Vec::new(),
         stopped_at: None,
+        exercised: Vec::new(),
     }
 }
 
@@ -210,6 +211,7 @@ pub async fn run_case_holding(
     result.stopped_at = run.at_step.filter(|_| outcome.is_err());
     // Judging is the run's work too: its slot goes back once that is done.
     let slot = run.link.slot.take();
+    let steps_exercised = std::mem::take(&mut run.exercised);
     let transcript = run.into_transcript();
     let judged = judge_case(protocol, case, outcome, &transcript, cfg.judged);
     drop(slot);
@@ -219,6 +221,14 @@ pub async fn run_case_holding(
     result.violations = judged.violations;
     result.duration_ms = started.elapsed().as_millis() as u64;
     result.transcript = transcript;
+    if cfg.record_exercised {
+        result.exercised = judged.exercised.into_iter().map(Into::into).collect();
+        for rule in steps_exercised {
+            if !result.exercised.contains(&rule.into()) {
+                result.exercised.push(rule.into());
+            }
+        }
+    }
     result
 }
 

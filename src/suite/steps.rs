@@ -45,6 +45,8 @@ pub struct CaseRun<'a> {
     /// Milliseconds its connects waited for a local port to connect from: this machine's wait,
     /// which the case's watchdog adds to its budget (see `local_ports`).
     pub(super) port_waits: std::sync::Arc<std::sync::atomic::AtomicU64>,
+    /// The rules named by steps that ran to their end, held or failed: each was judged.
+    pub(super) exercised: Vec<&'static str>,
 }
 
 /// A step that sent: a silence expected next is counted from when it was done, not from when
@@ -103,6 +105,7 @@ impl<'a> CaseRun<'a> {
             serving: None,
             sent: None,
             port_waits: Default::default(),
+            exercised: Vec::new(),
         }
     }
 
@@ -154,6 +157,12 @@ impl<'a> CaseRun<'a> {
             let stepped = self.step(&step.action).await;
             if let (Err(_), Some(lost)) = (&stepped, &self.link.lost) {
                 return Err(Outcome::Error(format!("could not complete: {lost}")));
+            }
+            if let (Ok(()) | Err(Outcome::Fail { .. }), Some(rule)) = (&stepped, &step.rule) {
+                let known = crate::rules::find(self.protocol.rules(), rule);
+                if let Some(rule) = known.filter(|r| !self.exercised.contains(&r.id)) {
+                    self.exercised.push(rule.id);
+                }
             }
             stepped.map_err(|o| match o {
                 Outcome::Fail {

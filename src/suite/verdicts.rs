@@ -25,6 +25,8 @@ pub(super) struct Judged {
     pub rules: BTreeMap<String, Verdict>,
     /// Every rule the target broke in the transcript, the case's own and any other.
     pub violations: Vec<FrameViolation>,
+    /// The rules of the judged side the transcript exercised ([`judge::Judge::exercised`]).
+    pub exercised: Vec<&'static str>,
 }
 
 /// The level of rule `id` (an unknown id counts as `info`: it cannot fail anything, so
@@ -114,7 +116,7 @@ pub(super) fn judge_case(
     };
 
     // Everything the target sent, through the whole checker.
-    let violations = judge::target_violations(protocol, transcript, judged);
+    let (violations, exercised) = judge::judge_transcript(protocol, transcript, judged);
     for v in violations
         .iter()
         .filter(|v| case.rules.iter().any(|r| *r == v.rule))
@@ -160,6 +162,7 @@ pub(super) fn judge_case(
         message,
         rules: own,
         violations,
+        exercised,
     }
 }
 

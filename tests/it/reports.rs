@@ -83,6 +83,7 @@ fn result(id: &str, rule: &str, level: Level, verdict: Verdict, message: &str) -
             r#"expect {"type":"PONG","payload":{"nonce":"a"}} within 2000 ms"#.into(),
         ],
         stopped_at: matches!(verdict, Verdict::Fail | Verdict::Warn).then_some(1),
+        exercised: Vec::new(),
     }
 }
 
