@@ -316,3 +316,76 @@ pub fn judge_transcript(
     }
     (found, judge.exercised)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transcript::Record;
+    use serde_json::{json, Value};
+
+    const SESSION: &str = "cec25548-5672-4190-968d-b5c4f206e96c";
+
+    /// A HAIP message of `from`'s, numbered `seq`.
+    fn haip(from: Direction, seq: u64, ty: &str, payload: Value) -> Entry {
+        let channel = match from {
+            Direction::Client => "USER",
+            Direction::Server => "AGENT",
+        };
+        let event = json!({
+            "id": uuid::Uuid::new_v4().to_string(), "session": SESSION,
+            "seq": seq.to_string(), "ts": "1700000000000", "channel": channel,
+            "type": ty, "payload": payload,
+        });
+        Entry {
+            from,
+            at_ms: seq,
+            record: Record::Event {
+                event: event.into(),
+                sse: None,
+            },
+        }
+    }
+
+    fn hai() -> Value {
+        json!({"haip_version": "1.1.2", "accept_major": [1],
+               "accept_events": crate::protocol::haip::model::EVENT_TYPES})
+    }
+
+    /// A rule counts as exercised only where its check ran on an item it applies to, and for
+    /// the side judged: PINGs and PONGs flow, so the PONG's nonce is judged, but no text
+    /// stream ever came from the server (the client's own stream exercises nothing of the
+    /// server's), and a rule binding the client never counts for a server.
+    #[test]
+    fn a_rule_counts_as_exercised_only_where_it_applies_and_for_the_side_judged() {
+        use crate::rules::ids::{
+            HAIP_ENV_001, HAIP_HS_001, HAIP_PING_002, HAIP_SEQ_001, HAIP_SEQ_010, HAIP_TEXT_001,
+        };
+        let haip_protocol = crate::protocol::get("haip").expect("haip");
+        let (c, s) = (Direction::Client, Direction::Server);
+        let message = uuid::Uuid::new_v4().to_string();
+        let transcript = vec![
+            haip(c, 1, "HAI", hai()),
+            haip(s, 1, "HAI", hai()),
+            haip(c, 2, "PING", json!({"nonce": "a"})),
+            haip(s, 2, "PONG", json!({"nonce": "a"})),
+            haip(
+                c,
+                3,
+                "TEXT_MESSAGE_START",
+                json!({"message_id": message, "author": "user", "text": ""}),
+            ),
+            haip(c, 4, "TEXT_MESSAGE_END", json!({"message_id": message})),
+        ];
+        let (violations, exercised) = judge_transcript(haip_protocol, &transcript, s);
+        assert_eq!(violations, Vec::new());
+        for applied in [HAIP_HS_001, HAIP_SEQ_001, HAIP_ENV_001, HAIP_PING_002] {
+            assert!(exercised.contains(&applied), "{applied}: {exercised:?}");
+        }
+        for never in [HAIP_TEXT_001, HAIP_SEQ_010] {
+            assert!(!exercised.contains(&never), "{never}: {exercised:?}");
+        }
+        // Judged as a client, its text stream exercises HAIP-TEXT-001.
+        let (_, as_client) = judge_transcript(haip_protocol, &transcript, c);
+        assert!(as_client.contains(&HAIP_TEXT_001), "{as_client:?}");
+    }
+}

@@ -132,6 +132,7 @@ impl HaipChecker {
         let Some(code) = f.code.filter(|c| VIOLATION_CODES.contains(c)) else {
             return;
         };
+        self.exercised.hit(HAIP_ERR_004);
         // What consumes credit is open (ERRATA item 9): the claim is false only for a message
         // within its credit however the target counted.
         if code == "FLOW_CONTROL_VIOLATION" {

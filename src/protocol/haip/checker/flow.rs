@@ -100,6 +100,10 @@ impl HaipChecker {
         let Some(channel) = f.channel else {
             return;
         };
+        // A pause in force towards this sender: its message is held to it.
+        if !self.senders[me].paused.is_empty() {
+            self.exercised.hit(HAIP_FLOW_003);
+        }
         if let Some(&(pause_seq, paused_at)) = self.senders[me].paused.get(channel) {
             let saw_pause = match f.ack {
                 Some(ack) => ack >= pause_seq,
@@ -120,6 +124,8 @@ impl HaipChecker {
         let Some(credit) = self.credit_entry(me, channel) else {
             return;
         };
+        // Credit the peer announced is spent by this message: the check runs.
+        let counted = credit.messages.is_some() || (bytes > 0 && credit.bytes.is_some());
         // Every message past the credit breaks the rule, not only the first: each is one an
         // ERROR FLOW_CONTROL_VIOLATION may answer (HAIP-ERR-004 holds valid messages only).
         if let Some(m) = credit.messages.as_mut() {
@@ -141,6 +147,9 @@ impl HaipChecker {
                     ),
                 ));
             }
+        }
+        if counted {
+            self.exercised.hit(HAIP_FLOW_001);
         }
     }
 

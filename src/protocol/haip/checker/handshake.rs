@@ -17,6 +17,9 @@ impl HaipChecker {
         let me = side(from);
         let first = self.senders[me].sent_on_connection == 0;
         self.senders[me].sent_on_connection += 1;
+        if first {
+            self.exercised.hit(HAIP_HS_001);
+        }
         if first && ty != "HAI" && !(from == Direction::Server && ty == "ERROR") {
             out.push(Violation::new(
                 HAIP_HS_001,
@@ -55,7 +58,8 @@ impl HaipChecker {
     /// not below what the client acknowledged before (its cumulative `ack` said it had that).
     /// A transcript that begins with the resume (the session's start not recorded) bounds
     /// nothing.
-    fn resumed_from(&self, last: u64, out: &mut Vec<Violation>) {
+    fn resumed_from(&mut self, last: u64, out: &mut Vec<Violation>) {
+        self.exercised.hit(HAIP_SEQ_010);
         let sent = self.senders[side(Direction::Server)].max_seq;
         let acked = self.senders[side(Direction::Client)].last_ack.unwrap_or(0);
         if let Some(sent) = sent.filter(|s| last > *s) {
@@ -90,6 +94,7 @@ impl HaipChecker {
 
     fn on_hai(&mut self, from: Direction, hai: &HaiFacts, out: &mut Vec<Violation>) {
         if let Some(version) = &hai.haip_version {
+            self.exercised.hit(HAIP_VER_004);
             if !model::is_version_triplet(version) {
                 out.push(Violation::new(
                     HAIP_VER_004,
@@ -106,7 +111,7 @@ impl HaipChecker {
 
     /// HAIP-VER-002: a message of a type the peer's HAI did not list in `accept_events`.
     pub(super) fn accepted_by_peer(
-        &self,
+        &mut self,
         from: Direction,
         f: &Facts<'_>,
         out: &mut Vec<Violation>,
@@ -120,7 +125,9 @@ impl HaipChecker {
             .as_ref()
             .and_then(|a| a.accept_events.as_ref());
         if let Some(accepted) = accepted {
-            if !accepted.iter().any(|t| t == ty) {
+            let refused = !accepted.iter().any(|t| t == ty);
+            self.exercised.hit(HAIP_VER_002);
+            if refused {
                 out.push(Violation::new(
                     HAIP_VER_002,
                     format!("sent {ty}, which the peer's accept_events does not list"),

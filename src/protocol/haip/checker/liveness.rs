@@ -60,6 +60,9 @@ impl HaipChecker {
                     self.senders[me].pongs_sent.insert(nonce);
                 }
                 let sender = &mut self.senders[me];
+                if !sender.pings_to_answer.is_empty() {
+                    self.exercised.hit(HAIP_PING_002);
+                }
                 let (pending, maybe) =
                     (&mut sender.pings_to_answer, &mut sender.pings_maybe_dropped);
                 if let Some(i) = pending.iter().position(|p| p.nonce.as_deref() == f.nonce) {

@@ -31,6 +31,7 @@ impl HaipChecker {
     /// A binary frame: the one an envelope announced, of its length, or broken.
     pub(super) fn on_binary(&mut self, from: Direction, len: usize, out: &mut Vec<Violation>) {
         let announced = self.senders[side(from)].owed_binary.take();
+        self.exercised.hit(HAIP_MEDIA_001);
         let fits = announced == Some(len as u64);
         // An announced frame of the wrong length, or one nothing announced, is broken input
         // an ERROR may answer; the frame an envelope announced is not.
@@ -56,6 +57,8 @@ impl HaipChecker {
     /// The media modes of a message.
     pub(super) fn check_media(&mut self, from: Direction, f: &Facts<'_>, out: &mut Vec<Violation>) {
         if let Some(len) = f.bin_len {
+            self.exercised.hit(HAIP_MEDIA_001);
+            self.exercised.hit(HAIP_MEDIA_003);
             if f.data != Data::Absent {
                 out.push(Violation::new(
                     HAIP_MEDIA_001,
@@ -74,6 +77,7 @@ impl HaipChecker {
             }
             self.senders[side(from)].owed_binary = Some(len);
         } else if f.data != Data::Absent {
+            self.exercised.hit(HAIP_MEDIA_002);
             if f.has_bin_mime {
                 out.push(Violation::new(
                     HAIP_MEDIA_002,

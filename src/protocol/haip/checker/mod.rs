@@ -11,8 +11,11 @@ use super::fast;
 use super::schema::schema;
 use crate::protocol::recent::RecentSet;
 use crate::protocol::{Checker, Observed};
-use crate::rules::ids::{HAIP_AUTH_009, HAIP_ENV_001, HAIP_ENV_005};
-use crate::rules::Violation;
+use crate::rules::ids::{
+    HAIP_AUTH_009, HAIP_ENV_001, HAIP_ENV_002, HAIP_ENV_003, HAIP_ENV_004, HAIP_ENV_005,
+    HAIP_ENV_006, HAIP_ENV_007,
+};
+use crate::rules::{Exercised, Violation};
 use crate::transcript::Direction;
 use foldhash::{HashMap, HashSet};
 use sequencing::Numbered;
@@ -143,6 +146,8 @@ pub struct HaipChecker {
     replay_asked_broken: bool,
     /// The session UUID of the client's latest HAI: a message naming another is rejected.
     session_id: Option<String>,
+    /// The rules checked on the observation being judged.
+    exercised: Exercised,
 }
 
 impl HaipChecker {
@@ -204,12 +209,39 @@ impl HaipChecker {
             return;
         }
         self.judge_form(from, Some(facts.ty), facts.id, Some(session), true, None);
+        self.schema_checked(
+            Some(facts.ty),
+            facts.bin_len.is_some() || facts.has_bin_mime,
+        );
         let before = out.len();
         self.on_facts(from, facts, out);
         if from == Direction::Client {
             self.client_message_judged(facts, &out[before..]);
         }
         self.note_sent(from, Some(facts), facts.id, &out[before..]);
+    }
+
+    /// The rules a message's schema check decided, whichever path checked it: its envelope's,
+    /// its type's payload rule (when the type is one of the catalogue's), the version of a
+    /// HAI, and HAIP-ENV-007 when it carries any of the optional fields that rule types.
+    fn schema_checked(&mut self, ty: Option<&str>, optional_fields: bool) {
+        let hit = &mut self.exercised;
+        for rule in [
+            HAIP_ENV_001,
+            HAIP_ENV_002,
+            HAIP_ENV_003,
+            HAIP_ENV_004,
+            HAIP_ENV_005,
+            HAIP_ENV_006,
+        ] {
+            hit.hit(rule);
+        }
+        if optional_fields {
+            hit.hit(HAIP_ENV_007);
+        }
+        if let Some(ty) = ty.filter(|ty| schema().is_event_type(ty)) {
+            hit.hit(super::schema::payload_rule(ty));
+        }
     }
 
     /// Checks a parsed event: the schema (by the fast path when it is sure), then the
@@ -232,6 +264,10 @@ impl HaipChecker {
         let session = event.get("session").and_then(Value::as_str);
         let schema_clean = out[before..].iter().all(|v| v.rule == UNKNOWN_FIELD);
         self.judge_form(from, ty, id, session, schema_clean, event.get("crit"));
+        let optional = ["pv", "crit", "bin_len", "bin_mime"]
+            .iter()
+            .any(|k| event.get(*k).is_some());
+        self.schema_checked(ty, optional);
         self.note_broken_ping(from, event);
         let facts = Facts::from_value(event);
         if let Some(facts) = &facts {
@@ -272,7 +308,7 @@ impl Checker for HaipChecker {
             }
             // A client handed a token presents it on the WebSocket as the spec names it.
             Observed::TokenPresented(at) if from == Direction::Client => match at {
-                Some("query" | "subprotocol") => {}
+                Some("query" | "subprotocol") => self.exercised.hit(HAIP_AUTH_009),
                 Some(_) => out.push(Violation::new(
                     HAIP_AUTH_009,
                     "the client presented its token in an Authorization header, the spec's form for HTTP/SSE, not on the WebSocket (?token= or Sec-WebSocket-Protocol)".to_owned(),
@@ -298,6 +334,10 @@ impl Checker for HaipChecker {
 
     fn input_broken(&self) -> bool {
         self.client_broken
+    }
+
+    fn exercised(&mut self, into: &mut Vec<&'static str>) {
+        self.exercised.drain_into(into);
     }
 
     fn observe_raw(

@@ -19,9 +19,12 @@ impl HaipChecker {
             .run_id
             .is_some_and(|id| self.continues_broken(from, Begun::Run, id));
         let runs = &mut self.shared;
+        let hit = &mut self.exercised;
         match ty {
             "RUN_STARTED" => match f.run_id {
                 Some(id) => {
+                    hit.hit(HAIP_RUN_002);
+                    hit.hit(HAIP_RUN_006);
                     if !runs.runs_seen.insert(id) {
                         out.push(Violation::new(
                             HAIP_RUN_002,
@@ -35,21 +38,32 @@ impl HaipChecker {
                     "RUN_STARTED carries no run_id",
                 )),
             },
-            "RUN_FINISHED" | "RUN_ERROR" => match f.run_id {
-                Some(id) if !runs.runs_open.remove(id) && !answers_broken => {
-                    out.push(Violation::new(
-                        HAIP_RUN_001,
-                        format!("{ty} names run {id}, which is not open"),
-                    ))
+            "RUN_FINISHED" | "RUN_ERROR" if f.run_id.is_some() || ty == "RUN_ERROR" => {
+                hit.hit(if f.run_id.is_some() {
+                    HAIP_RUN_001
+                } else {
+                    HAIP_RUN_003
+                });
+                if ty == "RUN_ERROR" {
+                    hit.hit(HAIP_RUN_003);
                 }
-                Some(_) => {}
-                None if ty == "RUN_ERROR" => out.push(Violation::new(
-                    HAIP_RUN_003,
-                    "RUN_ERROR carries no envelope run_id",
-                )),
-                None => {}
-            },
+                match f.run_id {
+                    Some(id) if !runs.runs_open.remove(id) && !answers_broken => {
+                        out.push(Violation::new(
+                            HAIP_RUN_001,
+                            format!("{ty} names run {id}, which is not open"),
+                        ))
+                    }
+                    Some(_) => {}
+                    None => out.push(Violation::new(
+                        HAIP_RUN_003,
+                        "RUN_ERROR carries no envelope run_id",
+                    )),
+                }
+            }
+            "RUN_FINISHED" => {}
             "RUN_CANCEL" => {
+                hit.hit(HAIP_RUN_003);
                 if f.run_id.is_none() || !f.payload_run_id {
                     out.push(Violation::new(
                         HAIP_RUN_003,
@@ -60,6 +74,7 @@ impl HaipChecker {
             "ERROR" | "HAI" => {}
             _ => {
                 if let Some(id) = f.run_id {
+                    hit.hit(HAIP_RUN_001);
                     if !runs.runs_open.contains(id) && !answers_broken {
                         out.push(Violation::new(
                             HAIP_RUN_001,
@@ -84,6 +99,7 @@ impl HaipChecker {
             calls.calls_open.insert(id.to_owned(), from);
             return;
         }
+        self.exercised.hit(HAIP_TOOL_001);
         match calls.calls_open.get(id) {
             Some(caller) if *caller != from => {
                 if ty == "TOOL_DONE" {

@@ -52,6 +52,7 @@ impl HaipChecker {
         let Some(seq) = f.seq else {
             return Numbered::New;
         };
+        self.exercised.hit(HAIP_SEQ_001);
         let me = side(from);
         let resuming = self.resuming;
         let sender = &mut self.senders[me];
@@ -144,7 +145,7 @@ impl HaipChecker {
     /// drop, what reached the peer is unknown); whether `answered` itself is counted yet is
     /// left open, so the ack owes `answered - 1`.
     pub(super) fn ack_keeps_up(
-        &self,
+        &mut self,
         me: usize,
         answered: Option<u64>,
         ack: Option<u64>,
@@ -155,7 +156,11 @@ impl HaipChecker {
         };
         let peer = &self.senders[1 - me];
         let clean = peer.first_unclean.is_none_or(|u| u > answered);
-        if clean && self.connections <= 1 && ack + 1 < answered {
+        let judged = clean && self.connections <= 1;
+        if judged {
+            self.exercised.hit(HAIP_SEQ_011);
+        }
+        if judged && ack + 1 < answered {
             out.push(Violation::new(
                 HAIP_SEQ_011,
                 format!(
@@ -179,6 +184,7 @@ impl HaipChecker {
         };
         let me = side(from);
         let peer_max = self.senders[1 - me].max_seq.unwrap_or(0);
+        self.exercised.hit(HAIP_SEQ_002);
         if ack > peer_max {
             out.push(Violation::new(
                 HAIP_SEQ_002,

@@ -25,6 +25,7 @@ impl HaipChecker {
             "TEXT_MESSAGE_END" => open_texts.remove(id),
             _ => return,
         };
+        self.exercised.hit(HAIP_TEXT_001);
         if !open && !self.continues_broken(from, Begun::Text, id) {
             out.push(Violation::new(
                 HAIP_TEXT_001,
