@@ -11,7 +11,7 @@ use crate::protocol::{Checker, EventRef, Observed};
 use crate::rules::ids::{
     HPD_ENV_001, HPD_ENV_009, HPD_IN_001, HPD_IN_002, HPD_IN_003, HPD_IN_004, HPD_IN_005,
 };
-use crate::rules::Violation;
+use crate::rules::{Exercised, Violation};
 use crate::transcript::Direction;
 use crate::transport::{Body, HttpAnswer, SseMeta, StreamFrom};
 use serde_json::Value;
@@ -117,6 +117,9 @@ pub struct HpdChecker {
     turns: Lifecycle,
     /// What the client owes (judged when wireprobe serves it).
     duties: ClientDuties,
+    /// The rules of envelopes, answers and closes evaluated since the judge last asked (the
+    /// stream's, the turns' and the duties' keep their own).
+    exercised: Exercised,
 }
 
 impl HpdChecker {
@@ -202,6 +205,13 @@ impl HpdChecker {
         };
         let status = answer.status;
         let path = answer.path.as_str();
+        // An answer the rules fix a status for is judged, whatever the status.
+        match &expected {
+            Expected::BadRequest(_) => self.exercised.hit(HPD_IN_001),
+            Expected::Accepted => self.exercised.hit(HPD_IN_003),
+            Expected::UnknownRequest(_) => self.exercised.hit(HPD_IN_004),
+            Expected::Anything => {}
+        }
         match expected {
             Expected::BadRequest(why) if status != 400 => out.push(Violation::new(
                 HPD_IN_001,
@@ -237,7 +247,8 @@ impl HpdChecker {
         sse: Option<&SseMeta>,
         out: &mut Vec<Violation>,
     ) {
-        let Some((m, known)) = validate::envelope(event.value(), out) else {
+        let Some((m, known)) = validate::envelope_noting(event.value(), &mut self.exercised, out)
+        else {
             return;
         };
         if let Some(id) = sse.and_then(|s| s.id.as_deref()) {
@@ -252,8 +263,18 @@ impl HpdChecker {
         }
     }
 
+    /// The agent sent a text frame: over the WebSocket, a live event in the frame type it
+    /// must use (HPD-ENV-009; a binary frame breaks it). Over SSE the rule does not apply.
+    fn ws_text_frame(&mut self) {
+        if self.over_ws {
+            self.exercised.hit(HPD_ENV_009);
+        }
+    }
+
     fn closed(&mut self, code: Option<u16>, out: &mut Vec<Violation>) {
         if let Some((due, rule, why)) = self.close_due.take() {
+            // A close was owed a code: this close is judged against it.
+            self.exercised.hit(rule);
             if code != Some(due) {
                 let got = code.map_or("no close code".to_owned(), |c| format!("close code {c}"));
                 out.push(Violation::new(
@@ -323,12 +344,14 @@ impl Checker for HpdChecker {
                 self.client_post(path, body)
             }
             (Direction::Server, Observed::Event(event, sse)) => {
+                self.ws_text_frame();
                 self.duties.agent_sent(Some(event.value()));
                 self.server_event(event, sse, out)
             }
             (Direction::Server, Observed::Http(answer)) => self.http_answer(answer, out),
             (Direction::Server, Observed::StreamOpened(from)) => self.stream_opened(from),
             (Direction::Server, Observed::Garbage(text)) => {
+                self.ws_text_frame();
                 self.duties.agent_sent(None);
                 out.push(Violation::new(
                     HPD_ENV_001,
@@ -349,5 +372,108 @@ impl Checker for HpdChecker {
 
     fn input_broken(&self) -> bool {
         self.client_broken
+    }
+
+    fn exercised(&mut self, into: &mut Vec<&'static str>) {
+        self.exercised.drain_into(into);
+        self.stream.exercised.drain_into(into);
+        self.turns.exercised.drain_into(into);
+        self.duties.exercised.drain_into(into);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// What the judge does with one item: observes it, then collects what it exercised.
+    struct Judged {
+        checker: HpdChecker,
+        out: Vec<Violation>,
+        hits: Vec<&'static str>,
+    }
+
+    impl Judged {
+        fn observe(&mut self, from: Direction, item: Observed<'_>) {
+            self.checker.observe(from, 0, item, &mut self.out);
+            self.checker.exercised(&mut self.hits);
+        }
+    }
+
+    #[test]
+    fn a_rule_counts_as_exercised_only_where_it_applies() {
+        let mut j = Judged {
+            checker: HpdChecker::default(),
+            out: Vec::new(),
+            hits: Vec::new(),
+        };
+        j.observe(Direction::Client, Observed::Connect("http://agent"));
+        let input = Body::Json(json!({"version": "1.0", "type": "USER_TEXT_INPUT", "text": "hi"}));
+        let post = Observed::Post {
+            path: INPUTS_ROUTE,
+            body: &input,
+            headers: &[],
+        };
+        j.observe(Direction::Client, post);
+        let accepted = HttpAnswer {
+            method: "POST".into(),
+            path: INPUTS_ROUTE.into(),
+            status: 202,
+            content_type: String::new(),
+            body: Body::Empty,
+        };
+        j.observe(Direction::Server, Observed::Http(&accepted));
+        // One message turn with one text block, each event with its SSE id.
+        let turn = [
+            json!({"type": "MESSAGE_TURN_STARTED", "messageTurnId": "t"}),
+            json!({"type": "TEXT_MESSAGE_START", "messageId": "m"}),
+            json!({"type": "TEXT_DELTA", "messageId": "m", "text": "hello"}),
+            json!({"type": "TEXT_MESSAGE_END", "messageId": "m"}),
+            json!({"type": "MESSAGE_TURN_FINISHED", "messageTurnId": "t"}),
+        ];
+        for (n, mut event) in turn.into_iter().enumerate() {
+            event["version"] = json!("1.0");
+            let sse = SseMeta {
+                id: Some((n + 1).to_string()),
+                event: None,
+                retry: None,
+            };
+            j.observe(
+                Direction::Server,
+                Observed::Event((&event).into(), Some(&sse)),
+            );
+        }
+        let (out, hits) = (j.out, j.hits);
+        assert!(out.is_empty(), "the exchange is valid: {out:?}");
+        // What the exchange held was judged: the input's answer, the envelopes, the turn, the
+        // block's end, the ids in order.
+        for applied in [
+            HPD_IN_003,
+            HPD_ENV_001,
+            "HPD-ENV-008",
+            "HPD-TURN-001",
+            "HPD-TURN-002",
+            "HPD-STREAM-001",
+            "HPD-STREAM-002",
+            "HPD-SSE-001",
+        ] {
+            assert!(hits.contains(&applied), "{applied} not in {hits:?}");
+        }
+        // What it never held was not: no invalid input, no tool call, no permission, no
+        // resume, no WebSocket, though traffic flowed.
+        for never in [
+            HPD_IN_001,
+            HPD_IN_002,
+            HPD_ENV_009,
+            "HPD-TOOL-001",
+            "HPD-TOOL-002",
+            "HPD-TOOL-003",
+            "HPD-ASK-001",
+            "HPD-SSE-002",
+            "HPD-CLI-004",
+        ] {
+            assert!(!hits.contains(&never), "{never} in {hits:?}");
+        }
     }
 }

@@ -10,7 +10,7 @@
 use super::events;
 use super::{validate, INPUTS_ROUTE};
 use crate::rules::ids::{HPD_CLI_001, HPD_CLI_002, HPD_CLI_004, HPD_CLI_006};
-use crate::rules::Violation;
+use crate::rules::{Exercised, Violation};
 use crate::transport::StreamFrom;
 use serde_json::Value;
 use std::collections::HashMap;
@@ -38,6 +38,8 @@ pub struct ClientDuties {
     streaming: bool,
     /// The agent dropped the stream at this id: the client's next opening must resume there.
     dropped_at: Option<u64>,
+    /// The rules the client's items were held to since the checker last asked.
+    pub exercised: Exercised,
 }
 
 impl ClientDuties {
@@ -45,6 +47,7 @@ impl ClientDuties {
     pub fn connected(&mut self) {
         *self = ClientDuties {
             requests: std::mem::take(&mut self.requests),
+            exercised: std::mem::take(&mut self.exercised),
             ..ClientDuties::default()
         };
     }
@@ -97,6 +100,8 @@ impl ClientDuties {
         if last == 0 {
             return;
         }
+        // The agent ended a stream that had delivered something: the reopening owes a resume.
+        self.exercised.hit(HPD_CLI_004);
         match from.resume_id() {
             None => out.push(Violation::new(
                 HPD_CLI_004,
@@ -119,8 +124,12 @@ impl ClientDuties {
         if bare_text {
             return;
         }
-        let known = match validate::client_envelope(event, out) {
-            Some((_, Some(known))) => known,
+        let known = match validate::client_envelope(event, &mut self.exercised, out) {
+            // A string type is judged deserializable: a built-in one is.
+            Some((_, Some(known))) => {
+                self.exercised.hit(HPD_CLI_006);
+                known
+            }
             Some((m, None)) => {
                 // A string type the profile does not know: the agent cannot deserialize it.
                 if let Some(kind) = m.get("type").and_then(Value::as_str) {
@@ -137,6 +146,8 @@ impl ClientDuties {
             None => return,
         };
         if let Some(route) = route {
+            // Over the WebSocket every envelope is on its route; a POST's route is judged.
+            self.exercised.hit(HPD_CLI_002);
             let belongs = super::session::route_of(known.name);
             if route != belongs {
                 out.push(Violation::new(
@@ -151,6 +162,8 @@ impl ClientDuties {
         let Some(field) = events::response_id_field(known.name) else {
             return;
         };
+        // A response is judged against the requests the agent issued.
+        self.exercised.hit(HPD_CLI_001);
         // Read as a lenient agent reads it, so a misspelt name (HPD-ENV-004) is not also an
         // answer to nothing. Only a response is read so (a copy of each input was 1.4% of
         // fuzzing HPD's instructions).

@@ -11,7 +11,7 @@ use crate::rules::ids::{
     HPD_ASK_001, HPD_ASK_002, HPD_INT_001, HPD_STREAM_001, HPD_STREAM_002, HPD_TOOL_001,
     HPD_TOOL_003, HPD_TURN_001, HPD_TURN_002, HPD_TURN_003, HPD_TURN_004,
 };
-use crate::rules::Violation;
+use crate::rules::{Exercised, Violation};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
@@ -80,6 +80,8 @@ pub struct Lifecycle {
     approved_results: HashMap<String, Vec<Value>>,
     /// Every request id the agent issued (permission, continuation, clarification, client tool).
     pub issued: HashSet<String>,
+    /// The rules the agent's events were held to since the checker last asked.
+    pub exercised: Exercised,
 }
 
 fn id_of<'a>(m: &'a Map<String, Value>, field: &str) -> Option<&'a str> {
@@ -100,14 +102,20 @@ impl Lifecycle {
         self.open.last().map(|t| t.id.clone())
     }
 
-    /// The rule an event of a turn that has ended breaks: HPD-INT-001 when the client had
-    /// interrupted it, else HPD-TURN-004; `None` while the turn runs.
-    fn after_end(&self, turn: &Option<String>) -> Option<&'static str> {
-        let turn = turn.as_ref().filter(|t| self.ended_turns.contains(*t))?;
-        Some(match self.interrupted_turns.contains(turn) {
+    /// The rule an event of `turn` is held to, and whether it breaks it (the turn has ended):
+    /// HPD-INT-001 when the client interrupted the turn, else HPD-TURN-004. `None` for a turn
+    /// the checker cannot place (none, one without an id, one forgotten).
+    fn after_end(&self, turn: &Option<String>) -> Option<(&'static str, bool)> {
+        let turn = turn.as_deref().filter(|t| !t.is_empty())?;
+        let rule = |interrupted: bool| match interrupted {
             true => HPD_INT_001,
             false => HPD_TURN_004,
-        })
+        };
+        if self.ended_turns.contains(turn) {
+            return Some((rule(self.interrupted_turns.contains(turn)), true));
+        }
+        let open = self.open.iter().find(|t| t.id == turn)?;
+        Some((rule(open.interrupted), false))
     }
 
     fn orphan(&mut self, id: &str, what: &'static str) {
@@ -170,6 +178,7 @@ impl Lifecycle {
             }
             Family::AgentTurnFinished => {
                 if let (Some(turn), Some(n)) = (self.open.last_mut(), iteration(m)) {
+                    self.exercised.hit(HPD_TURN_003);
                     if !turn.iterations.remove(&n) {
                         out.push(Violation::new(
                             HPD_TURN_003,
@@ -217,6 +226,10 @@ impl Lifecycle {
 
     fn turn_started(&mut self, m: &Map<String, Value>, out: &mut Vec<Violation>) {
         let id = id_of(m, "messageTurnId").unwrap_or("").to_owned();
+        if !id.is_empty() {
+            // A turn with an id is held to starting once.
+            self.exercised.hit(HPD_TURN_001);
+        }
         if !id.is_empty()
             && (self.ended_turns.contains(&id) || self.open.iter().any(|t| t.id == id))
         {
@@ -235,7 +248,13 @@ impl Lifecycle {
     fn turn_ended(&mut self, kind: &str, m: &Map<String, Value>, out: &mut Vec<Violation>) {
         let id = id_of(m, "messageTurnId").unwrap_or("");
         let at = match self.open.iter().position(|t| t.id == id) {
-            Some(at) => at,
+            Some(at) => {
+                if !id.is_empty() {
+                    // The end names the turn's own id: its id did not drift.
+                    self.exercised.hit(HPD_TURN_002);
+                }
+                at
+            }
             None if !id.is_empty() && self.ended_turns.contains(id) => {
                 out.push(Violation::new(
                     HPD_TURN_001,
@@ -257,6 +276,8 @@ impl Lifecycle {
             // A turn that started before the stream was joined.
             None => return,
         };
+        // The end closes a turn whose start the checker saw: it ends once, having started.
+        self.exercised.hit(HPD_TURN_001);
         let turn = self.open.remove(at);
         self.close_turn(turn, kind, out);
         self.in_step = true;
@@ -266,7 +287,11 @@ impl Lifecycle {
     fn close_turn(&mut self, turn: Turn, kind: &str, out: &mut Vec<Violation>) {
         let of_turn = |t: &Option<String>| t.as_deref() == Some(turn.id.as_str());
         for (id, block) in &self.blocks {
-            if of_turn(&block.turn) && !block.ended {
+            if !of_turn(&block.turn) {
+                continue;
+            }
+            self.exercised.hit(HPD_STREAM_002);
+            if !block.ended {
                 out.push(Violation::new(
                     HPD_STREAM_002,
                     format!(
@@ -280,6 +305,7 @@ impl Lifecycle {
             if !of_turn(&call.turn) {
                 continue;
             }
+            self.exercised.hit(HPD_TOOL_003);
             if !call.ended {
                 out.push(Violation::new(
                     HPD_TOOL_003,
@@ -295,7 +321,12 @@ impl Lifecycle {
             }
         }
         for (id, p) in &self.permissions {
-            if of_turn(&p.turn) && p.answered.is_some() && p.outcome.is_none() {
+            if !of_turn(&p.turn) || p.answered.is_none() {
+                continue;
+            }
+            // An answered permission is owed its outcome by the turn's end.
+            self.exercised.hit(HPD_ASK_001);
+            if p.outcome.is_none() {
                 out.push(Violation::new(
                     HPD_ASK_001,
                     format!("permission {id:?} was answered but neither PERMISSION_APPROVED nor PERMISSION_DENIED came before {kind}"),
@@ -313,12 +344,14 @@ impl Lifecycle {
                 "tool" => self.calls.contains_key(id),
                 _ => self.blocks.contains_key(id),
             };
+            let rule = if *what == "tool" {
+                HPD_TOOL_001
+            } else {
+                HPD_STREAM_001
+            };
+            // An id used before (or without) its START is owed one by the turn's end.
+            self.exercised.hit(rule);
             if !started {
-                let rule = if *what == "tool" {
-                    HPD_TOOL_001
-                } else {
-                    HPD_STREAM_001
-                };
                 out.push(Violation::new(
                     rule,
                     format!("{what} events name {id:?}, which no START opened in the turn"),
@@ -340,9 +373,14 @@ impl Lifecycle {
             .is_some_and(|t| t.orphans.iter().any(|(o, _)| o == id))
     }
 
-    /// A START of something while no turn is open, on a stream in step.
-    fn outside_turn(&self, kind: &str, out: &mut Vec<Violation>) {
-        if self.open.is_empty() && self.in_step {
+    /// A START of something while no turn is open, on a stream in step (one that is not
+    /// may have joined a turn in the middle: nothing is judged).
+    fn outside_turn(&mut self, kind: &str, out: &mut Vec<Violation>) {
+        if !self.in_step {
+            return;
+        }
+        self.exercised.hit(HPD_TURN_004);
+        if self.open.is_empty() {
             out.push(Violation::new(
                 HPD_TURN_004,
                 format!("{kind} arrives while no message turn is in progress"),
@@ -363,6 +401,8 @@ impl Lifecycle {
         };
         if step == BlockStep::Start {
             self.outside_turn(kind, out);
+            // A block's id is compared with those used and opened before.
+            self.exercised.hit(HPD_STREAM_001);
             if self.started_late(id) {
                 out.push(Violation::new(
                     HPD_STREAM_001,
@@ -388,21 +428,29 @@ impl Lifecycle {
             self.orphan(id, block_name(kind_of));
             return;
         };
-        if let Some(rule) = self.after_end(&block.turn) {
+        let after_end = self.after_end(&block.turn);
+        if let Some((rule, _)) = after_end {
+            self.exercised.hit(rule);
+        }
+        if let Some((rule, true)) = after_end {
             out.push(Violation::new(
                 rule,
                 format!("{kind} for block {id:?} after its message turn ended"),
             ));
-        } else if block.ended {
-            out.push(Violation::new(
-                HPD_STREAM_001,
-                format!("{kind} for block {id:?} after its END"),
-            ));
-        } else if block.kind != kind_of {
-            out.push(Violation::new(
-                HPD_STREAM_001,
-                format!("{kind} names {id:?}, a {} block", block_name(block.kind)),
-            ));
+        } else {
+            // A DELTA or END of a block whose START came is held to its START and END.
+            self.exercised.hit(HPD_STREAM_001);
+            if block.ended {
+                out.push(Violation::new(
+                    HPD_STREAM_001,
+                    format!("{kind} for block {id:?} after its END"),
+                ));
+            } else if block.kind != kind_of {
+                out.push(Violation::new(
+                    HPD_STREAM_001,
+                    format!("{kind} names {id:?}, a {} block", block_name(block.kind)),
+                ));
+            }
         }
         if step == BlockStep::End {
             if let Some(b) = self.blocks.get_mut(id) {
@@ -444,7 +492,12 @@ impl Lifecycle {
             self.orphan(id, "tool");
             return;
         };
-        if let Some(rule) = after_end {
+        // The callId names a call whose START came.
+        self.exercised.hit(HPD_TOOL_001);
+        if let Some((rule, _)) = after_end {
+            self.exercised.hit(rule);
+        }
+        if let Some((rule, true)) = after_end {
             out.push(Violation::new(
                 rule,
                 format!("{kind} for call {id:?} after its message turn ended"),
@@ -474,6 +527,8 @@ impl Lifecycle {
         let function = p.function.clone().unwrap_or_default();
         let approved = p.outcome.or(p.answered) == Some(true);
         if self.denied_calls.contains(call) {
+            // A result of a denied call is judged for having run.
+            self.exercised.hit(HPD_ASK_002);
             let compared = self.approved_results.get(&function);
             let ran = match compared {
                 Some(seen) => seen.contains(result),
@@ -510,6 +565,10 @@ impl Lifecycle {
         let Some(p) = self.permissions.get_mut(id) else {
             return;
         };
+        if p.answered.is_some() {
+            // An outcome of a permission the client answered is held to the answer.
+            self.exercised.hit(HPD_ASK_001);
+        }
         if p.answered.is_some_and(|a| a != approved) {
             out.push(Violation::new(
                 HPD_ASK_001,
@@ -522,6 +581,10 @@ impl Lifecycle {
                 .map(str::to_owned)
                 .or_else(|| p.call_id.clone());
             if let Some(call) = call {
+                // A denial of a call the checker knows is held to the call not having run.
+                if self.calls.contains_key(&call) {
+                    self.exercised.hit(HPD_ASK_002);
+                }
                 if self.calls.get(&call).is_some_and(|c| c.has_result) {
                     out.push(Violation::new(
                         HPD_ASK_002,
@@ -539,85 +602,5 @@ fn iteration(m: &Map<String, Value>) -> Option<i64> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::protocol::hpd::events;
-    use serde_json::json;
-
-    /// The rules broken by `stream`, a list of server envelopes.
-    fn broken(stream: &[Value]) -> Vec<&'static str> {
-        let mut life = Lifecycle::default();
-        let mut out = Vec::new();
-        for event in stream {
-            let Value::Object(m) = event else { continue };
-            let kind = m["type"].as_str().unwrap_or("");
-            if let Some(k) = events::known(kind) {
-                life.observe(k.family, k.name, m, &mut out);
-            }
-        }
-        out.iter().map(|v| v.rule).collect()
-    }
-
-    fn ev(kind: &str, fields: Value) -> Value {
-        let mut e = json!({"type": kind});
-        crate::protocol::merge(&mut e, &fields);
-        e
-    }
-
-    #[test]
-    fn joining_mid_turn_blames_nothing() {
-        let stream = [
-            ev("TEXT_DELTA", json!({"messageId": "old", "text": "x"})),
-            ev("TEXT_MESSAGE_END", json!({"messageId": "old"})),
-            ev("TOOL_CALL_RESULT", json!({"callId": "old-call"})),
-            ev("MESSAGE_TURN_FINISHED", json!({"messageTurnId": "before"})),
-            ev("MESSAGE_TURN_STARTED", json!({"messageTurnId": "t"})),
-            ev("TEXT_MESSAGE_START", json!({"messageId": "m"})),
-            ev("TEXT_MESSAGE_END", json!({"messageId": "m"})),
-            ev("MESSAGE_TURN_FINISHED", json!({"messageTurnId": "t"})),
-        ];
-        assert!(broken(&stream).is_empty(), "{:?}", broken(&stream));
-    }
-
-    #[test]
-    fn a_whole_turn_is_held_to_its_lifecycles() {
-        let stream = [
-            ev("MESSAGE_TURN_STARTED", json!({"messageTurnId": "t"})),
-            ev(
-                "TEXT_DELTA",
-                json!({"messageId": "never-started", "text": "x"}),
-            ),
-            ev("TEXT_MESSAGE_START", json!({"messageId": "m"})),
-            ev("TOOL_CALL_START", json!({"callId": "c"})),
-            ev("TOOL_CALL_END", json!({"callId": "c"})),
-            ev("MESSAGE_TURN_FINISHED", json!({"messageTurnId": "t"})),
-            ev("TEXT_DELTA", json!({"messageId": "m", "text": "late"})),
-        ];
-        assert_eq!(
-            broken(&stream),
-            [
-                "HPD-STREAM-002",
-                "HPD-TOOL-003",
-                "HPD-STREAM-001",
-                "HPD-TURN-004"
-            ]
-        );
-    }
-
-    #[test]
-    fn end_and_result_come_in_either_order() {
-        let turn = |middle: [Value; 2]| {
-            let mut s = vec![
-                ev("MESSAGE_TURN_STARTED", json!({"messageTurnId": "t"})),
-                ev("TOOL_CALL_START", json!({"callId": "c"})),
-            ];
-            s.extend(middle);
-            s.push(ev("MESSAGE_TURN_FINISHED", json!({"messageTurnId": "t"})));
-            broken(&s)
-        };
-        let end = ev("TOOL_CALL_END", json!({"callId": "c"}));
-        let result = ev("TOOL_CALL_RESULT", json!({"callId": "c"}));
-        assert!(turn([end.clone(), result.clone()]).is_empty());
-        assert!(turn([result, end]).is_empty());
-    }
-}
+#[path = "lifecycle_tests.rs"]
+mod tests;

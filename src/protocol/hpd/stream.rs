@@ -3,7 +3,7 @@
 
 use crate::protocol::EventRef;
 use crate::rules::ids::{HPD_SSE_001, HPD_SSE_002};
-use crate::rules::Violation;
+use crate::rules::{Exercised, Violation};
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -30,6 +30,8 @@ pub struct StreamIds {
     seen: VecDeque<(u64, Arc<Value>)>,
     max_seen: Option<u64>,
     replay: Option<Replay>,
+    /// The rules the ids were held to since the checker last asked.
+    pub exercised: Exercised,
 }
 
 impl StreamIds {
@@ -66,6 +68,10 @@ impl StreamIds {
         let Ok(id) = id.trim().parse::<u64>() else {
             return false;
         };
+        // An id is held to increasing where an earlier one on this stream is there to compare.
+        if self.last.is_some() {
+            self.exercised.hit(HPD_SSE_001);
+        }
         if let Some(last) = self.last.filter(|last| id <= *last) {
             out.push(Violation::new(
                 HPD_SSE_001,
@@ -74,6 +80,9 @@ impl StreamIds {
         }
         self.last = Some(id);
         if let Some(replay) = &mut self.replay {
+            // Each id of a resumed stream is judged against what the resume owes, until
+            // something new arrives.
+            self.exercised.hit(HPD_SSE_002);
             if id <= replay.after {
                 out.push(Violation::new(
                     HPD_SSE_002,

@@ -6,33 +6,49 @@ use crate::rules::ids::{
     HPD_ENV_001, HPD_ENV_002, HPD_ENV_003, HPD_ENV_004, HPD_ENV_005, HPD_ENV_006, HPD_ENV_007,
     HPD_ENV_008, HPD_TOOL_002,
 };
-use crate::rules::Violation;
+use crate::rules::{Exercised, Violation};
 use serde_json::{Map, Value};
 
 /// Checks one envelope the agent sent; returns its object and built-in type (when it is
-/// one) for the lifecycle checker.
+/// one) for the lifecycle checker. The fuzzer's validator and `classify` use it as it is:
+/// what it evaluated is noted by [`envelope_noting`], the checker's path.
 pub fn envelope<'a>(
     event: &'a Value,
     out: &mut Vec<Violation>,
 ) -> Option<(&'a Map<String, Value>, Option<KnownType>)> {
-    checked(event, HPD_ENV_001, out)
+    checked(event, HPD_ENV_001, |_| {}, out)
 }
 
-/// Checks one envelope a client sent. The spec says the serializer injects `version` into
-/// live envelopes; whether input must carry it is not said, so a client's missing version is
-/// a should (HPD-ENV-002; suites/hpd/ERRATA.md).
-pub fn client_envelope<'a>(
+/// [`envelope`], noting in `exercised` each rule it evaluated on the event.
+pub fn envelope_noting<'a>(
     event: &'a Value,
+    exercised: &mut Exercised,
     out: &mut Vec<Violation>,
 ) -> Option<(&'a Map<String, Value>, Option<KnownType>)> {
-    checked(event, HPD_ENV_002, out)
+    checked(event, HPD_ENV_001, |rule| exercised.hit(rule), out)
 }
 
+/// Checks one envelope a client sent, noting in `exercised` each rule it evaluated. The spec
+/// says the serializer injects `version` into live envelopes; whether input must carry it is
+/// not said, so a client's missing version is a should (HPD-ENV-002; suites/hpd/ERRATA.md).
+pub fn client_envelope<'a>(
+    event: &'a Value,
+    exercised: &mut Exercised,
+    out: &mut Vec<Violation>,
+) -> Option<(&'a Map<String, Value>, Option<KnownType>)> {
+    checked(event, HPD_ENV_002, |rule| exercised.hit(rule), out)
+}
+
+/// The envelope rules on `event`; `hit` hears each rule evaluated on it (whatever the
+/// outcome): only the rules whose subject the event has (a field's type where it has it).
 fn checked<'a>(
     event: &'a Value,
     no_version: &'static str,
+    mut hit: impl FnMut(&'static str),
     out: &mut Vec<Violation>,
 ) -> Option<(&'a Map<String, Value>, Option<KnownType>)> {
+    // Every live event is held to being one object with a string type.
+    hit(HPD_ENV_001);
     let Value::Object(m) = event else {
         out.push(Violation::new(
             HPD_ENV_001,
@@ -43,6 +59,12 @@ fn checked<'a>(
         ));
         return None;
     };
+    // A version present is held to "1.0"; a missing one to the rule it breaks for this side.
+    hit(if m.contains_key("version") {
+        HPD_ENV_002
+    } else {
+        no_version
+    });
     match m.get("version") {
         Some(Value::String(v)) if v == "1.0" => {}
         Some(Value::String(v)) => out.push(Violation::new(
@@ -73,6 +95,12 @@ fn checked<'a>(
         }
     };
     let known = events::known(kind);
+    // Whether the type is one the profile knows is decided for every typed event; the
+    // letter case of a name only for a built-in one.
+    hit(HPD_ENV_006);
+    if known.is_some() {
+        hit(HPD_ENV_003);
+    }
     match known {
         Some(k) if k.name != kind => out.push(Violation::new(
             HPD_ENV_003,
@@ -87,6 +115,9 @@ fn checked<'a>(
             format!("an event of a type this profile does not know: {kind:?}"),
         )),
     }
+    // The object has at least its type: each property's name and value are judged.
+    hit(HPD_ENV_004);
+    hit(HPD_ENV_005);
     for (name, value) in m {
         if !is_camel_case(name) {
             out.push(Violation::new(
@@ -102,14 +133,17 @@ fn checked<'a>(
         }
     }
     if let Some(k) = known {
-        fields(kind, m, k.fields, out);
+        fields(kind, m, k.fields, &mut hit, out);
     }
     if let (Some(k), Some(Value::String(args))) = (known, m.get("argsJson")) {
-        if k.name == "TOOL_CALL_ARGS" && serde_json::from_str::<Value>(args).is_err() {
-            out.push(Violation::new(
-                HPD_TOOL_002,
-                format!("TOOL_CALL_ARGS.argsJson is not JSON: {args:?}"),
-            ));
+        if k.name == "TOOL_CALL_ARGS" {
+            hit(HPD_TOOL_002);
+            if serde_json::from_str::<Value>(args).is_err() {
+                out.push(Violation::new(
+                    HPD_TOOL_002,
+                    format!("TOOL_CALL_ARGS.argsJson is not JSON: {args:?}"),
+                ));
+            }
         }
     }
     Some((m, known))
@@ -122,17 +156,23 @@ pub fn is_camel_case(name: &str) -> bool {
 }
 
 /// The types of the fields a known event has (absent fields are not judged: the spec says
-/// not to require every field).
+/// not to require every field, so `hit` hears a field's rule only where the field is).
 fn fields(
     kind: &str,
     m: &Map<String, Value>,
     expected: &[(&str, FieldKind)],
+    mut hit: impl FnMut(&'static str),
     out: &mut Vec<Violation>,
 ) {
     for (name, field) in expected {
         let Some(value) = m.get(*name).filter(|v| !v.is_null()) else {
             continue;
         };
+        let rule = match field {
+            FieldKind::ExampleStr => HPD_ENV_008,
+            _ => HPD_ENV_007,
+        };
+        hit(rule);
         let ok = match field {
             FieldKind::Id => value.as_str().is_some_and(|s| !s.is_empty()),
             FieldKind::Integer => value.as_i64().is_some() || value.as_u64().is_some(),
@@ -147,10 +187,6 @@ fn fields(
                 FieldKind::Bool => "a boolean",
                 FieldKind::Str | FieldKind::ExampleStr => "a string",
                 FieldKind::Duration => "a number or a TimeSpan string",
-            };
-            let rule = match field {
-                FieldKind::ExampleStr => HPD_ENV_008,
-                _ => HPD_ENV_007,
             };
             out.push(Violation::new(
                 rule,

@@ -9,7 +9,7 @@
 
 use super::validate;
 use crate::rules::ids::HUMA_LC_001;
-use crate::rules::Violation;
+use crate::rules::{Exercised, Violation};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -36,6 +36,8 @@ struct Unnamed {
 pub(super) struct Bursts {
     named: HashMap<String, Burst>,
     unnamed: Unnamed,
+    /// HUMA-LC-001 each time an event's place in a burst was judged.
+    exercised: Exercised,
 }
 
 impl Bursts {
@@ -43,6 +45,11 @@ impl Bursts {
     pub(super) fn on_messaging(&mut self, event: &Value, out: &mut Vec<Violation>) {
         let kind = event.get("event").and_then(Value::as_str).unwrap_or("");
         let index = || validate::message_index(event.get("messageIndex"));
+        // A typing_start opens a burst wherever it comes; a message_sent or typing_end is
+        // judged against the burst it belongs to, in or out of order.
+        if matches!(kind, "message_sent" | "typing_end") {
+            self.exercised.hit(HUMA_LC_001);
+        }
         let why = match event.get("toolCallId").and_then(Value::as_str) {
             Some(id) => self.named(id, kind, index),
             None => self.unnamed(kind, index),
@@ -50,6 +57,11 @@ impl Bursts {
         if let Some(why) = why {
             out.push(Violation::new(HUMA_LC_001, why));
         }
+    }
+
+    /// Moves the rules judged since last asked into `into`.
+    pub(super) fn exercised(&mut self, into: &mut Vec<&'static str>) {
+        self.exercised.drain_into(into);
     }
 
     fn named(&mut self, id: &str, kind: &str, index: impl Fn() -> Option<u64>) -> Option<String> {

@@ -8,7 +8,7 @@ use super::session::decode_sio;
 use super::validate;
 use crate::protocol::{Checker, Observed};
 use crate::rules::ids::{HUMA_CLI_001, HUMA_CLI_008, HUMA_SRV_003, HUMA_VAL_007, HUMA_VAL_008};
-use crate::rules::Violation;
+use crate::rules::{Exercised, Violation};
 use crate::transcript::Direction;
 use crate::transport::socketio::packet::{self, EioPacket};
 use serde_json::Value;
@@ -25,6 +25,9 @@ pub struct HumaChecker {
     awaiting: Awaiting,
     /// What the client owes for what the server sent (judged when the client is).
     duties: ClientDuties,
+    /// The rules this file and the validator judged on the last observation (the bursts and
+    /// the duties keep their own).
+    exercised: Exercised,
 }
 
 /// The channel and first argument of a Socket.IO EVENT in `text`; `Err` when it is not an
@@ -48,7 +51,11 @@ fn emit_of(text: &str) -> Result<Option<(String, Value)>, ()> {
 
 impl HumaChecker {
     fn on_server(&mut self, at_ms: u64, channel: &str, event: &Value, out: &mut Vec<Violation>) {
-        out.extend(validate::server_event_violations(channel, event));
+        out.extend(validate::server_event_checks(
+            channel,
+            event,
+            &mut self.exercised,
+        ));
         if channel == "error" {
             self.error_answers(out);
         }
@@ -64,11 +71,16 @@ impl HumaChecker {
             .unwrap_or("")
             .to_owned();
         match event.get("type").and_then(Value::as_str) {
-            Some("cancel-tool-call") if !self.duties.is_outstanding(&id) => {
-                out.push(Violation::new(
-                    HUMA_SRV_003,
-                    format!("cancel-tool-call names {id:?}, which is not an outstanding tool call"),
-                ));
+            Some("cancel-tool-call") => {
+                self.exercised.hit(HUMA_SRV_003);
+                if !self.duties.is_outstanding(&id) {
+                    out.push(Violation::new(
+                        HUMA_SRV_003,
+                        format!(
+                            "cancel-tool-call names {id:?}, which is not an outstanding tool call"
+                        ),
+                    ));
+                }
             }
             Some("messaging") => self.bursts.on_messaging(event, out),
             _ => {}
@@ -83,6 +95,18 @@ impl HumaChecker {
             );
             return;
         }
+        // Every client event is held to its table (HUMA-CLI-001); an object result of a
+        // tool-result, to the forbidden keys too (HUMA-CLI-008).
+        self.exercised.hit(HUMA_CLI_001);
+        let ty = event.get("type").and_then(Value::as_str);
+        if ty == Some("tool-result")
+            && matches!(
+                event.get("result"),
+                Some(Value::Object(_) | Value::Array(_))
+            )
+        {
+            self.exercised.hit(HUMA_CLI_008);
+        }
         let found = validate::client_event_violations(event);
         let valid = found.is_empty();
         // The field checks name what the server must reject (HUMA-VAL-*); the client that
@@ -95,7 +119,6 @@ impl HumaChecker {
             };
             Violation::new(rule, v.message)
         }));
-        let ty = event.get("type").and_then(Value::as_str);
         let id = event.get("toolCallId").and_then(Value::as_str);
         // What the server does with a result for a call it never issued, or a confirmation,
         // is open (HUMA-LC-006): an error answering one is not judged.
@@ -133,6 +156,11 @@ impl HumaChecker {
     /// before that frame drew none. With no such frame, it answers the oldest valid event still
     /// unanswered, which breaks HUMA-VAL-007.
     fn error_answers(&mut self, out: &mut Vec<Violation>) {
+        // Only an error that is weighed against a valid event judges HUMA-VAL-007: it is blamed
+        // on that event, or it answers a later frame and so the event drew none.
+        if self.awaiting.weighs_valid() {
+            self.exercised.hit(HUMA_VAL_007);
+        }
         if let Some(ty) = self.awaiting.answer() {
             out.push(Violation::new(
                 HUMA_VAL_007,
@@ -179,6 +207,12 @@ impl Awaiting {
             self.0.pop_front();
         }
         self.0.push_back(sent);
+    }
+
+    /// The next error is weighed against a valid event: the oldest frame waiting is one (what
+    /// [`Awaiting::answer`] either blames or clears).
+    fn weighs_valid(&self) -> bool {
+        matches!(self.0.front(), Some(Sent::Valid(_)))
     }
 
     /// An error came: the frame it answers leaves the queue with every frame before it. The
@@ -239,6 +273,8 @@ impl Checker for HumaChecker {
                         // As before: a frame not read whole counts as broken input.
                         self.client_broke();
                         if let Some(len) = super::truncated::result_chars_at_least(kept) {
+                            // The start shows a tool-result: its length limit is judged.
+                            self.exercised.hit(HUMA_CLI_001);
                             if len > validate::MAX_RESULT {
                                 out.push(Violation::new(
                                     HUMA_CLI_001,
@@ -267,6 +303,12 @@ impl Checker for HumaChecker {
 
     fn input_broken(&self) -> bool {
         self.client_broken
+    }
+
+    fn exercised(&mut self, into: &mut Vec<&'static str>) {
+        self.exercised.drain_into(into);
+        self.bursts.exercised(into);
+        self.duties.exercised(into);
     }
 }
 
@@ -393,6 +435,63 @@ mod tests {
         ];
         for (what, frames, expected) in cases {
             assert_eq!(val_007(&frames), expected, "{what}");
+        }
+    }
+
+    /// A rule counts where its check ran on an item it applies to: a context-update, a
+    /// tool-call and its result exercise the rules on those, and not the rules on cancels,
+    /// bursts, errors or confirmations, which the exchange never held.
+    #[test]
+    fn a_rule_counts_as_exercised_only_where_it_applies() {
+        let id = "550e8400-e29b-41d4-a716-446655440000";
+        let frames = [
+            (Client, context_update()),
+            (
+                Server,
+                emit(
+                    "event",
+                    json!({"type": "tool-call", "toolCallId": id, "toolName": "t",
+                           "arguments": {}}),
+                ),
+            ),
+            (
+                Client,
+                emit(
+                    "message",
+                    json!({"type": "tool-result", "triggering": false, "toolCallId": id,
+                           "toolName": "t", "outcome": "success", "result": {"ok": true}}),
+                ),
+            ),
+        ];
+        let mut checker = HumaChecker::default();
+        let (mut out, mut hits) = (Vec::new(), Vec::new());
+        for (at, (from, text)) in frames.iter().enumerate() {
+            checker.observe(*from, at as u64, Observed::Garbage(text.as_str()), &mut out);
+            checker.exercised(&mut hits);
+        }
+        assert!(out.is_empty(), "{out:?}");
+        for applied in [
+            "HUMA-TR-001",
+            "HUMA-SRV-001",
+            "HUMA-SRV-002",
+            "HUMA-CLI-001",
+            "HUMA-CLI-002",
+            "HUMA-CLI-008",
+        ] {
+            assert!(hits.contains(&applied), "{applied} applied: {hits:?}");
+        }
+        for never in [
+            "HUMA-SRV-003",
+            "HUMA-SRV-004",
+            "HUMA-LC-001",
+            "HUMA-ERR-001",
+            "HUMA-VAL-007",
+            "HUMA-CLI-004",
+            "HUMA-CLI-005",
+            "HUMA-CLI-006",
+            "HUMA-CLI-007",
+        ] {
+            assert!(!hits.contains(&never), "{never} never applied: {hits:?}");
         }
     }
 

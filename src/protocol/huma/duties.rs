@@ -7,7 +7,7 @@
 
 use super::validate::message_index;
 use crate::rules::ids::{HUMA_CLI_002, HUMA_CLI_004, HUMA_CLI_005, HUMA_CLI_006, HUMA_CLI_007};
-use crate::rules::Violation;
+use crate::rules::{Exercised, Violation};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
 
@@ -36,6 +36,8 @@ pub struct ClientDuties {
     /// A server frame was too long for the transcript to keep whole: what it issued is
     /// unknown, so an answer naming something unseen is not judged.
     unseen: bool,
+    /// The HUMA-CLI-* rules judged since the checker last asked.
+    exercised: Exercised,
 }
 
 fn str_field<'a>(event: &'a Value, name: &str) -> Option<&'a str> {
@@ -46,6 +48,11 @@ impl ClientDuties {
     /// True when the server issued the call `id` and the client has not answered it.
     pub fn is_outstanding(&self, id: &str) -> bool {
         self.calls.get(id).is_some_and(|call| !call.answered)
+    }
+
+    /// Moves the rules judged since last asked into `into`.
+    pub fn exercised(&mut self, into: &mut Vec<&'static str>) {
+        self.exercised.drain_into(into);
     }
 
     /// A server frame the transcript did not keep whole.
@@ -105,6 +112,12 @@ impl ClientDuties {
         let id = str_field(event, "toolCallId").unwrap_or("");
         let name = str_field(event, "toolName").unwrap_or("");
         let outcome = str_field(event, "outcome").unwrap_or("");
+        // Each outcome's own rule is judged on results with that outcome only.
+        match outcome {
+            "failure" => self.exercised.hit(HUMA_CLI_004),
+            "canceled" => self.exercised.hit(HUMA_CLI_006),
+            _ => {}
+        }
         if outcome == "failure" && str_field(event, "error").is_none() {
             out.push(Violation::new(
                 HUMA_CLI_004,
@@ -118,15 +131,19 @@ impl ClientDuties {
             ));
         }
         let Some(call) = self.calls.get_mut(id) else {
+            // A call issued in a frame the transcript did not keep: nothing to judge against.
             if self.unseen {
                 return;
             }
+            self.exercised.hit(HUMA_CLI_002);
             out.push(Violation::new(
                 HUMA_CLI_002,
                 format!("a tool-result names toolCallId {id:?}, which no tool-call issued"),
             ));
             return;
         };
+        // A result for a call the server issued: once, with its name.
+        self.exercised.hit(HUMA_CLI_002);
         if call.answered {
             out.push(Violation::new(
                 HUMA_CLI_002,
@@ -145,6 +162,8 @@ impl ClientDuties {
             ));
         }
         if let Some(canceled_at) = call.canceled_at {
+            // The result to a cancelled call: its outcome is judged.
+            self.exercised.hit(HUMA_CLI_005);
             let after_race = at_ms.saturating_sub(canceled_at) > CANCEL_RACE_MS;
             if outcome != "canceled" && after_race {
                 out.push(Violation::new(
@@ -165,6 +184,7 @@ impl ClientDuties {
         let Some(index) = index else {
             return;
         };
+        self.exercised.hit(HUMA_CLI_007);
         let mut wrong = |why: String| out.push(Violation::new(HUMA_CLI_007, why));
         match message_index(Some(index)) {
             Some(i) if self.unseen || self.sent.contains(&(id.to_owned(), i)) => {}

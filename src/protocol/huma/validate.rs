@@ -6,7 +6,7 @@ use crate::rules::ids::{
     HUMA_VAL_001, HUMA_VAL_002, HUMA_VAL_003, HUMA_VAL_004, HUMA_VAL_005, HUMA_VAL_006,
     HUMA_VAL_008,
 };
-use crate::rules::Violation;
+use crate::rules::{Exercised, Violation};
 use serde_json::Value;
 
 /// Keys that must not appear anywhere in a record field (prototype pollution).
@@ -195,7 +195,21 @@ pub fn client_event_violations(event: &Value) -> Vec<Violation> {
 
 /// Every rule a server event breaks; `channel` is the Socket.IO event name it arrived on.
 pub fn server_event_violations(channel: &str, event: &Value) -> Vec<Violation> {
+    server_event_checks(channel, event, &mut Exercised::default())
+}
+
+/// [`server_event_violations`], noting in `hits` each rule whose check ran on this emit: the
+/// rules of the emit's own channel and type, not every rule for every emit.
+pub(super) fn server_event_checks(
+    channel: &str,
+    event: &Value,
+    hits: &mut Exercised,
+) -> Vec<Violation> {
     let mut out = Vec::new();
+    // Anything on 'event' is held to the server event types, an object first among them.
+    if channel == "event" {
+        hits.hit(HUMA_SRV_001);
+    }
     let Some(obj) = event.as_object() else {
         out.push(Violation::new(
             HUMA_SRV_001,
@@ -210,6 +224,11 @@ pub fn server_event_violations(channel: &str, event: &Value) -> Vec<Violation> {
             out.push(Violation::new(rule, format!("{ty}: {what}")));
         }
     };
+    // The channel every server emit is on is judged, whatever it holds.
+    hits.hit(HUMA_TR_001);
+    if channel == "error" {
+        hits.hit(HUMA_ERR_001);
+    }
     match (channel, ty) {
         ("error", "error") => {
             need(
@@ -233,6 +252,7 @@ pub fn server_event_violations(channel: &str, event: &Value) -> Vec<Violation> {
             "an error event was emitted on 'event'; errors belong on 'error'",
         )),
         ("event", "tool-call") => {
+            hits.hit(HUMA_SRV_002);
             let id = field("toolCallId").and_then(Value::as_str);
             need(
                 id.is_some_and(|i| uuid::Uuid::parse_str(i).is_ok()),
@@ -251,6 +271,7 @@ pub fn server_event_violations(channel: &str, event: &Value) -> Vec<Violation> {
             );
         }
         ("event", "cancel-tool-call") => {
+            hits.hit(HUMA_SRV_003);
             need(
                 is_str(field("toolCallId")),
                 HUMA_SRV_003,
@@ -268,6 +289,7 @@ pub fn server_event_violations(channel: &str, event: &Value) -> Vec<Violation> {
             );
         }
         ("event", "messaging") => {
+            hits.hit(HUMA_SRV_004);
             let kind = field("event").and_then(Value::as_str).unwrap_or("");
             need(
                 matches!(kind, "typing_start" | "message_sent" | "typing_end"),

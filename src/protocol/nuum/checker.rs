@@ -13,7 +13,7 @@ use crate::rules::ids::{
     NUUM_RES_001, NUUM_SID_001, NUUM_SID_002, NUUM_TASK_003, NUUM_TOOL_001, NUUM_TOOL_002,
     NUUM_TR_001, NUUM_TR_002, NUUM_TURN_001,
 };
-use crate::rules::Violation;
+use crate::rules::{Exercised, Violation};
 use crate::transcript::Direction;
 use serde_json::Value;
 use std::collections::{HashSet, VecDeque};
@@ -48,6 +48,9 @@ struct Turn {
     carried: u64,
     /// tool_use ids of this turn without a tool result yet.
     unanswered_tools: Vec<String>,
+    /// This turn called a tool: a success result owes each call its result (NUUM-TOOL-002),
+    /// answered or not by then.
+    used_tools: bool,
     /// This turn's calls of a tool the spec says creates a task or alarm, not failed: by name
     /// and id.
     task_calls: Vec<(String, String)>,
@@ -93,10 +96,15 @@ pub struct NuumChecker {
     /// tool_use ids seen, oldest first, bounded.
     tool_ids: VecDeque<String>,
     tool_id_set: HashSet<String>,
+    /// The rules checked since the judge last asked ([`Checker::exercised`]).
+    exercised: Exercised,
 }
 
 impl NuumChecker {
     fn on_server_line(&mut self, line: &Value, out: &mut Vec<Violation>) {
+        // Every output line is tested for the form of a Nuum message (an object with a string
+        // type) and its type and subtype against the spec's lists: both rules apply to each.
+        self.exercised.hit(NUUM_OUT_002);
         let kind = match validate::classify(line) {
             Ok(kind) => kind,
             // JSON, but not in the form every example shows.
@@ -109,17 +117,28 @@ impl NuumChecker {
                 return;
             }
         };
+        self.exercised.hit(NUUM_OUT_001);
         self.startup(kind, line, out);
-        validate::shape_violations(kind, line, out);
+        validate::shape_checks(kind, line, out, &mut self.exercised);
         self.session_identity(kind, line, out);
         match kind {
             Kind::TurnAccepted => {
+                // A turn a user message started (or, in a bare stdout capture, any turn) is
+                // accepted before its first output: NUUM-TURN-001 holds (it is broken in
+                // `turn_output` or `result` when output comes first).
+                if self.process.turn.accept_due || !self.saw_client {
+                    self.exercised.hit(NUUM_TURN_001);
+                }
                 self.process.turn.open = true;
                 self.process.turn.accept_due = false;
             }
             Kind::Assistant => {
                 self.turn_output(kind, out);
                 let turn = &mut self.process.turn;
+                // An output while messages wait to be injected is what NUUM-INJ-002 judges.
+                if turn.queued > 0 {
+                    self.exercised.hit(NUUM_INJ_002);
+                }
                 // Outputs of the model call under way when the message was queued may still
                 // come (one call can stream several assistant lines); wireprobe sees a call end
                 // only at a tool result, and judges the output after that.
@@ -170,6 +189,7 @@ impl NuumChecker {
                     .unwrap_or(0);
                 let turn = &mut self.process.turn;
                 let waiting = turn.queued + turn.carried;
+                self.exercised.hit(NUUM_INJ_002);
                 if count > waiting {
                     out.push(Violation::new(
                         NUUM_INJ_002,
@@ -200,6 +220,10 @@ impl NuumChecker {
         let p = &mut self.process;
         let first = !p.spoke;
         p.spoke = true;
+        // An init (once?) and the first line (an init?) are what NUUM-INIT-001 is about.
+        if kind == Kind::Init || first {
+            self.exercised.hit(NUUM_INIT_001);
+        }
         match (kind, p.init_seen) {
             (Kind::Init, true) => out.push(Violation::new(
                 NUUM_INIT_001,
@@ -211,10 +235,16 @@ impl NuumChecker {
                 p.session_id = sid.map(str::to_owned);
                 match (&self.first_session_id, sid) {
                     (None, Some(sid)) => self.first_session_id = Some(sid.to_owned()),
-                    (Some(first), Some(sid)) if first != sid => out.push(Violation::new(
-                        NUUM_SID_002,
-                        format!("after a restart init carries session_id {sid:?}; the first start had {first:?}"),
-                    )),
+                    // A restart: its session_id is compared with the first start's.
+                    (Some(first), Some(sid)) => {
+                        self.exercised.hit(NUUM_SID_002);
+                        if first != sid {
+                            out.push(Violation::new(
+                                NUUM_SID_002,
+                                format!("after a restart init carries session_id {sid:?}; the first start had {first:?}"),
+                            ));
+                        }
+                    }
                     _ => {}
                 }
             }
@@ -239,6 +269,7 @@ impl NuumChecker {
         ) else {
             return;
         };
+        self.exercised.hit(NUUM_SID_001);
         if sid != expected {
             out.push(Violation::new(
                 NUUM_SID_001,
@@ -292,6 +323,7 @@ impl NuumChecker {
                 self.tool_ids.push_back(id.to_owned());
             }
             let turn = &mut self.process.turn;
+            turn.used_tools = true;
             if turn.unanswered_tools.len() < MAX_TRACKED {
                 turn.unanswered_tools.push(id.to_owned());
             }
@@ -320,6 +352,7 @@ impl NuumChecker {
             .task_calls
             .retain(|(_, id)| !failed.contains(&id.as_str()));
         for id in ids {
+            self.exercised.hit(NUUM_TOOL_001);
             if !self.tool_id_set.contains(id) {
                 out.push(Violation::new(
                     NUUM_TOOL_001,
@@ -344,6 +377,9 @@ impl NuumChecker {
 
     fn result(&mut self, line: &Value, out: &mut Vec<Violation>) {
         let turn = &mut self.process.turn;
+        // Every result is tested for an open turn to end (NUUM-TURN-001 instead when the turn
+        // it ends was never accepted: broken, so counted).
+        self.exercised.hit(NUUM_RES_001);
         if !turn.open && !turn.runs_carried() {
             out.push(Violation::new(
                 if turn.accept_due {
@@ -358,6 +394,10 @@ impl NuumChecker {
                 },
             ));
         }
+        // A snapshot is owed only when the turn called a tool that creates a task.
+        if !turn.task_calls.is_empty() {
+            self.exercised.hit(NUUM_TASK_003);
+        }
         if let Some((name, id)) = turn.task_calls.first().filter(|_| !turn.snapshot_seen) {
             out.push(Violation::new(
                 NUUM_TASK_003,
@@ -367,6 +407,10 @@ impl NuumChecker {
         turn.task_calls.clear();
         turn.snapshot_seen = false;
         if line.get("subtype").and_then(Value::as_str) == Some("success") {
+            // Results are owed only when the turn called a tool.
+            if turn.used_tools {
+                self.exercised.hit(NUUM_TOOL_002);
+            }
             for id in &turn.unanswered_tools {
                 out.push(Violation::new(
                     NUUM_TOOL_002,
@@ -379,12 +423,15 @@ impl NuumChecker {
         turn.open = false;
         turn.accept_due = false;
         turn.unanswered_tools.clear();
+        turn.used_tools = false;
         turn.carried += std::mem::take(&mut turn.queued);
         turn.model_call_ended = false;
     }
 
     fn on_client_line(&mut self, line: &Value, out: &mut Vec<Violation>) {
         self.saw_client = true;
+        // Each line the host writes is tested for being a message the spec lists.
+        self.exercised.hit(NUUM_HOST_001);
         let parsed = super::input::line_of(line);
         self.client_broken = parsed.is_err();
         if let Err(why) = &parsed {
@@ -412,8 +459,16 @@ impl Checker for NuumChecker {
             (_, Observed::Connect(_)) => {
                 self.process = Process::default();
             }
-            (Direction::Server, Observed::Event(line, _)) => self.on_server_line(line.value(), out),
-            (Direction::Client, Observed::Event(line, _)) => self.on_client_line(line.value(), out),
+            // A line that reached the checker as JSON is a line of JSON: NUUM-TR-001 (the
+            // process) and NUUM-HOST-002 (the host) hold for it; Garbage below breaks them.
+            (Direction::Server, Observed::Event(line, _)) => {
+                self.exercised.hit(NUUM_TR_001);
+                self.on_server_line(line.value(), out);
+            }
+            (Direction::Client, Observed::Event(line, _)) => {
+                self.exercised.hit(NUUM_HOST_002);
+                self.on_client_line(line.value(), out);
+            }
             (Direction::Client, Observed::Garbage(text)) => {
                 self.saw_client = true;
                 self.client_broken = true;
@@ -442,18 +497,26 @@ impl Checker for NuumChecker {
                 ));
             }
             (Direction::Client, Observed::Closed { .. }) => self.process.stdin_closed = true,
-            (Direction::Server, Observed::NoGreeting { waited_ms }) if !self.process.spoke => {
-                out.push(Violation::new(
-                    NUUM_INIT_001,
-                    format!("no system/init within {waited_ms} ms of the process starting (it is sent on startup)"),
-                ));
+            // The wait for the process's first line is init's startup test.
+            (Direction::Server, Observed::NoGreeting { waited_ms }) => {
+                self.exercised.hit(NUUM_INIT_001);
+                if !self.process.spoke {
+                    out.push(Violation::new(
+                        NUUM_INIT_001,
+                        format!("no system/init within {waited_ms} ms of the process starting (it is sent on startup)"),
+                    ));
+                }
             }
-            (Direction::Server, Observed::Closed { .. }) if !self.process.stdin_closed => {
-                out.push(Violation::new(
-                    NUUM_TR_002,
-                    "the process ended while its stdin was still open",
-                ));
-                self.process.stdin_closed = true;
+            // The process ending is what NUUM-TR-002 judges: broken while stdin is open.
+            (Direction::Server, Observed::Closed { .. }) => {
+                self.exercised.hit(NUUM_TR_002);
+                if !self.process.stdin_closed {
+                    out.push(Violation::new(
+                        NUUM_TR_002,
+                        "the process ended while its stdin was still open",
+                    ));
+                    self.process.stdin_closed = true;
+                }
             }
             _ => {}
         }
@@ -461,6 +524,10 @@ impl Checker for NuumChecker {
 
     fn input_broken(&self) -> bool {
         self.client_broken
+    }
+
+    fn exercised(&mut self, into: &mut Vec<&'static str>) {
+        self.exercised.drain_into(into);
     }
 }
 

@@ -204,3 +204,57 @@ fn a_second_result_and_a_second_init_are_caught() {
     ];
     assert_eq!(broken(&lines), ["NUUM-RES-001", "NUUM-INIT-001"]);
 }
+
+/// A rule is exercised where the checker tests it on a line it is about: a clean turn with no
+/// tool, task, queueing, error or restart exercises the turn and result rules, and none of
+/// those about what it never contained, though lines flowed both ways.
+#[test]
+fn a_rule_counts_as_exercised_only_where_it_applies() {
+    let mut checker = NuumChecker::default();
+    let mut out = Vec::new();
+    let mut hits = Vec::new();
+    let lines = [
+        ("<", init()),
+        (">", user()),
+        ("<", accepted()),
+        ("<", say("a")),
+        ("<", result()),
+    ];
+    for (dir, line) in &lines {
+        let from = if *dir == ">" {
+            Direction::Client
+        } else {
+            Direction::Server
+        };
+        checker.observe(from, 0, Observed::Event(line.into(), None), &mut out);
+        checker.exercised(&mut hits);
+    }
+    assert!(out.is_empty(), "{out:?}");
+    for applied in [
+        "NUUM-TR-001",
+        "NUUM-INIT-001",
+        "NUUM-INIT-002",
+        "NUUM-TURN-001",
+        "NUUM-AST-001",
+        "NUUM-AST-002",
+        "NUUM-RES-001",
+        "NUUM-RES-004",
+        "NUUM-SID-001",
+        "NUUM-HOST-001",
+    ] {
+        assert!(hits.contains(&applied), "{applied} not in {hits:?}");
+    }
+    for never in [
+        "NUUM-TOOL-001",
+        "NUUM-TOOL-002",
+        "NUUM-TASK-001",
+        "NUUM-TASK-003",
+        "NUUM-SYS-001",
+        "NUUM-INJ-002",
+        "NUUM-SID-002",
+        "NUUM-TR-002",
+        "NUUM-CTL-006",
+    ] {
+        assert!(!hits.contains(&never), "{never} in {hits:?}");
+    }
+}

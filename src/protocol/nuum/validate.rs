@@ -6,7 +6,7 @@ use crate::rules::ids::{
     NUUM_AST_001, NUUM_AST_002, NUUM_CTL_006, NUUM_INIT_002, NUUM_INIT_003, NUUM_OUT_002,
     NUUM_RES_002, NUUM_RES_003, NUUM_RES_004, NUUM_SYS_001, NUUM_TASK_001, NUUM_TASK_002,
 };
-use crate::rules::Violation;
+use crate::rules::{Exercised, Violation};
 use serde_json::Value;
 
 /// An output line, by its `type` and `subtype`.
@@ -74,6 +74,12 @@ pub fn tool_result_blocks(line: &Value) -> impl Iterator<Item = &Value> {
 
 /// Shape violations of one line of `kind`.
 pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) {
+    shape_checks(kind, line, out, &mut Exercised::default());
+}
+
+/// [`shape_violations`], noting in `ex` each rule whose check ran on this line (a rule about a
+/// field of another kind of line, or a block or task the line lacks, is not noted).
+pub fn shape_checks(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>, ex: &mut Exercised) {
     let mut need = |rule: &'static str, ok: bool, what: &str| {
         if !ok {
             out.push(Violation::new(rule, format!("{}: {what}", describe(kind))));
@@ -97,6 +103,8 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
     );
     match kind {
         Kind::Init => {
+            ex.hit(NUUM_INIT_002);
+            ex.hit(NUUM_INIT_003);
             if let Some((rule, what)) = session {
                 need(rule, false, &what);
             }
@@ -110,6 +118,7 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
             );
         }
         Kind::Assistant => {
+            ex.hit(NUUM_AST_001);
             need(NUUM_AST_001, line.get("message").is_some(), "no message");
             if let Some((rule, what)) = session {
                 need(rule, false, &what);
@@ -132,7 +141,7 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
                 "message.model is not a string",
             );
             for block in content_blocks(line) {
-                block_violations(block, out);
+                block_violations(block, out, ex);
             }
         }
         Kind::ToolResult => {
@@ -154,6 +163,12 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
         }
         Kind::Result => {
             let subtype = line.get("subtype").and_then(Value::as_str);
+            ex.hit(NUUM_RES_002);
+            ex.hit(NUUM_RES_003);
+            // is_error is judged against the two subtypes it has a value for.
+            if matches!(subtype, Some("success" | "error")) {
+                ex.hit(NUUM_RES_004);
+            }
             // The spec lists the subtypes: a public build's own names for an error break the
             // list as any other name does, and the message says whose they are.
             let whose = match subtype {
@@ -196,8 +211,11 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
                 _ => {}
             }
         }
-        Kind::Tasks => tasks_violations(line, out),
-        Kind::Error => need(NUUM_SYS_001, is_str(line, "message"), "no string message"),
+        Kind::Tasks => tasks_violations(line, out, ex),
+        Kind::Error => {
+            ex.hit(NUUM_SYS_001);
+            need(NUUM_SYS_001, is_str(line, "message"), "no string message");
+        }
         Kind::Queued => need(
             NUUM_OUT_002,
             is_positive(line, "position"),
@@ -209,6 +227,7 @@ pub fn shape_violations(kind: Kind<'_>, line: &Value, out: &mut Vec<Violation>) 
             "message_count is not a positive integer",
         ),
         Kind::StatusResponse => {
+            ex.hit(NUUM_CTL_006);
             need(
                 NUUM_CTL_006,
                 line.get("subtype").and_then(Value::as_str) == Some("status_response"),
@@ -236,8 +255,12 @@ pub fn content_blocks(line: &Value) -> impl Iterator<Item = &Value> {
         .flatten()
 }
 
-fn block_violations(block: &Value, out: &mut Vec<Violation>) {
+fn block_violations(block: &Value, out: &mut Vec<Violation>, ex: &mut Exercised) {
     let ty = block.get("type").and_then(Value::as_str);
+    // NUUM-AST-002 is about text and tool_use blocks (and a block with no type at all).
+    if matches!(ty, None | Some("text" | "tool_use")) {
+        ex.hit(NUUM_AST_002);
+    }
     let ok = match ty {
         Some("text") => is_str(block, "text"),
         Some("tool_use") => {
@@ -265,7 +288,7 @@ fn tool_result_block_ok(block: &Value) -> bool {
         && block.get("is_error").is_none_or(Value::is_boolean)
 }
 
-fn tasks_violations(line: &Value, out: &mut Vec<Violation>) {
+fn tasks_violations(line: &Value, out: &mut Vec<Violation>, ex: &mut Exercised) {
     let mut push = |rule: &'static str, what: String| {
         out.push(Violation::new(rule, format!("system/tasks: {what}")));
     };
@@ -286,6 +309,7 @@ fn tasks_violations(line: &Value, out: &mut Vec<Violation>) {
         }
         let ty = task.get("type").and_then(Value::as_str);
         let status = task.get("status").and_then(Value::as_str);
+        ex.hit(NUUM_TASK_001);
         let (want, stamp) = match ty {
             Some("research" | "reflect") => ("running", "createdAt"),
             Some("alarm") => ("pending", "firesAt"),
@@ -297,6 +321,8 @@ fn tasks_violations(line: &Value, out: &mut Vec<Violation>) {
                 continue;
             }
         };
+        // Only a task of a listed type has a timestamp the spec names.
+        ex.hit(NUUM_TASK_002);
         if status != Some(want) {
             push(
                 NUUM_TASK_001,

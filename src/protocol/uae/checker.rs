@@ -7,14 +7,14 @@
 //! recorded three-party transcript (`from: ui | agent | executor`): a tool.result answers the
 //! tool.call with its trace_id whoever sent them.
 
-use super::validate::{check_event, Kind};
+use super::validate::{check_event_noting, Kind};
 use crate::protocol::recent::RecentSet;
 use crate::protocol::{Checker, Observed};
 use crate::rules::ids::{
     UAE_DIR_001, UAE_ENV_001, UAE_ENV_006, UAE_ENV_009, UAE_RES_001, UAE_RES_002, UAE_SES_001,
     UAE_TRC_001, UAE_UI_003, UAE_UI_004,
 };
-use crate::rules::Violation;
+use crate::rules::{Exercised, Violation};
 use crate::transcript::Direction;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
@@ -51,11 +51,13 @@ pub struct UaeChecker {
     /// The client side's last frame was no event the target can use: not JSON, or of a type
     /// the spec does not define.
     client_broken: bool,
+    /// The rules evaluated since the judge last asked (see [`Checker::exercised`]).
+    exercised: Exercised,
 }
 
 impl UaeChecker {
     fn event(&mut self, from: Direction, event: &Value, out: &mut Vec<Violation>) {
-        let Some(kind) = check_event(event, out) else {
+        let Some(kind) = check_event_noting(event, out, &mut self.exercised) else {
             return;
         };
         if from == Direction::Client && matches!(kind, Kind::Other(_)) {
@@ -64,6 +66,8 @@ impl UaeChecker {
         let field = |name: &str| event.get(name).and_then(Value::as_str);
         let ty = field("type").unwrap_or_default();
         if let Some(id) = field("id") {
+            // Each new id is compared with those seen.
+            self.exercised.hit(UAE_ENV_006);
             if !self.ids.insert(id) {
                 out.push(Violation::new(
                     UAE_ENV_006,
@@ -71,11 +75,15 @@ impl UaeChecker {
                 ));
             }
         }
-        if from == Direction::Server && kind.from_ui() {
-            out.push(Violation::new(
-                UAE_DIR_001,
-                format!("the target sent {ty}, which only the Web UI sends"),
-            ));
+        // Every event the target sends has its type held to the parties who may send it.
+        if from == Direction::Server {
+            self.exercised.hit(UAE_DIR_001);
+            if kind.from_ui() {
+                out.push(Violation::new(
+                    UAE_DIR_001,
+                    format!("the target sent {ty}, which only the Web UI sends"),
+                ));
+            }
         }
         self.session(from, kind, ty, field("session_id"), out);
         match kind {
@@ -89,6 +97,9 @@ impl UaeChecker {
             }
             Kind::UiAction => {
                 let view = event.pointer("/payload/view_id").and_then(Value::as_str);
+                if view.is_some() {
+                    self.exercised.hit(UAE_UI_003);
+                }
                 if let Some(view) = view.filter(|v| !self.views.contains(v)) {
                     out.push(Violation::new(
                         UAE_UI_003,
@@ -127,22 +138,30 @@ impl UaeChecker {
             Direction::Client => {
                 let known = self.client_sessions.contains(session)
                     || self.server_sessions.contains(session);
-                if !known && !self.client_sessions.is_empty() {
-                    out.push(Violation::new(
-                        UAE_UI_004,
-                        format!("{ty} carries session_id {session:?}, which neither party used before in this session"),
-                    ));
+                // The UI's first session is its own choice: only a later one is judged.
+                if !self.client_sessions.is_empty() {
+                    self.exercised.hit(UAE_UI_004);
+                    if !known {
+                        out.push(Violation::new(
+                            UAE_UI_004,
+                            format!("{ty} carries session_id {session:?}, which neither party used before in this session"),
+                        ));
+                    }
                 }
                 self.client_sessions.insert(session);
             }
             Direction::Server if kind == Kind::ToolResult => {}
             Direction::Server => {
                 self.server_sessions.insert(session);
-                if !self.client_sessions.is_empty() && !self.client_sessions.contains(session) {
-                    out.push(Violation::new(
-                        UAE_SES_001,
-                        format!("{ty} carries session_id {session:?}, a session the other party never named"),
-                    ));
+                // Judged once the other party has named a session.
+                if !self.client_sessions.is_empty() {
+                    self.exercised.hit(UAE_SES_001);
+                    if !self.client_sessions.contains(session) {
+                        out.push(Violation::new(
+                            UAE_SES_001,
+                            format!("{ty} carries session_id {session:?}, a session the other party never named"),
+                        ));
+                    }
                 }
             }
         }
@@ -184,6 +203,8 @@ impl UaeChecker {
         let Some(trace) = event.get("trace_id").and_then(Value::as_str) else {
             return;
         };
+        // A result with a trace is paired with its call: the pairing is UAE-RES-002's.
+        self.exercised.hit(UAE_RES_002);
         let Some(calls) = self.calls.get_mut(trace) else {
             out.push(Violation::new(
                 UAE_RES_002,
@@ -191,6 +212,8 @@ impl UaeChecker {
             ));
             return;
         };
+        // A call of this trace was made: is this result its first answer or a second one?
+        self.exercised.hit(UAE_RES_001);
         let tool = event.pointer("/payload/tool").and_then(Value::as_str);
         let session = event.get("session_id").and_then(Value::as_str);
         // The call it answers: an open one of the same tool and session, else of the same
@@ -241,6 +264,7 @@ impl UaeChecker {
         let Some(want) = self.answered_trace.take() else {
             return;
         };
+        self.exercised.hit(UAE_TRC_001);
         if trace != Some(want.as_str()) {
             out.push(Violation::new(
                 UAE_TRC_001,
@@ -272,16 +296,23 @@ impl Checker for UaeChecker {
                 self.call_order.clear();
                 self.answered_trace = None;
             }
-            Observed::Event(event, _) => self.event(from, event.value(), out),
+            // A text frame or line: UAE-ENV-009 held (a binary one breaks it, below).
+            Observed::Event(event, _) => {
+                self.exercised.hit(UAE_ENV_009);
+                self.event(from, event.value(), out);
+            }
             // Either side's: only the side a run judges counts (an agent under test that
             // calls its executor is the client side).
-            Observed::Garbage(text) => out.push(Violation::new(
-                UAE_ENV_001,
-                format!(
-                    "sent text that is not JSON: {:?}",
-                    text.chars().take(60).collect::<String>()
-                ),
-            )),
+            Observed::Garbage(text) => {
+                self.exercised.hit(UAE_ENV_009);
+                out.push(Violation::new(
+                    UAE_ENV_001,
+                    format!(
+                        "sent text that is not JSON: {:?}",
+                        text.chars().take(60).collect::<String>()
+                    ),
+                ));
+            }
             Observed::Binary(len) => out.push(Violation::new(
                 UAE_ENV_009,
                 format!("sent a binary frame of {len} bytes, not a JSON event"),
@@ -292,6 +323,10 @@ impl Checker for UaeChecker {
 
     fn input_broken(&self) -> bool {
         self.client_broken
+    }
+
+    fn exercised(&mut self, into: &mut Vec<&'static str>) {
+        self.exercised.drain_into(into);
     }
 }
 
@@ -403,5 +438,47 @@ mod tests {
             Vec::<&str>::new()
         );
         assert_eq!(judge(&[(S, view), (C, action("view_2"))]), ["UAE-UI-003"]);
+    }
+
+    /// Coverage names the rules checked on what flowed, not every rule: a call answered with
+    /// ok true exercises the result's pairing and shape, never what a failed call owes, a
+    /// view, or the trace of output the agent never sent.
+    #[test]
+    fn a_rule_counts_as_exercised_only_where_it_applies() {
+        use crate::rules::ids::{UAE_RES_003, UAE_RES_004, UAE_VIEW_001};
+        let call = envelope(
+            "tool.call",
+            "tr_1",
+            "sess_1",
+            json!({"tool":"echo","args":{}}),
+        );
+        let ok = envelope(
+            "tool.result",
+            "tr_1",
+            "sess_1",
+            json!({"tool":"echo","ok":true,"result":{},"error":null}),
+        );
+        let mut checker = UaeChecker::default();
+        let (mut out, mut hits) = (Vec::new(), Vec::new());
+        for (from, e) in [(C, &call), (S, &ok)] {
+            checker.observe(from, 0, Observed::Event(e.into(), None), &mut out);
+            checker.exercised(&mut hits);
+        }
+        assert!(out.is_empty(), "a valid exchange: {out:?}");
+        for applied in [
+            UAE_ENV_001,
+            UAE_ENV_006,
+            UAE_RES_001,
+            UAE_RES_002,
+            UAE_RES_003,
+        ] {
+            assert!(hits.contains(&applied), "{applied} was checked: {hits:?}");
+        }
+        for never in [UAE_RES_004, UAE_VIEW_001, UAE_TRC_001, UAE_UI_003] {
+            assert!(
+                !hits.contains(&never),
+                "{never} had nothing to check: {hits:?}"
+            );
+        }
     }
 }

@@ -7,7 +7,7 @@ use crate::rules::ids::{
     UAE_ENV_007, UAE_ENV_008, UAE_MSG_001, UAE_RES_002, UAE_RES_003, UAE_RES_004, UAE_UI_001,
     UAE_UI_002, UAE_UI_005, UAE_VIEW_001, UAE_VIEW_002,
 };
-use crate::rules::Violation;
+use crate::rules::{Exercised, Violation};
 use serde_json::{Map, Value};
 
 /// The six types the spec defines, by who sends them.
@@ -56,6 +56,19 @@ impl Kind<'_> {
 /// The kind of `event` and every violation of its envelope and payload. `None` when it is not
 /// an object with a string type (UAE-ENV-001, pushed here).
 pub fn check_event<'a>(event: &'a Value, out: &mut Vec<Violation>) -> Option<Kind<'a>> {
+    // The fuzzer and the session want the verdict only, not which rules were evaluated.
+    check_event_noting(event, out, &mut Exercised::default())
+}
+
+/// [`check_event`], noting in `ex` each rule it evaluated on the event (one the event's type
+/// and fields make applicable), whatever the outcome: the checker's coverage.
+pub fn check_event_noting<'a>(
+    event: &'a Value,
+    out: &mut Vec<Violation>,
+    ex: &mut Exercised,
+) -> Option<Kind<'a>> {
+    // Every event is held to the common envelope, starting with being an object.
+    ex.hit(UAE_ENV_001);
     let Some(obj) = event.as_object() else {
         out.push(Violation::new(
             UAE_ENV_001,
@@ -71,14 +84,20 @@ pub fn check_event<'a>(event: &'a Value, out: &mut Vec<Violation>) -> Option<Kin
         return None;
     };
     let kind = Kind::of(ty);
-    envelope(ty, kind, obj, out);
+    envelope(ty, kind, obj, out, ex);
     if let Some(payload) = obj.get("payload").and_then(Value::as_object) {
-        payload_shape(ty, kind, payload, out);
+        payload_shape(kind, payload, &mut Needs { ty, out, ex });
     }
     Some(kind)
 }
 
-fn envelope(ty: &str, kind: Kind<'_>, obj: &Map<String, Value>, out: &mut Vec<Violation>) {
+fn envelope(
+    ty: &str,
+    kind: Kind<'_>,
+    obj: &Map<String, Value>,
+    out: &mut Vec<Violation>,
+    ex: &mut Exercised,
+) {
     for field in ["id", "ts", "session_id"] {
         match obj.get(field) {
             Some(Value::String(_)) => {}
@@ -104,6 +123,7 @@ fn envelope(ty: &str, kind: Kind<'_>, obj: &Map<String, Value>, out: &mut Vec<Vi
         )),
     }
     if let Some(id) = obj.get("id").and_then(Value::as_str) {
+        ex.hit(UAE_ENV_004);
         if !id.starts_with("evt_") {
             out.push(Violation::new(
                 UAE_ENV_004,
@@ -112,16 +132,30 @@ fn envelope(ty: &str, kind: Kind<'_>, obj: &Map<String, Value>, out: &mut Vec<Vi
         }
     }
     if let Some(ts) = obj.get("ts").and_then(Value::as_str) {
-        if let Some((rule, why)) = timestamp_problem(ts) {
+        ex.hit(UAE_ENV_005);
+        let problem = timestamp_problem(ts);
+        // UTC and milliseconds are looked at only in an RFC 3339 timestamp.
+        if problem.map(|(rule, _)| rule) != Some(UAE_ENV_005) {
+            ex.hit(UAE_ENV_008);
+        }
+        if let Some((rule, why)) = problem {
             out.push(Violation::new(rule, format!("{ty}'s ts {ts:?} {why}")));
         }
+    }
+    // Whether trace_id is owed (tool traffic) or only recorded (ui.*, assistant.*) is asked
+    // of the types it is about, present or not.
+    if kind.is_tool() {
+        ex.hit(UAE_ENV_002);
+    } else if kind.from_ui() || kind.to_ui() {
+        ex.hit(UAE_ENV_003);
     }
     match obj.get("trace_id") {
         Some(Value::String(trace)) if !trace.starts_with("tr_") => out.push(Violation::new(
             UAE_ENV_004,
             format!("{ty}'s trace_id {trace:?} does not start with tr_"),
         )),
-        Some(Value::String(_)) => {}
+        // A tr_ trace_id: UAE-ENV-004 held (a broken one counts by its violation).
+        Some(Value::String(_)) => ex.hit(UAE_ENV_004),
         Some(other) => out.push(Violation::new(
             UAE_ENV_001,
             format!(
@@ -138,6 +172,8 @@ fn envelope(ty: &str, kind: Kind<'_>, obj: &Map<String, Value>, out: &mut Vec<Vi
         )),
         None => {}
     }
+    // Every typed event's type is looked up among the six.
+    ex.hit(UAE_ENV_007);
     if let Kind::Other(other) = kind {
         out.push(Violation::new(
             UAE_ENV_007,
@@ -168,35 +204,57 @@ fn timestamp_problem(ts: &str) -> Option<(&'static str, &'static str)> {
     }
 }
 
-fn payload_shape(ty: &str, kind: Kind<'_>, p: &Map<String, Value>, out: &mut Vec<Violation>) {
-    let mut need = |rule: &'static str, ok: bool, what: &str| {
+/// Where a payload's checks go: each notes its rule as exercised (it runs only on a payload
+/// the rule is about), and one that fails is a violation.
+struct Needs<'a> {
+    ty: &'a str,
+    out: &'a mut Vec<Violation>,
+    ex: &'a mut Exercised,
+}
+
+impl Needs<'_> {
+    fn need(&mut self, rule: &'static str, ok: bool, what: &str) {
+        self.ex.hit(rule);
         if !ok {
-            out.push(Violation::new(rule, format!("{ty}: {what}")));
+            let ty = self.ty;
+            self.out.push(Violation::new(rule, format!("{ty}: {what}")));
         }
-    };
+    }
+
+    /// A check that passed on a branch that has nothing to report.
+    fn held(&mut self, rule: &'static str) {
+        self.ex.hit(rule);
+    }
+}
+
+fn payload_shape(kind: Kind<'_>, p: &Map<String, Value>, n: &mut Needs<'_>) {
     match kind {
-        Kind::UiMessage => need(
+        Kind::UiMessage => n.need(
             UAE_UI_001,
             is_str(p, "text"),
             "payload.text is not a string",
         ),
         Kind::UiAction => {
-            need(
+            n.need(
                 UAE_UI_002,
                 is_str(p, "view_id"),
                 "payload.view_id is not a string",
             );
             let action = p.get("action").and_then(Value::as_object);
-            need(
+            n.need(
                 UAE_UI_002,
                 action.is_some_and(|a| is_str(a, "kind")),
                 "payload.action is not an object with a string kind",
             );
             // The one example, a form.submit, names its form and gives its values as an
             // object of field names: what a form submission carries (should: only the
-            // example shows it). Other kinds are held to the fields they carry.
-            if let Some(a) = action {
-                let submits = a.get("kind").and_then(Value::as_str) == Some("form.submit");
+            // example shows it). Other kinds are held to the fields they carry; one with
+            // neither has nothing UAE-UI-005 is about (not exercised).
+            let submits =
+                action.and_then(|a| a.get("kind")).and_then(Value::as_str) == Some("form.submit");
+            if let Some(a) =
+                action.filter(|a| submits || a.contains_key("form_id") || a.contains_key("values"))
+            {
                 let form_ok = match a.get("form_id") {
                     Some(id) => id.is_string(),
                     None => !submits,
@@ -205,74 +263,74 @@ fn payload_shape(ty: &str, kind: Kind<'_>, p: &Map<String, Value>, out: &mut Vec
                     Some(values) => values.is_object(),
                     None => !submits,
                 };
-                need(
+                n.need(
                     UAE_UI_005,
                     form_ok,
                     "payload.action.form_id is not a string naming the submitted form",
                 );
-                need(
+                n.need(
                     UAE_UI_005,
                     values_ok,
                     "payload.action.values is not an object of the form's fields",
                 );
             }
         }
-        Kind::AssistantMessage => need(
+        Kind::AssistantMessage => n.need(
             UAE_MSG_001,
             is_str(p, "text"),
             "payload.text is not a string",
         ),
-        Kind::AssistantView => view_shape(p.get("view"), &mut need),
+        Kind::AssistantView => view_shape(p.get("view"), n),
         Kind::ToolCall => {
             let tool = p.get("tool").and_then(Value::as_str);
-            need(
+            n.need(
                 UAE_CALL_001,
                 tool.is_some_and(|t| !t.is_empty()),
                 "payload.tool is not a non-empty string",
             );
             match p.get("args") {
-                None => need(UAE_CALL_001, false, "payload.args is missing"),
-                Some(Value::Object(_)) => {}
-                Some(other) => need(
+                None => n.need(UAE_CALL_001, false, "payload.args is missing"),
+                Some(Value::Object(_)) => n.held(UAE_CALL_002),
+                Some(other) => n.need(
                     UAE_CALL_002,
                     false,
                     &format!("payload.args is a JSON {}, not an object", json_kind(other)),
                 ),
             }
         }
-        Kind::ToolResult => result_shape(p, &mut need),
+        Kind::ToolResult => result_shape(p, n),
         Kind::Other(_) => {}
     }
 }
 
-fn view_shape(view: Option<&Value>, need: &mut impl FnMut(&'static str, bool, &str)) {
+fn view_shape(view: Option<&Value>, n: &mut Needs<'_>) {
     let Some(view) = view.and_then(Value::as_object) else {
-        return need(UAE_VIEW_001, false, "payload.view is not an object");
+        return n.need(UAE_VIEW_001, false, "payload.view is not an object");
     };
-    need(
+    n.need(
         UAE_VIEW_001,
         is_str(view, "kind"),
         "view.kind is not a string",
     );
-    need(
+    n.need(
         UAE_VIEW_001,
         is_str(view, "view_id"),
         "view.view_id is not a string",
     );
-    need(
+    n.need(
         UAE_VIEW_001,
         view.get("tree").is_some_and(Value::is_object),
         "view.tree is not an object",
     );
     if let Some(kind) = view.get("kind").and_then(Value::as_str) {
-        need(
+        n.need(
             UAE_VIEW_002,
             kind == "a2ui.v1",
             &format!("view.kind is {kind:?}, not a2ui.v1"),
         );
     }
     if let Some(id) = view.get("view_id").and_then(Value::as_str) {
-        need(
+        n.need(
             UAE_VIEW_002,
             id.starts_with("view_"),
             &format!("view.view_id {id:?} does not start with view_"),
@@ -280,8 +338,8 @@ fn view_shape(view: Option<&Value>, need: &mut impl FnMut(&'static str, bool, &s
     }
 }
 
-fn result_shape(p: &Map<String, Value>, need: &mut impl FnMut(&'static str, bool, &str)) {
-    need(
+fn result_shape(p: &Map<String, Value>, n: &mut Needs<'_>) {
+    n.need(
         UAE_RES_002,
         is_str(p, "tool"),
         "payload.tool (the tool of the call it answers) is not a string",
@@ -290,38 +348,40 @@ fn result_shape(p: &Map<String, Value>, need: &mut impl FnMut(&'static str, bool
     match p.get("ok") {
         Some(Value::Bool(true)) => {
             // A tool with nothing to return may say so with null: the key is what is owed.
-            need(
+            n.need(
                 UAE_RES_003,
                 p.contains_key("result"),
                 "ok is true but there is no result",
             );
-            need(
+            n.need(
                 UAE_RES_003,
                 !present("error"),
                 "ok is true but error is not null",
             );
         }
         Some(Value::Bool(false)) => {
-            need(
+            // ok is a boolean: that much of UAE-RES-003 holds.
+            n.held(UAE_RES_003);
+            n.need(
                 UAE_RES_004,
                 !present("result"),
                 "ok is false but result is not null",
             );
             let error = p.get("error").and_then(Value::as_object);
             let Some(error) = error else {
-                return need(UAE_RES_004, false, "ok is false but error is not an object");
+                return n.need(UAE_RES_004, false, "ok is false but error is not an object");
             };
-            need(
+            n.need(
                 UAE_RES_004,
                 is_str(error, "code"),
                 "error.code is not a string",
             );
-            need(
+            n.need(
                 UAE_RES_004,
                 is_str(error, "message"),
                 "error.message is not a string",
             );
-            need(
+            n.need(
                 UAE_RES_004,
                 error
                     .get("details")
@@ -329,12 +389,12 @@ fn result_shape(p: &Map<String, Value>, need: &mut impl FnMut(&'static str, bool
                 "error.details is not an object",
             );
         }
-        Some(other) => need(
+        Some(other) => n.need(
             UAE_RES_003,
             false,
             &format!("payload.ok is a JSON {}, not a boolean", json_kind(other)),
         ),
-        None => need(UAE_RES_003, false, "payload.ok is missing"),
+        None => n.need(UAE_RES_003, false, "payload.ok is missing"),
     }
 }
 
