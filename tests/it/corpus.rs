@@ -244,7 +244,12 @@ fn agui_corpus_is_what_it_says() {
     assert_seeds_are_what_they_say(
         "agui",
         |event, out| {
-            wireprobe::protocol::agui::validate::shape(event, false, out);
+            wireprobe::protocol::agui::validate::shape(
+                event,
+                false,
+                &mut wireprobe::rules::Exercised::default(),
+                out,
+            );
         },
         &[],
         40,

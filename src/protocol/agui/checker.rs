@@ -176,6 +176,13 @@ impl Checker for AguiChecker {
         out
     }
 
+    /// The rules the concerns checked since the last call (the agent's), then the consumer's
+    /// (the client's): the judge keeps those of the side it judges.
+    fn exercised(&mut self, into: &mut Vec<&'static str>) {
+        self.conv.exercised.drain_into(into);
+        self.consumer.exercised(into);
+    }
+
     /// The input just POSTed is one the schema rejects (or only tolerates).
     fn input_broken(&self) -> bool {
         self.conv
@@ -193,11 +200,24 @@ impl AguiChecker {
             return;
         }
         http::captured(conv);
+        // An event of an answer whose head was shown: its encoding's framing was read for it
+        // (a protobuf frame that decoded; SSE lines, whose line ends the transport watches).
+        let framing = conv
+            .answer
+            .as_ref()
+            .filter(|a| a.status.is_some() && a.streamed)
+            .map(|a| match a.proto {
+                true => AGUI_HTTP_004,
+                false => AGUI_HTTP_005,
+            });
+        if let Some(rule) = framing {
+            conv.exercised.hit(rule);
+        }
         let ty = event.get("type").and_then(Value::as_str).unwrap_or("");
         let place = lifecycle::place(conv, ty, event, out);
         let newer = conv.run.as_ref().is_some_and(|r| r.speaks_newer());
         let before = out.len();
-        let shaped = validate::shape(event, newer, out);
+        let shaped = validate::shape(event, newer, &mut conv.exercised, out);
         if out[before..].iter().any(|v| v.rule == AGUI_VAL_001) {
             if let Some(run) = conv.run.as_mut() {
                 run.malformed = true;

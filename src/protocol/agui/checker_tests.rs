@@ -193,3 +193,68 @@ fn a_raw_post_is_an_exchange_when_answers_lag_behind() {
     let rules: Vec<&str> = out.iter().map(|v| v.rule).collect();
     assert!(rules.is_empty(), "{rules:?}");
 }
+
+/// A rule counts as exercised where its check ran on an item it applies to: a valid exchange
+/// with one text message exercises the text message's, the run's and the head's rules, and
+/// none about an activity, a step, a malformed input or a pending tool call, which it never
+/// contained, though traffic flowed.
+#[test]
+fn a_rule_counts_as_exercised_only_where_it_applies() {
+    use crate::rules::ids::{
+        AGUI_ACT_001, AGUI_HTTP_002, AGUI_IN_003, AGUI_RUN_004, AGUI_RUN_005, AGUI_STEP_001,
+        AGUI_STR_001, AGUI_STR_002, AGUI_TOOL_004, AGUI_VAL_001,
+    };
+    let mut checker = AguiChecker::default();
+    let mut hits = Vec::new();
+    let headers = vec![("accept".to_owned(), "text/event-stream".to_owned())];
+    let input = Body::Json(
+        json!({"threadId": "t", "runId": "r0", "protocolVersion": "1.1", "messages": []}),
+    );
+    let post = Observed::Post {
+        path: "",
+        body: &input,
+        headers: &headers,
+    };
+    checker.observe(Direction::Client, 0, post, &mut Vec::new());
+    checker.exercised(&mut hits);
+    let head = HttpAnswer {
+        method: "POST".into(),
+        path: String::new(),
+        status: 200,
+        content_type: "text/event-stream".into(),
+        body: Body::Empty,
+    };
+    let mut out = Vec::new();
+    checker.observe(Direction::Server, 0, Observed::Http(&head), &mut out);
+    checker.exercised(&mut hits);
+    let events = [
+        started(0),
+        json!({"type": "TEXT_MESSAGE_START", "messageId": "m1"}),
+        json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "hi"}),
+        json!({"type": "TEXT_MESSAGE_END", "messageId": "m1"}),
+        finished(0),
+    ];
+    for e in &events {
+        let event = Observed::Event(e.into(), None);
+        checker.observe(Direction::Server, 0, event, &mut out);
+        checker.exercised(&mut hits);
+    }
+    let end = Observed::AnswerEnded { error: None };
+    checker.observe(Direction::Server, 0, end, &mut out);
+    checker.exercised(&mut hits);
+    let rules: Vec<&str> = out.iter().map(|v| v.rule).collect();
+    assert!(rules.is_empty(), "{rules:?}");
+    for applied in [
+        AGUI_VAL_001,
+        AGUI_STR_001,
+        AGUI_STR_002,
+        AGUI_RUN_004,
+        AGUI_RUN_005,
+        AGUI_HTTP_002,
+    ] {
+        assert!(hits.contains(&applied), "{applied} applied: {hits:?}");
+    }
+    for never in [AGUI_ACT_001, AGUI_STEP_001, AGUI_IN_003, AGUI_TOOL_004] {
+        assert!(!hits.contains(&never), "{never} never applied: {hits:?}");
+    }
+}

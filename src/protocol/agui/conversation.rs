@@ -76,6 +76,9 @@ pub struct Run {
     pub calls: Vec<(String, Option<String>)>,
     /// Tool calls the run answered with TOOL_CALL_RESULT.
     pub answered: HashSet<String>,
+    /// The run opened something (a message, tool call, reasoning span, step, subagent
+    /// invocation) its RUN_FINISHED owes closed: only then does that close exercise AGUI-RUN-004.
+    pub opened: bool,
 }
 
 impl Run {
@@ -92,6 +95,7 @@ impl Run {
             attributed: HashSet::new(),
             calls: Vec::new(),
             answered: HashSet::new(),
+            opened: false,
         }
     }
 
@@ -153,6 +157,8 @@ pub struct Answer {
     /// The head came: its status and whether the body is an event stream of either encoding.
     pub status: Option<u16>,
     pub streamed: bool,
+    /// The head named the protobuf media type: the events are decoded frames, not SSE lines.
+    pub proto: bool,
     /// The runs this answer carried (ids from RUN_STARTED), in order, with the version each
     /// declared.
     pub runs: Vec<(Option<String>, Option<String>)>,
@@ -242,6 +248,9 @@ pub struct Conversation {
     /// Rules a concern could not judge on what it was shown, and why (see
     /// [`crate::rules::Unjudged`]).
     pub unjudged: Vec<crate::rules::Unjudged>,
+    /// Rules a concern checked on an item they apply to, whatever the outcome, since the
+    /// checker last drained them (see [`crate::rules::Exercised`]).
+    pub exercised: crate::rules::Exercised,
 }
 
 impl Conversation {
@@ -259,6 +268,13 @@ impl Conversation {
         self.answer
             .as_ref()
             .is_some_and(|a| a.input.standing == Standing::Malformed)
+    }
+
+    /// Notes that the run in progress opened something its RUN_FINISHED owes closed.
+    pub fn note_opened(&mut self) {
+        if let Some(run) = self.run.as_mut() {
+            run.opened = true;
+        }
     }
 
     /// Notes that `rule` could not be judged, and why (once per rule).

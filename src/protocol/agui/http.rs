@@ -58,6 +58,7 @@ fn queue(conv: &mut Conversation, input: Input, proto_admitted: bool) {
         proto_admitted,
         status: None,
         streamed: false,
+        proto: false,
         runs: Vec::new(),
         requested: None,
         broken_judged: false,
@@ -76,6 +77,7 @@ pub fn captured(conv: &mut Conversation) {
         proto_admitted: false,
         status: None,
         streamed: true,
+        proto: false,
         runs: Vec::new(),
         requested: None,
         broken_judged: false,
@@ -95,12 +97,15 @@ fn begin(conv: &mut Conversation) -> bool {
             .and_then(|a| a.input.thread_id.as_ref())
             == next.input.thread_id.as_ref();
     if !same_thread {
-        // Another thread: nothing of the last one carries over (but what went unjudged).
+        // Another thread: nothing of the last one carries over (but what went unjudged, and
+        // what was exercised and not drained yet).
         let queued = std::mem::take(&mut conv.queued);
         let unjudged = std::mem::take(&mut conv.unjudged);
+        let exercised = std::mem::take(&mut conv.exercised);
         *conv = Conversation {
             queued,
             unjudged,
+            exercised,
             ..Default::default()
         };
     }
@@ -192,7 +197,28 @@ pub fn answered(conv: &mut Conversation, answer: &HttpAnswer, out: &mut Vec<Viol
     let proto = media == PROTO_MEDIA_TYPE;
     exchange.status = Some(answer.status);
     exchange.streamed = sse || proto;
+    exchange.proto = proto;
     let input = &exchange.input;
+    let newer_minor = input
+        .version
+        .as_deref()
+        .and_then(version)
+        .is_some_and(|(major, minor)| major == 1 && minor > 1);
+    // Which input rules this answer is judged by, refused or served: each applies to an
+    // input of its kind, whatever the status turns out to be.
+    let ex = &mut conv.exercised;
+    match input.standing {
+        Standing::Malformed => {
+            ex.hit(AGUI_IN_001);
+            ex.hit(AGUI_IN_003);
+        }
+        Standing::Valid if input.novel => ex.hit(AGUI_IN_002),
+        Standing::Valid if !newer_minor => ex.hit(AGUI_IN_004),
+        Standing::Valid | Standing::NullsOnly => {}
+    }
+    if input.standing == Standing::Valid && newer_minor {
+        ex.hit(AGUI_VER_002);
+    }
     if answer.status >= 400 {
         if input.standing == Standing::Valid && input.novel {
             out.push(Violation::new(
@@ -200,11 +226,6 @@ pub fn answered(conv: &mut Conversation, answer: &HttpAnswer, out: &mut Vec<Viol
                 format!("{}: an input whose only departure is material this version does not describe (members it does not name, a union member such as a message role it does not know) is served, not refused", answer.describe()),
             ));
         }
-        let newer_minor = input
-            .version
-            .as_deref()
-            .and_then(version)
-            .is_some_and(|(major, minor)| major == 1 && minor > 1);
         if input.standing == Standing::Valid && newer_minor {
             out.push(Violation::new(
                 AGUI_VER_002,
@@ -232,6 +253,15 @@ pub fn answered(conv: &mut Conversation, answer: &HttpAnswer, out: &mut Vec<Viol
     if input.standing == Standing::NullsOnly {
         return;
     }
+    // A run served for a valid input: its head is judged for the encoding (SSE, where the
+    // request's Accept does not admit protobuf; a protobuf answer's exact media type) and,
+    // below, the status.
+    if proto {
+        ex.hit(AGUI_HTTP_003);
+    }
+    if !exchange.proto_admitted {
+        ex.hit(AGUI_HTTP_001);
+    }
     if proto && answer.content_type.trim() != PROTO_MEDIA_TYPE {
         out.push(Violation::new(
             AGUI_HTTP_003,
@@ -253,6 +283,7 @@ pub fn answered(conv: &mut Conversation, answer: &HttpAnswer, out: &mut Vec<Viol
         ));
         return;
     }
+    ex.hit(AGUI_HTTP_002);
     if answer.status != 200 {
         out.push(Violation::new(
             AGUI_HTTP_002,
@@ -275,6 +306,8 @@ pub fn broken_answer(conv: &mut Conversation, event: &Value, out: &mut Vec<Viola
         return;
     }
     let ty = event.get("type").and_then(Value::as_str).unwrap_or("");
+    // The answer to a malformed input streams: its opening event is judged (a run must not be).
+    conv.exercised.hit(AGUI_IN_001);
     if ty == "RUN_STARTED" {
         out.push(Violation::new(
             AGUI_IN_001,

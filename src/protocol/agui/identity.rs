@@ -19,6 +19,7 @@ pub fn note_message(
     kind: MessageKind,
     out: &mut Vec<Violation>,
 ) {
+    conv.exercised.hit(AGUI_ID_004);
     if let Some(had) = conv.message(id, kind.clone()) {
         out.push(Violation::new(
             AGUI_ID_004,
@@ -37,6 +38,9 @@ pub fn run_started(conv: &mut Conversation, event: &Value, out: &mut Vec<Violati
     let run_id = events::text(event, "runId").map(str::to_owned);
     let declared = events::text(event, "protocolVersion");
     // What a producer declares is its own, whatever it was asked: judged from the stream.
+    if declared.is_some() {
+        conv.exercised.hit(AGUI_VER_003);
+    }
     if let Some(declared) = declared.filter(|d| version(d).is_none()) {
         out.push(Violation::new(
             AGUI_VER_003,
@@ -47,6 +51,7 @@ pub fn run_started(conv: &mut Conversation, event: &Value, out: &mut Vec<Violati
         return;
     };
     if let Some(id) = &run_id {
+        conv.exercised.hit(AGUI_ID_003);
         if answer.runs.iter().any(|(r, _)| r.as_deref() == Some(id)) {
             out.push(Violation::new(
                 AGUI_ID_003,
@@ -67,6 +72,9 @@ pub fn run_started(conv: &mut Conversation, event: &Value, out: &mut Vec<Violati
             .as_deref()
             .and_then(version)
             .is_some_and(|v| v > (1, 1));
+        if newer_input {
+            conv.exercised.hit(AGUI_VER_002);
+        }
         if newer_input && answer.input.version.as_deref() == Some(declared) {
             out.push(Violation::new(
                 AGUI_VER_002,
@@ -82,6 +90,7 @@ pub fn run_finished(conv: &mut Conversation, event: &Value, out: &mut Vec<Violat
     let said = events::text(event, "runId");
     let opened = conv.run.as_ref().and_then(|r| r.run_id.as_deref());
     if let (Some(said), Some(opened)) = (said, opened) {
+        conv.exercised.hit(AGUI_ID_002);
         if said != opened {
             out.push(Violation::new(
                 AGUI_ID_002,
@@ -104,6 +113,7 @@ fn boundary_thread(conv: &mut Conversation, event: &Value, out: &mut Vec<Violati
         .as_ref()
         .and_then(|a| a.input.thread_id.as_deref());
     if let Some(want) = input {
+        conv.exercised.hit(AGUI_ID_001);
         if said != want {
             out.push(Violation::new(
                 AGUI_ID_001,
@@ -111,6 +121,9 @@ fn boundary_thread(conv: &mut Conversation, event: &Value, out: &mut Vec<Violati
             ));
         }
         return;
+    }
+    if conv.stream_thread.is_some() {
+        conv.exercised.hit(AGUI_ID_001);
     }
     match conv.stream_thread.as_deref() {
         None => conv.stream_thread = Some(said.to_owned()),
@@ -134,6 +147,12 @@ pub fn answer_ended(conv: &mut Conversation, out: &mut Vec<Violation>) {
         return;
     }
     let wanted = answer.input.run_id.clone();
+    // The answer carried runs: whether one echoes the input's runId (when the input is known),
+    // whether the requested run declared its version, whether it is a run already carried.
+    if wanted.is_some() {
+        conv.exercised.hit(AGUI_ID_001);
+    }
+    conv.exercised.hit(AGUI_VER_001);
     if answer.requested.is_none() {
         if let Some(want) = &wanted {
             let seen: Vec<String> = answer
@@ -163,6 +182,7 @@ pub fn answer_ended(conv: &mut Conversation, out: &mut Vec<Violation>) {
     }
     // Runs before the last may replay earlier ones; the last is the one this input asked for.
     if let Some((Some(last), _)) = answer.runs.last() {
+        conv.exercised.hit(AGUI_ID_003);
         if conv.earlier_runs.contains(last) {
             out.push(Violation::new(
                 AGUI_ID_003,

@@ -36,6 +36,17 @@ pub fn place(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<Vio
     } else {
         conv.run.as_ref().map(|r| r.phase)
     };
+    // What this event's place is judged by: the stream's opening event, any RUN_STARTED
+    // (against a run still active), any event after a run closed.
+    if first {
+        conv.exercised.hit(AGUI_RUN_001);
+    }
+    if ty == "RUN_STARTED" {
+        conv.exercised.hit(AGUI_RUN_003);
+    }
+    if matches!(phase, Some(Phase::Finished | Phase::Errored)) {
+        conv.exercised.hit(AGUI_RUN_002);
+    }
     match (phase, ty) {
         (Some(Phase::Active), "RUN_STARTED") => {
             out.push(Violation::new(
@@ -87,6 +98,10 @@ pub fn place(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<Vio
 pub fn finished(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>) {
     let mut open = super::streams::still_open(conv);
     let failed = conv.run.as_ref().is_some_and(|r| r.malformed);
+    // The close is owed only what the run opened (and a run failed as malformed owes none).
+    if conv.run.as_ref().is_some_and(|r| r.opened) && !failed {
+        conv.exercised.hit(AGUI_RUN_004);
+    }
     if let Some(run) = conv.run.as_mut() {
         let mut steps: Vec<String> = run
             .steps
@@ -116,6 +131,9 @@ pub fn finished(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>
     super::streams::abandon_open(conv);
     let outcome = event.get("outcome");
     let kind = outcome.and_then(|o| o.get("type")).and_then(Value::as_str);
+    if kind == Some("cancelled") {
+        conv.exercised.hit(AGUI_RUN_007);
+    }
     if kind == Some("cancelled") && event.get("result").is_some() {
         out.push(Violation::new(
             AGUI_RUN_007,
@@ -131,6 +149,7 @@ pub fn finished(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>
             .flatten()
             .filter_map(|i| i.get("id").and_then(Value::as_str));
         for id in ids {
+            conv.exercised.hit(AGUI_INT_001);
             if !seen.insert(id) {
                 out.push(Violation::new(
                     AGUI_INT_001,
@@ -160,6 +179,8 @@ pub fn answer_ended(conv: &mut Conversation, error: Option<&str>, out: &mut Vec<
     if conv.answer.as_ref().is_some_and(|a| !a.streamed) {
         return;
     }
+    // A streamed answer owes a terminal event: its end is judged for one.
+    conv.exercised.hit(AGUI_RUN_005);
     let how = match error {
         Some(e) => format!("broke off ({e})"),
         None => "ended".to_owned(),

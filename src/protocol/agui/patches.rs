@@ -27,6 +27,7 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
                     "a STATE_DELTA came before any STATE_SNAPSHOT, and the state it amends is the input's, which was not shown",
                 );
             };
+            conv.exercised.hit(AGUI_STATE_001);
             if let Err(why) = apply(state, delta) {
                 out.push(Violation::new(
                     AGUI_STATE_001,
@@ -51,6 +52,10 @@ fn activity_snapshot(conv: &mut Conversation, event: &Value, out: &mut Vec<Viola
     let owner = events::owner(event);
     let keep = event.get("replace") == Some(&Value::Bool(false));
     let room = conv.activities.len() < MAX_IDS;
+    // A snapshot that keeps an existing activity, attributed: held to the activity's owner.
+    if keep && owner.is_some() && conv.activities.contains_key(id) {
+        conv.exercised.hit(AGUI_SUB_004);
+    }
     match conv.activities.get_mut(id) {
         Some(existing) if keep && owner.is_some() && owner != existing.owner => {
             out.push(Violation::new(
@@ -87,6 +92,7 @@ fn activity_delta(conv: &mut Conversation, event: &Value, out: &mut Vec<Violatio
         return;
     };
     let owner = events::owner(event);
+    conv.exercised.hit(AGUI_ACT_001);
     let Some(activity) = conv.activities.get_mut(id) else {
         out.push(Violation::new(
             AGUI_ACT_001,
@@ -96,6 +102,11 @@ fn activity_delta(conv: &mut Conversation, event: &Value, out: &mut Vec<Violatio
         ));
         return;
     };
+    // Its baseline exists: the patch is applied to it (and, attributed, held to its owner).
+    conv.exercised.hit(AGUI_STATE_001);
+    if owner.is_some() {
+        conv.exercised.hit(AGUI_SUB_004);
+    }
     if owner.is_some() && owner != activity.owner {
         out.push(Violation::new(
             AGUI_SUB_004,
@@ -107,7 +118,11 @@ fn activity_delta(conv: &mut Conversation, event: &Value, out: &mut Vec<Violatio
         ));
     }
     let mut patched = activity.content.clone();
-    match apply(&mut patched, patch) {
+    let applied = apply(&mut patched, patch);
+    if applied.is_ok() {
+        conv.exercised.hit(AGUI_ACT_002);
+    }
+    match applied {
         Err(why) => out.push(Violation::new(
             AGUI_STATE_001,
             format!("ACTIVITY_DELTA does not apply to activity {id:?}: {why}"),

@@ -15,6 +15,11 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
     };
     let owner = events::owner(event);
     let key = (owner.clone(), name.to_owned());
+    // Every step event is held to the steps open; a STEP_FINISHED also to its opener's owner.
+    conv.exercised.hit(AGUI_STEP_001);
+    if ty == "STEP_FINISHED" {
+        conv.exercised.hit(AGUI_SUB_004);
+    }
     match ty {
         "STEP_STARTED" if !run.steps.insert(key.clone()) => {
             out.push(Violation::new(
@@ -25,6 +30,7 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
                 ),
             ));
         }
+        "STEP_STARTED" => run.opened = true,
         "STEP_FINISHED" => {
             if run.steps.remove(&key) {
                 return;

@@ -45,6 +45,8 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
         let Some(id) = events::text(event, kind.id_field()) else {
             return; // the schema requires it: reported as malformed
         };
+        // An explicit event of an item: held to the item's one spelling.
+        conv.exercised.hit(AGUI_STR_006);
         let mixed = ended.as_ref() == Some(&(kind, id.to_owned()));
         if mixed {
             out.push(Violation::new(
@@ -147,6 +149,10 @@ fn chunk(conv: &mut Conversation, kind: Kind, event: &Value, tag: Owner, out: &m
         }
         None => {
             let lanes = assembling(conv, &|_| true);
+            // An unattributed continuation without an id: its referent must be unique.
+            if tag.is_none() {
+                conv.exercised.hit(AGUI_STR_007);
+            }
             let lane = match &tag {
                 Some(_) => lanes.iter().find(|l| **l == tag).cloned(),
                 None if lanes.contains(&None) => Some(None),
@@ -176,6 +182,10 @@ fn chunk(conv: &mut Conversation, kind: Kind, event: &Value, tag: Owner, out: &m
     let Some((_, id)) = conv.chunks.get(&lane).cloned() else {
         return;
     };
+    // An attributed continuation is held to its opener's owner.
+    if tag.is_some() {
+        conv.exercised.hit(AGUI_SUB_004);
+    }
     if tag.is_some() && tag != lane {
         out.push(Violation::new(
             AGUI_SUB_004,
@@ -194,6 +204,7 @@ fn chunk(conv: &mut Conversation, kind: Kind, event: &Value, tag: Owner, out: &m
         else {
             continue;
         };
+        conv.exercised.hit(AGUI_STR_005);
         if said != had {
             out.push(Violation::new(
                 AGUI_STR_005,
@@ -215,6 +226,7 @@ fn open_by_chunk(
 ) {
     let ty = event["type"].as_str().unwrap_or_default();
     close_lane(conv, &tag, out);
+    conv.exercised.hit(AGUI_STR_006);
     if conv.items(kind).open.get(id).is_some_and(|o| !o.chunked) {
         out.push(Violation::new(
             AGUI_STR_006,
@@ -225,6 +237,9 @@ fn open_by_chunk(
         ));
         return;
     }
+    // The first chunk of an item: it carries the item's id (found here), and a tool call's
+    // its name.
+    conv.exercised.hit(AGUI_STR_004);
     if kind == Kind::Tool && events::text(event, "toolCallName").is_none() {
         out.push(Violation::new(
             AGUI_STR_004,
@@ -252,6 +267,7 @@ fn triad(
     let [start, ..] = kind.triad();
     match part {
         Part::Start => {
+            conv.exercised.hit(AGUI_STR_001);
             if conv.items(kind).open.contains_key(id) {
                 out.push(Violation::new(
                     AGUI_STR_001,
@@ -270,6 +286,7 @@ fn triad(
             };
             let reopened = conv.items(kind).closed.get(id).cloned();
             if let Some(was) = &reopened {
+                conv.exercised.hit(AGUI_STR_003);
                 // What the reopening says against what the item established: an untagged
                 // reopening claims no other owner, and a field it leaves out no other value.
                 let other_owner = tag.is_some() && was.owner != tag;
@@ -291,6 +308,7 @@ fn triad(
                 }
             }
             opened(conv, kind, id, &tag, &fields, out);
+            conv.note_opened();
             conv.items(kind).open.insert(
                 id.to_owned(),
                 Opened {
@@ -302,6 +320,7 @@ fn triad(
         }
         Part::Content | Part::End => {
             let step = kind.triad()[if part == Part::End { 2 } else { 1 }];
+            conv.exercised.hit(AGUI_STR_002);
             let Some(opener) = conv.items(kind).open.get(id).cloned() else {
                 out.push(Violation::new(
                     AGUI_STR_002,
@@ -309,6 +328,11 @@ fn triad(
                 ));
                 return;
             };
+            // An attributed explicit event is held to its opener's owner (a synthesized END
+            // carries its lane, not a claim).
+            if tag.is_some() && !chunked {
+                conv.exercised.hit(AGUI_SUB_004);
+            }
             if tag.is_some() && tag != opener.owner && !chunked {
                 out.push(Violation::new(
                     AGUI_SUB_004,
@@ -355,11 +379,15 @@ fn opened(
                     .get(parent)
                     .or_else(|| conv.texts.closed.get(parent))
                     .map(|m| m.owner.clone());
-                if let Some(holder) = holder.filter(|h| h != tag) {
-                    out.push(Violation::new(
-                        AGUI_SUB_004,
-                        format!("tool call {id:?} is attributed to {}, but the message carrying it ({parent:?}) to {}", events::owner_name(tag), events::owner_name(&holder)),
-                    ));
+                // The message carrying the call is known: the call is held to its owner.
+                if let Some(holder) = holder {
+                    conv.exercised.hit(AGUI_SUB_004);
+                    if holder != *tag {
+                        out.push(Violation::new(
+                            AGUI_SUB_004,
+                            format!("tool call {id:?} is attributed to {}, but the message carrying it ({parent:?}) to {}", events::owner_name(tag), events::owner_name(&holder)),
+                        ));
+                    }
                 }
             }
             // A call reopened in this run is one the run started too (pendingToolCallIds).
@@ -383,6 +411,7 @@ fn span(conv: &mut Conversation, ty: &str, event: &Value, tag: Owner, out: &mut 
         return;
     };
     if ty == "REASONING_START" {
+        conv.exercised.hit(AGUI_STR_001);
         if run.spans.contains_key(id) {
             out.push(Violation::new(
                 AGUI_STR_001,
@@ -390,8 +419,13 @@ fn span(conv: &mut Conversation, ty: &str, event: &Value, tag: Owner, out: &mut 
             ));
         } else {
             run.spans.insert(id.to_owned(), tag);
+            run.opened = true;
         }
         return;
+    }
+    conv.exercised.hit(AGUI_STR_002);
+    if tag.is_some() && run.spans.contains_key(id) {
+        conv.exercised.hit(AGUI_SUB_004);
     }
     match run.spans.remove(id) {
         None => out.push(Violation::new(

@@ -18,6 +18,8 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
     };
     match ty {
         "SUBAGENT_STARTED" => {
+            conv.exercised.hit(AGUI_SUB_001);
+            conv.exercised.hit(AGUI_SUB_002);
             if run.attributed.contains(&id) {
                 out.push(Violation::new(
                     AGUI_SUB_001,
@@ -36,6 +38,7 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
                 ));
             }
             if let Some(parent) = events::text(event, "parentSubagentRunId") {
+                conv.exercised.hit(AGUI_SUB_003);
                 if !run.active_subagents.contains(parent)
                     && !run.finished_subagents.contains(parent)
                 {
@@ -48,8 +51,10 @@ pub fn observe(conv: &mut Conversation, ty: &str, event: &Value, out: &mut Vec<V
             if run.active_subagents.len() < MAX_IDS {
                 run.active_subagents.insert(id);
             }
+            run.opened = true;
         }
         "SUBAGENT_FINISHED" | "SUBAGENT_ERROR" => {
+            conv.exercised.hit(AGUI_SUB_006);
             if !run.active_subagents.remove(&id) {
                 let again = run.finished_subagents.contains(&id);
                 out.push(Violation::new(

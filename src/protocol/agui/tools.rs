@@ -30,6 +30,11 @@ pub fn result(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>) 
         .iter()
         .find(|(id, _)| id == call)
         .and_then(|(_, name)| name.clone());
+    // A result for a call whose tool is known, in a run whose input offered tools: whether
+    // the tool is the client's own is judged.
+    if name.is_some() && !frontend.is_empty() {
+        conv.exercised.hit(AGUI_TOOL_001);
+    }
     if let Some(name) = name.filter(|n| frontend.contains(n)) {
         out.push(Violation::new(
             AGUI_TOOL_001,
@@ -43,7 +48,7 @@ pub fn result(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>) 
 
 /// A MESSAGES_SNAPSHOT carries a tool message for `call`: when the call is a frontend tool's
 /// that this run made, the producer fabricated its answer.
-pub fn answered_in_snapshot(conv: &Conversation, call: &str, out: &mut Vec<Violation>) {
+pub fn answered_in_snapshot(conv: &mut Conversation, call: &str, out: &mut Vec<Violation>) {
     let Some(run) = conv.run.as_ref() else {
         return;
     };
@@ -54,6 +59,9 @@ pub fn answered_in_snapshot(conv: &Conversation, call: &str, out: &mut Vec<Viola
         .find(|(id, _)| id == call)
         .and_then(|(_, name)| name.as_ref());
     if let (Some(name), Some(frontend)) = (name, frontend) {
+        if !frontend.is_empty() {
+            conv.exercised.hit(AGUI_TOOL_001);
+        }
         if frontend.contains(name) {
             out.push(Violation::new(
                 AGUI_TOOL_001,
@@ -64,7 +72,7 @@ pub fn answered_in_snapshot(conv: &Conversation, call: &str, out: &mut Vec<Viola
 }
 
 /// RUN_FINISHED: the calls the run left unanswered, against its outcome.
-pub fn finished(conv: &Conversation, event: &Value, out: &mut Vec<Violation>) {
+pub fn finished(conv: &mut Conversation, event: &Value, out: &mut Vec<Violation>) {
     let Some(run) = conv.run.as_ref() else {
         return;
     };
@@ -92,6 +100,13 @@ pub fn finished(conv: &Conversation, event: &Value, out: &mut Vec<Violation>) {
         })
         .map(|(id, _)| id.as_str())
         .collect();
+    // What the run left unanswered is owed an outcome that says so.
+    if !frontend_pending.is_empty() {
+        conv.exercised.hit(AGUI_TOOL_002);
+    }
+    if kind == "success" && !pending.is_empty() {
+        conv.exercised.hit(AGUI_TOOL_003);
+    }
     if kind == "interrupt" && !frontend_pending.is_empty() {
         out.push(Violation::new(
             AGUI_TOOL_002,
@@ -106,6 +121,7 @@ pub fn finished(conv: &Conversation, event: &Value, out: &mut Vec<Violation>) {
         .and_then(Value::as_array);
     match listed {
         Some(listed) if !listed.is_empty() => {
+            conv.exercised.hit(AGUI_TOOL_004);
             // Exactly the calls left: none missing, none extra, none twice.
             let mut named: Vec<&str> = listed.iter().filter_map(Value::as_str).collect();
             named.sort();

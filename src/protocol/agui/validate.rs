@@ -6,17 +6,20 @@ use super::schema::{schema, Flaw};
 use crate::rules::ids::{
     AGUI_RUN_006, AGUI_SUB_005, AGUI_VAL_001, AGUI_VAL_002, AGUI_VAL_003, AGUI_VAL_004,
 };
-use crate::rules::Violation;
+use crate::rules::{Exercised, Violation};
 use serde_json::Value;
 
 /// The event's type when it is one to judge further (a described type, its shape aside);
 /// `None` after reporting an event that is no object, has no string type, or names a type the
-/// protocol does not describe.
+/// protocol does not describe. The rules it checked go to `exercised`.
 pub fn shape<'e>(
     event: &'e Value,
     speaks_newer: bool,
+    exercised: &mut Exercised,
     out: &mut Vec<Violation>,
 ) -> Option<&'e str> {
+    // Every event is held to being one JSON object of a described type.
+    exercised.hit(AGUI_VAL_001);
     let Some(ty) = event.get("type").and_then(Value::as_str) else {
         let what = if event.is_object() {
             "an event without a string type"
@@ -29,6 +32,10 @@ pub fn shape<'e>(
         ));
         return None;
     };
+    // Its type against the described ones, unless the producer speaks a newer version.
+    if !speaks_newer {
+        exercised.hit(AGUI_VAL_004);
+    }
     let Some(flaws) = schema().event_flaws(ty, event) else {
         if !speaks_newer {
             out.push(Violation::new(
@@ -45,6 +52,15 @@ pub fn shape<'e>(
         "SUBAGENT_FINISHED" => Some(AGUI_SUB_005),
         _ => None,
     };
+    // A described type's fields: nulls always; undescribed members unless the producer speaks
+    // a newer version; the outcome, when the event carries one.
+    exercised.hit(AGUI_VAL_002);
+    if !speaks_newer {
+        exercised.hit(AGUI_VAL_003);
+    }
+    if let Some(rule) = outcome_rule.filter(|_| event.get("outcome").is_some()) {
+        exercised.hit(rule);
+    }
     for flaw in flaws {
         let in_outcome = flaw.path().starts_with("/outcome");
         match (flaw, outcome_rule) {
@@ -117,7 +133,7 @@ mod tests {
 
     fn rules(event: Value, newer: bool) -> Vec<&'static str> {
         let mut out = Vec::new();
-        shape(&event, newer, &mut out);
+        shape(&event, newer, &mut Exercised::default(), &mut out);
         out.into_iter().map(|v| v.rule).collect()
     }
 

@@ -5,7 +5,8 @@ use crate::protocol::agui::checker::AguiChecker;
 use crate::protocol::{Checker, Observed};
 use crate::rules::ids::{
     AGUI_CLI_001, AGUI_CLI_002, AGUI_CLI_003, AGUI_CLI_004, AGUI_CLI_005, AGUI_CLI_006,
-    AGUI_CLI_008, AGUI_CLI_009, AGUI_CLI_010, AGUI_CLI_015, AGUI_CLI_016,
+    AGUI_CLI_008, AGUI_CLI_009, AGUI_CLI_010, AGUI_CLI_011, AGUI_CLI_012, AGUI_CLI_013,
+    AGUI_CLI_015, AGUI_CLI_016, AGUI_CLI_018,
 };
 use crate::rules::Violation;
 use crate::transcript::Direction;
@@ -14,12 +15,19 @@ use serde_json::{json, Value};
 
 /// The client rules broken across `items`: `Ok` a POST's body, `Err` an event of the agent's.
 fn judged(items: &[Result<Value, Value>]) -> Vec<&'static str> {
+    observed(items).0
+}
+
+/// The client rules broken across `items`, and the client rules exercised (drained after each
+/// item, as the judge does).
+fn observed(items: &[Result<Value, Value>]) -> (Vec<&'static str>, Vec<&'static str>) {
     let mut checker = AguiChecker::default();
     let headers = vec![
         ("accept".to_owned(), "text/event-stream".to_owned()),
         ("content-type".to_owned(), "application/json".to_owned()),
     ];
     let mut found = Vec::new();
+    let mut exercised = Vec::new();
     for item in items {
         let mut out: Vec<Violation> = Vec::new();
         match item {
@@ -40,9 +48,11 @@ fn judged(items: &[Result<Value, Value>]) -> Vec<&'static str> {
                 &mut out,
             ),
         }
+        checker.exercised(&mut exercised);
     }
     found.retain(|r| r.starts_with("AGUI-CLI-"));
-    found
+    exercised.retain(|r| r.starts_with("AGUI-CLI-"));
+    (found, exercised)
 }
 
 fn input(run: &str, messages: Value) -> Value {
@@ -190,4 +200,38 @@ fn a_client_whose_agent_declared_no_version_may_omit_its_own() {
     let mut first = input("r1", json!([user()]));
     first.as_object_mut().map(|m| m.remove("protocolVersion"));
     assert_eq!(judged(&[Ok(first)]), [AGUI_CLI_006]);
+}
+
+#[test]
+fn a_rule_counts_as_exercised_only_where_it_applies() {
+    let mut items = vec![Ok(input("r1", json!([user()])))];
+    items.extend(run_calling("r1", &[]));
+    items.push(Ok(answered("r2", false)));
+    let (broken, exercised) = observed(&items);
+    assert_eq!(broken, Vec::<&str>::new());
+    // The continuation was judged for the call the run left to the client's tool, and for a
+    // fresh runId, though it broke nothing.
+    for rule in [
+        AGUI_CLI_001,
+        AGUI_CLI_004,
+        AGUI_CLI_009,
+        AGUI_CLI_010,
+        AGUI_CLI_018,
+    ] {
+        assert!(exercised.contains(&rule), "{rule} not exercised");
+    }
+    // No state event came and no call was refused: their rules were never judged.
+    for rule in [
+        AGUI_CLI_011,
+        AGUI_CLI_012,
+        AGUI_CLI_013,
+        AGUI_CLI_015,
+        AGUI_CLI_016,
+    ] {
+        assert!(!exercised.contains(&rule), "{rule} exercised");
+    }
+    // A first input continues nothing: it owes neither a fresh runId nor a call's result.
+    let (_, first) = observed(&items[..items.len() - 1]);
+    assert!(first.contains(&AGUI_CLI_001));
+    assert!(!first.contains(&AGUI_CLI_004) && !first.contains(&AGUI_CLI_009));
 }

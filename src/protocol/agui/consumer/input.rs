@@ -1,10 +1,11 @@
 //! A client's RunAgentInput, judged: its shape (AGUI-CLI-001 to -003, -005, -008), its version
 //! and request head (-006, -007), and, on a thread it continues, what the last answer left it
 //! owing (a fresh runId, -004; the calls to answer, -009, -010; the state, -011 to -013; no call
-//! a consumer refused answered as if it ran, -015, -016).
+//! a consumer refused answered as if it ran, -015, -016). Each check notes its rule as exercised
+//! where the input holds what the rule is about, whatever the outcome.
 
 use super::state::Reading;
-use super::{Consumer, Ending, Thread};
+use super::{Ending, Thread};
 use crate::protocol::agui::conversation::Input;
 use crate::protocol::agui::schema::Flaw;
 use crate::rules::ids::{
@@ -12,7 +13,7 @@ use crate::rules::ids::{
     AGUI_CLI_007, AGUI_CLI_008, AGUI_CLI_009, AGUI_CLI_010, AGUI_CLI_011, AGUI_CLI_012,
     AGUI_CLI_013, AGUI_CLI_018,
 };
-use crate::rules::Violation;
+use crate::rules::{Exercised, Violation};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, HashSet};
 
@@ -28,18 +29,21 @@ pub struct Seen {
     pub state: Value,
 }
 
-/// Judges one POST, its JSON and that JSON's reading (`None`: not JSON); what the thread
-/// follows of it, when it named a thread and a run.
+/// Judges one POST, its JSON and that JSON's reading (`None`: not JSON), against the threads
+/// followed so far; what the thread follows of it, when it named a thread and a run.
 pub fn judge(
-    consumer: &Consumer,
+    threads: &HashMap<String, Thread>,
+    hits: &mut Exercised,
     posted: Option<(&Value, &(Input, Vec<Flaw>))>,
     headers: &[(String, String)],
     out: &mut Vec<Violation>,
 ) -> Option<Seen> {
-    head(headers, out);
+    head(headers, hits, out);
+    // Every POST's body is owed as a RunAgentInput.
+    hits.hit(AGUI_CLI_001);
     let (value, input) = match posted {
         Some((Value::Object(m), (input, flaws))) => {
-            shape(flaws, out);
+            shape(flaws, hits, out);
             (m, input)
         }
         _ => {
@@ -50,13 +54,15 @@ pub fn judge(
             return None;
         }
     };
-    messages(value, out);
+    messages(value, hits, out);
     let thread_id = value.get("threadId").and_then(Value::as_str);
     // "unless it knows its peer predates the field": an agent whose last RUN_STARTED on the
     // thread declared no version is such a peer.
     let peer_predates = thread_id
-        .and_then(|t| consumer.threads.get(t))
+        .and_then(|t| threads.get(t))
         .is_some_and(|t| t.peer_declares == Some(false));
+    // Judged on every input, the peer's exception granted or not.
+    hits.hit(AGUI_CLI_006);
     if !value.contains_key("protocolVersion") && !peer_predates {
         out.push(Violation::new(
             AGUI_CLI_006,
@@ -65,9 +71,11 @@ pub fn judge(
     }
     let thread = thread_id?.to_owned();
     let run = value.get("runId")?.as_str()?.to_owned();
-    elsewhere(consumer, &thread, value, out);
-    refused_answered(consumer, &thread, value, out);
-    if let Some(had) = consumer.threads.get(&thread) {
+    elsewhere(threads, &thread, value, hits, out);
+    refused_answered(threads, &thread, value, hits, out);
+    if let Some(had) = threads.get(&thread) {
+        // The runId against those the thread used (a first run has none to compare with).
+        hits.hit(AGUI_CLI_004);
         if had.run_ids.contains(&run) {
             out.push(Violation::new(
                 AGUI_CLI_004,
@@ -75,7 +83,7 @@ pub fn judge(
             ));
         }
         if had.continued {
-            owed(had, value, out);
+            owed(had, value, hits, out);
         }
     }
     Some(Seen {
@@ -88,10 +96,11 @@ pub fn judge(
 
 /// The request's head: an `Accept` naming what the client reads, a JSON body. A head that was
 /// not kept (a capture of bodies alone; a proxied request with neither header) says nothing.
-fn head(headers: &[(String, String)], out: &mut Vec<Violation>) {
+fn head(headers: &[(String, String)], hits: &mut Exercised, out: &mut Vec<Violation>) {
     if headers.is_empty() {
         return;
     }
+    hits.hit(AGUI_CLI_007);
     let header = |name: &str| {
         headers
             .iter()
@@ -124,7 +133,10 @@ fn head(headers: &[(String, String)], out: &mut Vec<Violation>) {
 }
 
 /// The input against the schema: malformed (-001), nulls (-002), undescribed material (-003).
-fn shape(flaws: &[Flaw], out: &mut Vec<Violation>) {
+fn shape(flaws: &[Flaw], hits: &mut Exercised, out: &mut Vec<Violation>) {
+    // The schema read the whole object: its nulls and undescribed material were looked for.
+    hits.hit(AGUI_CLI_002);
+    hits.hit(AGUI_CLI_003);
     let paths = |pick: fn(&Flaw) -> bool| -> Vec<String> {
         flaws
             .iter()
@@ -171,14 +183,19 @@ fn shape(flaws: &[Flaw], out: &mut Vec<Violation>) {
 }
 
 /// The messages: ids unique (-005), no activity message (-008).
-fn messages(input: &Map<String, Value>, out: &mut Vec<Violation>) {
+fn messages(input: &Map<String, Value>, hits: &mut Exercised, out: &mut Vec<Violation>) {
     let Some(Value::Array(messages)) = input.get("messages") else {
         return;
     };
+    if !messages.is_empty() {
+        // Each message's role is looked at for an activity one.
+        hits.hit(AGUI_CLI_008);
+    }
     let mut seen = HashSet::new();
     let mut repeated = None;
     for m in messages {
         if let Some(id) = m.get("id").and_then(Value::as_str) {
+            hits.hit(AGUI_CLI_005);
             if !seen.insert(id) && repeated.is_none() {
                 repeated = Some(id);
             }
@@ -202,22 +219,24 @@ fn messages(input: &Map<String, Value>, out: &mut Vec<Violation>) {
 /// A tool message answering a call another thread's last answer made: the thread was not
 /// kept (AGUI-CLI-018).
 fn elsewhere(
-    consumer: &Consumer,
+    threads: &HashMap<String, Thread>,
     thread: &str,
     input: &Map<String, Value>,
+    hits: &mut Exercised,
     out: &mut Vec<Violation>,
 ) {
     let mut answered = tool_answers(input).map(|(call, _)| call).peekable();
     if answered.peek().is_none() {
         return;
     }
+    // The input answers calls: where each was made is looked up.
+    hits.hit(AGUI_CLI_018);
     // The calls other threads' last answers made, by id: one pass, however many messages.
     // Call ids need not be unique across threads (`call_0` per run is common): only an id this
     // thread never made points at another.
-    let own = consumer.threads.get(thread);
+    let own = threads.get(thread);
     let made_here = |id: &str| own.is_some_and(|t| t.delivered.calls.iter().any(|c| c.id == id));
-    let made: HashMap<&str, &str> = consumer
-        .threads
+    let made: HashMap<&str, &str> = threads
         .iter()
         .filter(|(t, _)| *t != thread)
         .flat_map(|(t, had)| {
@@ -239,29 +258,37 @@ fn elsewhere(
 /// A call a consumer refused, on any thread, answered as one that ran: a tool message without
 /// `error` (one saying it failed is an answer that says nothing ran). A client that moves to
 /// another thread carries what it took all the same.
+///
+/// The rule a refusal names is exercised when the thread's last answer refused calls (the
+/// input continuing it is the one that must not run them: a conforming client leaves them
+/// out) and when any tool message answers a refused call, with or without `error`.
 fn refused_answered(
-    consumer: &Consumer,
+    threads: &HashMap<String, Thread>,
     thread: &str,
     input: &Map<String, Value>,
+    hits: &mut Exercised,
     out: &mut Vec<Violation>,
 ) {
-    let ran = tool_answers(input)
-        .filter(|(_, m)| m.get("error").is_none())
-        .map(|(call, _)| call);
-    let own = consumer.threads.get(thread).map(|t| &t.delivered);
-    for call in ran {
+    let own = threads.get(thread).map(|t| &t.delivered);
+    for refused in own.into_iter().flat_map(|d| d.refused.values()) {
+        hits.hit(refused.rule);
+    }
+    for (call, message) in tool_answers(input) {
         // The input's own thread decides for an id it knows; another thread's refusal counts
         // only for an id this thread never made (call ids may repeat across threads).
         let refused = match own {
             Some(d) if d.refused.contains_key(call) => d.refused.get(call),
             Some(d) if d.calls.iter().any(|c| c.id == call) => None,
-            _ => consumer
-                .threads
+            _ => threads
                 .iter()
                 .filter(|(t, _)| *t != thread)
                 .find_map(|(_, t)| t.delivered.refused.get(call)),
         };
-        if let Some(refused) = refused {
+        let Some(refused) = refused else {
+            continue;
+        };
+        hits.hit(refused.rule);
+        if message.get("error").is_none() {
             out.push(Violation::new(
                 refused.rule,
                 format!(
@@ -284,7 +311,12 @@ fn tool_answers(input: &Map<String, Value>) -> impl Iterator<Item = (&str, &Valu
 }
 
 /// What the thread's last answer left the input owing.
-fn owed(thread: &Thread, input: &Map<String, Value>, out: &mut Vec<Violation>) {
+fn owed(
+    thread: &Thread,
+    input: &Map<String, Value>,
+    hits: &mut Exercised,
+    out: &mut Vec<Violation>,
+) {
     let d = &thread.delivered;
     let history: &[Value] = input
         .get("messages")
@@ -301,6 +333,7 @@ fn owed(thread: &Thread, input: &Map<String, Value>, out: &mut Vec<Violation>) {
             && c.name.as_ref().is_some_and(|n| thread.offered.contains(n))
     });
     for call in pending {
+        hits.hit(AGUI_CLI_009);
         if !tool_messages.contains_key(call.id.as_str()) {
             out.push(Violation::new(
                 AGUI_CLI_009,
@@ -311,7 +344,19 @@ fn owed(thread: &Thread, input: &Map<String, Value>, out: &mut Vec<Violation>) {
                 ),
             ));
         }
-        history_call(history, call, out);
+        history_call(history, call, hits, out);
+    }
+    // The state is judged only where a state event left a value that can travel back; a
+    // failed patch's rule and a merged snapshot's only where such a client would hold another
+    // value than the spec's, so that the reading can tell it.
+    if d.state.judged() {
+        hits.hit(AGUI_CLI_011);
+        if d.state.partial_differs() {
+            hits.hit(AGUI_CLI_012);
+        }
+        if d.state.merged_differs() {
+            hits.hit(AGUI_CLI_013);
+        }
     }
     let state = input.get("state");
     let (rule, what) = match d.state.read(state) {
@@ -341,7 +386,13 @@ fn owed(thread: &Thread, input: &Map<String, Value>, out: &mut Vec<Violation>) {
 }
 
 /// The call in the history: a ToolCall on an assistant message, its arguments the deltas joined.
-fn history_call(history: &[Value], call: &super::Call, out: &mut Vec<Violation>) {
+fn history_call(
+    history: &[Value],
+    call: &super::Call,
+    hits: &mut Exercised,
+    out: &mut Vec<Violation>,
+) {
+    hits.hit(AGUI_CLI_010);
     let carried = history
         .iter()
         .filter(|m| m["role"] == "assistant")

@@ -9,7 +9,7 @@ mod input;
 pub mod state;
 
 use super::events;
-use crate::rules::Violation;
+use crate::rules::{Exercised, Violation};
 use serde_json::Value;
 use state::Followed;
 use std::collections::{HashMap, HashSet};
@@ -85,6 +85,8 @@ pub struct Consumer {
     threads: HashMap<String, Thread>,
     /// The thread whose answer is streaming (of the last input).
     current: Option<String>,
+    /// The client rules judged on an input they apply to since the last drain.
+    exercised: Exercised,
 }
 
 /// The client rule a refused event's calls are judged by, and why it was refused, by the
@@ -123,7 +125,14 @@ impl Consumer {
         headers: &[(String, String)],
         out: &mut Vec<Violation>,
     ) {
-        let Some(input) = input::judge(self, json.zip(read), headers, out) else {
+        let judged = input::judge(
+            &self.threads,
+            &mut self.exercised,
+            json.zip(read),
+            headers,
+            out,
+        );
+        let Some(input) = judged else {
             self.current = None;
             return;
         };
@@ -146,6 +155,12 @@ impl Consumer {
             ..Delivered::default()
         };
         self.current = Some(input.thread);
+    }
+
+    /// Moves the client rules exercised since the last call into `into` (the checker's
+    /// [`crate::protocol::Checker::exercised`] hands them on).
+    pub fn exercised(&mut self, into: &mut Vec<&'static str>) {
+        self.exercised.drain_into(into);
     }
 
     /// The agent sent `event` in answer to the last input; `refused` says why a consumer

@@ -70,13 +70,29 @@ impl Followed {
         apply_partial(&mut self.partial, delta);
     }
 
+    /// Whether the next input's state is judged: a state event came, and left a value that can
+    /// travel back (a null snapshot cannot: an input's state is never null).
+    pub fn judged(&self) -> bool {
+        self.touched && !self.agreed.is_null()
+    }
+
+    /// A client that keeps a failing patch's first operations would hold another value than
+    /// the spec's: the next state can tell whether this client is one.
+    pub fn partial_differs(&self) -> bool {
+        !same_json(&self.partial, &self.agreed)
+    }
+
+    /// A client that merges a snapshot would hold another value than the spec's.
+    pub fn merged_differs(&self) -> bool {
+        !same_json(&self.merged, &self.agreed)
+    }
+
     /// How `sent` (the next input's state; absent is the empty object) reads.
     pub fn read(&self, sent: Option<&Value>) -> Reading {
         let empty = Value::Object(Default::default());
         let sent = sent.unwrap_or(&empty);
-        // A null snapshot cannot travel back (an input's state is never null): nothing to judge.
         // Numbers by value: a JavaScript client writes a state's `2.0` back as `2`.
-        if !self.touched || self.agreed.is_null() || same_json(sent, &self.agreed) {
+        if !self.judged() || same_json(sent, &self.agreed) {
             Reading::Agreed
         } else if same_json(sent, &self.partial) {
             Reading::Partial
