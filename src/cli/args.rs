@@ -454,6 +454,10 @@ pub struct FuzzArgs {
     /// exercised and never reached, and each finding.
     #[arg(long = "report", value_name = "json=PATH")]
     pub reports: Vec<ReportTarget>,
+    /// Draw every run's mutations at random by weight, aiming at no rule (campaigns aim each
+    /// run at a rule the mutators break, the rules in turn): to compare the two.
+    #[arg(long)]
+    pub unguided: bool,
 }
 
 /// Where the target is and how to reach it, shared by `run` and `fuzz`.

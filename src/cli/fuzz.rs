@@ -110,6 +110,7 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
         known_failing,
         local_target: prepared.on_each_worker.clone(),
         max_findings: args.max_findings as usize,
+        guided: !args.unguided,
         ..FuzzConfig::default()
     };
     // A spinner when only a duration bounds the runs.
@@ -215,8 +216,12 @@ fn finding_lines(finding: &Finding, replay: &str) -> String {
         false => "flaky",
     };
     lines.push(format!(
-        "{counted}: {} ({}) in run {}: {}",
-        f.rule, f.verdict, finding.run, f.message
+        "{counted}: {} ({}) in run {} (after {:.1} s): {}",
+        f.rule,
+        f.verdict,
+        finding.run,
+        finding.found_after.as_secs_f64(),
+        f.message
     ));
     lines.push(
         match (finding.reproduces(), finding.needs_company.is_some()) {

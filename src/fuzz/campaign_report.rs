@@ -40,6 +40,9 @@ pub struct FindingReport {
     pub message: String,
     /// The run (0-based) whose sequence failed first.
     pub run: u64,
+    /// How far into the campaign's budget that run ended, in ms (time spent confirming
+    /// earlier findings not counted).
+    pub found_after_ms: u64,
     /// False for a finding that never failed again when replayed: reported, not counted.
     pub counted: bool,
     pub reproduced: u32,
@@ -65,6 +68,7 @@ impl FindingReport {
             verdict: finding.failure.verdict,
             message: finding.failure.message.clone(),
             run: finding.run,
+            found_after_ms: finding.found_after.as_millis() as u64,
             counted: finding.reproduces(),
             reproduced: finding.reproduced,
             attempts: finding.attempts,

@@ -8,13 +8,13 @@
 //! the value tree, see the engine), so a companion's sequence is drawn again only when a
 //! failure needs it.
 
-use super::case::{case_for, FuzzRun};
+use super::case::case_for;
 use super::config::{run_id, FuzzError};
 use super::FuzzProfile;
 use crate::protocol::Protocol;
 use crate::suite::model::Case;
 use crate::suite::runner::RunConfig;
-use proptest::strategy::{BoxedStrategy, Strategy, ValueTree};
+use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;
 use std::collections::VecDeque;
 
@@ -167,7 +167,7 @@ impl RunLog {
 pub(super) fn companions(
     protocol: &dyn Protocol,
     profile: &dyn FuzzProfile,
-    strategy: &BoxedStrategy<FuzzRun>,
+    sequences: &super::aim::Sequences,
     log: &RunLog,
     who: Company,
     seed: u64,
@@ -177,7 +177,8 @@ pub(super) fn companions(
         let Some(mut draw) = log.draw(run) else {
             return Ok(None);
         };
-        let tree = strategy
+        let tree = sequences
+            .of_run(run)
             .new_tree(&mut draw)
             .map_err(|e| FuzzError::Strategy(e.to_string()))?;
         let id = run_id(protocol, run, seed);

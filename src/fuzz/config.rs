@@ -40,6 +40,9 @@ pub struct FuzzConfig {
     /// [`RunConfig::scoped_per_case`] says): a run and the target's side of it then share a
     /// thread. A finding is shrunk and confirmed on the copy its run failed on.
     pub local_target: Option<LocalTarget>,
+    /// Each run aims at a rule the mutators break, the rules in turn ([`super::aim`]); false:
+    /// every mutator drawn at random by weight, as campaigns did before (to compare the two).
+    pub guided: bool,
 }
 
 impl Default for FuzzConfig {
@@ -58,6 +61,7 @@ impl Default for FuzzConfig {
             known_failing: BTreeSet::new(),
             threads: 0,
             local_target: None,
+            guided: true,
         }
     }
 }

@@ -19,7 +19,7 @@ use crate::protocol::Protocol;
 use crate::results::CaseResult;
 use crate::suite::model::Case;
 use crate::suite::runner::{self, RunConfig};
-use proptest::strategy::{BoxedStrategy, Strategy};
+use proptest::strategy::Strategy;
 use proptest::test_runner::TestRunner;
 
 /// A failed run waiting to be confirmed.
@@ -41,7 +41,7 @@ pub(super) struct Candidate {
 pub(super) async fn confirm(
     protocol: &dyn Protocol,
     profile: &dyn FuzzProfile,
-    strategy: &BoxedStrategy<FuzzRun>,
+    sequences: &super::aim::Sequences,
     cfg: &FuzzConfig,
     found_on: &RunConfig,
     candidate: Candidate,
@@ -93,7 +93,8 @@ pub(super) async fn confirm(
         failed_again = replay.failed_the_same;
         replays.push(replay);
     }
-    let mut tree = strategy
+    let mut tree = sequences
+        .of_run(run)
         .new_tree(&mut draw)
         .map_err(|e| FuzzError::Strategy(e.to_string()))?;
     let steps_before = tree.current().steps.len();
@@ -158,6 +159,7 @@ pub(super) async fn confirm(
             replays,
             company: who.clone(),
             needs_company,
+            found_after: std::time::Duration::ZERO,
         }
     };
     if !failed_again {
@@ -372,6 +374,7 @@ mod tests {
             replays: Vec::new(),
             company: Default::default(),
             needs_company: None,
+            found_after: std::time::Duration::ZERO,
         }
     }
 

@@ -6,7 +6,8 @@
 //! `wireprobe run --suite` replays. It ends with its budget, or once `max_findings` findings
 //! reproduced.
 
-use super::case::{sequences, shaped_case, FuzzRun};
+use super::aim::Sequences;
+use super::case::{shaped_case, FuzzRun};
 use super::company::{companions, RunLog};
 use super::config::run_id;
 pub use super::config::{FuzzConfig, FuzzError, Progress};
@@ -125,7 +126,7 @@ async fn campaign(
     (working, waiting): (usize, usize),
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Outcome, FuzzError> {
-    let strategy = sequences(profile, cfg.max_len);
+    let sequences = Sequences::guided(profile, cfg.max_len, cfg.seed, cfg.guided);
     let mut runner = gen::runner(cfg.seed);
     let mut outcome = Outcome::default();
     let mut last_error = String::new();
@@ -186,10 +187,11 @@ async fn campaign(
                 },
             };
             let before = runner.clone();
-            let tree = strategy
+            let run = next_run;
+            let tree = sequences
+                .of_run(run)
                 .new_tree(&mut runner)
                 .map_err(|e| FuzzError::Strategy(e.to_string()))?;
-            let run = next_run;
             next_run += 1;
             if cfg.shard.is_some_and(|s| !s.holds_run(run)) {
                 free = slot;
@@ -226,6 +228,7 @@ async fn campaign(
                 };
                 // The runs it ran among, drawn again (every run before it is over).
                 let who = log.company(run, &same_target);
+                let found_after = failed.ended_after;
                 let candidate = Candidate {
                     run,
                     draw,
@@ -234,13 +237,14 @@ async fn campaign(
                     failure: failed.failure,
                     shape: failed.shape,
                     company: companions(
-                        protocol, profile, &strategy, &log, who, cfg.seed, &found_on,
+                        protocol, profile, &sequences, &log, who, cfg.seed, &found_on,
                     )?,
                 };
-                let finding = confirm(
-                    protocol, profile, &strategy, cfg, &found_on, candidate, progress,
+                let mut finding = confirm(
+                    protocol, profile, &sequences, cfg, &found_on, candidate, progress,
                 )
                 .await?;
+                finding.found_after = found_after;
                 absorb(&mut outcome.findings, finding);
             }
             outcome.findings.sort_by_key(|f| f.run);
@@ -289,9 +293,10 @@ async fn campaign(
             carried: ran.carried,
         });
         log.ended(run, ran.worker);
-        let Some(failed) = ran.failed else {
+        let Some(mut failed) = ran.failed else {
             continue;
         };
+        failed.ended_after = started.elapsed().saturating_sub(confirming);
         if accounted_for(&mut outcome.findings, &failed.failure.rule, &failed.shape) {
             continue;
         }
@@ -354,6 +359,8 @@ struct Failed {
     /// The run's [`super::case::Shape`].
     shape: Vec<&'static str>,
     worker: usize,
+    /// How far into the budget the run ended.
+    ended_after: std::time::Duration,
 }
 
 impl Job {
@@ -401,6 +408,7 @@ impl Job {
                     failure,
                     shape,
                     worker,
+                    ended_after: std::time::Duration::ZERO,
                 }),
                 id: task_id,
             }

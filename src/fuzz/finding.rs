@@ -36,6 +36,9 @@ pub struct Finding {
     /// of the runs it ran among (the one before it first), which are part of what breaks the
     /// target and are written beside it. Counted.
     pub needs_company: Option<Vec<Case>>,
+    /// How far into the campaign's budget its run ended (the time spent confirming earlier
+    /// findings not counted): how soon the campaign found it.
+    pub found_after: std::time::Duration,
 }
 
 impl Finding {

@@ -4,6 +4,7 @@
 //! `crate::fuzz_profile`, below the protocols; it is re-exported here, where users of the
 //! library find it.
 
+pub mod aim;
 pub mod campaign_report;
 pub mod case;
 pub mod company;

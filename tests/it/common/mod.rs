@@ -287,15 +287,15 @@ pub fn builtin_stdio_command(id: &str, faults: &[&str]) -> Vec<String> {
     argv
 }
 
-/// The rule and the run (0-based, as a string) of the `finding: RULE (verdict) in run N: …`
-/// line `wireprobe fuzz` prints, when it printed one.
+/// The rule and the run (0-based, as a string) of the `finding: RULE (verdict) in run N
+/// (after T s): …` line `wireprobe fuzz` prints, when it printed one.
 pub fn fuzz_finding(stdout: &str) -> Option<(String, Option<String>)> {
     let line = stdout.lines().find_map(|l| l.strip_prefix("finding: "))?;
     let rule = line.split_whitespace().next()?.to_owned();
     let run = line
         .split(" in run ")
         .nth(1)
-        .and_then(|rest| rest.split(':').next())
+        .and_then(|rest| rest.split([':', ' ']).next())
         .map(str::to_owned);
     Some((rule, run))
 }
