@@ -110,7 +110,9 @@ fn an_hpd_client_breaking_envelope_rules_warns_on_its_case() {
 }
 
 /// Playing the hosted agent over `/ws`, wireprobe closes on an invalid event frame with 1007,
-/// as the spec has the agent do: the client sees the close.
+/// as the spec has the agent do. Whether the client prints that it saw the close before the
+/// case stops it is the client's timing (on a loaded machine it may not have yet), so the
+/// transcript's own close, code 1007, is what is held.
 #[test]
 fn wireprobe_serving_hpd_over_websocket_closes_an_invalid_frame_with_1007() {
     let (_, report) = judged_client_given(
@@ -127,7 +129,10 @@ fn wireprobe_serving_hpd_over_websocket_closes_an_invalid_frame_with_1007() {
         ],
     );
     let transcript = report["cases"][0]["transcript"].to_string();
-    assert!(transcript.contains("closed 1007"), "{transcript}");
+    assert!(
+        transcript.contains(r#""close":{"code":1007"#),
+        "{transcript}"
+    );
     assert!(
         transcript.contains("wireprobe closed the WebSocket with 1007"),
         "{transcript}"
