@@ -166,6 +166,27 @@ mod tests {
         assert!((0..turn).any(|run| other.aim(run) != sequences.aim(run)));
     }
 
+    /// A seed draws the same runs again, aimed alike; another seed draws others. A shard
+    /// draws every run too and keeps the ones it holds (the engine), so its runs are these.
+    #[test]
+    fn a_seed_draws_the_same_campaign_again() {
+        let profile = crate::protocol::get("haip")
+            .and_then(|p| p.fuzzing_as(None))
+            .expect("haip fuzzes");
+        let draw = |seed: u64| -> Vec<FuzzRun> {
+            let sequences = Sequences::new(profile, 12, seed);
+            let mut runner = crate::fuzz_profile::gen::runner(seed);
+            (0..60)
+                .map(|run| {
+                    let tree = sequences.of_run(run).new_tree(&mut runner);
+                    tree.expect("a run").current()
+                })
+                .collect()
+        };
+        assert!(draw(3) == draw(3));
+        assert!(draw(3) != draw(4));
+    }
+
     /// An aimed run holds an input of its mutator where one of its events takes it.
     #[test]
     fn an_aimed_run_holds_its_mutators_input() {
