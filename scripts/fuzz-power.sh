@@ -15,7 +15,8 @@
 #
 # Usage: scripts/fuzz-power.sh [--duration SECS] [--side server|client|both] [PROTOCOL ...]
 #   (default: --duration 60 --side both, protocols haip nuum huma hpd agui uae)
-# FUZZ_POWER_PARALLEL campaigns run at once (default 6). Faults a live exchange cannot reveal
+# FUZZ_POWER_PARALLEL campaigns run at once (default 6); FUZZ_POWER_LINES=FILE keeps a line per
+# campaign (protocol|side|mode|kind|name|rule found|seconds|named|exercised). Faults a live exchange cannot reveal
 # are listed, with why, in tests/it/fuzz_live/faults.rs (server) and clients.rs (client).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -89,8 +90,11 @@ for p in "${protocols[@]}"; do
 done
 
 xargs -d '\n' -P "${FUZZ_POWER_PARALLEL:-6}" -I{} bash -c 'one "$@"' _ {} <"$jobs_file" >"$work/lines"
+[ -n "${FUZZ_POWER_LINES:-}" ] && cp "$work/lines" "$FUZZ_POWER_LINES"
 
 median() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 2) print a[(NR+1)/2]; else printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+# The time by which nine in ten of the found faults were found, and the slowest.
+p90_max() { sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "- -"; else print a[int((NR*9+9)/10)], a[NR]}'; }
 echo "fuzz power: --duration $duration, seed 1, --jobs 4, $(nproc) cores"
 for p in "${protocols[@]}"; do
   for side in "${sides[@]}"; do
@@ -100,11 +104,12 @@ for p in "${protocols[@]}"; do
       faults=$(awk -F'|' '$4 == "fault"' <<<"$rows" | grep -c . || true)
       found=$(awk -F'|' '$4 == "fault" && $8 == "yes"' <<<"$rows" | grep -c . || true)
       med=$(awk -F'|' '$4 == "fault" && $8 == "yes" {print $7}' <<<"$rows" | median)
+      read -r p90 slowest < <(awk -F'|' '$4 == "fault" && $8 == "yes" {print $7}' <<<"$rows" | p90_max)
       clean=$(awk -F'|' '$4 != "fault"' <<<"$rows" | grep -c . || true)
       false_found=$(awk -F'|' '$4 != "fault" && $6 != "-"' <<<"$rows" | grep -c . || true)
       exercised=$(awk -F'|' '$4 == "reference" {print $9}' <<<"$rows")
-      printf '%-5s %-6s %-9s found %3s/%-3s median %5s s  false %s (on %s clean targets)  exercised %s\n' \
-        "$p" "$side" "$mode" "$found" "$faults" "$med" "$false_found" "$clean" "$exercised"
+      printf '%-5s %-6s %-9s found %3s/%-3s median %5s s  90%% by %5s s  slowest %5s s  false %s (on %s clean targets)  exercised %s\n' \
+        "$p" "$side" "$mode" "$found" "$faults" "$med" "$p90" "$slowest" "$false_found" "$clean" "$exercised"
     done
   done
 done

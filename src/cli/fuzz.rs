@@ -146,7 +146,7 @@ pub async fn fuzz(p: &'static dyn Protocol, args: FuzzArgs) -> Result<Ended> {
         outcome.events as f64 / elapsed,
         outcome.errors
     );
-    let coverage = coverage::coverage(p, run_cfg.judged, &outcome.exercised);
+    let coverage = coverage::coverage(p, run_cfg.judged, &outcome.exercised, outcome.out_of_reach);
     eprintln!("wireprobe: {}", coverage.summary());
     if args.waiting > 0 {
         eprintln!(

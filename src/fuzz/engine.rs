@@ -53,6 +53,9 @@ pub struct Outcome {
     pub known_only: u64,
     /// The rules of the judged side the campaign's runs exercised ([`CaseResult::exercised`]).
     pub exercised: BTreeSet<&'static str>,
+    /// The rules no live campaign of its profile reaches, with why
+    /// ([`FuzzProfile::out_of_reach`]).
+    pub out_of_reach: &'static [(&'static str, &'static str)],
 }
 
 impl Outcome {
@@ -128,7 +131,10 @@ async fn campaign(
 ) -> Result<Outcome, FuzzError> {
     let sequences = Sequences::guided(profile, cfg.max_len, cfg.seed, cfg.guided);
     let mut runner = gen::runner(cfg.seed);
-    let mut outcome = Outcome::default();
+    let mut outcome = Outcome {
+        out_of_reach: profile.out_of_reach(),
+        ..Outcome::default()
+    };
     let mut last_error = String::new();
     // Each run under way keeps the generator as it was before the run's draw, not the value tree
     // drawn: a tree holds a couple of hundred KB, which dozens of runs in flight made a cost

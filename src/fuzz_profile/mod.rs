@@ -312,6 +312,13 @@ pub trait FuzzProfile: Send + Sync {
         self.live_event(&event, &event)
     }
 
+    /// The rules of the side this profile judges that no live campaign of it exercises, each
+    /// with why (a timer longer than a run, a transport it does not speak, a rule of the role
+    /// the target does not play): a campaign's coverage names them apart from the rules it
+    /// could have reached and did not. Default: none.
+    fn out_of_reach(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
     /// The exact frame bytes for raw input (a Socket.IO profile wraps them in an emit).
     fn raw_frame(&self, bytes: &[u8]) -> Vec<u8> {
         bytes.to_vec()

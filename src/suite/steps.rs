@@ -49,6 +49,24 @@ pub struct CaseRun<'a> {
     pub(super) exercised: Vec<&'static str>,
 }
 
+/// The rules a step that ran to its end judged, held or failed: the rule it names, the rule
+/// its failure names, and an expected error's `code_rule` once the code was compared.
+fn judged_by<'s>(step: &'s Step, stepped: &'s Result<(), Outcome>) -> Vec<&'s str> {
+    let mut rules: Vec<&str> = Vec::new();
+    let code_rule = match &step.action {
+        Action::ExpectError(e) if e.wanted.code.is_some() => e.wanted.code_rule.as_deref(),
+        _ => None,
+    };
+    match stepped {
+        Ok(()) => rules.extend(step.rule.as_deref().into_iter().chain(code_rule)),
+        Err(Outcome::Fail { rule, .. }) => {
+            rules.extend(step.rule.as_deref().into_iter().chain(rule.as_deref()))
+        }
+        Err(_) => {}
+    }
+    rules
+}
+
 /// A step that sent: a silence expected next is counted from when it was done, not from when
 /// that step got to run (a run starved of CPU starts a step late, and a window begun late takes
 /// in an answer the target was right to send).
@@ -158,7 +176,7 @@ impl<'a> CaseRun<'a> {
             if let (Err(_), Some(lost)) = (&stepped, &self.link.lost) {
                 return Err(Outcome::Error(format!("could not complete: {lost}")));
             }
-            if let (Ok(()) | Err(Outcome::Fail { .. }), Some(rule)) = (&stepped, &step.rule) {
+            for rule in judged_by(step, &stepped) {
                 let known = crate::rules::find(self.protocol.rules(), rule);
                 if let Some(rule) = known.filter(|r| !self.exercised.contains(&r.id)) {
                     self.exercised.push(rule.id);

@@ -6,7 +6,9 @@
 
 use super::schema::{schema, Flaw};
 use crate::fuzz_profile::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe};
-use crate::rules::ids::{AGUI_IN_001, AGUI_IN_002, AGUI_RUN_001};
+use crate::rules::ids::{
+    AGUI_HTTP_003, AGUI_HTTP_004, AGUI_IN_001, AGUI_IN_002, AGUI_RUN_001, AGUI_VER_002,
+};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -144,6 +146,17 @@ static MUTATORS: &[Mutator] = &[
 ];
 
 impl FuzzProfile for AguiFuzz {
+    fn out_of_reach(&self) -> &'static [(&'static str, &'static str)] {
+        const PROTOBUF: &str = "the fuzzer asks for SSE: a rule of the protobuf binding's answers";
+        &[
+            (
+                AGUI_VER_002,
+                "the fuzzer's inputs declare the version wireprobe speaks (the suite's case declares a newer one)",
+            ),
+            (AGUI_HTTP_003, PROTOBUF),
+            (AGUI_HTTP_004, PROTOBUF),
+        ]
+    }
     fn valid_sequence(&self, len: std::ops::RangeInclusive<usize>) -> BoxedStrategy<Vec<Value>> {
         proptest::collection::vec(run_input(), len).boxed()
     }

@@ -18,8 +18,9 @@ use crate::protocol::OMIT;
 use crate::rules::ids::{
     HAIP_AUTH_001, HAIP_AUTH_002, HAIP_AUTH_003, HAIP_AUTH_004, HAIP_AUTH_005, HAIP_ENV_001,
     HAIP_ENV_002, HAIP_ENV_003, HAIP_ENV_004, HAIP_ENV_005, HAIP_ENV_006, HAIP_ENV_007,
-    HAIP_ENV_008, HAIP_ENV_009, HAIP_ERR_001, HAIP_FLOW_005, HAIP_PING_001, HAIP_PING_002,
-    HAIP_SEQ_009, HAIP_TEXT_002, HAIP_VER_001,
+    HAIP_ENV_008, HAIP_ENV_009, HAIP_ERR_001, HAIP_FLOW_002, HAIP_FLOW_004, HAIP_FLOW_005,
+    HAIP_PING_001, HAIP_PING_002, HAIP_RUN_005, HAIP_SEQ_006, HAIP_SEQ_007, HAIP_SEQ_009,
+    HAIP_TEXT_002, HAIP_TOOL_002, HAIP_VER_001,
 };
 use crate::transcript::Direction;
 use crate::transport::Frame;
@@ -374,6 +375,17 @@ static ALL_MUTATORS: LazyLock<Vec<Mutator>> =
     LazyLock::new(|| [MUTATORS, scenarios::MUTATORS].concat());
 
 impl FuzzProfile for HaipFuzz {
+    fn out_of_reach(&self) -> &'static [(&'static str, &'static str)] {
+        &[
+            (HAIP_SEQ_006, "the replay window is 1000 messages: a run would need over a thousand (sequencing cases)"),
+            (HAIP_SEQ_007, "a replay too old to serve is past 1000 messages: a run would need over a thousand (sequencing cases)"),
+            (HAIP_RUN_005, "needs more runs held open at once than the target allows (run cases)"),
+            (HAIP_TOOL_002, "binds only advertised tools, and a run does not keep the TOOL_LIST (tool cases)"),
+            (HAIP_FLOW_002, "needs more messages than the target's credit in one burst (flow cases)"),
+            (HAIP_FLOW_004, "no run waits for messages a pause held back to flow again (flow cases)"),
+            (HAIP_FLOW_005, "the target grants credit once half of it is spent, past the 12 messages of a run at the default --max-len (flow cases)"),
+        ]
+    }
     /// Mostly our usual HAI; sometimes one that declares less, so the target must hold back
     /// (HAIP-VER-002 accept_events, HAIP-MEDIA-003 binary_frames, HAIP-FLOW-001 credit), or one
     /// sharing no MAJOR version, which must be refused with VERSION_INCOMPATIBLE and a close

@@ -9,7 +9,9 @@ use super::scenarios;
 use super::session::route_of;
 use super::INPUTS_ROUTE;
 use crate::fuzz_profile::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe};
-use crate::rules::ids::{HPD_IN_001, HPD_IN_006, HPD_TURN_001};
+use crate::rules::ids::{
+    HPD_ENV_009, HPD_IN_001, HPD_IN_002, HPD_IN_005, HPD_IN_006, HPD_TURN_001,
+};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::sync::LazyLock;
@@ -102,6 +104,14 @@ static ALL_MUTATORS: LazyLock<Vec<Mutator>> =
     LazyLock::new(|| [MUTATORS, scenarios::MUTATORS].concat());
 
 impl FuzzProfile for HpdFuzz {
+    fn out_of_reach(&self) -> &'static [(&'static str, &'static str)] {
+        const WEBSOCKET: &str = "the fuzzer speaks SSE + HTTP: a WebSocket frame's rule (ws cases)";
+        &[
+            (HPD_ENV_009, WEBSOCKET),
+            (HPD_IN_002, WEBSOCKET),
+            (HPD_IN_005, WEBSOCKET),
+        ]
+    }
     fn valid_sequence(&self, len: std::ops::RangeInclusive<usize>) -> BoxedStrategy<Vec<Value>> {
         proptest::collection::vec(client_event(), len).boxed()
     }

@@ -8,7 +8,7 @@ use super::scenarios;
 use super::validate::{self, FORBIDDEN_KEYS, MAX_NAME, MAX_RESULT, OUTCOMES};
 use crate::fuzz_profile::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe};
 use crate::rules::ids::{
-    HUMA_ERR_002, HUMA_ERR_003, HUMA_TR_002, HUMA_VAL_001, HUMA_VAL_002, HUMA_VAL_003,
+    HUMA_ERR_002, HUMA_ERR_003, HUMA_LC_003, HUMA_TR_002, HUMA_VAL_001, HUMA_VAL_002, HUMA_VAL_003,
     HUMA_VAL_004, HUMA_VAL_005, HUMA_VAL_006, HUMA_VAL_008,
 };
 use proptest::prelude::*;
@@ -332,6 +332,12 @@ static ALL_MUTATORS: LazyLock<Vec<Mutator>> =
     LazyLock::new(|| [MUTATORS, scenarios::MUTATORS].concat());
 
 impl FuzzProfile for HumaFuzz {
+    fn out_of_reach(&self) -> &'static [(&'static str, &'static str)] {
+        &[(
+            HUMA_LC_003,
+            "needs the spec's 30-second confirmation timeout to pass (messaging cases)",
+        )]
+    }
     fn valid_sequence(&self, len: std::ops::RangeInclusive<usize>) -> BoxedStrategy<Vec<Value>> {
         let event = prop_oneof![3 => context_update(), 2 => tool_result(), 1 => addon_event()];
         proptest::collection::vec(event, len).boxed()

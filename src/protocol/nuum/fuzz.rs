@@ -6,7 +6,7 @@
 use super::input;
 use super::scenarios;
 use crate::fuzz_profile::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe};
-use crate::rules::ids::{NUUM_BAD_001, NUUM_BAD_002, NUUM_CTL_003};
+use crate::rules::ids::{NUUM_BAD_001, NUUM_BAD_002, NUUM_CTL_003, NUUM_CTL_004, NUUM_TR_002};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::sync::LazyLock;
@@ -144,6 +144,18 @@ static ALL_MUTATORS: LazyLock<Vec<Mutator>> =
     LazyLock::new(|| [MUTATORS, scenarios::MUTATORS].concat());
 
 impl FuzzProfile for NuumFuzz {
+    fn out_of_reach(&self) -> &'static [(&'static str, &'static str)] {
+        &[
+            (
+                NUUM_TR_002,
+                "judged when the process exits while its stdin is open; one that stays up between turns is judged by the transport cases",
+            ),
+            (
+                NUUM_CTL_004,
+                "needs a status asked while a turn is known to run (control cases)",
+            ),
+        ]
+    }
     fn valid_sequence(&self, len: std::ops::RangeInclusive<usize>) -> BoxedStrategy<Vec<Value>> {
         proptest::collection::vec(host_line(), len).boxed()
     }

@@ -12,8 +12,8 @@ use super::schema::schema;
 use crate::protocol::recent::RecentSet;
 use crate::protocol::{Checker, Observed};
 use crate::rules::ids::{
-    HAIP_AUTH_009, HAIP_ENV_001, HAIP_ENV_002, HAIP_ENV_003, HAIP_ENV_004, HAIP_ENV_005,
-    HAIP_ENV_006, HAIP_ENV_007,
+    HAIP_AUTH_006, HAIP_AUTH_009, HAIP_ENV_001, HAIP_ENV_002, HAIP_ENV_003, HAIP_ENV_004,
+    HAIP_ENV_005, HAIP_ENV_006, HAIP_ENV_007,
 };
 use crate::rules::{Exercised, Violation};
 use crate::transcript::Direction;
@@ -292,7 +292,13 @@ impl Checker for HaipChecker {
     ) {
         self.now_ms = at_ms;
         match item {
-            Observed::Connect(_) => self.on_connect(),
+            Observed::Connect(url) => {
+                // A connection presenting its token as ?token= is held to being let in.
+                if url.contains("?token=") || url.contains("&token=") {
+                    self.exercised.hit(HAIP_AUTH_006);
+                }
+                self.on_connect()
+            }
             Observed::Event(event, _) => self.on_value(from, event.value(), out),
             Observed::Binary(len) => self.on_binary(from, len, out),
             Observed::Garbage(text) => {
