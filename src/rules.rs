@@ -113,6 +113,24 @@ impl Exercised {
     }
 }
 
+/// In a checker's test: each rule of `applied` is among the `hits` an exchange made, and no rule
+/// of `never` (rules about what the exchange never held, though traffic flowed).
+#[cfg(test)]
+pub(crate) fn assert_exercised(hits: &[&str], applied: &[&str], never: &[&str]) {
+    for rule in applied {
+        assert!(
+            hits.contains(rule),
+            "{rule} was checked, but not in {hits:?}"
+        );
+    }
+    for rule in never {
+        assert!(
+            !hits.contains(rule),
+            "{rule} had nothing to check: {hits:?}"
+        );
+    }
+}
+
 /// Each rule of every catalogue as a constant (`NUUM-INJ-002` is `ids::NUUM_INJ_002`), which
 /// the code names rules by, so a misspelt one does not build; and where the code names each
 /// (`build.rs` makes both from the catalogues).

@@ -465,20 +465,16 @@ mod tests {
             checker.exercised(&mut hits);
         }
         assert!(out.is_empty(), "a valid exchange: {out:?}");
-        for applied in [
-            UAE_ENV_001,
-            UAE_ENV_006,
-            UAE_RES_001,
-            UAE_RES_002,
-            UAE_RES_003,
-        ] {
-            assert!(hits.contains(&applied), "{applied} was checked: {hits:?}");
-        }
-        for never in [UAE_RES_004, UAE_VIEW_001, UAE_TRC_001, UAE_UI_003] {
-            assert!(
-                !hits.contains(&never),
-                "{never} had nothing to check: {hits:?}"
-            );
-        }
+        crate::rules::assert_exercised(
+            &hits,
+            &[
+                UAE_ENV_001,
+                UAE_ENV_006,
+                UAE_RES_001,
+                UAE_RES_002,
+                UAE_RES_003,
+            ],
+            &[UAE_RES_004, UAE_VIEW_001, UAE_TRC_001, UAE_UI_003],
+        );
     }
 }
