@@ -9,7 +9,8 @@ use super::validate::check_event;
 use crate::fuzz_profile::{mutate, Answer, FuzzProfile, Input, Mutator, Oracle, Probe, Rng};
 use crate::rules::ids::{
     UAE_CALL_001, UAE_CALL_002, UAE_ENV_001, UAE_ENV_002, UAE_ENV_004, UAE_ENV_005, UAE_ENV_007,
-    UAE_EXE_001, UAE_EXE_002, UAE_RES_001, UAE_ROB_001, UAE_UI_001, UAE_UI_002,
+    UAE_EXE_001, UAE_EXE_002, UAE_MSG_001, UAE_RES_001, UAE_RES_004, UAE_ROB_001, UAE_SES_001,
+    UAE_UI_001, UAE_UI_002, UAE_VIEW_001, UAE_VIEW_002,
 };
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -263,6 +264,15 @@ fn probe(sends: Value, answers: Vec<Value>) -> Probe {
 }
 
 impl FuzzProfile for AgentFuzz {
+    fn out_of_reach(&self) -> &'static [(&'static str, &'static str)] {
+        const EXECUTOR: &str =
+            "an executor's answer: judged against a target playing the executor (--role executor)";
+        &[
+            (UAE_EXE_001, EXECUTOR),
+            (UAE_EXE_002, EXECUTOR),
+            (UAE_RES_004, EXECUTOR),
+        ]
+    }
     fn valid_sequence(&self, len: std::ops::RangeInclusive<usize>) -> BoxedStrategy<Vec<Value>> {
         numbered(ui_event(), len)
     }
@@ -304,6 +314,16 @@ fn raw_frame(bytes: &[u8]) -> Vec<u8> {
 }
 
 impl FuzzProfile for ExecutorFuzz {
+    fn out_of_reach(&self) -> &'static [(&'static str, &'static str)] {
+        const AGENT: &str =
+            "what an agent sends its Web UI: judged against a target playing the agent (--role agent)";
+        &[
+            (UAE_SES_001, AGENT),
+            (UAE_MSG_001, AGENT),
+            (UAE_VIEW_001, AGENT),
+            (UAE_VIEW_002, AGENT),
+        ]
+    }
     fn valid_sequence(&self, len: std::ops::RangeInclusive<usize>) -> BoxedStrategy<Vec<Value>> {
         numbered(tool_call(), len)
     }
